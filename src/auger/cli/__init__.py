@@ -1,0 +1,1 @@
+"""The ``auger`` command: ``sql`` (shell, -e, -f), ``serve``, ``demo``."""

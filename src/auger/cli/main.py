@@ -1,0 +1,199 @@
+"""``auger`` command line: ``auger sql``, ``auger demo``, ``auger serve``.
+
+Errors a user causes print as Drill prints them (``VALIDATION ERROR: ...``) and exit with status
+1; a traceback appears only with ``--verbose``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO
+
+from auger.errors import UserError
+
+__all__ = ["main", "run_statements"]
+
+DEMO_QUERIES: tuple[tuple[str, str], ...] = (
+    ("Three employees", "SELECT full_name, position_title, salary FROM cp.`employee.json` LIMIT 3"),
+    (
+        "Head count and payroll by education",
+        "SELECT education_level, COUNT(*) AS employees, ROUND(AVG(salary), 2) AS avg_salary "
+        "FROM cp.`employee.json` GROUP BY education_level ORDER BY employees DESC",
+    ),
+    (
+        "Nations of each TPC-H region (Parquet join)",
+        "SELECT r.r_name, COUNT(*) AS nations FROM cp.`tpch/nation.parquet` n "
+        "JOIN cp.`tpch/region.parquet` r ON n.n_regionkey = r.r_regionkey "
+        "GROUP BY r.r_name ORDER BY r.r_name",
+    ),
+    (
+        "Implicit columns",
+        "SELECT filename, suffix, COUNT(*) AS `rows` FROM cp.`region.json` GROUP BY filename, suffix",
+    ),
+    ("Drill's version", "SELECT version FROM sys.version"),
+)
+
+
+def _print(text: str, out: TextIO) -> None:
+    out.write(text + "\n")
+    out.flush()
+
+
+def _fetch(cursor: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
+    names = [d[0] for d in cursor.description or []]
+    return names, cursor.fetchall()
+
+
+def run_statements(
+    statements: Iterable[str],
+    conn: Any,
+    output: str,
+    out: TextIO,
+    err: TextIO,
+    keep_going: bool = False,
+    verbose: bool = False,
+    timing: bool = True,
+) -> int:
+    """Run statements one by one, printing results; return the exit status."""
+    from auger.cli.output import render
+    from auger.dbapi import Error
+
+    status = 0
+    cursor = conn.cursor()
+    for sql in statements:
+        started = time.perf_counter()
+        try:
+            cursor.execute(sql)
+            names, rows = _fetch(cursor)
+        except Error as exc:
+            _print(str(exc), err)
+            if verbose:
+                import traceback
+
+                traceback.print_exc(file=err)
+            status = 1
+            if not keep_going:
+                return status
+            continue
+        _print(render(output, names, rows), out)
+        if timing and output in ("table", "vertical"):
+            elapsed = time.perf_counter() - started
+            noun = "row" if len(rows) == 1 else "rows"
+            _print(f"{len(rows)} {noun} selected ({elapsed:.3f} seconds)", out)
+    return status
+
+
+def _connect(args: argparse.Namespace) -> Any:
+    import auger
+
+    return auger.connect(config=args.config, user=getattr(args, "user", None))
+
+
+def _cmd_sql(args: argparse.Namespace) -> int:
+    from auger.sql.parser import split_statements
+
+    if args.execute is not None:
+        statements = split_statements(args.execute)
+    elif args.file is not None:
+        try:
+            with open(args.file, encoding="utf-8") as fh:
+                statements = split_statements(fh.read())
+        except OSError as exc:
+            _print(f"Cannot read {args.file}: {exc.strerror}", sys.stderr)
+            return 1
+    elif not sys.stdin.isatty():
+        statements = split_statements(sys.stdin.read())
+    else:
+        from auger.cli.shell import run_shell
+
+        return run_shell(args)
+    with _connect(args) as conn:
+        return run_statements(
+            statements,
+            conn,
+            args.output,
+            sys.stdout,
+            sys.stderr,
+            keep_going=args.keep_going,
+            verbose=args.verbose,
+        )
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    with _connect(args) as conn:
+        for title, sql in DEMO_QUERIES:
+            _print(f"\n-- {title}\n{sql};", sys.stdout)
+            status = run_statements([sql], conn, "table", sys.stdout, sys.stderr, verbose=args.verbose)
+            if status:
+                return status
+    return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from auger.server.app import serve
+    except ImportError:
+        _print("The REST server is not available in this build yet.", sys.stderr)
+        return 1
+    return int(serve(config=args.config, host=args.host, port=args.port) or 0)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="auger", description=__doc__.splitlines()[0])
+    parser.add_argument("--config", help="TOML config file (default: $AUGER_CONFIG or built-in)")
+    parser.add_argument("--verbose", action="store_true", help="print tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sql = sub.add_parser("sql", help="run SQL: -e, -f, stdin, or an interactive shell")
+    sql.add_argument("-e", "--execute", help="statements to run")
+    sql.add_argument("-f", "--file", help="file of statements to run")
+    sql.add_argument(
+        "--output", default="table", choices=["table", "vertical", "csv", "json"], help="format"
+    )
+    sql.add_argument("--continue", dest="keep_going", action="store_true", help="go on after errors")
+    sql.add_argument("--user", help="session user name")
+    sql.add_argument("--connect", help="URL of a running `auger serve` (e.g. http://host:8047)")
+    sql.set_defaults(func=_cmd_sql)
+
+    demo = sub.add_parser("demo", help="run a few queries over the bundled sample data")
+    demo.set_defaults(func=_cmd_demo)
+
+    serve = sub.add_parser("serve", help="serve Drill's REST API")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8047)
+    serve.set_defaults(func=_cmd_serve)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for name in ("config", "verbose"):
+        if not hasattr(args, name):
+            setattr(args, name, None)
+    try:
+        return int(args.func(args))
+    except UserError as exc:
+        _print(str(exc), sys.stderr)
+        if args.verbose:
+            raise
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # last resort: never a bare traceback unless asked
+        from auger.dbapi import Error
+
+        if isinstance(exc, Error):
+            _print(str(exc), sys.stderr)
+        else:
+            _print(f"SYSTEM ERROR: {type(exc).__name__}: {exc}", sys.stderr)
+        if args.verbose:
+            raise
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,271 @@
+"""auger's configuration: storage plugins, workspaces, formats, Spark and the server.
+
+One TOML file (``--config PATH`` or ``AUGER_CONFIG``) or the same structure as a dict. Keys follow
+Drill's names. A given config is merged over the embedded defaults: a plugin or workspace it names
+replaces the default one of that name; everything else (``cp``, ``dfs.tmp``...) stays.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import tempfile
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from auger.errors import UserError
+
+__all__ = [
+    "DEFAULT_FORMATS",
+    "Config",
+    "FormatConfig",
+    "PluginConfig",
+    "WorkspaceConfig",
+    "load_config",
+]
+
+#: Drill's default formats of a file plugin (``dfs``'s bootstrap storage-plugins.json).
+DEFAULT_FORMATS: dict[str, dict[str, Any]] = {
+    "csv": {"type": "text", "extensions": ["csv"], "delimiter": ","},
+    "tsv": {"type": "text", "extensions": ["tsv"], "delimiter": "\t"},
+    "psv": {"type": "text", "extensions": ["psv", "tbl"], "delimiter": "|"},
+    "csvh": {"type": "text", "extensions": ["csvh"], "delimiter": ",", "extract_header": True},
+    "json": {"type": "json", "extensions": ["json"]},
+    "parquet": {"type": "parquet", "extensions": ["parquet"]},
+}
+
+
+def _default_tmp_location() -> str:
+    user = os.environ.get("USER") or (str(os.getuid()) if hasattr(os, "getuid") else "user")
+    return str(Path(tempfile.gettempdir()) / f"auger-{user}")
+
+
+def _bundled_data() -> str:
+    return str(Path(__file__).resolve().parent / "data")
+
+
+def _embedded_defaults() -> dict[str, Any]:
+    return {
+        "exec": {"default_temporary_workspace": "dfs.tmp"},
+        "storage": {
+            "dfs": {
+                "type": "file",
+                "workspaces": {
+                    "root": {"location": "/", "writable": False},
+                    "tmp": {"location": _default_tmp_location(), "writable": True},
+                },
+            },
+            "cp": {
+                "type": "file",
+                "workspaces": {"default": {"location": _bundled_data(), "writable": False}},
+                "classpath": True,
+            },
+        },
+        "spark": {"master": "local[*]", "conf": {}},
+        "server": {"host": "127.0.0.1", "port": 8047, "auth": False, "session_timeout": 3600},
+    }
+
+
+@dataclass(frozen=True)
+class FormatConfig:
+    """A named format of a file plugin: its reader type, extensions and reader options."""
+
+    name: str
+    type: str
+    extensions: tuple[str, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def option(self, key: str, default: Any = None) -> Any:
+        return self.options.get(key, default)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "extensions": list(self.extensions), **dict(self.options)}
+
+
+@dataclass(frozen=True)
+class WorkspaceConfig:
+    """A directory tree under a file plugin, addressed as ``plugin.workspace``."""
+
+    name: str
+    location: str
+    writable: bool = False
+    default_format: str | None = None
+
+
+@dataclass(frozen=True)
+class PluginConfig:
+    """A storage plugin; only file plugins (``type = "file"``) hold workspaces and formats."""
+
+    name: str
+    type: str
+    workspaces: Mapping[str, WorkspaceConfig]
+    formats: Mapping[str, FormatConfig]
+    enabled: bool = True
+    classpath: bool = False
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_file_based(self) -> bool:
+        return self.type == "file"
+
+    def format_for(self, path: str) -> FormatConfig | None:
+        """The format whose extension matches the file name (compression suffixes ignored)."""
+        name = path.rsplit("/", 1)[-1].lower()
+        for comp in (".gz", ".bz2", ".zst", ".zstd"):
+            if name.endswith(comp):
+                name = name[: -len(comp)]
+                break
+        ext = name.rsplit(".", 1)[-1] if "." in name else ""
+        for fmt in self.formats.values():
+            if ext in fmt.extensions:
+                return fmt
+        return None
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole validated configuration."""
+
+    plugins: Mapping[str, PluginConfig]
+    default_temporary_workspace: str
+    spark_master: str
+    spark_conf: Mapping[str, str]
+    server: Mapping[str, Any]
+    raw: Mapping[str, Any]
+
+    def workspace(self, full_name: str) -> tuple[PluginConfig, WorkspaceConfig] | None:
+        """Look up ``plugin.workspace`` (case-sensitive, as Drill's config is)."""
+        plugin_name, _, ws_name = full_name.partition(".")
+        plugin = self.plugins.get(plugin_name)
+        if plugin is None:
+            return None
+        ws = plugin.workspaces.get(ws_name or "default")
+        return None if ws is None else (plugin, ws)
+
+
+def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _format_configs(raw: Mapping[str, Any] | None) -> dict[str, FormatConfig]:
+    formats = raw if raw else DEFAULT_FORMATS
+    out = {}
+    for name, spec in formats.items():
+        spec = dict(spec)
+        ftype = str(spec.pop("type", name))
+        exts = tuple(str(e).lower() for e in spec.pop("extensions", [name]))
+        out[name] = FormatConfig(name, ftype, exts, spec)
+    return out
+
+
+def _plugin(name: str, raw: Mapping[str, Any]) -> PluginConfig:
+    ptype = str(raw.get("type", "file"))
+    workspaces: dict[str, WorkspaceConfig] = {}
+    connection = str(raw.get("connection", "file:///"))
+    if connection.startswith("file://"):
+        connection = connection[len("file://") :] or "/"
+    for ws_name, ws in dict(raw.get("workspaces", {})).items():
+        location = str(ws.get("location", "/"))
+        if not os.path.isabs(location):
+            location = os.path.join(connection, location)
+        workspaces[ws_name] = WorkspaceConfig(
+            ws_name,
+            os.path.normpath(location),
+            bool(ws.get("writable", False)),
+            ws.get("default_format") or ws.get("defaultInputFormat"),
+        )
+    if ptype == "file" and "default" not in workspaces:
+        # Drill gives every file plugin a ``default`` workspace at the connection root.
+        workspaces["default"] = WorkspaceConfig("default", os.path.normpath(connection), False)
+    return PluginConfig(
+        name=name,
+        type=ptype,
+        workspaces=workspaces,
+        formats=_format_configs(raw.get("formats")),
+        enabled=bool(raw.get("enabled", True)),
+        classpath=bool(raw.get("classpath", False)),
+        raw=dict(raw),
+    )
+
+
+def _validate_temporary_workspace(cfg: Config) -> None:
+    """Start-up checks of temporary-tables.txt §4.1: the workspace exists, is writable, file-based."""
+    name = cfg.default_temporary_workspace
+    found = cfg.workspace(name) if "." in name else None
+    if found is None:
+        raise UserError.validation(
+            f"Default temporary workspace [{name}] is not found: it must name an existing "
+            "workspace as <plugin>.<workspace> (case-sensitive)",
+            ["Fix: set exec.default_temporary_workspace to a writable file workspace"],
+        )
+    plugin, ws = found
+    if not plugin.is_file_based:
+        raise UserError.validation(
+            f"Temporary workspace [{name}] must be file-based, instance of "
+            "WorkspaceSchemaFactory.WorkspaceSchema"
+        )
+    if not ws.writable:
+        raise UserError.validation(
+            f"Unable to create or drop tables/views. Schema [{name}] is immutable.",
+            ["Fix: mark the default temporary workspace writable = true"],
+        )
+    try:
+        os.makedirs(ws.location, exist_ok=True)
+    except OSError as exc:
+        raise UserError.validation(
+            f"Default temporary workspace [{name}] directory {ws.location} cannot be created: "
+            f"{exc.strerror}"
+        ) from exc
+    if not os.access(ws.location, os.W_OK | os.X_OK):
+        raise UserError.validation(
+            f"Default temporary workspace [{name}] directory {ws.location} is not writable"
+        )
+
+
+def build_config(raw_override: Mapping[str, Any] | None = None) -> Config:
+    """Merge ``raw_override`` over the embedded defaults and validate the result."""
+    raw = _merge(_embedded_defaults(), raw_override or {})
+    plugins = {name: _plugin(name, spec) for name, spec in raw.get("storage", {}).items()}
+    exec_cfg = raw.get("exec", {})
+    spark = raw.get("spark", {})
+    cfg = Config(
+        plugins=plugins,
+        default_temporary_workspace=str(exec_cfg.get("default_temporary_workspace", "dfs.tmp")),
+        spark_master=str(spark.get("master", "local[*]")),
+        spark_conf={str(k): str(v) for k, v in dict(spark.get("conf", {})).items()},
+        server=dict(raw.get("server", {})),
+        raw=raw,
+    )
+    _validate_temporary_workspace(cfg)
+    return cfg
+
+
+def load_config(source: str | os.PathLike[str] | Mapping[str, Any] | Config | None = None) -> Config:
+    """Load a config from a TOML path, a dict, ``AUGER_CONFIG``, or the embedded defaults."""
+    if isinstance(source, Config):
+        return source
+    if source is None:
+        env = os.environ.get("AUGER_CONFIG")
+        source = env if env else None
+    if source is None:
+        return build_config()
+    if isinstance(source, Mapping):
+        return build_config(source)
+    path = Path(source)
+    try:
+        with path.open("rb") as fh:
+            raw = tomllib.load(fh)
+    except FileNotFoundError:
+        raise UserError.validation(f"Config file not found: {path}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError.parse(f"Config file {path} is not valid TOML: {exc}") from exc
+    return build_config(raw)

@@ -1,0 +1,65 @@
+"""Format plugins by reader type: built-ins loaded lazily, third parties by entry point.
+
+Third-party plugins register a ``FormatPlugin`` subclass under the entry-point group
+``auger.formats``; the entry-point name is the reader type used in workspace configs. A second
+registration of the same type name is an error (STYLE #11).
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+
+from auger.errors import UserError
+from auger.formats.base import FormatPlugin
+
+__all__ = ["get_format", "known_formats", "register_format"]
+
+_BUILTIN: dict[str, str] = {
+    "text": "auger.formats.text:TextFormat",
+    "json": "auger.formats.json:JsonFormat",
+    "parquet": "auger.formats.parquet:ParquetFormat",
+}
+
+_instances: dict[str, FormatPlugin] = {}
+_registered: dict[str, type[FormatPlugin]] = {}
+_entry_points_loaded = False
+
+
+def register_format(name: str, plugin: type[FormatPlugin]) -> None:
+    """Register a plugin class under a reader type name (for tests and embedded use)."""
+    if name in _BUILTIN or name in _registered:
+        raise ValueError(f"format plugin [{name}] is already registered")
+    _registered[name] = plugin
+
+
+def _load_entry_points() -> None:
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    _entry_points_loaded = True
+    for ep in entry_points(group="auger.formats"):
+        register_format(ep.name, ep.load())
+
+
+def known_formats() -> list[str]:
+    _load_entry_points()
+    return sorted({*_BUILTIN, *_registered})
+
+
+def get_format(name: str) -> FormatPlugin:
+    """The plugin instance for a reader type; an unknown type is a VALIDATION error."""
+    if name in _instances:
+        return _instances[name]
+    _load_entry_points()
+    if name in _BUILTIN:
+        module, _, cls_name = _BUILTIN[name].partition(":")
+        cls = getattr(importlib.import_module(module), cls_name)
+    elif name in _registered:
+        cls = _registered[name]
+    else:
+        raise UserError.validation(
+            f"Unknown format type [{name}]", [f"Known types: {', '.join(known_formats())}"]
+        )
+    _instances[name] = cls()
+    return _instances[name]

@@ -1,0 +1,199 @@
+"""Typed option registry with Drill's SYSTEM and SESSION scopes.
+
+An engine owns one :class:`SystemOptions` (``ALTER SYSTEM``); each session layers a
+:class:`SessionOptions` over it (``ALTER SESSION``). Option names and defaults are Drill's where
+Drill has the option.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from auger.errors import UserError
+
+__all__ = [
+    "OPTIONS",
+    "OptionDefinition",
+    "OptionKind",
+    "OptionValue",
+    "SessionOptions",
+    "SystemOptions",
+]
+
+OptionKind = str  # "BOOLEAN" | "LONG" | "DOUBLE" | "STRING"
+
+
+@dataclass(frozen=True)
+class OptionDefinition:
+    name: str
+    kind: OptionKind
+    default: Any
+    description: str = ""
+    scopes: str = "ALL"  # accessibleScopes: ALL, SYSTEM, SESSION...
+
+    def coerce(self, value: Any) -> Any:
+        """Check and convert a value for this option, or raise a VALIDATION error."""
+        kind = self.kind
+        try:
+            if kind == "BOOLEAN":
+                if isinstance(value, bool):
+                    return value
+                if isinstance(value, str) and value.lower() in ("true", "false"):
+                    return value.lower() == "true"
+                raise TypeError
+            if kind == "LONG":
+                if isinstance(value, bool):
+                    raise TypeError
+                if isinstance(value, float) and not value.is_integer():
+                    raise TypeError
+                return int(value)
+            if kind == "DOUBLE":
+                if isinstance(value, bool):
+                    raise TypeError
+                return float(value)
+            return value if isinstance(value, str) else str(value)
+        except (TypeError, ValueError):
+            raise UserError.validation(
+                f"Option {self.name} must be of type {kind} but you tried to set to "
+                f"{type(value).__name__.upper()}: {value!r}."
+            ) from None
+
+
+def _d(name: str, kind: OptionKind, default: Any, description: str = "") -> OptionDefinition:
+    return OptionDefinition(name, kind, default, description)
+
+
+_DEFINITIONS: tuple[OptionDefinition, ...] = (
+    _d("store.format", "STRING", "parquet", "Output format of CREATE TABLE AS"),
+    _d("store.json.all_text_mode", "BOOLEAN", False, "Read every JSON scalar as VARCHAR"),
+    _d("store.json.read_numbers_as_double", "BOOLEAN", False, "Read JSON numbers as DOUBLE"),
+    _d("store.json.reader.skip_invalid_records", "BOOLEAN", False, "Skip malformed JSON"),
+    _d("store.json.reader.print_skipped_invalid_record_number", "BOOLEAN", False),
+    _d("store.json.writer.uglify", "BOOLEAN", False),
+    _d("store.parquet.compression", "STRING", "snappy"),
+    _d("store.table.use_schema_file", "BOOLEAN", True, "Use .drill.schema provided schemas"),
+    _d("store.text.writer.add_header", "BOOLEAN", True),
+    _d("exec.persistent_table.umask", "STRING", "002", "umask of persistent CTAS output"),
+    _d("exec.query.max_rows", "LONG", 0, "Rows returned at most (0: no limit)"),
+    _d("exec.query.return_result_set_for_ddl", "BOOLEAN", True),
+    _d("exec.errors.verbose", "BOOLEAN", False),
+    _d("exec.enable_union_type", "BOOLEAN", False),
+    _d("planner.enable_limit_pushdown", "BOOLEAN", True),
+    _d("planner.slice_target", "LONG", 100000),
+    _d("drill.exec.functions.cast_empty_string_to_null", "BOOLEAN", False),
+    _d("drill.exec.storage.implicit.fqn.column.label", "STRING", "fqn"),
+    _d("drill.exec.storage.implicit.filepath.column.label", "STRING", "filepath"),
+    _d("drill.exec.storage.implicit.filename.column.label", "STRING", "filename"),
+    _d("drill.exec.storage.implicit.suffix.column.label", "STRING", "suffix"),
+    _d("drill.exec.storage.implicit.last_modified_time.column.label", "STRING", "lmt"),
+    _d("drill.exec.storage.file.partition.column.label", "STRING", "dir"),
+    _d("auger.scan.batch_rows", "LONG", 4096, "Rows per scan batch (the loader's row limit)"),
+    _d("auger.scan.json_sample_rows", "LONG", 1000, "JSON rows sampled per file to find a schema"),
+    _d("auger.scan.target_split_bytes", "LONG", 128 * 1024 * 1024, "Bytes per Spark task"),
+)
+
+OPTIONS: Mapping[str, OptionDefinition] = {d.name: d for d in _DEFINITIONS}
+
+
+@dataclass(frozen=True)
+class OptionValue:
+    """One row of ``sys.options`` / ``/options.json``."""
+
+    name: str
+    kind: OptionKind
+    value: Any
+    default: Any
+    scope: str  # BOOT, SYSTEM or SESSION: where the current value comes from
+    accessible_scopes: str
+
+
+def _lookup(name: str) -> OptionDefinition:
+    found = OPTIONS.get(name) or next(
+        (d for d in OPTIONS.values() if d.name.lower() == name.lower()), None
+    )
+    if found is None:
+        raise UserError.validation(f"The option '{name}' does not exist.")
+    return found
+
+
+class SystemOptions:
+    """Engine-wide option values (``ALTER SYSTEM``), thread-safe."""
+
+    def __init__(self, overrides: Mapping[str, Any] | None = None) -> None:
+        self._values: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        for name, value in (overrides or {}).items():
+            self.set(name, value)
+
+    def definition(self, name: str) -> OptionDefinition:
+        return _lookup(name)
+
+    def set(self, name: str, value: Any) -> str:
+        d = _lookup(name)
+        with self._lock:
+            self._values[d.name] = d.coerce(value)
+        return d.name
+
+    def reset(self, name: str) -> str:
+        d = _lookup(name)
+        with self._lock:
+            self._values.pop(d.name, None)
+        return d.name
+
+    def reset_all(self) -> None:
+        with self._lock:
+            self._values.clear()
+
+    def get(self, name: str) -> Any:
+        d = _lookup(name)
+        with self._lock:
+            return self._values.get(d.name, d.default)
+
+    def scope_of(self, name: str) -> str:
+        return "SYSTEM" if _lookup(name).name in self._values else "BOOT"
+
+
+class SessionOptions:
+    """A session's option values layered over the system's (``ALTER SESSION``)."""
+
+    def __init__(self, system: SystemOptions) -> None:
+        self.system = system
+        self._values: dict[str, Any] = {}
+
+    def set(self, name: str, value: Any) -> str:
+        d = _lookup(name)
+        self._values[d.name] = d.coerce(value)
+        return d.name
+
+    def reset(self, name: str) -> str:
+        d = _lookup(name)
+        self._values.pop(d.name, None)
+        return d.name
+
+    def reset_all(self) -> None:
+        self._values.clear()
+
+    def get(self, name: str) -> Any:
+        d = _lookup(name)
+        if d.name in self._values:
+            return self._values[d.name]
+        return self.system.get(d.name)
+
+    def __getitem__(self, name: str) -> Any:
+        return self.get(name)
+
+    def values(self) -> Iterator[OptionValue]:
+        """Every option with its current value and where it comes from, sorted by name."""
+        for d in sorted(OPTIONS.values(), key=lambda d: d.name):
+            if d.name in self._values:
+                scope, value = "SESSION", self._values[d.name]
+            else:
+                scope, value = self.system.scope_of(d.name), self.system.get(d.name)
+            yield OptionValue(d.name, d.kind, value, d.default, scope, d.scopes)
+
+    def snapshot(self, prefix: str = "") -> dict[str, Any]:
+        """Current values of all options whose names start with ``prefix`` (for scan specs)."""
+        return {v.name: v.value for v in self.values() if v.name.startswith(prefix)}

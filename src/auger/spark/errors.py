@@ -1,0 +1,90 @@
+"""The one place where Spark's exceptions become auger's (STYLE #7).
+
+A ``UserError`` raised inside a Python worker cannot cross the JVM as itself: it is encoded into
+the message of the exception the worker raises and decoded here on the driver, so the user sees
+the original kind, message and context (file, line, column). Spark's own errors (analysis,
+parse, ANSI cast failures) are mapped onto Drill's error kinds.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+
+from auger.errors import ErrorKind, UserError
+
+__all__ = ["encode_user_error", "unwrap_spark_error"]
+
+_MARK = "AUGER-USER-ERROR["
+_MARK_RE = re.compile(r"AUGER-USER-ERROR\[([A-Za-z0-9+/=]+)\]")
+
+
+def encode_user_error(exc: UserError) -> str:
+    payload = json.dumps({"k": exc.kind.value, "m": exc.message, "c": exc.context})
+    return f"{_MARK}{base64.b64encode(payload.encode()).decode()}] {exc.summary}"
+
+
+def _decode(text: str) -> UserError | None:
+    m = _MARK_RE.search(text)
+    if not m:
+        return None
+    data = json.loads(base64.b64decode(m.group(1)))
+    return UserError(data["k"], data["m"], data["c"])
+
+
+# Spark error condition → Drill error kind. Checked in order; the first match wins.
+_CONDITION_KINDS: tuple[tuple[str, ErrorKind], ...] = (
+    ("PARSE_SYNTAX_ERROR", ErrorKind.PARSE),
+    ("PARSE_", ErrorKind.PARSE),
+    ("UNRESOLVED_COLUMN", ErrorKind.VALIDATION),
+    ("UNRESOLVED_ROUTINE", ErrorKind.VALIDATION),
+    ("TABLE_OR_VIEW_NOT_FOUND", ErrorKind.VALIDATION),
+    ("AMBIGUOUS", ErrorKind.VALIDATION),
+    ("DATATYPE_MISMATCH", ErrorKind.VALIDATION),
+    ("WRONG_NUM_ARGS", ErrorKind.VALIDATION),
+    ("MISSING_AGGREGATION", ErrorKind.VALIDATION),
+    ("MISSING_GROUP_BY", ErrorKind.VALIDATION),
+    ("CAST_INVALID_INPUT", ErrorKind.FUNCTION),
+    ("CAST_OVERFLOW", ErrorKind.FUNCTION),
+    ("ARITHMETIC_OVERFLOW", ErrorKind.FUNCTION),
+    ("DIVIDE_BY_ZERO", ErrorKind.FUNCTION),
+    ("INVALID_ARRAY_INDEX", ErrorKind.FUNCTION),
+    ("CANNOT_PARSE_TIMESTAMP", ErrorKind.FUNCTION),
+    ("TASK_CANCELLED", ErrorKind.EXECUTION),
+    ("OPERATION_CANCELED", ErrorKind.EXECUTION),
+)
+
+
+def _clean(message: str) -> str:
+    """First meaningful line of a Spark message, without the SQLSTATE and query-context noise."""
+    lines = [ln.strip() for ln in message.strip().splitlines() if ln.strip()]
+    first = lines[0] if lines else message
+    first = re.sub(r"\s*SQLSTATE: \w+", "", first)
+    return first
+
+
+def unwrap_spark_error(exc: BaseException) -> UserError:
+    """Turn any exception from a Spark call into the ``UserError`` the user should see."""
+    if isinstance(exc, UserError):
+        return exc
+    text = str(exc)
+    restored = _decode(text)
+    if restored is not None:
+        return restored
+    condition = ""
+    get_condition = getattr(exc, "getCondition", None) or getattr(exc, "getErrorClass", None)
+    if callable(get_condition):
+        try:
+            condition = get_condition() or ""
+        except Exception:
+            condition = ""
+    if not condition:
+        m = re.search(r"\[([A-Z_]+(?:\.[A-Z_]+)?)\]", text)
+        condition = m.group(1) if m else ""
+    for prefix, kind in _CONDITION_KINDS:
+        if condition.startswith(prefix):
+            return UserError(kind, _clean(text), [f"Spark condition: {condition}"])
+    if "Py4JJavaError" in type(exc).__name__ or "Py4J" in text[:200]:
+        return UserError.system(_clean(text.split("\n", 1)[-1]) or "Spark failed")
+    return UserError.system(_clean(text) or type(exc).__name__)

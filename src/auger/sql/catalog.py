@@ -1,0 +1,142 @@
+"""Name resolution: what a table name in a query refers to.
+
+Drill resolves ``a.b.c`` first relative to the session's default schema, then from the root. The
+schema part names a workspace (``dfs.tmp``), a plugin's default workspace (``dfs``, ``cp``), or a
+system schema (``sys``, ``INFORMATION_SCHEMA``); the last part names a file or directory inside
+a workspace (backticked paths with ``/``, leading ``/`` optional), or a system table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from auger.config import Config
+from auger.errors import UserError
+from auger.storage.workspace import Workspace
+
+__all__ = [
+    "Catalog",
+    "FileTable",
+    "SystemTable",
+    "TableRef",
+]
+
+SYSTEM_SCHEMAS = ("sys", "INFORMATION_SCHEMA")
+
+
+@dataclass(frozen=True)
+class TableRef:
+    """Base of everything a table name can resolve to."""
+
+    schema: str  # the full schema name it lives in, e.g. ``dfs.tmp``
+    name: str  # the table name within that schema
+
+
+@dataclass(frozen=True)
+class FileTable(TableRef):
+    workspace: Workspace
+    path: str  # absolute path of the file, directory or glob
+
+
+@dataclass(frozen=True)
+class SystemTable(TableRef):
+    pass
+
+
+class Catalog:
+    """The schemas a session can see: every workspace of every file plugin, plus system ones."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    def workspaces(self) -> list[Workspace]:
+        out = []
+        for plugin in self.config.plugins.values():
+            if not plugin.enabled or not plugin.is_file_based:
+                continue
+            for ws in plugin.workspaces.values():
+                out.append(Workspace(plugin, ws))
+        return out
+
+    def schema_names(self) -> list[str]:
+        """Drill's ``SHOW SCHEMAS`` list."""
+        names = [w.name for w in self.workspaces()]
+        names += [p for p in self.config.plugins if p not in {w.plugin.name for w in self.workspaces()}]
+        return sorted(names) + list(SYSTEM_SCHEMAS)
+
+    def find_schema(self, parts: Sequence[str]) -> Workspace | str | None:
+        """A workspace, a system schema name, or None for a path of schema names."""
+        if not parts:
+            return None
+        if len(parts) == 1:
+            for sys_name in SYSTEM_SCHEMAS:
+                if parts[0].lower() == sys_name.lower():
+                    return sys_name
+        if len(parts) > 2:
+            return None
+        plugin = self.config.plugins.get(parts[0])
+        if plugin is None:
+            lowered = {k.lower(): v for k, v in self.config.plugins.items()}
+            plugin = lowered.get(parts[0].lower())
+        if plugin is None or not plugin.enabled or not plugin.is_file_based:
+            return None
+        ws_name = parts[1] if len(parts) == 2 else "default"
+        ws = plugin.workspaces.get(ws_name)
+        if ws is None:
+            ws = {k.lower(): v for k, v in plugin.workspaces.items()}.get(ws_name.lower())
+        return None if ws is None else Workspace(plugin, ws)
+
+    def resolve_schema(self, name: str, default_schema: str | None) -> Workspace | str:
+        """Resolve ``USE``-style schema names, relative to the default schema first."""
+        parts = [p for p in name.split(".") if p]
+        candidates = []
+        if default_schema:
+            candidates.append(default_schema.split(".") + parts)
+        candidates.append(parts)
+        for cand in candidates:
+            found = self.find_schema(cand)
+            if found is not None:
+                return found
+        context = (
+            f"Current default schema: {default_schema}"
+            if default_schema
+            else "Current default schema: No default schema selected"
+        )
+        raise UserError.validation(
+            f"Schema [{name}] is not valid with respect to either root schema or current "
+            "default schema.",
+            [context],
+        )
+
+    def resolve_table(self, parts: Sequence[str], default_schema: str | None) -> TableRef:
+        """Resolve a table name's parts to a file or system table.
+
+        Raises:
+            UserError: VALIDATION, naming the table and the schema searched.
+        """
+        table = parts[-1]
+        schema_parts = list(parts[:-1])
+        attempts: list[list[str]] = []
+        if default_schema:
+            attempts.append(default_schema.split(".") + schema_parts)
+        if schema_parts:
+            attempts.append(schema_parts)
+        for attempt in attempts:
+            found = self.find_schema(attempt)
+            if found is None:
+                continue
+            if isinstance(found, str):
+                return SystemTable(found, table.lower() if found == "sys" else table.upper())
+            return FileTable(found.name, table, found, found.resolve(table))
+        if not schema_parts and not default_schema:
+            raise UserError.validation(
+                f"Object '{table}' not found: no default schema selected",
+                ["Fix: qualify the table (dfs.tmp.`name`) or select a schema with USE"],
+            )
+        where = ".".join(schema_parts) or str(default_schema)
+        raise UserError.validation(
+            f"Schema [{where}] is not valid with respect to either root schema or current "
+            "default schema.",
+            [f"Current default schema: {default_schema or 'No default schema selected'}"],
+        )

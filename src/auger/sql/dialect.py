@@ -1,0 +1,38 @@
+"""auger's SQL dialect: sqlglot's Drill dialect with the fixes Drill's own functions need.
+
+sqlglot's Drill parser reads ``TO_TIMESTAMP(s, fmt)``'s format as a time zone and drops it; here
+both ``TO_TIMESTAMP`` and ``TO_DATE`` keep their (Java-style) format.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlglot import exp
+from sqlglot.dialects.dialect import build_formatted_time
+from sqlglot.dialects.drill import Drill
+
+__all__ = ["AugerDrill"]
+
+
+def _to_timestamp(args: list[Any], dialect: Any) -> exp.Expression:
+    if len(args) == 2:
+        return build_formatted_time(exp.StrToTime, "drill")(args, dialect)
+    return exp.UnixToTime(this=args[0])
+
+
+def _to_date(args: list[Any], dialect: Any) -> exp.Expression:
+    if len(args) == 2:
+        return build_formatted_time(exp.StrToDate, "drill")(args, dialect)
+    return exp.TsOrDsToDate(this=args[0])
+
+
+class AugerDrill(Drill):
+    """Drill's SQL as auger reads it (registered with sqlglot as dialect ``augerdrill``)."""
+
+    class Parser(Drill.Parser):
+        FUNCTIONS = {
+            **Drill.Parser.FUNCTIONS,
+            "TO_TIMESTAMP": _to_timestamp,
+            "TO_DATE": _to_date,
+        }

@@ -1,0 +1,328 @@
+"""SELECT planning: Drill names and semantics in, one Spark DataFrame out.
+
+1. find every table the query reads (CTE and derived-table names excluded);
+2. resolve each through the catalog, list its files and discover its schema;
+3. compute what each scan must deliver: the columns the query names (or all, for ``*``),
+   implicit (``filename``...) and partition (``dirN``) columns, and named-but-absent columns as
+   typed nulls (Drill's rule);
+4. register one Spark view per scan (the ``auger`` data source, or a system table) and rewrite
+   the query onto those views, with Drill→Spark rewrites and Drill's output names (``EXPR$0``);
+5. hand the Spark SQL to Spark.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import traverse_scope
+
+from auger.errors import UserError
+from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
+from auger.sql.catalog import FileTable, SystemTable, TableRef
+from auger.sql.rewrites import REWRITES, drill_output_names
+from auger.storage.selection import FileSelection, select_files
+from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+
+if TYPE_CHECKING:
+    from auger.session import UserSession
+
+__all__ = ["PlannedScan", "plan_file_scan", "plan_select"]
+
+_counter = itertools.count()
+_counter_lock = threading.Lock()
+
+_IMPLICIT_OPTIONS: Mapping[str, str] = {
+    ColumnSource.FQN: "drill.exec.storage.implicit.fqn.column.label",
+    ColumnSource.FILEPATH: "drill.exec.storage.implicit.filepath.column.label",
+    ColumnSource.FILENAME: "drill.exec.storage.implicit.filename.column.label",
+    ColumnSource.SUFFIX: "drill.exec.storage.implicit.suffix.column.label",
+    ColumnSource.LMT: "drill.exec.storage.implicit.last_modified_time.column.label",
+}
+
+#: Options that executors honour, copied into every scan spec.
+_SCAN_OPTION_PREFIXES = ("store.json.", "auger.scan.", "drill.exec.functions.")
+
+
+def _next_id() -> int:
+    with _counter_lock:
+        return next(_counter)
+
+
+@dataclass
+class Requested:
+    """What the query asks of one table: columns by root name, and whether ``*``."""
+
+    star: bool = False
+    columns: dict[str, str] = field(default_factory=dict)  # lower name -> first spelling
+
+    def add(self, name: str) -> None:
+        self.columns.setdefault(name.lower(), name)
+
+
+@dataclass(frozen=True)
+class PlannedScan:
+    spec: ScanSpec
+    schema: TupleSchema
+
+
+def implicit_labels(options: Mapping[str, Any]) -> dict[str, str]:
+    """Implicit column label (lower-cased) → column source tag."""
+    return {str(options[opt]).lower(): src for src, opt in _IMPLICIT_OPTIONS.items()}
+
+
+def _partition_source(name: str, dir_label: str) -> str | None:
+    m = re.fullmatch(rf"{re.escape(dir_label.lower())}(\d+)", name.lower())
+    return f"dir{m.group(1)}" if m else None
+
+
+def _hive_keys(selection: FileSelection) -> list[str]:
+    import os
+
+    keys: dict[str, str] = {}
+    for f in selection.files:
+        rel = os.path.relpath(os.path.dirname(f.path), selection.root)
+        if rel == ".":
+            continue
+        for part in rel.split(os.sep):
+            k, sep, _ = part.partition("=")
+            if sep and k:
+                keys.setdefault(k.lower(), k)
+    return list(keys.values())
+
+
+def plan_file_scan(
+    table: FileTable,
+    requested: Requested,
+    options: Mapping[str, Any],
+    allow_missing: bool,
+    limit: int | None = None,
+    never_missing: set[str] | frozenset[str] = frozenset(),
+) -> PlannedScan:
+    """Plan the scan of one file table: files, format, discovered schema, output columns."""
+    from auger.spark.discovery import discover_schema
+
+    selection = select_files(table.path)
+    probe = selection.files[0].path if selection.files else table.path
+    fmt = table.workspace.format_for(probe)
+    if fmt is None:
+        raise UserError.validation(
+            f"No format plugin for file [{probe.rsplit('/', 1)[-1]}] in schema [{table.schema}]",
+            [f"Known formats: {', '.join(table.workspace.plugin.formats)}",
+             "Fix: use a known extension, or add a format to the workspace config"],
+        )
+    files = [f for f in selection.files if table.workspace.format_for(f.path) == fmt]
+    selection = FileSelection(selection.root, tuple(files), selection.is_directory)
+    table_schema = discover_schema(selection, fmt, options) if files else TupleSchema()
+
+    labels = implicit_labels(options)
+    dir_label = str(options.get("drill.exec.storage.file.partition.column.label", "dir"))
+    hive = {k.lower(): k for k in _hive_keys(selection)}
+    out = TupleSchema()
+    sources: dict[str, str] = {}
+
+    def add(col: ColumnMetadata, source: str) -> None:
+        if col.name in out:
+            return
+        out.add(col)
+        sources[col.name] = source
+
+    def add_special(name: str) -> bool:
+        lname = name.lower()
+        if lname in labels:
+            add(ColumnMetadata(name, MinorType.VARCHAR), labels[lname])
+            return True
+        part = _partition_source(name, dir_label)
+        if part is not None:
+            add(ColumnMetadata(name, MinorType.VARCHAR), part)
+            return True
+        if lname in hive and lname not in table_schema:
+            add(ColumnMetadata(hive[lname], MinorType.VARCHAR), f"key:{hive[lname]}")
+            return True
+        return False
+
+    if requested.star:
+        for col in table_schema:
+            if col.name.lower() in labels:
+                continue  # an implicit column of the same name overrides the table's
+            add(col, ColumnSource.TABLE)
+        for level in range(selection.max_depth):
+            add(ColumnMetadata(f"{dir_label}{level}", MinorType.VARCHAR), f"dir{level}")
+        for key in hive.values():
+            if key not in table_schema:
+                add(ColumnMetadata(key, MinorType.VARCHAR), f"key:{key}")
+    for lname, name in requested.columns.items():
+        if add_special(name):
+            continue
+        col = table_schema.column(lname)
+        if col is not None:
+            add(col, ColumnSource.TABLE)
+        elif allow_missing and lname not in never_missing:
+            add(ColumnMetadata(name, MinorType.INT, DataMode.OPTIONAL), ColumnSource.MISSING)
+
+    spec = ScanSpec(
+        format_name=fmt.name,
+        format_type=fmt.type,
+        format_options=dict(fmt.options),
+        selection_root=selection.root,
+        files=tuple(FileSplit(f.path, f.size, f.mtime) for f in selection.files),
+        output_schema=out.to_text(),
+        sources=sources,
+        projection=("*",) if requested.star else tuple(requested.columns.values()),
+        options={k: v for k, v in options.items() if k.startswith(_SCAN_OPTION_PREFIXES)},
+        limit=limit,
+        table=table.name,
+    )
+    return PlannedScan(spec, out)
+
+
+# --------------------------------------------------------------------------- query analysis
+def _table_nodes(tree: exp.Expression) -> list[exp.Table]:
+    """Physical table references (CTE names and derived tables excluded), in query order."""
+    seen: dict[int, exp.Table] = {}
+    for scope in traverse_scope(tree):
+        for _, (node, source) in scope.selected_sources.items():
+            if isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier):
+                seen.setdefault(id(source), source)
+    # Tables in subqueries of non-SELECT wrappers (e.g. CTAS) are found by traverse_scope too.
+    return list(seen.values())
+
+
+def _defined_names(tree: exp.Expression) -> set[str]:
+    """Names the query itself defines: select aliases, CTE names, derived-table columns."""
+    names: set[str] = set()
+    for alias in tree.find_all(exp.Alias):
+        names.add(alias.alias.lower())
+    for cte in tree.find_all(exp.CTE):
+        names.add(cte.alias.lower())
+    for ta in tree.find_all(exp.TableAlias):
+        names.add(ta.name.lower())
+        for col in ta.columns:
+            names.add(col.name.lower())
+    return names
+
+
+def _analyse(tree: exp.Expression, tables: list[exp.Table]) -> dict[int, Requested]:
+    """Which columns each table must deliver (an over-approximation is harmless)."""
+    by_name: dict[str, exp.Table] = {}
+    for t in tables:
+        by_name.setdefault((t.alias_or_name or t.name).lower(), t)
+        by_name.setdefault(t.name.lower(), t)
+    req: dict[int, Requested] = {id(t): Requested() for t in tables}
+
+    for star in tree.find_all(exp.Star):
+        parent = star.parent
+        if isinstance(parent, exp.Column) and parent.table:
+            target = by_name.get(parent.table.lower())
+            if target is not None:
+                req[id(target)].star = True
+            continue
+        if isinstance(parent, exp.Select) or isinstance(parent, exp.Column):
+            for t in tables:
+                req[id(t)].star = True
+    for col in tree.find_all(exp.Column):
+        if isinstance(col.this, exp.Star):
+            continue
+        parts = [p.name for p in col.parts]
+        target = None
+        if len(parts) > 1 and parts[0].lower() in by_name:
+            target = by_name[parts[0].lower()]
+            parts = parts[1:]
+        root = parts[0]
+        if target is not None:
+            req[id(target)].add(root)
+        else:
+            for t in tables:
+                req[id(t)].add(root)
+    return req
+
+
+def plan_select(tree: exp.Expression, session: UserSession) -> Any:
+    """Plan a SELECT (or a set operation) and return the Spark DataFrame that answers it."""
+    from auger.sql.sys_tables import sys_table
+
+    spark = session.engine.spark
+    tree = tree.copy()
+    tables = _table_nodes(tree)
+    requested = _analyse(tree, tables)
+    defined = _defined_names(tree)
+    options = session.options.snapshot()
+    qid = _next_id()
+    views: list[str] = []
+    limit = _pushable_limit(tree, len(tables))
+    try:
+        for n, node in enumerate(tables):
+            ref = resolve_table_node(node, session)
+            view = f"__auger_q{qid}_t{n}"
+            if isinstance(ref, SystemTable):
+                if ref.schema == "sys":
+                    df = spark.createDataFrame(sys_table(ref.name, session))
+                else:
+                    from auger.sql.information_schema import info_schema_table
+
+                    df = spark.createDataFrame(info_schema_table(ref.name, session))
+            elif isinstance(ref, FileTable):
+                planned = plan_file_scan(
+                    ref,
+                    requested[id(node)],
+                    options,
+                    allow_missing=len(tables) == 1,
+                    limit=limit,
+                    never_missing=defined,
+                )
+                df = (
+                    spark.read.format("auger")
+                    .schema(planned.schema.to_spark())
+                    .option("spec", planned.spec.to_json())
+                    .load()
+                )
+            else:
+                df = session.table_dataframe(ref)
+            df.createOrReplaceTempView(view)
+            views.append(view)
+            alias = node.alias or node.name
+            replacement = exp.Table(this=exp.to_identifier(view))
+            replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
+            node.replace(replacement)
+        for rule in REWRITES:
+            tree = rule(tree)
+        tree = drill_output_names(tree)
+        sql = tree.sql(dialect="spark")
+        from auger.spark.errors import unwrap_spark_error
+
+        try:
+            return spark.sql(sql)
+        except Exception as exc:
+            raise unwrap_spark_error(exc) from exc
+    finally:
+        for view in views:
+            spark.catalog.dropTempView(view)
+
+
+def _pushable_limit(tree: exp.Expression, n_tables: int) -> int | None:
+    """A LIMIT that may stop the scan early: one table, no filter/aggregate/order/join."""
+    if n_tables != 1 or not isinstance(tree, exp.Select):
+        return None
+    limit = tree.args.get("limit")
+    if limit is None or tree.args.get("offset") is not None:
+        return None
+    if any(tree.args.get(k) for k in ("where", "group", "having", "order", "joins", "distinct", "qualify")):
+        return None
+    if any(isinstance(e, exp.AggFunc) for s in tree.selects for e in s.find_all(exp.AggFunc)):
+        return None
+    if any(s.find(exp.Explode, exp.Flatten) for s in tree.selects):
+        return None
+    value = limit.expression
+    if isinstance(value, exp.Literal) and value.is_int:
+        return int(value.this)
+    return None
+
+
+def resolve_table_node(node: exp.Table, session: UserSession) -> TableRef:
+    parts = [p.name for p in node.parts]
+    return session.resolve_table(parts)

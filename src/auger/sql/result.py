@@ -1,0 +1,85 @@
+"""What a statement answers: a lazy Spark DataFrame or a small local Arrow table.
+
+DDL and metadata statements answer small local tables (``ok | summary``...); SELECTs answer a
+DataFrame that is only run when rows are fetched, so clients can stream it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from auger.types import ColumnMetadata, TupleSchema
+from auger.types.arrow import schema_from_arrow
+
+__all__ = ["QueryResult", "ok_result"]
+
+
+@dataclass
+class QueryResult:
+    """The answer to one statement.
+
+    Attributes:
+        table: the rows, when already materialised (DDL, metadata, system tables).
+        dataframe: the Spark DataFrame of a SELECT, run on demand.
+        warnings: things the user should know (columns dropped, schema conflicts resolved).
+        statement: the statement kind (``SELECT``, ``USE``, ``CREATE TABLE``...).
+    """
+
+    table: pa.Table | None = None
+    dataframe: Any = None
+    warnings: list[str] = field(default_factory=list)
+    statement: str = "SELECT"
+
+    @property
+    def schema(self) -> TupleSchema:
+        """Drill types of the result columns (for cursor descriptions and REST metadata)."""
+        if self.table is not None:
+            return schema_from_arrow(self.table.schema)
+        from auger.types.spark import spark_to_column
+
+        return TupleSchema(
+            _dedupe(spark_to_column(f.name, f.dataType, f.nullable) for f in self.dataframe.schema.fields)
+        )
+
+    @property
+    def names(self) -> list[str]:
+        if self.table is not None:
+            return list(self.table.column_names)
+        return list(self.dataframe.columns)
+
+    def to_arrow(self) -> pa.Table:
+        """All rows as one Arrow table (runs the query)."""
+        if self.table is None:
+            from auger.spark.errors import unwrap_spark_error
+
+            try:
+                self.table = self.dataframe.toArrow()
+            except Exception as exc:
+                raise unwrap_spark_error(exc) from exc
+        return self.table
+
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        yield from self.to_arrow().to_batches()
+
+
+def _dedupe(cols: Any) -> list[ColumnMetadata]:
+    out: list[ColumnMetadata] = []
+    seen: set[str] = set()
+    for c in cols:
+        name, n = c.name, 0
+        while name.lower() in seen:
+            name = f"{c.name}{n}"
+            n += 1
+        seen.add(name.lower())
+        out.append(c.renamed(name) if name != c.name else c)
+    return out
+
+
+def ok_result(ok: bool, summary: str, statement: str) -> QueryResult:
+    """Drill's DDL answer: one row of ``ok`` (BOOLEAN) and ``summary`` (VARCHAR)."""
+    table = pa.table({"ok": pa.array([ok], pa.bool_()), "summary": pa.array([summary], pa.string())})
+    return QueryResult(table=table, statement=statement)

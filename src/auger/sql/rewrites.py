@@ -1,0 +1,104 @@
+"""Drill → Spark rewrites of the query tree, one small function each, composed in ``REWRITES``.
+
+Each takes and returns a sqlglot tree. They run after table references were replaced by views.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+
+__all__ = ["REWRITES", "drill_output_names"]
+
+
+def array_index_to_get(tree: exp.Expression) -> exp.Expression:
+    """``a[n]`` → ``get(a, n)``: Drill answers NULL past the end where ANSI Spark would fail."""
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
+            idx = node.expressions[0]
+            if isinstance(idx, exp.Literal) and idx.is_int:
+                return exp.Anonymous(this="get", expressions=[node.this, idx])
+        return node
+
+    return tree.transform(fix)
+
+
+def flatten_to_explode(tree: exp.Expression) -> exp.Expression:
+    """Drill's FLATTEN(list) makes a row per element: Spark's EXPLODE, not Spark's flatten."""
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Flatten):
+            return exp.Explode(this=node.this)
+        if isinstance(node, exp.Anonymous) and node.name.upper() == "FLATTEN":
+            return exp.Explode(this=node.expressions[0])
+        return node
+
+    return tree.transform(fix)
+
+
+def kvgen_to_map_entries(tree: exp.Expression) -> exp.Expression:
+    """Drill's KVGEN(map) lists key/value pairs: Spark's MAP_ENTRIES."""
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Anonymous) and node.name.upper() == "KVGEN":
+            return exp.Anonymous(this="MAP_ENTRIES", expressions=node.expressions)
+        return node
+
+    return tree.transform(fix)
+
+
+REWRITES: tuple[Callable[[exp.Expression], exp.Expression], ...] = (
+    flatten_to_explode,
+    kvgen_to_map_entries,
+    array_index_to_get,
+)
+
+
+def _first_select(tree: exp.Expression) -> exp.Select | None:
+    node = tree
+    while isinstance(node, exp.SetOperation):
+        node = node.this
+    if isinstance(node, exp.Subquery):
+        node = node.this
+    return node if isinstance(node, exp.Select) else None
+
+
+def drill_output_names(tree: exp.Expression) -> exp.Expression:
+    """Name result columns as Drill does: unaliased expressions ``EXPR$<pos>``, duplicates ``a0``."""
+    select = _first_select(tree)
+    if select is None:
+        return tree
+    used: set[str] = set()
+    new_exprs = []
+    for pos, e in enumerate(select.expressions):
+        if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
+            new_exprs.append(e)
+            continue
+        if isinstance(e, exp.Alias):
+            name = e.alias
+        elif isinstance(e, exp.Column) and not isinstance(e.parent, exp.Dot) and _is_plain(e):
+            name = e.name
+        else:
+            name = f"EXPR${pos}"
+        unique, n = name, 0
+        while unique.lower() in used:
+            unique = f"{name}{n}"
+            n += 1
+        used.add(unique.lower())
+        if isinstance(e, exp.Alias):
+            if unique != name:
+                e.set("alias", exp.to_identifier(unique, quoted=True))
+            new_exprs.append(e)
+        elif unique != name or name.startswith("EXPR$"):
+            new_exprs.append(exp.alias_(e, unique, quoted=True))
+        else:
+            new_exprs.append(e)
+    select.set("expressions", new_exprs)
+    return tree
+
+
+def _is_plain(col: exp.Column) -> bool:
+    """A column, maybe qualified by its table, but not a map member path (``t.m.a``)."""
+    return not col.args.get("db") and not col.args.get("catalog")

@@ -1,0 +1,115 @@
+"""Statement routing: Drill-only commands, DDL handlers, or the SELECT planner.
+
+``execute_statement`` is the single entry from a session: it parses, picks the handler, and
+returns a :class:`~auger.sql.result.QueryResult`. Handlers for further statement kinds register
+in ``HANDLERS`` (sqlglot expression type → handler) or ``COMMAND_HANDLERS`` (command value type
+→ handler).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from auger.errors import UserError
+from auger.sql import commands as cmd
+from auger.sql.parser import parse_statement
+from auger.sql.result import QueryResult, ok_result
+
+if TYPE_CHECKING:
+    from auger.session import UserSession
+
+__all__ = ["COMMAND_HANDLERS", "HANDLERS", "execute_statement"]
+
+
+def _set_option(c: cmd.SetOption, session: UserSession) -> QueryResult:
+    if c.scope == "SYSTEM":
+        session.require_admin("ALTER SYSTEM")
+        target: Any = session.engine.system_options
+    else:
+        target = session.options
+    if not c.has_value:
+        name = target.definition(c.name).name if c.scope == "SYSTEM" else c.name
+        value = session.options.get(name)
+        table = pa.table({"name": [name], "value": [str(value).lower() if isinstance(value, bool) else str(value)]})
+        return QueryResult(table=table, statement="SET")
+    name = target.set(c.name, c.value)
+    return ok_result(True, f"{name} updated.", "SET")
+
+
+def _reset_option(c: cmd.ResetOption, session: UserSession) -> QueryResult:
+    if c.scope == "SYSTEM":
+        session.require_admin("ALTER SYSTEM")
+        target: Any = session.engine.system_options
+    else:
+        target = session.options
+    if c.name is None:
+        target.reset_all()
+        return ok_result(True, "ALL updated.", "RESET")
+    name = target.reset(c.name)
+    return ok_result(True, f"{name} updated.", "RESET")
+
+
+def _use(c: cmd.UseSchema, session: UserSession) -> QueryResult:
+    name = session.use_schema(c.name)
+    return ok_result(True, f"Default schema changed to [{name}]", "USE")
+
+
+def _show_schemas(c: cmd.ShowSchemas, session: UserSession) -> QueryResult:
+    import fnmatch
+
+    names = session.catalog.schema_names()
+    if c.like is not None:
+        pattern = c.like.replace("%", "*").replace("_", "?")
+        names = [n for n in names if fnmatch.fnmatch(n.lower(), pattern.lower())]
+    return QueryResult(table=pa.table({"SCHEMA_NAME": pa.array(names, pa.string())}), statement="SHOW")
+
+
+COMMAND_HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
+    cmd.SetOption: _set_option,
+    cmd.ResetOption: _reset_option,
+    cmd.UseSchema: _use,
+    cmd.ShowSchemas: _show_schemas,
+}
+
+
+def _select(tree: exp.Expression, session: UserSession) -> QueryResult:
+    from auger.sql.planner import plan_select
+
+    return QueryResult(dataframe=plan_select(tree, session), statement="SELECT")
+
+
+HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
+    exp.Select: _select,
+    exp.Union: _select,
+    exp.Intersect: _select,
+    exp.Except: _select,
+    exp.Subquery: _select,
+}
+
+
+def execute_statement(sql: str, session: UserSession) -> QueryResult:
+    """Run one statement in a session."""
+    command = cmd.parse_command(sql)
+    if command is not None:
+        return COMMAND_HANDLERS[type(command)](command, session)
+    for extra in EXTRA_COMMAND_PARSERS:
+        command = extra(sql)
+        if command is not None:
+            return COMMAND_HANDLERS[type(command)](command, session)
+    tree = parse_statement(sql)
+    for kind in type(tree).__mro__:
+        handler = HANDLERS.get(kind)
+        if handler is not None:
+            return handler(tree, session)
+    raise UserError.unsupported(
+        f"{type(tree).__name__.upper()} statements are not supported yet",
+        [f"SQL Query: {sql.strip()}"],
+    )
+
+
+#: Further command grammars (``SHOW FILES``, ``CREATE SCHEMA``...) register parsers here.
+EXTRA_COMMAND_PARSERS: list[Callable[[str], object | None]] = []

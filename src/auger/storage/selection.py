@@ -1,0 +1,113 @@
+"""File selection: which files a table name means, and the directory levels above them.
+
+Drill hides files and directories whose names start with ``.`` or ``_`` (view files, schema
+files, Spark's ``_SUCCESS``), expands globs (``{a,b}``, ``*``, ``?``, ``[a-b]``), and treats a
+directory as the union of every file below it.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from dataclasses import dataclass
+
+from auger.errors import UserError
+
+__all__ = ["FileSelection", "FileStatus", "is_hidden", "select_files"]
+
+
+@dataclass(frozen=True)
+class FileStatus:
+    path: str
+    size: int
+    mtime: float  # seconds since the epoch
+
+
+@dataclass(frozen=True)
+class FileSelection:
+    """The files behind one table reference and the root that ``dirN`` counts from."""
+
+    root: str
+    files: tuple[FileStatus, ...]
+    is_directory: bool
+
+    @property
+    def max_depth(self) -> int:
+        """Deepest directory level below the root over the whole selection (0: files at the root)."""
+        depth = 0
+        for f in self.files:
+            rel = os.path.relpath(os.path.dirname(f.path), self.root)
+            if rel != ".":
+                depth = max(depth, len(rel.split(os.sep)))
+        return depth
+
+
+def is_hidden(name: str) -> bool:
+    return name.startswith(".") or name.startswith("_")
+
+
+_GLOB_CHARS = re.compile(r"[*?\[{]")
+
+
+def _expand_braces(pattern: str) -> list[str]:
+    m = re.search(r"\{([^{}]*)\}", pattern)
+    if not m:
+        return [pattern]
+    out: list[str] = []
+    for alt in m.group(1).split(","):
+        out.extend(_expand_braces(pattern[: m.start()] + alt + pattern[m.end() :]))
+    return out
+
+
+def _walk(path: str) -> list[FileStatus]:
+    found: list[FileStatus] = []
+    for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not is_hidden(d))
+        for name in sorted(filenames):
+            if is_hidden(name):
+                continue
+            full = os.path.join(dirpath, name)
+            try:
+                st = os.stat(full)
+            except OSError:
+                continue
+            found.append(FileStatus(full, st.st_size, st.st_mtime))
+    return found
+
+
+def select_files(path: str) -> FileSelection:
+    """Resolve a path (file, directory or glob) to the files it means.
+
+    Raises:
+        UserError: VALIDATION, when nothing exists at the path.
+    """
+    if _GLOB_CHARS.search(path):
+        matches: list[str] = []
+        for pat in _expand_braces(path):
+            matches.extend(glob.glob(pat))
+        matches = sorted({m for m in matches if not is_hidden(os.path.basename(m))})
+        if not matches:
+            raise UserError.validation(f"No files match the pattern [{path}]")
+        root = _glob_root(path)
+        files: list[FileStatus] = []
+        for m in matches:
+            files.extend(_walk(m) if os.path.isdir(m) else _walk_file(m))
+        return FileSelection(root, tuple(files), True)
+    if os.path.isdir(path):
+        return FileSelection(path, tuple(_walk(path)), True)
+    if os.path.isfile(path):
+        return FileSelection(os.path.dirname(path), tuple(_walk_file(path)), False)
+    raise UserError.validation(f"Table [{path}] not found: no file or directory at {path}")
+
+
+def _walk_file(path: str) -> list[FileStatus]:
+    st = os.stat(path)
+    return [FileStatus(path, st.st_size, st.st_mtime)]
+
+
+def _glob_root(pattern: str) -> str:
+    """The directory part of a glob before its first wildcard: ``/a/b/199?/*`` → ``/a/b``."""
+    first = _GLOB_CHARS.search(pattern)
+    head = pattern[: first.start()] if first else pattern
+    return head.rsplit("/", 1)[0] or "/"
