@@ -198,7 +198,7 @@ def _plugin(name: str, raw: Mapping[str, Any]) -> PluginConfig:
 
 
 def _validate_temporary_workspace(cfg: Config) -> None:
-    """Start-up checks of temporary-tables.txt §4.1: the workspace exists, is writable, file-based."""
+    """Start-up checks of temporary-tables.txt §4.1: exists, writable, file-based."""
     name = cfg.default_temporary_workspace
     found = cfg.workspace(name) if "." in name else None
     if found is None:
@@ -249,7 +249,9 @@ def build_config(raw_override: Mapping[str, Any] | None = None) -> Config:
     return cfg
 
 
-def load_config(source: str | os.PathLike[str] | Mapping[str, Any] | Config | None = None) -> Config:
+def load_config(
+    source: str | os.PathLike[str] | Mapping[str, Any] | Config | None = None,
+) -> Config:
     """Load a config from a TOML path, a dict, ``AUGER_CONFIG``, or the embedded defaults."""
     if isinstance(source, Config):
         return source

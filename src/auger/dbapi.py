@@ -45,7 +45,7 @@ threadsafety = 1  # threads may share the module, not connections
 paramstyle = "qmark"
 
 
-class Warning(Exception):  # noqa: A001 - PEP 249 name
+class Warning(Exception):
     pass
 
 
@@ -127,7 +127,10 @@ def _literal(value: Any) -> str:
             return f"CAST('{value}' AS DOUBLE)"
         return repr(value)
     if isinstance(value, decimal.Decimal):
-        return f"CAST('{value}' AS DECIMAL({max(len(value.as_tuple().digits), 1)}, {max(-int(value.as_tuple().exponent), 0)}))"
+        digits, exponent = value.as_tuple().digits, int(value.as_tuple().exponent)
+        scale = max(-exponent, 0)
+        precision = max(len(digits), scale, 1)
+        return f"CAST('{value}' AS DECIMAL({precision}, {scale}))"
     if isinstance(value, dt.datetime):
         return f"TIMESTAMP '{value.isoformat(sep=' ')}'"
     if isinstance(value, dt.date):
@@ -196,9 +199,15 @@ class Cursor:
         try:
             result = self.connection.session.execute(sql)
             self._description = [
-                (col.name, col.type.sql_name if col.mode.value != "REPEATED" else "ARRAY",
-                 None, None, col.precision or None, col.scale or None,
-                 col.mode.value != "REQUIRED")
+                (
+                    col.name,
+                    col.type.sql_name if col.mode.value != "REPEATED" else "ARRAY",
+                    None,
+                    None,
+                    col.precision or None,
+                    col.scale or None,
+                    col.mode.value != "REQUIRED",
+                )
                 for col in result.schema
             ]
         except UserError as exc:
@@ -275,7 +284,9 @@ class Cursor:
             return table
         rows = self.fetchall()
         schema = result.to_arrow().schema if result.table is not None else None
-        return pa.Table.from_pylist([dict(zip(self._names(), r, strict=True)) for r in rows], schema=schema)
+        return pa.Table.from_pylist(
+            [dict(zip(self._names(), r, strict=True)) for r in rows], schema=schema
+        )
 
     def fetch_df(self) -> Any:
         """The remaining rows as a ``pandas.DataFrame``."""

@@ -78,11 +78,15 @@ class UserSession:
         return self.catalog.resolve_table(parts, self.default_schema)
 
     def table_dataframe(self, ref: TableRef) -> Any:
-        raise UserError.unsupported(f"Reading {type(ref).__name__} [{ref.name}] is not supported yet")
+        raise UserError.unsupported(
+            f"Reading {type(ref).__name__} [{ref.name}] is not supported yet"
+        )
 
     def require_admin(self, what: str) -> None:
         if not self.admin:
-            raise UserError.permission(f"{what} needs an administrator; user [{self.user}] is not one")
+            raise UserError.permission(
+                f"{what} needs an administrator; user [{self.user}] is not one"
+            )
 
     # ----- life cycle
     def close(self) -> None:

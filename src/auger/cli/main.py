@@ -31,7 +31,8 @@ DEMO_QUERIES: tuple[tuple[str, str], ...] = (
     ),
     (
         "Implicit columns",
-        "SELECT filename, suffix, COUNT(*) AS `rows` FROM cp.`region.json` GROUP BY filename, suffix",
+        "SELECT filename, suffix, COUNT(*) AS `rows` FROM cp.`region.json` "
+        "GROUP BY filename, suffix",
     ),
     ("Drill's version", "SELECT version FROM sys.version"),
 )
@@ -126,7 +127,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     with _connect(args) as conn:
         for title, sql in DEMO_QUERIES:
             _print(f"\n-- {title}\n{sql};", sys.stdout)
-            status = run_statements([sql], conn, "table", sys.stdout, sys.stderr, verbose=args.verbose)
+            status = run_statements(
+                [sql], conn, "table", sys.stdout, sys.stderr, verbose=args.verbose
+            )
             if status:
                 return status
     return 0
@@ -153,7 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument(
         "--output", default="table", choices=["table", "vertical", "csv", "json"], help="format"
     )
-    sql.add_argument("--continue", dest="keep_going", action="store_true", help="go on after errors")
+    sql.add_argument(
+        "--continue", dest="keep_going", action="store_true", help="go on after errors"
+    )
     sql.add_argument("--user", help="session user name")
     sql.add_argument("--connect", help="URL of a running `auger serve` (e.g. http://host:8047)")
     sql.set_defaults(func=_cmd_sql)

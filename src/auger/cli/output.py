@@ -30,7 +30,11 @@ def _table(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
         for i, c in enumerate(row):
             widths[i] = max(widths[i], len(c))
     sep = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
-    out = [sep, "| " + " | ".join(n.ljust(w) for n, w in zip(names, widths, strict=True)) + " |", sep]
+    out = [
+        sep,
+        "| " + " | ".join(n.ljust(w) for n, w in zip(names, widths, strict=True)) + " |",
+        sep,
+    ]
     for row in cells:
         out.append("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |")
     out.append(sep)
@@ -41,7 +45,11 @@ def _vertical(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     width = max((len(n) for n in names), default=0)
     blocks = []
     for row in rows:
-        blocks.append("\n".join(f"{n.rjust(width)}  {format_value(v)}" for n, v in zip(names, row, strict=True)))
+        blocks.append(
+            "\n".join(
+                f"{n.rjust(width)}  {format_value(v)}" for n, v in zip(names, row, strict=True)
+            )
+        )
     return "\n\n".join(blocks)
 
 
@@ -55,9 +63,7 @@ def _csv(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 def _json(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    return "\n".join(
-        json.dumps(dict(zip(names, row, strict=True)), default=str) for row in rows
-    )
+    return "\n".join(json.dumps(dict(zip(names, row, strict=True)), default=str) for row in rows)
 
 
 _RENDERERS = {"table": _table, "vertical": _vertical, "csv": _csv, "json": _json}
@@ -67,4 +73,6 @@ def render(mode: str, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> st
     try:
         return _RENDERERS[mode](names, rows)
     except KeyError:
-        raise ValueError(f"unknown output mode {mode!r}; use one of {', '.join(_RENDERERS)}") from None
+        raise ValueError(
+            f"unknown output mode {mode!r}; use one of {', '.join(_RENDERERS)}"
+        ) from None

@@ -55,7 +55,7 @@ def open_input(path: str) -> IO[bytes]:
     """Open a file for reading, decompressing ``.gz``, ``.bz2`` and ``.zst`` by suffix."""
     lower = path.lower()
     if lower.endswith(".gz"):
-        return gzip.open(path, "rb")
+        return gzip.open(path, "rb")  # type: ignore[return-value]
     if lower.endswith(".bz2"):
         return bz2.open(path, "rb")
     if lower.endswith((".zst", ".zstd")):
@@ -63,7 +63,7 @@ def open_input(path: str) -> IO[bytes]:
 
         raw = open(path, "rb")  # noqa: SIM115 - handed to the caller
         return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))  # type: ignore[arg-type]
-    return open(path, "rb")  # noqa: SIM115
+    return open(path, "rb")
 
 
 _NUMERIC_ORDER = [

@@ -113,8 +113,12 @@ def _records(path: str, skip_invalid: bool) -> Iterator[tuple[int, dict[str, Any
 def _json_error(path: str, exc: json.JSONDecodeError) -> UserError:
     return UserError.data_read(
         f"Error parsing JSON: {exc.msg}",
-        [f"File: {path}", f"Line: {exc.lineno}", f"Column: {exc.colno}",
-         "Fix: repair the document, or set store.json.reader.skip_invalid_records = true"],
+        [
+            f"File: {path}",
+            f"Line: {exc.lineno}",
+            f"Column: {exc.colno}",
+            "Fix: repair the document, or set store.json.reader.skip_invalid_records = true",
+        ],
     )
 
 
@@ -137,7 +141,9 @@ class JsonFormat(FormatPlugin):
                 try:
                     row = infer_value("", obj, all_text, as_double)
                 except ValueError as exc:
-                    raise UserError.data_read(str(exc), [f"File: {path}", f"Line: {line}"]) from None
+                    raise UserError.data_read(
+                        str(exc), [f"File: {path}", f"Line: {line}"]
+                    ) from None
                 merged = merge_schemas(schema, row.schema)
                 if merged is None:
                     for col in row.schema:
@@ -146,7 +152,12 @@ class JsonFormat(FormatPlugin):
                             raise conflict_error(path, col.name, mine, col)
                     raise UserError.data_read("Incompatible JSON types", [f"File: {path}"])
                 schema = merged
-        return TupleSchema(_finalize(c).with_mode(DataMode.OPTIONAL) if c.mode is DataMode.REQUIRED and c.type is not MinorType.MAP else _finalize(c) for c in schema)
+        return TupleSchema(
+            _finalize(c).with_mode(DataMode.OPTIONAL)
+            if c.mode is DataMode.REQUIRED and c.type is not MinorType.MAP
+            else _finalize(c)
+            for c in schema
+        )
 
     def read_arrow(
         self,
@@ -187,7 +198,12 @@ def _to_batch(
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as exc:
         raise UserError.data_read(
             f"JSON value does not match the column type: {exc}",
-            [f"File: {path}", f"Line: {first_line} (batch start)",
-             "Fix: set store.json.all_text_mode = true, or cast the column"],
+            [
+                f"File: {path}",
+                f"Line: {first_line} (batch start)",
+                "Fix: set store.json.all_text_mode = true, or cast the column",
+            ],
         ) from exc
-    return table.combine_chunks().to_batches()[0] if table.num_rows else pa.RecordBatch.from_pylist([])
+    return (
+        table.combine_chunks().to_batches()[0] if table.num_rows else pa.RecordBatch.from_pylist([])
+    )

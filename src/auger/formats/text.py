@@ -143,7 +143,10 @@ class TextFormat(FormatPlugin):
         buf: list[list[str]] = []
 
         def flush() -> pa.RecordBatch:
-            cols = [pa.array([r[i] if i < len(r) else "" for r in buf], pa.string()) for i in range(width)]
+            cols = [
+                pa.array([r[i] if i < len(r) else "" for r in buf], pa.string())
+                for i in range(width)
+            ]
             return pa.RecordBatch.from_arrays(cols, names=names)
 
         for _, row in rows:

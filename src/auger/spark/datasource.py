@@ -63,7 +63,9 @@ class AugerDataSource(DataSource):  # type: ignore[misc]
         return AugerReader(self._spec(), schema)
 
 
-def _group_files(files: tuple[FileSplit, ...], target_bytes: int, max_tasks: int) -> list[list[FileSplit]]:
+def _group_files(
+    files: tuple[FileSplit, ...], target_bytes: int, max_tasks: int
+) -> list[list[FileSplit]]:
     """Pack files into at most ``max_tasks`` groups of about ``target_bytes`` (order kept)."""
     if not files:
         return []
@@ -113,9 +115,7 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
         except UserError as exc:
             raise RuntimeError(encode_user_error(exc)) from None
         if not produced:
-            yield pa.RecordBatch.from_arrays(
-                [pa.array([], f.type) for f in target], schema=target
-            )
+            yield pa.RecordBatch.from_arrays([pa.array([], f.type) for f in target], schema=target)
 
 
 def conform_to_spark(batch: Any, target: Any) -> Any:

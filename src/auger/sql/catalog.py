@@ -62,7 +62,9 @@ class Catalog:
     def schema_names(self) -> list[str]:
         """Drill's ``SHOW SCHEMAS`` list."""
         names = [w.name for w in self.workspaces()]
-        names += [p for p in self.config.plugins if p not in {w.plugin.name for w in self.workspaces()}]
+        names += [
+            p for p in self.config.plugins if p not in {w.plugin.name for w in self.workspaces()}
+        ]
         return sorted(names) + list(SYSTEM_SCHEMAS)
 
     def find_schema(self, parts: Sequence[str]) -> Workspace | str | None:

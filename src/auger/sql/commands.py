@@ -74,7 +74,9 @@ def parse_literal(text: str) -> Any:
         return int(t)
     if re.fullmatch(r"[-+]?(\d+\.\d*|\.\d+|\d+)(e[-+]?\d+)?", t, re.IGNORECASE):
         return float(t)
-    raise UserError.validation("Drill does not support assigning non-literal values in SET statements.")
+    raise UserError.validation(
+        "Drill does not support assigning non-literal values in SET statements."
+    )
 
 
 def parse_command(sql: str) -> object | None:

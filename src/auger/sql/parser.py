@@ -55,18 +55,21 @@ def parse_statement(sql: str) -> exp.Expression:
         desc = str(info.get("description", exc)).split("<Token")[0].strip()
         highlight = info.get("highlight", "")
         raise UserError.parse(
-            f"Encountered \"{highlight}\" at line {line}, column {col}: {desc}",
+            f'Encountered "{highlight}" at line {line}, column {col}: {desc}',
             [f"SQL Query: {text}", f"Line: {line}", f"Column: {col}"],
         ) from None
     except TokenError as exc:
-        raise UserError.parse(f"Unable to tokenize the statement: {exc}", [f"SQL Query: {text}"]) from None
+        raise UserError.parse(
+            f"Unable to tokenize the statement: {exc}", [f"SQL Query: {text}"]
+        ) from None
     trees = [t for t in trees if t is not None]
     if len(trees) != 1:
         raise UserError.parse("Expected exactly one statement", [f"SQL Query: {text}"])
     tree = trees[0]
+    assert tree is not None
     if isinstance(tree, exp.Command):
         raise UserError.parse(
             f"Unsupported or malformed statement: {text.split()[0].upper()} ...",
             [f"SQL Query: {text}"],
         )
-    return tree
+    return tree  # type: ignore[return-value]

@@ -107,14 +107,23 @@ def plan_file_scan(
     """Plan the scan of one file table: files, format, discovered schema, output columns."""
     from auger.spark.discovery import discover_schema
 
-    selection = select_files(table.path)
+    try:
+        selection = select_files(table.path)
+    except UserError as exc:
+        schema = table.schema.removesuffix(".default")
+        raise UserError.validation(
+            f"Object '{table.name}' not found within '{schema}'",
+            [f"Path: {table.path}", *exc.context],
+        ) from None
     probe = selection.files[0].path if selection.files else table.path
     fmt = table.workspace.format_for(probe)
     if fmt is None:
         raise UserError.validation(
             f"No format plugin for file [{probe.rsplit('/', 1)[-1]}] in schema [{table.schema}]",
-            [f"Known formats: {', '.join(table.workspace.plugin.formats)}",
-             "Fix: use a known extension, or add a format to the workspace config"],
+            [
+                f"Known formats: {', '.join(table.workspace.plugin.formats)}",
+                "Fix: use a known extension, or add a format to the workspace config",
+            ],
         )
     files = [f for f in selection.files if table.workspace.format_for(f.path) == fmt]
     selection = FileSelection(selection.root, tuple(files), selection.is_directory)
@@ -159,9 +168,9 @@ def plan_file_scan(
     for lname, name in requested.columns.items():
         if add_special(name):
             continue
-        col = table_schema.column(lname)
-        if col is not None:
-            add(col, ColumnSource.TABLE)
+        found = table_schema.column(lname)
+        if found is not None:
+            add(found, ColumnSource.TABLE)
         elif allow_missing and lname not in never_missing:
             add(ColumnMetadata(name, MinorType.INT, DataMode.OPTIONAL), ColumnSource.MISSING)
 
@@ -186,7 +195,7 @@ def _table_nodes(tree: exp.Expression) -> list[exp.Table]:
     """Physical table references (CTE names and derived tables excluded), in query order."""
     seen: dict[int, exp.Table] = {}
     for scope in traverse_scope(tree):
-        for _, (node, source) in scope.selected_sources.items():
+        for _, (_node, source) in scope.selected_sources.items():
             if isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier):
                 seen.setdefault(id(source), source)
     # Tables in subqueries of non-SELECT wrappers (e.g. CTAS) are found by traverse_scope too.
@@ -222,7 +231,7 @@ def _analyse(tree: exp.Expression, tables: list[exp.Table]) -> dict[int, Request
             if target is not None:
                 req[id(target)].star = True
             continue
-        if isinstance(parent, exp.Select) or isinstance(parent, exp.Column):
+        if isinstance(parent, exp.Select | exp.Column):
             for t in tables:
                 req[id(t)].star = True
     for col in tree.find_all(exp.Column):
@@ -311,7 +320,10 @@ def _pushable_limit(tree: exp.Expression, n_tables: int) -> int | None:
     limit = tree.args.get("limit")
     if limit is None or tree.args.get("offset") is not None:
         return None
-    if any(tree.args.get(k) for k in ("where", "group", "having", "order", "joins", "distinct", "qualify")):
+    if any(
+        tree.args.get(k)
+        for k in ("where", "group", "having", "order", "joins", "distinct", "qualify")
+    ):
         return None
     if any(isinstance(e, exp.AggFunc) for s in tree.selects for e in s.find_all(exp.AggFunc)):
         return None

@@ -42,7 +42,10 @@ class QueryResult:
         from auger.types.spark import spark_to_column
 
         return TupleSchema(
-            _dedupe(spark_to_column(f.name, f.dataType, f.nullable) for f in self.dataframe.schema.fields)
+            _dedupe(
+                spark_to_column(f.name, f.dataType, f.nullable)
+                for f in self.dataframe.schema.fields
+            )
         )
 
     @property
@@ -81,5 +84,7 @@ def _dedupe(cols: Any) -> list[ColumnMetadata]:
 
 def ok_result(ok: bool, summary: str, statement: str) -> QueryResult:
     """Drill's DDL answer: one row of ``ok`` (BOOLEAN) and ``summary`` (VARCHAR)."""
-    table = pa.table({"ok": pa.array([ok], pa.bool_()), "summary": pa.array([summary], pa.string())})
+    table = pa.table(
+        {"ok": pa.array([ok], pa.bool_()), "summary": pa.array([summary], pa.string())}
+    )
     return QueryResult(table=table, statement=statement)

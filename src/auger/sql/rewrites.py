@@ -6,6 +6,7 @@ Each takes and returns a sqlglot tree. They run after table references were repl
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from sqlglot import exp
 
@@ -66,12 +67,12 @@ def _first_select(tree: exp.Expression) -> exp.Select | None:
 
 
 def drill_output_names(tree: exp.Expression) -> exp.Expression:
-    """Name result columns as Drill does: unaliased expressions ``EXPR$<pos>``, duplicates ``a0``."""
+    """Name result columns as Drill does: unaliased ``EXPR$<pos>``, duplicates ``a0``."""
     select = _first_select(tree)
     if select is None:
         return tree
     used: set[str] = set()
-    new_exprs = []
+    new_exprs: list[Any] = []
     for pos, e in enumerate(select.expressions):
         if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
             new_exprs.append(e)

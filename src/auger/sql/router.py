@@ -34,7 +34,12 @@ def _set_option(c: cmd.SetOption, session: UserSession) -> QueryResult:
     if not c.has_value:
         name = target.definition(c.name).name if c.scope == "SYSTEM" else c.name
         value = session.options.get(name)
-        table = pa.table({"name": [name], "value": [str(value).lower() if isinstance(value, bool) else str(value)]})
+        table = pa.table(
+            {
+                "name": [name],
+                "value": [str(value).lower() if isinstance(value, bool) else str(value)],
+            }
+        )
         return QueryResult(table=table, statement="SET")
     name = target.set(c.name, c.value)
     return ok_result(True, f"{name} updated.", "SET")
@@ -65,7 +70,9 @@ def _show_schemas(c: cmd.ShowSchemas, session: UserSession) -> QueryResult:
     if c.like is not None:
         pattern = c.like.replace("%", "*").replace("_", "?")
         names = [n for n in names if fnmatch.fnmatch(n.lower(), pattern.lower())]
-    return QueryResult(table=pa.table({"SCHEMA_NAME": pa.array(names, pa.string())}), statement="SHOW")
+    return QueryResult(
+        table=pa.table({"SCHEMA_NAME": pa.array(names, pa.string())}), statement="SHOW"
+    )
 
 
 COMMAND_HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
@@ -105,9 +112,12 @@ def execute_statement(sql: str, session: UserSession) -> QueryResult:
         handler = HANDLERS.get(kind)
         if handler is not None:
             return handler(tree, session)
+    if not isinstance(tree, exp.Query | exp.DDL | exp.DML | exp.Describe | exp.Use | exp.Show):
+        raise UserError.parse(
+            "Non-query expression encountered in illegal context", [f"SQL Query: {sql.strip()}"]
+        )
     raise UserError.unsupported(
-        f"{type(tree).__name__.upper()} statements are not supported yet",
-        [f"SQL Query: {sql.strip()}"],
+        f"{tree.key.upper()} statements are not supported yet", [f"SQL Query: {sql.strip()}"]
     )
 
 

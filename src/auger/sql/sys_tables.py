@@ -36,9 +36,15 @@ def _options(session: UserSession) -> pa.Table:
                 ["DEFAULT" if v.value == v.default else "CHANGED" for v in rows], pa.string()
             ),
             "num_val": pa.array(num, pa.int64()),
-            "string_val": pa.array([v.value if v.kind == "STRING" else None for v in rows], pa.string()),
-            "bool_val": pa.array([v.value if v.kind == "BOOLEAN" else None for v in rows], pa.bool_()),
-            "float_val": pa.array([v.value if v.kind == "DOUBLE" else None for v in rows], pa.float64()),
+            "string_val": pa.array(
+                [v.value if v.kind == "STRING" else None for v in rows], pa.string()
+            ),
+            "bool_val": pa.array(
+                [v.value if v.kind == "BOOLEAN" else None for v in rows], pa.bool_()
+            ),
+            "float_val": pa.array(
+                [v.value if v.kind == "DOUBLE" else None for v in rows], pa.float64()
+            ),
         }
     )
 
@@ -50,7 +56,9 @@ def _version(session: UserSession) -> pa.Table:
         {
             "version": [DRILL_VERSION],
             "commit_id": [f"auger-{auger.__version__}"],
-            "commit_message": [f"auger {auger.__version__} (Apache Drill semantics on Apache Spark)"],
+            "commit_message": [
+                f"auger {auger.__version__} (Apache Drill semantics on Apache Spark)"
+            ],
             "commit_time": [""],
             "build_email": [""],
             "build_time": [dt.date.today().isoformat()],

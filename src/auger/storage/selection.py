@@ -34,7 +34,7 @@ class FileSelection:
 
     @property
     def max_depth(self) -> int:
-        """Deepest directory level below the root over the whole selection (0: files at the root)."""
+        """Deepest directory level below the root in the selection (0: files at the root)."""
         depth = 0
         for f in self.files:
             rel = os.path.relpath(os.path.dirname(f.path), self.root)

@@ -10,7 +10,13 @@ import pyarrow as pa
 
 from auger.types.metadata import ColumnMetadata, DataMode, MinorType, TupleSchema
 
-__all__ = ["arrow_to_column", "column_to_arrow", "field_to_arrow", "schema_from_arrow", "schema_to_arrow"]
+__all__ = [
+    "arrow_to_column",
+    "column_to_arrow",
+    "field_to_arrow",
+    "schema_from_arrow",
+    "schema_to_arrow",
+]
 
 # Scalar Drill type -> Arrow type (DECIMAL, maps and lists are built by hand below).
 _TO_ARROW: dict[MinorType, pa.DataType] = {

@@ -117,7 +117,7 @@ class ColumnMetadata:
         children: members of a MAP column (or the element of a LIST/DICT).
         precision: decimal precision or VARCHAR width (0 = unset).
         scale: decimal scale.
-        properties: free-form properties (``drill.default``, ``drill.format``, ``drill.implicit``...).
+        properties: free-form properties (``drill.default``, ``drill.format``...).
     """
 
     name: str
@@ -131,7 +131,7 @@ class ColumnMetadata:
     def __init__(
         self,
         name: str,
-        type: MinorType | str,  # noqa: A002 - the contract's own word
+        type: MinorType | str,
         mode: DataMode | str = DataMode.OPTIONAL,
         children: Iterable[ColumnMetadata] | TupleSchema | None = None,
         precision: int = 0,
@@ -151,15 +151,15 @@ class ColumnMetadata:
 
     # ----- convenient constructors (Drill's SchemaBuilder add / addNullable / addArray)
     @classmethod
-    def required(cls, name: str, type: MinorType | str) -> ColumnMetadata:  # noqa: A002
+    def required(cls, name: str, type: MinorType | str) -> ColumnMetadata:
         return cls(name, type, DataMode.REQUIRED)
 
     @classmethod
-    def optional(cls, name: str, type: MinorType | str) -> ColumnMetadata:  # noqa: A002
+    def optional(cls, name: str, type: MinorType | str) -> ColumnMetadata:
         return cls(name, type, DataMode.OPTIONAL)
 
     @classmethod
-    def array(cls, name: str, type: MinorType | str) -> ColumnMetadata:  # noqa: A002
+    def array(cls, name: str, type: MinorType | str) -> ColumnMetadata:
         return cls(name, type, DataMode.REPEATED)
 
     @classmethod
@@ -271,7 +271,7 @@ class TupleSchema:
     # ----- parsing
     @classmethod
     def parse(cls, text: str) -> TupleSchema:
-        """Read Drill's schema syntax: ``a INT NOT NULL, b VARCHAR, c INT ARRAY, m STRUCT<x BIGINT>``."""
+        """Read Drill's schema syntax: ``a INT NOT NULL, b VARCHAR, c INT ARRAY``..."""
         from auger.types.schema_text import parse_schema
 
         return parse_schema(text)

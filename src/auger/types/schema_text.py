@@ -338,9 +338,7 @@ def _base_type_text(col: ColumnMetadata) -> str:
 
 def column_type_text(col: ColumnMetadata) -> str:
     """The column's type in Drill's schema syntax (``INT NOT NULL``, ``ARRAY<INT>``...)."""
-    if col.type is MinorType.LIST:
-        text = f"ARRAY<{_base_type_text(col)}>"
-    elif col.mode is DataMode.REPEATED:
+    if col.type is MinorType.LIST or col.mode is DataMode.REPEATED:
         text = f"ARRAY<{_base_type_text(col)}>"
     else:
         text = _base_type_text(col)

@@ -103,7 +103,9 @@ def spark_to_column(name: str, dtype: Any, nullable: bool = True) -> ColumnMetad
     mode = DataMode.OPTIONAL if nullable else DataMode.REQUIRED
     if isinstance(dtype, T.StructType):
         return ColumnMetadata(
-            name, MinorType.MAP, DataMode.REQUIRED,
+            name,
+            MinorType.MAP,
+            DataMode.REQUIRED,
             [spark_to_column(f.name, f.dataType, f.nullable) for f in dtype.fields],
         )
     if isinstance(dtype, T.ArrayType):
@@ -113,9 +115,13 @@ def spark_to_column(name: str, dtype: Any, nullable: bool = True) -> ColumnMetad
         return elem.with_mode(DataMode.REPEATED)
     if isinstance(dtype, T.MapType):
         return ColumnMetadata(
-            name, MinorType.DICT, mode,
-            (spark_to_column("key", dtype.keyType, False),
-             spark_to_column("value", dtype.valueType, dtype.valueContainsNull)),
+            name,
+            MinorType.DICT,
+            mode,
+            (
+                spark_to_column("key", dtype.keyType, False),
+                spark_to_column("value", dtype.valueType, dtype.valueContainsNull),
+            ),
         )
     if isinstance(dtype, T.DecimalType):
         return ColumnMetadata(name, MinorType.VARDECIMAL, mode, None, dtype.precision, dtype.scale)

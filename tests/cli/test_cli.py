@@ -1,0 +1,64 @@
+"""The ``auger`` command, run as a user would run it (a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
+
+
+def auger(
+    *args: str, cwd: Path | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    return subprocess.run(
+        [sys.executable, "-m", "auger", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=300,
+        env=env,
+        cwd=cwd,
+    )
+
+
+def test_sql_e_prints_three_rows_and_f_runs_a_file(tmp_path: Path) -> None:
+    script = tmp_path / "q.sql"
+    script.write_text(
+        "SELECT full_name FROM cp.`employee.json` LIMIT 3;\n"
+        "SELECT COUNT(*) AS n FROM cp.`tpch/region.parquet`;\n"
+    )
+    done = auger("sql", "-f", str(script), "--output", "json")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")]
+    assert lines[:3] == [
+        {"full_name": "Sheri Nowmer"},
+        {"full_name": "Derrick Whelply"},
+        {"full_name": "Michael Spence"},
+    ]
+    assert lines[3] == {"n": 5}
+
+    table = auger("sql", "-e", "SELECT full_name FROM cp.`employee.json` LIMIT 3")
+    assert table.returncode == 0
+    assert "| Sheri Nowmer" in table.stdout and "3 rows selected" in table.stdout
+
+
+def test_errors_exit_1_without_traceback() -> None:
+    done = auger("sql", "-e", "SELECT * FROM cp.`nope.json`")
+    assert done.returncode == 1
+    assert "VALIDATION ERROR" in done.stderr and "nope.json" in done.stderr
+    assert "Traceback" not in done.stderr
+    bad = auger("sql", "-e", "SELECT FROM WHERE", "--output", "csv")
+    assert bad.returncode == 1 and "PARSE ERROR" in bad.stderr
+
+
+def test_demo_prints_tables() -> None:
+    done = auger("demo")
+    assert done.returncode == 0, done.stderr
+    assert "Sheri Nowmer" in done.stdout and "AFRICA" in done.stdout

@@ -1,0 +1,99 @@
+"""Shared fixtures. Spark tests share one session-scoped SparkSession (``local[2]``, UI off).
+
+Any test that uses ``spark``, ``engine``, ``conn`` or ``session`` is marked ``spark``
+automatically, so ``pytest -m "not spark"`` runs the suite that needs no Java.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SPARK_FIXTURES = {"spark", "engine", "conn", "session", "make_conn"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if SPARK_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.spark)
+
+
+@pytest.fixture(scope="session")
+def spark() -> Any:
+    from auger.spark.bootstrap import get_spark
+
+    return get_spark("local[2]", {"spark.ui.enabled": "false"})
+
+
+@pytest.fixture(scope="session")
+def tmp_workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The directory behind ``dfs.tmp`` in the shared test engine."""
+    return tmp_path_factory.mktemp("dfs_tmp")
+
+
+@pytest.fixture(scope="session")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A writable directory for test data, reachable as workspace ``dfs.data``."""
+    return tmp_path_factory.mktemp("data")
+
+
+def test_config(tmp_workspace: Path, data_dir: Path) -> dict[str, Any]:
+    return {
+        "storage": {
+            "dfs": {
+                "type": "file",
+                "workspaces": {
+                    "tmp": {"location": str(tmp_workspace), "writable": True},
+                    "data": {"location": str(data_dir), "writable": True},
+                },
+            }
+        },
+        "spark": {"master": "local[2]"},
+    }
+
+
+@pytest.fixture(scope="session")
+def engine(spark: Any, tmp_workspace: Path, data_dir: Path) -> Iterator[Any]:
+    from auger.engine import Engine
+
+    eng = Engine(test_config(tmp_workspace, data_dir))
+    yield eng
+    eng.shutdown()
+
+
+@pytest.fixture
+def session(engine: Any) -> Iterator[Any]:
+    s = engine.open_session("tester")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def make_conn(engine: Any) -> Iterator[Any]:
+    """Factory of DB-API connections (each its own session) on the shared engine."""
+    from auger.dbapi import Connection
+
+    made: list[Any] = []
+
+    def factory(user: str = "tester") -> Any:
+        c = Connection(engine.open_session(user))
+        made.append(c)
+        return c
+
+    yield factory
+    for c in made:
+        c.close()
+
+
+@pytest.fixture
+def conn(make_conn: Any) -> Any:
+    return make_conn()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _quiet_env() -> None:
+    os.environ.setdefault("PYSPARK_PYTHON", os.sys.executable)  # type: ignore[attr-defined]

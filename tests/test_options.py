@@ -1,0 +1,40 @@
+import pytest
+
+from auger.errors import UserError
+from auger.options import SessionOptions, SystemOptions
+
+
+def test_session_overrides_system_and_reset_falls_back() -> None:
+    system = SystemOptions()
+    a, b = SessionOptions(system), SessionOptions(system)
+    a.set("store.format", "json")
+    assert a.get("store.format") == "json"
+    assert b.get("store.format") == "parquet"
+    system.set("store.format", "csv")
+    assert b.get("store.format") == "csv"
+    a.reset("store.format")
+    assert a.get("store.format") == "csv"
+
+
+def test_types_are_checked() -> None:
+    opts = SessionOptions(SystemOptions())
+    opts.set("store.json.all_text_mode", "true")
+    assert opts.get("store.json.all_text_mode") is True
+    with pytest.raises(UserError):
+        opts.set("store.json.all_text_mode", 3)
+    with pytest.raises(UserError):
+        opts.set("exec.query.max_rows", "many")
+
+
+def test_unknown_option_is_a_validation_error() -> None:
+    with pytest.raises(UserError) as info:
+        SessionOptions(SystemOptions()).set("no.such.option", 1)
+    assert "VALIDATION ERROR" in str(info.value) and "no.such.option" in str(info.value)
+
+
+def test_values_report_scope() -> None:
+    opts = SessionOptions(SystemOptions())
+    opts.set("store.format", "json")
+    scopes = {v.name: v.scope for v in opts.values()}
+    assert scopes["store.format"] == "SESSION"
+    assert scopes["store.json.all_text_mode"] == "BOOT"
