@@ -1,0 +1,1 @@
+"""Column writers of the result set loader, one module per shape."""
