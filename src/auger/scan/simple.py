@@ -100,7 +100,10 @@ def run_scan(
     table_cols = [c for c in schema if spec.sources.get(c.name) == ColumnSource.TABLE]
     read_cols = _table_columns(spec, schema)
     options = dict(spec.options)
+    # Private keys readers may use: the table columns expected, and the projected paths
+    # (``columns[2]``, ``m.a``) so that a reader can skip fields nobody asked for.
     options["__table_schema__"] = TupleSchema(table_cols).to_text()
+    options["__projection__"] = list(spec.projection)
     remaining = spec.limit
     for split in files if files is not None else spec.files:
         if remaining is not None and remaining <= 0:
