@@ -195,6 +195,9 @@ class ResultSetLoader:
         self._state = _State.CLOSED
         self._writer._active = False
         self._pending = None
+        self._overflowed = False
+        self._bulk_full = False
+        self._row.pos = 0
         for column in self._writer._columns:
             column._truncate(0)
             if hasattr(column, "_held"):

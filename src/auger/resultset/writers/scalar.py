@@ -153,7 +153,8 @@ class ScalarWriter(ColumnWriter):
         pos = self._idx.pos
         if self._n != pos:
             self._align(pos)
-        if not self._room(raw):
+        while not self._room(raw):
+            # Overflow moves the row to an empty batch; a second failure there raises.
             self._hooks.overflow(self)
             pos = self._idx.pos
             if self._n != pos:
@@ -174,7 +175,7 @@ class ScalarWriter(ColumnWriter):
         pos = self._idx.pos
         if self._n != pos:
             self._align(pos)
-        if not self._room(self._zero):
+        while not self._room(self._zero):
             self._hooks.overflow(self)
             if self._n != self._idx.pos:
                 self._align(self._idx.pos)
@@ -674,7 +675,7 @@ class _ElementMixin:
             owner._sync()
         if self._n != self._idx.pos:
             self._align(self._idx.pos)
-        if not self._room(raw):
+        while not self._room(raw):
             self._hooks.overflow(self)
             if owner._n != owner._idx.pos:
                 owner._sync()
