@@ -139,6 +139,8 @@ class TupleWriter(ColumnWriter):
         from auger.resultset.writers.array import _accessor
 
         writer: ColumnWriter = self.column(key)
+        if not writer.is_projected():
+            return writer  # dummies take every call
         actual = _accessor(writer)
         if actual == what or (what == "array" and actual == "dict"):
             return writer
