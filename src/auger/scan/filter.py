@@ -36,6 +36,7 @@ __all__ = [
     "RequestedTupleFilter",
     "SchemaFilter",
     "filter_for_column",
+    "same_type",
 ]
 
 
@@ -56,6 +57,11 @@ class ProjResult:
 
 def _is_map_like(col: ColumnMetadata) -> bool:
     return col.is_map
+
+
+def same_type(a: ColumnMetadata, b: ColumnMetadata) -> bool:
+    """Same type and mode: the scan's test for a column changing under it."""
+    return a.type is b.type and a.mode is b.mode
 
 
 class ProjectionFilter:
@@ -217,9 +223,7 @@ class SchemaFilter(ProjectionFilter):
         if scan_col.is_dynamic:
             if entry.projection is not None and not is_consistent(entry.projection, col):
                 raise projection_conflict(self.source, entry.projection, col, self.context)
-        elif not col.is_dynamic and (
-            scan_col.type is not col.type or scan_col.mode is not col.mode
-        ):
+        elif not col.is_dynamic and not same_type(scan_col, col):
             raise type_conflict(self.source, scan_col, col, self.context)
         mf: ProjectionFilter | None = None
         if _is_map_like(col):

@@ -43,7 +43,13 @@ from auger.scan.conflicts import (
     projection_conflict,
     type_conflict,
 )
-from auger.scan.filter import PROJECT_ALL, PROJECT_NONE, ProjectionFilter, SchemaFilter
+from auger.scan.filter import (
+    PROJECT_ALL,
+    PROJECT_NONE,
+    ProjectionFilter,
+    SchemaFilter,
+    same_type,
+)
 from auger.scan.schema import ScanColumn, ScanTuple, dynamic_column, is_excluded_from_wildcard
 from auger.types import ColumnMetadata, TupleSchema
 
@@ -277,9 +283,7 @@ class ScanSchemaTracker:
                 changed = changed or not col.is_dynamic
                 continue
             scan_col = sc.column
-            if not col.is_dynamic and (
-                scan_col.type is not col.type or scan_col.mode is not col.mode
-            ):
+            if not col.is_dynamic and not same_type(scan_col, col):
                 raise type_conflict(source, sc.metadata(), col, context or self._context)
             if sc.members is not None and col.is_map:
                 changed = (
