@@ -237,7 +237,7 @@ class ImplicitColumns:
             if value is None:
                 out.append(pa.nulls(row_count, pa.string()))
             else:
-                out.append(pa.array([value] * row_count, pa.string()))
+                out.append(pa.repeat(pa.scalar(value, pa.string()), row_count))
         return out
 
 

@@ -258,7 +258,7 @@ def missing_column_array(col: ColumnMetadata, row_count: int) -> pa.Array:
     value = default_value(col)
     if value is None:
         return pa.nulls(row_count, arrow_type)
-    return pa.array([value] * row_count, arrow_type)
+    return pa.repeat(pa.scalar(value, arrow_type), row_count)
 
 
 def missing_arrays(schema: Iterable[ColumnMetadata], row_count: int) -> list[pa.Array]:
