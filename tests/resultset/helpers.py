@@ -28,5 +28,3 @@ def rows_of(batch: pa.RecordBatch) -> list[tuple[Any, ...]]:
 
     names = batch.schema.names
     return [tuple(plain(row[n]) for n in names) for row in batch.to_pylist()]
-
-

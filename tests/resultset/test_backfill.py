@@ -1,4 +1,7 @@
-"""Omitted values and columns added mid-batch (drill-behaviour.md §5.3, TestResultSetSchemaChange)."""
+"""Omitted values and columns added mid-batch.
+
+Paraphrases drill-behaviour.md §5.3 and the TestResultSetSchemaChange notes of §8.
+"""
 
 from __future__ import annotations
 

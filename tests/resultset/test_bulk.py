@@ -22,7 +22,9 @@ def _drain(loader, first_batches):  # type: ignore[no-untyped-def]
 def test_bulk_rows_split_by_row_limit() -> None:
     loader = make_loader(row_limit=1000)
     rows = loader.writer()
-    batch = pa.record_batch({"a": pa.array(range(2500), pa.int32()), "s": [str(i) for i in range(2500)]})
+    batch = pa.record_batch(
+        {"a": pa.array(range(2500), pa.int32()), "s": [str(i) for i in range(2500)]}
+    )
     assert rows.append_arrow(batch) == 1000
     assert rows.is_full()
     batches = _drain(loader, [loader.harvest()])
@@ -37,7 +39,7 @@ def test_bulk_rows_split_by_vector_limit() -> None:
     loader.writer().append_arrow(pa.record_batch({"s": values}))
     batches = _drain(loader, [loader.harvest()])
     assert [b.num_rows for b in batches] == [1111, 1111, 778]
-    assert sum((b.column(0).to_pylist() for b in batches), []) == values
+    assert [v for b in batches for v in b.column(0).to_pylist()] == values
 
 
 def test_bulk_mixed_with_row_writes_keeps_order() -> None:
@@ -75,7 +77,7 @@ def test_bulk_array_overflow_by_element_count() -> None:
     loader.writer().append_arrow(pa.record_batch({"l": pa.array(data, pa.list_(pa.int64()))}))
     batches = _drain(loader, [loader.harvest()])
     assert [b.num_rows for b in batches] == [10, 10, 5]
-    assert sum((b.column(0).to_pylist() for b in batches), []) == data
+    assert [v for b in batches for v in b.column(0).to_pylist()] == data
 
 
 def test_bulk_lossy_cast_is_rejected() -> None:

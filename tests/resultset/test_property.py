@@ -74,7 +74,11 @@ def test_harvested_batches_equal_saved_rows(
 ) -> None:
     schema, rows, saved, row_limit, vector_limit = case
     loader = ResultSetLoader(
-        LoaderOptions(schema=TupleSchema(schema), row_limit=row_limit, vector_size_limit=vector_limit)
+        LoaderOptions(
+            schema=TupleSchema(schema),
+            row_limit=row_limit,
+            vector_size_limit=vector_limit,
+        )
     )
     writer = loader.writer()
     loader.start_batch()

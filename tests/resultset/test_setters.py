@@ -114,8 +114,15 @@ def test_generic_set_dispatches_on_value() -> None:
     rows.add_row(*([None] * len(values)))
     batch = loader.harvest()
     first = [batch.column(i)[0].as_py() for i in range(batch.num_columns)]
-    assert first[:7] == [5, 2.5, "x", False, dt.date(2000, 1, 1), dt.datetime(2000, 1, 1, 1),
-                         Decimal("1.50")]
+    assert first[:7] == [
+        5,
+        2.5,
+        "x",
+        False,
+        dt.date(2000, 1, 1),
+        dt.datetime(2000, 1, 1, 1),
+        Decimal("1.50"),
+    ]
     assert first[7] == pa.MonthDayNano([0, 2, 3_000_000_000])
     assert all(batch.column(i)[1].as_py() is None for i in range(batch.num_columns))
 

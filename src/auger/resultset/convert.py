@@ -207,10 +207,7 @@ def _timestamp_converter(col: ColumnMetadata) -> Converter:
         if isinstance(value, dt.datetime):
             if getattr(value, "nanosecond", 0):
                 raise _fail(col, value, "TIMESTAMP keeps microseconds only")
-            if value.tzinfo is not None:
-                delta = value - _EPOCH_UTC
-            else:
-                delta = value - _EPOCH
+            delta = value - (_EPOCH_UTC if value.tzinfo is not None else _EPOCH)
             return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
         if isinstance(value, dt.date):
             return (value - _EPOCH_DATE).days * 86_400_000_000

@@ -71,10 +71,11 @@ def format_size(nbytes: int) -> str:
 
 def oversize_error(limit: int, column: str) -> UserError:
     """The RESOURCE error for a row that does not fit even into an empty batch."""
+    size = format_size(limit)
     return UserError.resource(
         "One or more nodes ran out of memory while executing the query.",
         [
-            f"A single column value is larger than the maximum allowed size of {format_size(limit)}",
+            f"A single column value is larger than the maximum allowed size of {size}",
             f"Column: {column}",
             f"Limit: {limit} bytes",
         ],

@@ -403,7 +403,7 @@ class FastFloatWriter(FixedWriter):
         if len(data) >= self._cap:
             self._write(value)
             return
-        data.append(value)
+        data.append(value)  # type: ignore[arg-type]  # a "d" array holds floats
         self._n += 1
 
     def set(self, value: Any) -> None:
