@@ -4,6 +4,7 @@ TestSchemaTrackerDefined), paraphrased, plus our own cases."""
 from __future__ import annotations
 
 import pickle
+from dataclasses import dataclass
 
 import pytest
 
@@ -204,6 +205,22 @@ def test_strict_from_table_property() -> None:
     t = ScanSchemaTracker.build(["*"], provided_schema=provided)
     assert t.projection_type is ProjectionType.SOME
     assert not t.projection_filter().is_projected("c")
+
+
+def test_strict_from_schema_file_object() -> None:
+    @dataclass(frozen=True)
+    class SchemaFile:  # the shape of auger.storage.schema_file.SchemaFile
+        schema: TupleSchema
+        properties: dict[str, str]
+
+    strict = SchemaFile(S("a INT, b BIGINT"), {"drill.strict": "true"})
+    t = ScanSchemaTracker.build(["*"], provided_schema=strict)  # type: ignore[arg-type]
+    assert t.projection_type is ProjectionType.SOME
+    assert t.output_schema() == S("a INT, b BIGINT")
+    lenient = SchemaFile(S("a INT"), {})
+    t2 = ScanSchemaTracker.build(["*"], provided_schema=lenient)  # type: ignore[arg-type]
+    assert t2.projection_type is ProjectionType.ALL
+    assert t2.projection_filter().is_projected("c")
 
 
 def test_wildcard_without_schema_change() -> None:

@@ -142,8 +142,10 @@ class ScanSchemaTracker:
                 ``None`` means ``*``.
             defined_schema: the planner's exact output schema. Must match the project list
                 name for name (unless the list is a wildcard). Columns may be LATE.
-            provided_schema: type hints; strict if its table property ``drill.strict`` is
-                true (or ``strict=True``), in which case a wildcard means exactly its columns.
+            provided_schema: type hints (a ``TupleSchema``, or an object with ``.schema`` and
+                table ``.properties`` such as a ``.drill.schema`` file); strict if the table
+                property ``drill.strict`` is true (or ``strict=True``), in which case a
+                wildcard means exactly its columns.
             allow_schema_change: with a wildcard, may later readers add columns?
             strict: overrides the provided schema's ``drill.strict`` property.
             error_context: scan-level context lines for errors.
@@ -157,8 +159,13 @@ class ScanSchemaTracker:
         if defined_schema is not None and not _is_dynamic_wildcard(defined_schema):
             tracker._apply_defined(defined_schema)
         elif provided_schema is not None:
+            # A provided-schema file object (``storage.schema_file.SchemaFile``: ``.schema`` and
+            # table ``.properties``) is accepted as well as a bare ``TupleSchema``.
+            columns = provided_schema
+            if not isinstance(provided_schema, TupleSchema):
+                columns = getattr(provided_schema, "schema", provided_schema)
             tracker._apply_provided(
-                provided_schema, is_strict(provided_schema) if strict is None else strict
+                columns, is_strict(provided_schema) if strict is None else strict
             )
         tracker._version = 1
         return tracker
