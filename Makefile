@@ -24,9 +24,11 @@ dev: $(VENV)/.installed-dev
 run: install
 	$(BIN)/auger demo
 
+LINT_PATHS := $(wildcard src tests benchmarks examples scripts)
+
 lint: dev
-	$(BIN)/ruff check src tests benchmarks examples scripts
-	$(BIN)/ruff format --check src tests benchmarks examples scripts
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
 
 typecheck: dev
 	$(BIN)/mypy
