@@ -1,0 +1,166 @@
+"""The fast text path: pyarrow's streaming C++ CSV reader, every field a string.
+
+pyarrow cannot skip comment lines, fill ragged rows or say on which line a file goes wrong.
+Rather than approximate, this path gives up (:class:`NeedsFallback`) the moment it meets any
+of those, before yielding a batch that could be wrong; the caller then re-reads the file with
+the Python parser, skipping the rows already delivered, so both paths give identical output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from auger.formats.text.options import MAX_FIELDS, TextOptions
+
+__all__ = ["NeedsFallback", "arrow_possible", "arrow_tables"]
+
+_BLOCK_SIZE = 4 << 20
+
+
+class NeedsFallback(Exception):
+    """The Arrow path cannot read this file (further) exactly as Drill would."""
+
+
+def arrow_possible(o: TextOptions) -> bool:
+    """Options pyarrow's parser implements (comments are detected on the fly instead)."""
+    if not o.standard_lines:
+        return False
+    if o.quote and o.escape != o.quote and o.escape == o.delimiter:
+        return False
+    return o.delimiter not in ("\n", "\r") and o.quote not in ("\n", "\r")
+
+
+class _Watch:
+    """A file-like wrapper that notices comment lines (and a blank first line) as pyarrow reads.
+
+    A line inside a quoted field that starts with the comment character is a false alarm; it
+    costs a fallback to the Python parser, never a wrong row.
+    """
+
+    def __init__(self, raw: pa.NativeFile, comment: str, quote: str) -> None:
+        self._raw = raw
+        self._quote = quote.encode()
+        self.quotes = 0  # parity of quote characters: odd at the end may mean an open quote
+        self._needle = ("\n" + comment).encode() if comment else b""
+        self._cr_needle = ("\r" + comment).encode() if comment else b""
+        self._last = b"\n"
+        self.suspect = False
+        self.closed = False
+
+    def read(self, n: int = -1) -> bytes:
+        data = self._raw.read(n) if n is not None and n >= 0 else self._raw.read()
+        if data and self._needle and not self.suspect:
+            probe = self._last + data[: len(self._needle)]
+            if (
+                self._needle in probe
+                or self._needle in data
+                or self._cr_needle in probe
+                or self._cr_needle in data
+            ):
+                self.suspect = True
+        if data:
+            self._last = data[-1:]
+            if self._quote:
+                self.quotes += data.count(self._quote)
+        return data
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        self.closed = True
+        self._raw.close()
+
+
+def arrow_tables(
+    path: str,
+    o: TextOptions,
+    skip_rows: int,
+    include: Sequence[int] | None,
+) -> Iterator[pa.RecordBatch]:
+    """Batches of string columns ``f<i>`` (file field i), after ``skip_rows`` leading rows.
+
+    Args:
+        include: the field positions to convert (``None``: all of them).
+
+    Raises:
+        NeedsFallback: on anything the Python parser must handle or report.
+    """
+    try:
+        raw = pa.input_stream(path, compression="detect")
+    except (OSError, pa.ArrowException) as exc:
+        raise NeedsFallback(str(exc)) from exc
+    watch = _Watch(raw, o.comment, o.quote)
+    try:
+        read = pacsv.ReadOptions(
+            autogenerate_column_names=True,
+            skip_rows=skip_rows,
+            block_size=_BLOCK_SIZE,
+            use_threads=True,
+        )
+        parse = pacsv.ParseOptions(
+            delimiter=o.delimiter,
+            quote_char=o.quote or False,
+            double_quote=bool(o.quote) and o.escape == o.quote,
+            escape_char=(o.escape if o.quote and o.escape != o.quote else False),
+            newlines_in_values=True,
+            ignore_empty_lines=True,
+        )
+        convert = pacsv.ConvertOptions(
+            default_column_type=pa.string(),
+            include_columns=None if include is None else [f"f{i}" for i in include],
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+            check_utf8=True,
+        )
+        try:
+            reader = pacsv.open_csv(watch, read, parse, convert)
+        except (pa.ArrowInvalid, pa.ArrowKeyError, KeyError, OSError) as exc:
+            raise NeedsFallback(str(exc)) from exc
+        if watch.suspect:
+            raise NeedsFallback("comment line")
+        # pyarrow accepts a quote left open at the end of the file (the field runs to EOF);
+        # the last batch is held back until the quote count says the file closed them all.
+        pending: pa.RecordBatch | None = None
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                if watch.quotes % 2:
+                    raise NeedsFallback("odd number of quotes") from None
+                if pending is not None:
+                    yield pending
+                return
+            except (pa.ArrowInvalid, pa.ArrowKeyError, KeyError, OSError) as exc:
+                raise NeedsFallback(str(exc)) from exc
+            if watch.suspect:
+                raise NeedsFallback("comment line")
+            if batch.num_columns > MAX_FIELDS:
+                raise NeedsFallback("too many fields")
+            _check_sizes(batch, o)
+            if pending is not None:
+                yield pending
+            pending = batch
+    finally:
+        watch.close()
+
+
+def _check_sizes(batch: pa.RecordBatch, o: TextOptions) -> None:
+    """Oversized fields: the Python parser finds the line and column for the error."""
+    if batch.num_rows == 0:
+        return
+    limit = o.max_field_bytes
+    # a column whose whole data buffer fits the limit cannot hold an oversized value
+    for col in batch.columns:
+        if col.nbytes <= limit:
+            continue
+        biggest = pc.max(pc.binary_length(col)).as_py()
+        if biggest is not None and biggest > limit:
+            raise NeedsFallback("field too long")

@@ -1,0 +1,270 @@
+"""Delimited text (csv, tsv, psv, csvh) with Drill's options and Drill's two shapes.
+
+Without a header every row is one ``columns`` array of VARCHAR (``columns[n]`` in SQL); with
+``extract_header`` the first line names ``VARCHAR NOT NULL`` columns (see ``header.py``), short
+rows are filled with "" and extra fields dropped, and table columns this file lacks read as "".
+
+Reading tries pyarrow's streaming C++ parser first and falls back to Python's ``csv`` module for
+what pyarrow cannot do (see ``arrow_reader``); the fallback restarts after the rows already
+delivered, so a file is never read twice into the output and memory stays bounded by a batch.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from auger.config import FormatConfig
+from auger.errors import UserError
+from auger.formats.base import FormatPlugin, open_input
+from auger.formats.text.arrow_reader import NeedsFallback, arrow_possible, arrow_tables
+from auger.formats.text.header import clean_header
+from auger.formats.text.options import TextOptions
+from auger.formats.text.python_reader import iter_records, too_many_fields
+from auger.scan.spec import FileSplit
+from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+
+__all__ = ["TextFormat", "columns_indexes"]
+
+_INDEX = re.compile(r"^\s*`?columns`?\s*\[\s*(\d+)\s*\]", re.IGNORECASE)
+#: reader name of a batch column that only carries the row count (nothing projected)
+ROWS_ONLY = "__rows__"
+
+
+def columns_indexes(projection: Sequence[str] | None) -> list[int] | None:
+    """The ``columns[i]`` positions a projection needs, or None when it needs whole rows."""
+    if not projection:
+        return None
+    found: set[int] = set()
+    for path in projection:
+        m = _INDEX.match(path)
+        if m is None:
+            return None
+        found.add(int(m.group(1)))
+    return sorted(found)
+
+
+def _open_error(path: str, exc: OSError) -> UserError:
+    return UserError.data_read(f"Cannot read file: {exc}", [f"File: {path}"])
+
+
+def _records(path: str, o: TextOptions) -> Generator[tuple[int, list[str]], None, None]:
+    try:
+        with open_input(path) as fh:
+            yield from iter_records(fh, o, path)
+    except OSError as exc:
+        raise _open_error(path, exc) from exc
+    except EOFError as exc:  # a truncated compressed file
+        raise UserError.data_read(f"Truncated compressed file: {exc}", [f"File: {path}"]) from exc
+
+
+def _starts_blank(path: str) -> bool:
+    """A file whose first byte ends a line (a blank first line) or that is empty."""
+    try:
+        with open_input(path) as fh:
+            head = fh.read(1)
+    except (OSError, EOFError):
+        return True  # let the Python path report it
+    return head in (b"", b"\n", b"\r")
+
+
+@dataclass
+class _Shape:
+    """What one file's batches look like: named columns, or the ``columns`` array."""
+
+    header: list[str] | None  # cleaned header names (extract_header), else None
+    fields: list[int] | None  # file field positions to read, None: all
+    fill: list[str]  # table columns this (header) file lacks, read as ""
+    width: int | None  # headerless push-down: keep positions < width
+
+
+class TextFormat(FormatPlugin):
+    """Drill's text format plugin (``type = "text"``)."""
+
+    type_name = "text"
+    extensions = ("csv", "tsv", "psv", "csvh")
+
+    # ------------------------------------------------------------------ driver side
+    def discover_schema(
+        self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
+    ) -> TupleSchema:
+        o = TextOptions.from_config(config, options)
+        if not o.extract_header:
+            return TupleSchema([ColumnMetadata("columns", MinorType.VARCHAR, DataMode.REPEATED)])
+        schema = TupleSchema()
+        for path in files:
+            for name in self._header(path, o) or []:
+                if name not in schema:
+                    schema.add(ColumnMetadata(name, MinorType.VARCHAR, DataMode.REQUIRED))
+        return schema
+
+    def _header(self, path: str, o: TextOptions) -> list[str] | None:
+        """Cleaned header names of one file; None for an empty file."""
+        records = _records(path, o)
+        try:
+            first = next(records, None)
+        finally:
+            records.close()
+        if first is None:
+            return None
+        return clean_header(first[1], path)
+
+    # ---------------------------------------------------------------- executor side
+    def read_arrow(
+        self,
+        split: FileSplit,
+        config: FormatConfig,
+        options: Mapping[str, Any],
+        columns: Sequence[str] | None,
+        batch_rows: int,
+    ) -> Iterator[pa.RecordBatch]:
+        o = TextOptions.from_config(config, options)
+        path = split.path
+        shape = self._shape(path, o, options, columns)
+        if shape is None:
+            return
+        emitted = 0
+        force_python = bool(options.get("auger.text.force_python", False))
+        if not force_python and arrow_possible(o) and not _starts_blank(path):
+            skip = 1 if (o.extract_header or o.skip_first_line) else 0
+            try:
+                for raw in arrow_tables(path, o, skip, self._arrow_fields(shape)):
+                    out = self._from_arrow(raw, shape, o)
+                    for start in range(0, out.num_rows, batch_rows):
+                        piece = out.slice(start, batch_rows)
+                        emitted += piece.num_rows
+                        yield piece
+                return
+            except NeedsFallback:
+                pass
+        yield from self._python_batches(path, o, shape, emitted, batch_rows)
+
+    def _shape(
+        self,
+        path: str,
+        o: TextOptions,
+        options: Mapping[str, Any],
+        columns: Sequence[str] | None,
+    ) -> _Shape | None:
+        wanted = None if columns is None else {c.lower() for c in columns}
+        if o.extract_header:
+            header = self._header(path, o)
+            if header is None:
+                return None
+            fields = [i for i, n in enumerate(header) if wanted is None or n.lower() in wanted]
+            mine = {n.lower() for n in header}
+            table = options.get("__table_schema__")
+            fill = [
+                c.name
+                for c in (TupleSchema.parse(table) if table else TupleSchema())
+                if c.name.lower() not in mine and (wanted is None or c.name.lower() in wanted)
+            ]
+            return _Shape(header, fields, fill, None)
+        if wanted is not None and "columns" not in wanted:
+            return _Shape(None, [], [], 0)  # nothing of the file is needed: count rows only
+        idx = columns_indexes(options.get("__projection__"))
+        if idx is None:
+            return _Shape(None, None, [], None)
+        return _Shape(None, idx, [], idx[-1] + 1 if idx else 0)
+
+    @staticmethod
+    def _arrow_fields(shape: _Shape) -> list[int] | None:
+        if shape.fields is None:
+            return None
+        if not shape.fields:
+            return [0]  # pyarrow needs one column to count rows
+        if shape.header is None:
+            return None  # headerless push-down: positions beyond a row's width are decided later
+        return shape.fields
+
+    # ------------------------------------------------------------- Arrow → output
+    def _from_arrow(self, raw: pa.RecordBatch, shape: _Shape, o: TextOptions) -> pa.RecordBatch:
+        n = raw.num_rows
+        if shape.header is not None:
+            names = [shape.header[i] for i in shape.fields or ()]
+            arrays = [_trim(raw.column(f"f{i}"), o) for i in shape.fields or ()]
+            return _with_fill(arrays, names, shape.fill, n)
+        if shape.fields is not None and not shape.fields:
+            return pa.RecordBatch.from_arrays([pa.nulls(n)], names=[ROWS_ONLY])
+        cols = [_trim(c, o) for c in raw.columns]
+        if shape.width is not None:
+            keep = set(shape.fields or ())
+            cols = [
+                c if i in keep else pa.array(np.full(n, ""), pa.string())
+                for i, c in enumerate(cols[: shape.width])
+            ]
+        return pa.RecordBatch.from_arrays([_interleave(cols, n)], names=["columns"])
+
+    # --------------------------------------------------------------- Python path
+    def _python_batches(
+        self, path: str, o: TextOptions, shape: _Shape, skip: int, batch_rows: int
+    ) -> Iterator[pa.RecordBatch]:
+        records = _records(path, o)
+        if o.extract_header or o.skip_first_line:
+            next(records, None)
+        buf: list[list[str]] = []
+        seen = 0
+        for _, row in records:
+            if not row:
+                continue  # a blank first line that was not a header
+            seen += 1
+            if seen <= skip:
+                continue
+            buf.append(row)
+            if len(buf) >= batch_rows:
+                yield self._from_rows(buf, shape, o)
+                buf = []
+        if buf:
+            yield self._from_rows(buf, shape, o)
+
+    def _from_rows(self, rows: list[list[str]], shape: _Shape, o: TextOptions) -> pa.RecordBatch:
+        n = len(rows)
+        if shape.header is not None:
+            arrays = [
+                _trim(pa.array([r[i] if i < len(r) else "" for r in rows], pa.string()), o)
+                for i in shape.fields or ()
+            ]
+            names = [shape.header[i] for i in shape.fields or ()]
+            return _with_fill(arrays, names, shape.fill, n)
+        if shape.fields is not None and not shape.fields:
+            return pa.RecordBatch.from_arrays([pa.nulls(n)], names=[ROWS_ONLY])
+        if shape.width is not None:
+            keep = set(shape.fields or ())
+            rows = [[v if i in keep else "" for i, v in enumerate(r[: shape.width])] for r in rows]
+        arr = pa.array(rows, pa.list_(pa.string()))
+        if o.trim:
+            arr = pa.ListArray.from_arrays(arr.offsets, pc.utf8_trim_whitespace(arr.flatten()))
+        return pa.RecordBatch.from_arrays([arr], names=["columns"])
+
+
+def _trim(arr: pa.Array, o: TextOptions) -> pa.Array:
+    return pc.utf8_trim_whitespace(arr) if o.trim else arr
+
+
+def _with_fill(arrays: list[pa.Array], names: list[str], fill: list[str], n: int) -> pa.RecordBatch:
+    if not arrays and not fill:
+        return pa.RecordBatch.from_arrays([pa.nulls(n)], names=[ROWS_ONLY])
+    if fill:
+        blank = pa.array(np.full(n, ""), pa.string()) if n else pa.array([], pa.string())
+        arrays = [*arrays, *([blank] * len(fill))]
+        names = [*names, *fill]
+    return pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+def _interleave(cols: list[pa.Array], n: int) -> pa.Array:
+    """Row-major list<string> of ``n`` rows from equal-length string columns (no Python loop)."""
+    k = len(cols)
+    if k > 65536:
+        raise too_many_fields()
+    offsets = pa.array(np.arange(0, n * k + 1, k, dtype=np.int32))
+    if k == 0:
+        return pa.ListArray.from_arrays(offsets, pa.array([], pa.string()))
+    flat = pa.concat_arrays([c.cast(pa.string()) for c in cols])
+    order = np.arange(n * k, dtype=np.int64).reshape(k, n).T.reshape(-1)
+    return pa.ListArray.from_arrays(offsets, flat.take(pa.array(order)))

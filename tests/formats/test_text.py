@@ -1,0 +1,362 @@
+"""Text reader: Drill's shapes, options, header rules, ragged rows and errors, on both parsers."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zstandard
+
+from auger.config import FormatConfig
+from auger.errors import ErrorKind, UserError
+from auger.formats.text import TextFormat, TextOptions, clean_header, columns_indexes
+from auger.formats.text import plugin as text_plugin
+
+from .helpers import read_file, rows_of
+
+HEADER = {"extract_header": True}
+
+
+def read(
+    tmp_path: Path,
+    text: str | bytes,
+    mode: dict[str, Any],
+    config: dict[str, Any] | None = None,
+    name: str = "f.csv",
+    **kw: Any,
+) -> list[dict[str, Any]]:
+    path = tmp_path / name
+    data = text.encode() if isinstance(text, str) else text
+    if name.endswith(".gz"):
+        data = gzip.compress(data)
+    elif name.endswith(".bz2"):
+        data = bz2.compress(data)
+    elif name.endswith(".zst"):
+        data = zstandard.ZstdCompressor().compress(data)
+    path.write_bytes(data)
+    options = {**mode, **kw.pop("options", {})}
+    return rows_of(read_file(path, "text", config, options, **kw))
+
+
+def cols(rows: list[dict[str, Any]]) -> list[list[str]]:
+    return [r["columns"] for r in rows]
+
+
+# ---------------------------------------------------------------- headerless (§6.2, §6.3)
+def test_headerless_rows_are_columns_arrays(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, "10,foo,bar\n20,fred,wilma\n", text_mode)
+    assert cols(got) == [["10", "foo", "bar"], ["20", "fred", "wilma"]]
+
+
+def test_headerless_ragged_rows(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, "10,dino\n20,foo,bar\n30\n", text_mode)
+    assert cols(got) == [["10", "dino"], ["20", "foo", "bar"], ["30"]]
+
+
+def test_skip_first_line(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, "a,b,c\n10,foo,bar\n20,fred,wilma\n", text_mode, {"skipFirstLine": True})
+    assert cols(got) == [["10", "foo", "bar"], ["20", "fred", "wilma"]]
+    ragged = read(tmp_path, "a,b,c\n10,dino\n20,foo,bar\n30\n", text_mode, {"skip_first_line": 1})
+    assert cols(ragged) == [["10", "dino"], ["20", "foo", "bar"], ["30"]]
+
+
+def test_empty_headerless_file_has_no_rows(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    assert read(tmp_path, "", text_mode) == []
+
+
+def test_columns_push_down_keeps_needed_positions(
+    tmp_path: Path, text_mode: dict[str, Any]
+) -> None:
+    got = read(
+        tmp_path,
+        "a,b,c,d,e\n1,2\n",
+        text_mode,
+        columns=["columns"],
+        options={"__projection__": ["columns[2]", "columns[0]"]},
+    )
+    assert cols(got) == [["a", "", "c"], ["1", ""]]
+
+
+def test_columns_indexes_parsing() -> None:
+    assert columns_indexes(["columns[3]", "COLUMNS[1]", "`columns`[3]"]) == [1, 3]
+    assert columns_indexes(["columns[0]", "columns"]) is None
+    assert columns_indexes(["*"]) is None
+    assert columns_indexes(None) is None
+
+
+def test_nothing_projected_still_counts_rows(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, "1,2\n3,4\n5\n", text_mode, columns=[])
+    assert len(got) == 3
+
+
+# ------------------------------------------------------------------- quoting (§6.5, §6.10)
+CARS = (
+    "Year,Make,Model,Description,Price\n"
+    '1997,Ford,E350,"ac, abs, moon",3000.00\n'
+    '1999,Chevy,"Venture ""Extended Edition""","",4900.00\n'
+    '1999,Chevy,"Venture ""Extended Edition, Very Large""",,5000.00\n'
+    '1996,Jeep,Grand Cherokee,"MUST SELL!\nair, moon roof, loaded",4799.00\n'
+)
+
+
+def test_cars_csvh(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, CARS, text_mode, HEADER, name="cars.csvh")
+    assert list(got[0]) == ["Year", "Make", "Model", "Description", "Price"]
+    assert len(got) == 4
+    assert got[1]["Model"] == 'Venture "Extended Edition"'
+    assert got[1]["Description"] == ""
+    assert got[3]["Description"] == "MUST SELL!\nair, moon roof, loaded"
+    assert got[0]["Description"] == "ac, abs, moon"
+
+
+def test_quote_disabled_with_nul(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, '"a"\tb\n', text_mode, {"delimiter": "\t", "quote": "\u0000"})
+    assert cols(got) == [['"a"', "b"]]
+
+
+def test_other_delimiters_and_escape(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    assert cols(read(tmp_path, '"a"|a|a\n', text_mode, {"fieldDelimiter": "|"})) == [
+        ["a", "a", "a"]
+    ]
+    esc = read(tmp_path, '"x\\"y",z\n', text_mode, {"escape": "\\"})
+    assert cols(esc) == [['x"y', "z"]]
+
+
+def test_comment_lines_are_skipped(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, "# a comment\n1,2\n#another\n3,4\n", text_mode)
+    assert cols(got) == [["1", "2"], ["3", "4"]]
+    kept = read(tmp_path, "#1,2\n3,4\n", text_mode, {"comment": "\u0000"})
+    assert cols(kept) == [["#1", "2"], ["3", "4"]]
+
+
+def test_comment_char_inside_quoted_field_is_data(
+    tmp_path: Path, text_mode: dict[str, Any]
+) -> None:
+    got = read(tmp_path, '1,"x\n#not a comment"\n2,y\n', text_mode)
+    assert cols(got) == [["1", "x\n#not a comment"], ["2", "y"]]
+
+
+def test_custom_line_delimiter(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, "a,b;c,d\ne;", text_mode, {"lineDelimiter": ";"})
+    assert cols(got) == [["a", "b"], ["c", "d\ne"]]
+
+
+def test_crlf_lines(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    assert cols(read(tmp_path, "1,2\r\n3,4\r\n", text_mode)) == [["1", "2"], ["3", "4"]]
+
+
+def test_trim_table_property(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, " a , b \n", text_mode, {"drill.text.trim": "true"})
+    assert cols(got) == [["a", "b"]]
+
+
+def test_huge_field_reads(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    big = "x" * 70_000
+    got = read(tmp_path, f"id,big,n\n1,{big},10\n", text_mode, HEADER)
+    assert got == [{"id": "1", "big": big, "n": "10"}]
+
+
+# -------------------------------------------------------------------- headers (§6.1, §6.6)
+def test_header_file_rows(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, "a,b,c\n10,foo,bar\n", text_mode, HEADER)
+    assert got == [{"a": "10", "b": "foo", "c": "bar"}]
+
+
+def test_header_ragged_rows_fill_blanks(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, "a,b,c\n10,dino\n20,foo,bar\n30\n", text_mode, HEADER)
+    assert [tuple(r.values()) for r in got] == [
+        ("10", "dino", ""),
+        ("20", "foo", "bar"),
+        ("30", "", ""),
+    ]
+
+
+def test_header_extra_fields_dropped(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, "a,b\n1,2,3\n4,5,6\n", text_mode, HEADER)
+    assert got == [{"a": "1", "b": "2"}, {"a": "4", "b": "5"}]
+
+
+def test_headers_only_and_no_newline(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    assert read(tmp_path, "a,b,c", text_mode, HEADER) == []
+    got = read(tmp_path, "a,b,c\nfred,barney,wilma", text_mode, HEADER)
+    assert got == [{"a": "fred", "b": "barney", "c": "wilma"}]
+
+
+def test_blank_header_is_an_error(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    with pytest.raises(UserError, match="must define at least one header") as info:
+        read(tmp_path, "\n10,foo,bar\n", text_mode, HEADER)
+    assert info.value.kind is ErrorKind.DATA_READ
+
+
+def test_invalid_headers_cleaned(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, "$,,9b,c,c,c_2\n10,foo,bar,fourth,fifth,sixth\n", text_mode, HEADER)
+    assert list(got[0]) == ["column_1", "column_2", "col_9b", "c", "c_2", "c_2_2"]
+    assert list(got[0].values()) == ["10", "foo", "bar", "fourth", "fifth", "sixth"]
+
+
+def test_header_projection_and_missing_table_columns(
+    tmp_path: Path, text_mode: dict[str, Any]
+) -> None:
+    got = read(
+        tmp_path,
+        "Year,Model\n1999,Venture\n",
+        text_mode,
+        HEADER,
+        columns=["year", "category"],
+        options={"__table_schema__": "Year VARCHAR NOT NULL, Category VARCHAR NOT NULL"},
+    )
+    assert got == [{"Year": "1999", "Category": ""}]
+
+
+def test_many_rows_with_empty_last_column(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, "field1,field2\n" + "a,\n" * 10000, text_mode, HEADER, batch_rows=999)
+    assert len(got) == 10000
+    assert all(r == {"field1": "a", "field2": ""} for r in got)
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        (["   "], ["column_1"]),
+        (["", ""], ["column_1", "column_2"]),
+        ([" ", " "], ["column_1", "column_2"]),
+        (["a", "   "], ["a", "column_2"]),
+        ([" a "], ["a"]),
+        ([" a ", " b ", "  c "], ["a", "b", "c"]),
+        (["a_123"], ["a_123"]),
+        (["a_123_"], ["a_123_"]),
+        (["az09_"], ["az09_"]),
+        (["+"], ["column_1"]),
+        (["+", "-"], ["column_1", "column_2"]),
+        (["+9a"], ["col_9a"]),
+        (["9a"], ["col_9a"]),
+        (["a+b"], ["a_b"]),
+        (["EXPR$0"], ["EXPR_0"]),
+        (["(_-^-_)"], ["col_______"]),
+        (["Αθήνα"], ["Αθήνα"]),
+        (["Москва"], ["Москва"]),
+        (["a", "a"], ["a", "a_2"]),
+        (["a", "A"], ["a", "A_2"]),
+        (["a", "A", "A_2"], ["a", "A_2", "A_2_2"]),
+        (["Αθήνα", "ΑθήνΑ"], ["Αθήνα", "ΑθήνΑ_2"]),
+    ],
+)
+def test_header_builder(header: list[str], expected: list[str]) -> None:
+    assert clean_header(header) == expected
+
+
+@pytest.mark.parametrize("header", [[], [""]])
+def test_header_builder_no_header(header: list[str]) -> None:
+    with pytest.raises(UserError, match=r"The file must define at least one header\."):
+        clean_header(header)
+
+
+def test_discover_schema_header_union(tmp_path: Path) -> None:
+    (tmp_path / "1.csvh").write_text("Year,Make,Model\n1999,Chevy,V\n")
+    (tmp_path / "2.csvh").write_text("Year,Category\n1999,x\n")
+    cfg = FormatConfig("csvh", "text", ("csvh",), HEADER)
+    schema = TextFormat().discover_schema(
+        [str(tmp_path / "1.csvh"), str(tmp_path / "2.csvh")], cfg, {}
+    )
+    assert schema.to_text() == (
+        "`Year` VARCHAR NOT NULL, `Make` VARCHAR NOT NULL, `Model` VARCHAR NOT NULL, "
+        "`Category` VARCHAR NOT NULL"
+    )
+    plain = TextFormat().discover_schema(
+        [str(tmp_path / "1.csvh")], FormatConfig("c", "text", ()), {}
+    )
+    assert plain.to_text() == "`columns` ARRAY<VARCHAR>"
+
+
+# ---------------------------------------------------------------------------- options
+def test_options_accept_both_spellings_and_properties() -> None:
+    o = TextOptions.from_config(
+        FormatConfig("x", "text", (), {"fieldDelimiter": "|", "extractHeader": "true"})
+    )
+    assert (o.delimiter, o.extract_header) == ("|", True)
+    p = TextOptions.from_config(
+        FormatConfig(
+            "x",
+            "text",
+            (),
+            {"delimiter": ",", "drill.text.fieldDelimiter": ";", "drill.text.comment": ""},
+        )
+    )
+    assert (p.delimiter, p.comment) == (";", "")
+    both = TextOptions.from_config(
+        FormatConfig("x", "text", (), {"extract_header": True, "skip_first_line": True})
+    )
+    assert both.skip_first_line is False  # forced off when the header is extracted
+
+
+def test_option_character_out_of_range() -> None:
+    with pytest.raises(UserError, match="Expected a character between 0 and 127"):
+        TextOptions.from_config(FormatConfig("x", "text", (), {"delimiter": "é"}))
+
+
+# ------------------------------------------------------------------------ compression
+@pytest.mark.parametrize("suffix", [".gz", ".bz2", ".zst"])
+def test_compressed_inputs(tmp_path: Path, text_mode: dict[str, Any], suffix: str) -> None:
+    got = read(tmp_path, "a,b\n1,2\n3,4\n", text_mode, HEADER, name="f.csvh" + suffix)
+    assert got == [{"a": "1", "b": "2"}, {"a": "3", "b": "4"}]
+
+
+# ----------------------------------------------------------------------------- errors
+def test_unbalanced_quote(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    with pytest.raises(UserError) as info:
+        read(tmp_path, '1,a\n2,"b\n3,c\n', text_mode)
+    err = info.value
+    assert err.kind is ErrorKind.DATA_READ
+    assert "Unbalanced quote" in err.message
+    assert any(c.endswith("f.csv") and c.startswith("File: ") for c in err.context)
+    assert "Line: 2" in err.context
+    assert "Column: 2" in err.context
+
+
+def test_invalid_utf8(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    with pytest.raises(UserError) as info:
+        read(tmp_path, b"a,b\n1,2\n3,\xff\xfe\n", text_mode, HEADER)
+    assert info.value.kind is ErrorKind.DATA_READ
+    assert "UTF-8" in info.value.message
+    assert "Line: 3" in info.value.context
+
+
+def test_field_over_limit(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    with pytest.raises(UserError) as info:
+        read(
+            tmp_path,
+            "1,ok\n2," + "y" * 500 + "\n",
+            text_mode,
+            options={"auger.text.max_field_bytes": 100},
+        )
+    err = info.value
+    assert err.kind is ErrorKind.DATA_READ
+    assert "Line: 2" in err.context and "Column: 2" in err.context
+
+
+def test_too_many_fields(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    with pytest.raises(UserError, match="Text file contains too many fields") as info:
+        read(tmp_path, ",".join(["x"] * 65537) + "\n", text_mode)
+    assert info.value.kind is ErrorKind.UNSUPPORTED_OPERATION
+
+
+# ------------------------------------------------------------- the Arrow path is used
+def test_plain_files_do_not_fall_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_: Any) -> Any:
+        raise AssertionError("fell back to the Python parser")
+
+    monkeypatch.setattr(text_plugin.TextFormat, "_python_batches", refuse)
+    assert len(read(tmp_path, CARS, {}, HEADER, name="c.csvh")) == 4
+    assert len(read(tmp_path, "1,2\n3,4\n", {}, name="p.csv.gz")) == 2
+
+
+def test_fallback_resumes_after_delivered_rows(tmp_path: Path) -> None:
+    """A ragged row deep in the file: rows before it come from Arrow, none twice."""
+    body = "".join(f"{i},x\n" for i in range(50_000)) + "last\n"
+    got = read(tmp_path, body, {}, batch_rows=7000)
+    assert len(got) == 50_001
+    assert got[0]["columns"] == ["0", "x"] and got[-1]["columns"] == ["last"]
+    assert [r["columns"][0] for r in got[:-1]] == [str(i) for i in range(50_000)]
