@@ -144,6 +144,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return int(serve(config=args.config, host=args.host, port=args.port) or 0)
 
 
+def _cmd_passwd(args: argparse.Namespace) -> int:
+    from auger.server.passwd import run_passwd
+
+    return run_passwd(args.config, args.user, admin=args.admin, users_file=args.users_file)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="auger", description=__doc__.splitlines()[0])
     parser.add_argument("--config", help="TOML config file (default: $AUGER_CONFIG or built-in)")
@@ -169,7 +175,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve Drill's REST API")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8047)
+    serve.add_argument("--config", default=argparse.SUPPRESS, help="TOML config file")
     serve.set_defaults(func=_cmd_serve)
+
+    passwd = sub.add_parser("passwd", help="set a REST user's password (server.users_file)")
+    passwd.add_argument("user")
+    passwd.add_argument("--admin", action="store_true", default=None, help="make an admin")
+    passwd.add_argument("--users-file", help="users file (default: the config's)")
+    passwd.add_argument("--config", default=argparse.SUPPRESS, help="TOML config file")
+    passwd.set_defaults(func=_cmd_passwd)
     return parser
 
 

@@ -1,0 +1,500 @@
+"""The Drill-compatible REST server: routes, wiring and ``serve()``.
+
+Starlette on uvicorn. Request handlers stay on the event loop and never block: statements run
+on the query pool (:mod:`auger.server.queries`), session clean-up (which deletes temporary
+tables) on the default executor. Every failure becomes a JSON answer; nothing a request sends
+can stop the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import socket
+import sys
+import threading
+import urllib.parse
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from auger.engine import Engine
+from auger.server.auth import Authenticator, Unauthenticated, clear_cookie, set_cookie
+from auger.server.http import HttpError, json_response, read_body, text_response
+from auger.server.options import register_server_options
+from auger.server.pages import console_page, login_page, main_login_page, status_page
+from auger.server.profiles import ProfileStore
+from auger.server.queries import QueryManager
+from auger.server.query_request import (
+    BadRequest,
+    QueryRequest,
+    SubmissionFailed,
+    apply_submission,
+)
+from auger.server.resources import (
+    cluster_json,
+    metrics_json,
+    options_json,
+    plugin_json,
+    profiles_json,
+    stats_json,
+    storage_json,
+    thread_dump,
+)
+from auger.server.sessions import SessionStore
+from auger.server.settings import ServerSettings
+from auger.server.users import UserStore
+
+__all__ = ["ServerState", "build_app", "serve"]
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass
+class ServerState:
+    engine: Engine
+    settings: ServerSettings
+    sessions: SessionStore
+    queries: QueryManager
+    profiles: ProfileStore
+    auth: Authenticator
+    foreman: str
+
+
+def _state(request: Request) -> ServerState:
+    return request.app.state.auger  # type: ignore[no-any-return]
+
+
+def _base_url(request: Request) -> str:
+    return str(request.base_url).rstrip("/")
+
+
+# ------------------------------------------------------------------ /query.json
+async def query_json(request: Request) -> Response:
+    st = _state(request)
+    raw = await read_body(request, st.settings.max_body_bytes, st.settings.body_timeout)
+    caller = st.auth.require(request)
+    web = caller.web
+    try:
+        body = _decode_query_body(raw, request.headers.get("content-type", ""))
+        qr = QueryRequest.from_json(body)
+        attempted, cap = await asyncio.get_running_loop().run_in_executor(
+            None, apply_submission, qr, web.session
+        )
+    except BadRequest as exc:
+        response = json_response({"errorMessage": str(exc)}, 400)
+        return _finish_caller(st, caller, response)
+    except SubmissionFailed as exc:
+        response = json_response({"errorMessage": str(exc)}, 500)
+        return _finish_caller(st, caller, response)
+    rq = st.queries.start(web, qr.statement())
+    on_done = (lambda: st.sessions.close(web)) if caller.temporary else None
+    response = StreamingResponse(
+        st.queries.stream(rq, qr.statement(), attempted, cap, on_done=on_done),
+        media_type="application/json",
+    )
+    if caller.new:
+        set_cookie(response, web)
+    return response
+
+
+def _finish_caller(st: ServerState, caller: Any, response: Response) -> Response:
+    if caller.temporary:
+        st.sessions.close(caller.web)
+    elif caller.new:
+        set_cookie(response, caller.web)
+    return response
+
+
+def _decode_query_body(raw: bytes, content_type: str) -> Any:
+    if "application/x-www-form-urlencoded" in content_type:
+        form = urllib.parse.parse_qs(raw.decode("utf-8", "replace"))
+        return {k: v[-1] for k, v in form.items()}
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BadRequest("The request body is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise BadRequest(f"Malformed JSON in the request body: {exc}") from None
+
+
+# ------------------------------------------------------------------ login / logout
+async def j_security_check(request: Request) -> Response:
+    st = _state(request)
+    raw = await read_body(request, 64 * 1024, st.settings.body_timeout)
+    form = urllib.parse.parse_qs(raw.decode("utf-8", "replace"), keep_blank_values=True)
+    name = (form.get("j_username") or [""])[-1]
+    password = (form.get("j_password") or [""])[-1]
+    redirect = _safe_redirect(
+        (form.get("redirect") or [""])[-1] or request.query_params.get("redirect", "")
+    )
+    if not st.settings.auth:
+        return RedirectResponse(redirect, status_code=303)
+    loop = asyncio.get_running_loop()
+    web = await loop.run_in_executor(None, st.auth.login, name, password)
+    if web is None:
+        return HTMLResponse(login_page(error=True, redirect=redirect), 200)
+    old = st.auth.current(request)
+    if old is not None and old is not web:
+        await loop.run_in_executor(None, st.sessions.close, old)
+    response = RedirectResponse(redirect, status_code=303)
+    set_cookie(response, web)
+    return response
+
+
+def _safe_redirect(target: str) -> str:
+    """Only local paths: a login must never bounce the browser to another site."""
+    if not target.startswith("/") or target.startswith("//"):
+        return "/"
+    return target
+
+
+async def login(request: Request) -> Response:
+    st = _state(request)
+    if request.method == "POST":
+        return HTMLResponse(login_page(error=True), 200)
+    redirect = _safe_redirect(request.query_params.get("redirect", "/"))
+    if st.auth.current(request) is not None:
+        return RedirectResponse(redirect, status_code=303)
+    return HTMLResponse(login_page(redirect=redirect))
+
+
+async def main_login(request: Request) -> Response:
+    redirect = _safe_redirect(request.query_params.get("redirect", "/"))
+    return HTMLResponse(main_login_page(urllib.parse.quote(redirect, safe="")))
+
+
+async def logout(request: Request) -> Response:
+    st = _state(request)
+    web = st.auth.current(request)
+    if web is not None:
+        await asyncio.get_running_loop().run_in_executor(None, st.sessions.close, web)
+    response = RedirectResponse("/", status_code=303)
+    clear_cookie(response)
+    return response
+
+
+# ------------------------------------------------------------------ pages and status
+async def home(request: Request) -> Response:
+    st = _state(request)
+    web = st.auth.current(request)
+    user = web.user if web else (None if st.settings.auth else "anonymous")
+    return HTMLResponse(console_page(user, st.settings.auth))
+
+
+async def status(request: Request) -> Response:
+    return HTMLResponse(status_page())
+
+
+async def status_json(request: Request) -> Response:
+    return json_response({"status": "Running!"})
+
+
+async def cluster(request: Request) -> Response:
+    st = _state(request)
+    return json_response(cluster_json(st.foreman, request.url.port or 8047, st.settings.auth))
+
+
+async def metrics(request: Request) -> Response:
+    st = _state(request)
+    data = metrics_json(len(st.sessions.all()), len(st.queries.running()))
+    return json_response(data, headers={"Access-Control-Allow-Origin": "*"})
+
+
+async def stats(request: Request) -> Response:
+    st = _state(request)
+    return json_response(stats_json(st.foreman, request.url.port or 8047))
+
+
+async def threads(request: Request) -> Response:
+    _state(request).auth.require(request, create=False)
+    return text_response(thread_dump())
+
+
+async def options(request: Request) -> Response:
+    st = _state(request)
+    _authenticated(st, request)
+    return json_response(options_json(st.engine))
+
+
+# ------------------------------------------------------------------ storage (admin)
+def _admin(st: ServerState, request: Request) -> None:
+    caller = _authenticated(st, request)
+    if caller is not None and not caller.web.admin:
+        raise HttpError(500, "User not authorized.")
+
+
+def _authenticated(st: ServerState, request: Request) -> Any:
+    """The caller when auth is on (401/307 without one); None when auth is off."""
+    if not st.settings.auth:
+        return None
+    return st.auth.require(request)
+
+
+async def storage(request: Request) -> Response:
+    st = _state(request)
+    _admin(st, request)
+    which = request.path_params.get("which", "all")
+    return json_response(storage_json(st.engine, which))
+
+
+async def storage_plugin(request: Request) -> Response:
+    st = _state(request)
+    _admin(st, request)
+    name = request.path_params["name"]
+    plugin = st.engine.config.plugins.get(name)
+    if request.method == "GET":
+        if plugin is None:
+            return json_response({"name": name, "config": None})
+        return json_response(plugin_json(plugin))
+    verb = "saving" if request.method == "POST" else "deleting"
+    await read_body(request, st.settings.max_body_bytes, st.settings.body_timeout)
+    return json_response(
+        {
+            "result": f"Error while {verb} plugin: storage plugins are defined in auger's "
+            "config file and cannot be changed over REST"
+        },
+        500,
+    )
+
+
+async def storage_enable(request: Request) -> Response:
+    st = _state(request)
+    _admin(st, request)
+    name = request.path_params["name"]
+    plugin = st.engine.config.plugins.get(name)
+    if plugin is None:
+        return json_response({"result": f"No plugin exists with the given name: {name}"}, 404)
+    wanted = request.path_params["flag"].lower() == "true"
+    if wanted == plugin.enabled:
+        return json_response({"result": "Success"})
+    return json_response(
+        {"result": f"Error while updating plugin {name}: change `enabled` in the config file"},
+        500,
+    )
+
+
+# ------------------------------------------------------------------ profiles
+def _profile_viewer(st: ServerState, request: Request) -> str | None:
+    """None when the caller may see every profile (admins, or auth off), else their name."""
+    caller = _authenticated(st, request)
+    if caller is None or caller.web.admin:
+        return None
+    return str(caller.web.user)
+
+
+async def profiles(request: Request) -> Response:
+    st = _state(request)
+    viewer = _profile_viewer(st, request)
+    try:
+        limit = max(int(request.query_params.get("max", "100")), 0)
+    except ValueError:
+        limit = 100
+    data = profiles_json(st.profiles, st.queries, viewer, st.foreman, _base_url(request), limit)
+    which = request.path_params.get("which")
+    if which == "running":
+        data = {"runningQueries": data["runningQueries"], "errors": []}
+    elif which == "completed":
+        data = {"finishedQueries": data["finishedQueries"], "errors": []}
+    return json_response(data)
+
+
+_PROFILE_ERROR = "{ 'message' : 'error (unable to serialize profile)' }"
+
+
+async def profile(request: Request) -> Response:
+    st = _state(request)
+    viewer = _profile_viewer(st, request)
+    found = st.profiles.get(request.path_params["query_id"])
+    if found is None or (viewer is not None and found.user != viewer):
+        return Response(_PROFILE_ERROR, 500, media_type="application/json")
+    return json_response(found.to_json(st.foreman))
+
+
+async def cancel(request: Request) -> Response:
+    st = _state(request)
+    viewer = _profile_viewer(st, request)
+    query_id = request.path_params["query_id"]
+    rq = st.queries.get(query_id)
+    if rq is not None and (viewer is None or rq.web.user == viewer):
+        st.queries.cancel(query_id)
+        return text_response(f"Cancelled query {query_id} on locally running node.")
+    return text_response(
+        f"Failure attempting to cancel query {query_id}.  Unable to find information about "
+        "where query is actively running."
+    )
+
+
+async def _profile_or_list(request: Request) -> Response:
+    """``/profiles/running.json`` and ``/profiles/{id}.json`` share one path pattern."""
+    which = request.path_params.get("which")
+    if which in ("running", "completed"):
+        return await profiles(request)
+    request.path_params["query_id"] = which
+    return await profile(request)
+
+
+# ------------------------------------------------------------------ errors
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HttpError)
+    return exc.response()
+
+
+async def _unauthenticated(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, Unauthenticated)
+    return exc.response()
+
+
+async def _unexpected(request: Request, exc: Exception) -> Response:
+    _log.exception("request %s %s failed", request.method, request.url.path)
+    return json_response({"errorMessage": f"SYSTEM ERROR: {type(exc).__name__}: {exc}"}, 500)
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    status = getattr(exc, "status_code", 404)
+    detail = getattr(exc, "detail", "Not Found")
+    return json_response({"errorMessage": f"HTTP {status} {detail}"}, status)
+
+
+# ------------------------------------------------------------------ assembly
+ROUTES = [
+    Route("/", home, methods=["GET", "HEAD"]),
+    Route("/query.json", query_json, methods=["POST"]),
+    Route("/j_security_check", j_security_check, methods=["POST"]),
+    Route("/login", login, methods=["GET", "POST"]),
+    Route("/mainLogin", main_login, methods=["GET"]),
+    Route("/logout", logout, methods=["GET", "POST"]),
+    Route("/status", status, methods=["GET", "HEAD"]),
+    Route("/status.json", status_json, methods=["GET", "HEAD"]),
+    Route("/status/metrics", metrics, methods=["GET"]),
+    Route("/status/threads", threads, methods=["GET"]),
+    Route("/cluster.json", cluster, methods=["GET"]),
+    Route("/stats.json", stats, methods=["GET"]),
+    Route("/options.json", options, methods=["GET"]),
+    Route("/internal_options.json", options, methods=["GET"]),
+    Route("/storage.json", storage, methods=["GET"]),
+    Route("/storage/{which:str}-plugins.json", storage, methods=["GET"]),
+    Route("/storage/{name:str}.json", storage_plugin, methods=["GET", "POST", "DELETE"]),
+    Route("/storage/{name:str}/enable/{flag:str}", storage_enable, methods=["GET", "POST"]),
+    Route("/profiles.json", profiles, methods=["GET"]),
+    Route("/profiles/cancel/{query_id:str}", cancel, methods=["GET", "POST"]),
+    Route("/profiles/{which:str}.json", _profile_or_list, methods=["GET"]),
+]
+
+
+def build_app(
+    config: Any = None, engine: Engine | None = None, settings: ServerSettings | None = None
+) -> Starlette:
+    """The ASGI app over an engine (a new one on ``config`` unless given)."""
+    register_server_options()
+    engine = engine or Engine(config)
+    settings = settings or ServerSettings.from_config(engine.config.server)
+    profiles_store = ProfileStore(settings.profiles_dir, settings.profiles_kept)
+    foreman = settings.host if settings.host not in ("0.0.0.0", "::", "") else socket.gethostname()
+    queries = QueryManager(
+        engine, profiles_store, settings.query_threads, settings.send_timeout, foreman
+    )
+    sessions = SessionStore(engine, settings.session_timeout, queries.cancel)
+    users = UserStore(settings.users_file, settings.inline_users)
+    state = ServerState(
+        engine,
+        settings,
+        sessions,
+        queries,
+        profiles_store,
+        Authenticator(settings, sessions, users),
+        foreman,
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        threading.Thread(target=_warm_spark, args=(engine,), daemon=True).start()
+        reaper = asyncio.create_task(_reap(sessions, settings.session_timeout))
+        try:
+            yield
+        finally:
+            reaper.cancel()
+            queries.shutdown()
+            await asyncio.get_running_loop().run_in_executor(None, sessions.close_all)
+
+    app = Starlette(
+        routes=ROUTES,
+        lifespan=lifespan,
+        exception_handlers={
+            HttpError: _http_error,
+            Unauthenticated: _unauthenticated,
+            404: _not_found,
+            405: _not_found,
+            Exception: _unexpected,
+        },
+    )
+    app.state.auger = state
+    return app
+
+
+def _warm_spark(engine: Engine) -> None:
+    """Start Spark in the background so the first query does not pay for it alone."""
+    try:
+        engine.spark  # noqa: B018 - starting Spark is the point
+    except Exception:
+        _log.exception("Spark could not start")
+
+
+async def _reap(sessions: SessionStore, timeout: float) -> None:
+    interval = max(0.2, min(30.0, timeout / 4))
+    loop = asyncio.get_running_loop()
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            closed = await loop.run_in_executor(None, sessions.reap)
+            if closed:
+                _log.info("closed %d idle session(s)", closed)
+        except Exception:
+            _log.exception("session reaper failed")
+
+
+def serve(
+    config: Any = None,
+    host: str | None = None,
+    port: int | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> int:
+    """Run the server until interrupted (``auger serve``)."""
+    import uvicorn
+
+    engine = Engine(config)
+    server_cfg = {**dict(engine.config.server), **dict(overrides or {})}
+    if host is not None:
+        server_cfg["host"] = host
+    if port is not None:
+        server_cfg["port"] = port
+    settings = ServerSettings.from_config(server_cfg)
+    app = build_app(engine=engine, settings=settings)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    print(
+        f"auger: Drill REST API on http://{settings.host}:{settings.port}/ "
+        f"(auth {'on' if settings.auth else 'off'})",
+        file=sys.stderr,
+        flush=True,
+    )
+    uv = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level="warning",
+        timeout_keep_alive=30,
+        lifespan="on",
+        h11_max_incomplete_event_size=64 * 1024,
+    )
+    uvicorn.Server(uv).run()
+    engine.shutdown()
+    return 0

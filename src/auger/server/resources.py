@@ -1,0 +1,179 @@
+"""The JSON shapes of Drill's informational endpoints, built from auger's state.
+
+Each function returns plain data; the routes in :mod:`auger.server.app` decide who may see it.
+Shapes follow Drill's Jackson output (``StatusResources``, ``StorageResources``,
+``ProfileResources``, ``DrillRoot``).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import traceback
+from typing import TYPE_CHECKING, Any
+
+from auger.options import SessionOptions
+from auger.sql.sys_tables import DRILL_VERSION
+
+if TYPE_CHECKING:
+    from auger.config import PluginConfig
+    from auger.engine import Engine
+    from auger.server.profiles import ProfileStore
+    from auger.server.queries import QueryManager
+
+__all__ = [
+    "cluster_json",
+    "metrics_json",
+    "options_json",
+    "plugin_json",
+    "profiles_json",
+    "stats_json",
+    "storage_json",
+    "thread_dump",
+]
+
+
+def _text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def options_json(engine: Engine) -> list[dict[str, Any]]:
+    """System option values (Drill's ``OptionWrapper`` list, sorted by name)."""
+    return [
+        {
+            "name": v.name,
+            "value": v.value,
+            "defaultValue": _text(v.default),
+            "accessibleScopes": v.accessible_scopes,
+            "kind": v.kind,
+            "optionScope": v.scope,
+        }
+        for v in SessionOptions(engine.system_options).values()
+    ]
+
+
+def plugin_json(plugin: PluginConfig) -> dict[str, Any]:
+    """A storage plugin as Drill's ``PluginConfigWrapper`` shows it."""
+    config: dict[str, Any] = {"type": plugin.type, "enabled": plugin.enabled}
+    if plugin.is_file_based:
+        connection = "classpath:///" if plugin.classpath else "file:///"
+        config["connection"] = connection
+        config["workspaces"] = {
+            name: {
+                "location": ws.location,
+                "writable": ws.writable,
+                "defaultInputFormat": ws.default_format,
+                "allowAccessOutsideWorkspace": False,
+            }
+            for name, ws in sorted(plugin.workspaces.items())
+        }
+        config["formats"] = {name: fmt.to_dict() for name, fmt in sorted(plugin.formats.items())}
+    else:
+        config.update({k: v for k, v in plugin.raw.items() if k not in ("type", "enabled")})
+    return {"name": plugin.name, "config": config}
+
+
+def storage_json(engine: Engine, which: str = "all") -> list[dict[str, Any]]:
+    plugins = sorted(engine.config.plugins.values(), key=lambda p: p.name)
+    if which == "enabled":
+        plugins = [p for p in plugins if p.enabled]
+    elif which == "disabled":
+        plugins = [p for p in plugins if not p.enabled]
+    return [plugin_json(p) for p in plugins]
+
+
+def profiles_json(
+    store: ProfileStore,
+    queries: QueryManager,
+    user: str | None,
+    foreman: str,
+    base_url: str,
+    max_finished: int = 100,
+) -> dict[str, Any]:
+    """``/profiles.json``: running and finished queries; ``user=None`` means all users."""
+    running_ids = {rq.query_id for rq in queries.running()}
+    running: list[dict[str, Any]] = []
+    finished: list[dict[str, Any]] = []
+    for profile in store.list():
+        if user is not None and profile.user != user:
+            continue
+        if profile.query_id in running_ids or not profile.finished:
+            if profile.query_id in running_ids:
+                running.append(profile.summary(foreman, base_url))
+        elif len(finished) < max_finished:
+            finished.append(profile.summary(foreman, base_url))
+    return {
+        "runningQueries": running,
+        "finishedQueries": finished,
+        "errors": [],
+        "maxFetchedQueries": max_finished,
+        "queriesPerPage": "10,25,50,100",
+    }
+
+
+def cluster_json(address: str, http_port: int, auth: bool) -> dict[str, Any]:
+    return {
+        "drillbits": [
+            {
+                "address": address,
+                "httpPort": str(http_port),
+                "userPort": "31010",
+                "controlPort": "31011",
+                "dataPort": "31012",
+                "version": DRILL_VERSION,
+                "current": True,
+                "versionMatch": True,
+                "state": "ONLINE",
+            }
+        ],
+        "currentVersion": DRILL_VERSION,
+        "mismatchedVersions": [],
+        "userEncryptionEnabled": False,
+        "bitEncryptionEnabled": False,
+        "authEnabled": auth,
+    }
+
+
+def metrics_json(sessions: int, running: int) -> dict[str, Any]:
+    """A Dropwizard-shaped metrics document (pydrill's ``metrics()`` reads ``gauges``)."""
+    import os
+
+    def gauge(value: Any) -> dict[str, Any]:
+        return {"value": value}
+
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else -1.0
+    return {
+        "version": "4.0.0",
+        "gauges": {
+            "drill.queries.running": gauge(running),
+            "drill.sessions.open": gauge(sessions),
+            "threads.count": gauge(threading.active_count()),
+            "os.load.avg": gauge(load),
+        },
+        "counters": {},
+        "histograms": {},
+        "meters": {},
+        "timers": {},
+    }
+
+
+def stats_json(address: str, http_port: int) -> list[dict[str, Any]]:
+    """The pre-1.7 ``/stats.json`` list that pydrill's ``stats()`` still parses."""
+    return [
+        {"name": "Number of Drill Bits", "value": 1},
+        {"name": "Bit #0", "value": f"{address} initialized"},
+        {"name": "Data Port Address", "value": f"{address}:31012"},
+        {"name": "User Port Address", "value": f"{address}:31010"},
+        {"name": "Control Port Address", "value": f"{address}:31011"},
+        {"name": "Maximum Direct Memory", "value": 0},
+    ]
+
+
+def thread_dump() -> str:
+    names = {t.ident: t.name for t in threading.enumerate()}
+    out = []
+    for ident, frame in sys._current_frames().items():
+        out.append(f'"{names.get(ident, ident)}"')
+        out.extend(line.rstrip() for line in traceback.format_stack(frame))
+        out.append("")
+    return "\n".join(out) + "\n"

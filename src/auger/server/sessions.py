@@ -1,0 +1,132 @@
+"""REST sessions: one :class:`~auger.session.UserSession` per cookie.
+
+A cookie names a :class:`WebSession`, which owns one user session (so ``USE``, session options
+and temporary tables carry from one request to the next) and knows the queries running in it.
+A session ends at logout, after ``session_timeout`` idle seconds, or at shutdown; ending it
+cancels its running queries (their Spark job groups) and closes the user session, which drops
+its temporary tables. Session tokens are 256-bit random values, unrelated to the user
+session's id, so the id that names a temporary directory never doubles as a credential.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from auger.engine import Engine
+    from auger.session import UserSession
+
+__all__ = ["COOKIE_NAME", "SessionStore", "WebSession"]
+
+_log = logging.getLogger(__name__)
+
+#: Drill 1.22's cookie name (DRILL-8522); clients keep whatever cookie they get.
+COOKIE_NAME = "Drill-Session-Id"
+
+
+@dataclass
+class WebSession:
+    """A cookie-bound session and the queries running in it."""
+
+    token: str
+    session: UserSession
+    last_used: float
+    running: set[str] = field(default_factory=set)
+    closed: bool = False
+
+    @property
+    def user(self) -> str:
+        return self.session.user
+
+    @property
+    def admin(self) -> bool:
+        return bool(self.session.admin)
+
+    def touch(self) -> None:
+        self.last_used = time.monotonic()
+
+
+class SessionStore:
+    """All live REST sessions, their idle expiry and their clean-up; thread-safe.
+
+    Args:
+        engine: opens the user sessions.
+        timeout: idle seconds before a session is closed.
+        cancel_query: called with a query id for each running query of a closing session.
+    """
+
+    def __init__(self, engine: Engine, timeout: float, cancel_query: Callable[[str], Any]) -> None:
+        self.engine = engine
+        self.timeout = timeout
+        self._cancel_query = cancel_query
+        self._sessions: dict[str, WebSession] = {}
+        self._lock = threading.Lock()
+
+    def create(self, user: str, admin: bool) -> WebSession:
+        session = self.engine.open_session(user, admin=admin)
+        web = WebSession(secrets.token_urlsafe(32), session, time.monotonic())
+        with self._lock:
+            self._sessions[web.token] = web
+        return web
+
+    def get(self, token: str | None) -> WebSession | None:
+        """The live session of a cookie value (and mark it used), or None."""
+        if not token:
+            return None
+        with self._lock:
+            web = self._sessions.get(token)
+        if web is None or web.closed:
+            return None
+        if time.monotonic() - web.last_used > self.timeout and not web.running:
+            self.close(web)
+            return None
+        web.touch()
+        return web
+
+    def close(self, web: WebSession) -> None:
+        """End a session: cancel its queries, then close it (dropping its temporary tables)."""
+        with self._lock:
+            if web.closed:
+                return
+            web.closed = True
+            self._sessions.pop(web.token, None)
+            running = list(web.running)
+        for query_id in running:
+            try:
+                self._cancel_query(query_id)
+            except Exception:
+                _log.exception("cancelling query %s failed", query_id)
+        try:
+            web.session.close()
+        except Exception:
+            _log.exception("closing session %s failed", web.session.id)
+
+    def expired(self) -> list[WebSession]:
+        now = time.monotonic()
+        with self._lock:
+            return [
+                w
+                for w in self._sessions.values()
+                if now - w.last_used > self.timeout and not w.running
+            ]
+
+    def reap(self) -> int:
+        """Close every idle session; returns how many were closed."""
+        stale = self.expired()
+        for web in stale:
+            self.close(web)
+        return len(stale)
+
+    def all(self) -> list[WebSession]:
+        with self._lock:
+            return list(self._sessions.values())
+
+    def close_all(self) -> None:
+        for web in self.all():
+            self.close(web)

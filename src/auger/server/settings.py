@@ -1,0 +1,96 @@
+"""The ``[server]`` section of the config, read once into a frozen value.
+
+Every knob of the REST server lives here with its default, so the rest of the package never
+digs through the raw config dict. Keys follow the config file (snake_case); Drill's own names are
+noted where one exists.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from auger.errors import UserError
+
+__all__ = ["ServerSettings", "default_users_file"]
+
+
+def default_users_file() -> str:
+    """Where ``auger passwd`` and the server keep users when the config names no file."""
+    home = os.environ.get("AUGER_HOME") or os.path.join(os.path.expanduser("~"), ".auger")
+    return os.path.join(home, "users.json")
+
+
+def _default_profiles_dir() -> str:
+    user = os.environ.get("USER") or (str(os.getuid()) if hasattr(os, "getuid") else "user")
+    return str(Path(tempfile.gettempdir()) / f"auger-profiles-{user}")
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """Validated server settings.
+
+    Attributes:
+        host, port: where to listen (Drill: ``drill.exec.http.port``).
+        auth: form/Basic login required (Drill: ``drill.exec.security.user.auth.enabled``).
+        session_timeout: idle seconds before a session is closed (Drill:
+            ``drill.exec.http.session_max_idle_secs``).
+        anonymous_sessions: ``cookie`` keeps one session per cookie without auth (our default,
+            a superset of Drill); ``per_request`` is Drill's strict behaviour.
+        users_file: JSON file of users and password hashes (``auger passwd``).
+        profiles_dir: where query profiles are written.
+        max_body_bytes: larger request bodies get 413.
+        body_timeout: seconds a client may take to send its request body (408 after that).
+        send_timeout: seconds a streamed answer may wait for a client that stopped reading.
+        query_threads: queries run at the same time (each is a blocking Spark call).
+        profiles_kept: finished profiles kept on disk (oldest removed first).
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8047
+    auth: bool = False
+    session_timeout: float = 3600.0
+    anonymous_sessions: str = "cookie"
+    users_file: str = ""
+    profiles_dir: str = ""
+    max_body_bytes: int = 1024 * 1024
+    body_timeout: float = 30.0
+    send_timeout: float = 300.0
+    query_threads: int = 16
+    profiles_kept: int = 1000
+    inline_users: Mapping[str, Any] | None = None
+
+    @classmethod
+    def from_config(cls, server: Mapping[str, Any]) -> ServerSettings:
+        try:
+            settings = cls(
+                host=str(server.get("host", "127.0.0.1")),
+                port=int(server.get("port", 8047)),
+                auth=bool(server.get("auth", False)),
+                session_timeout=float(server.get("session_timeout", 3600)),
+                anonymous_sessions=str(server.get("anonymous_sessions", "cookie")),
+                users_file=str(server.get("users_file") or default_users_file()),
+                profiles_dir=str(server.get("profiles_dir") or _default_profiles_dir()),
+                max_body_bytes=int(server.get("max_body_bytes", 1024 * 1024)),
+                body_timeout=float(server.get("body_timeout", 30)),
+                send_timeout=float(server.get("send_timeout", 300)),
+                query_threads=int(server.get("query_threads", 16)),
+                profiles_kept=int(server.get("profiles_kept", 1000)),
+                inline_users=dict(server.get("users", {}) or {}),
+            )
+        except (TypeError, ValueError) as exc:
+            raise UserError.validation(f"Invalid [server] setting: {exc}") from exc
+        if settings.anonymous_sessions not in ("cookie", "per_request"):
+            raise UserError.validation(
+                f"server.anonymous_sessions must be 'cookie' or 'per_request', "
+                f"not [{settings.anonymous_sessions}]"
+            )
+        if settings.session_timeout <= 0 or settings.query_threads <= 0:
+            raise UserError.validation(
+                "server.session_timeout and server.query_threads must be positive"
+            )
+        return settings
