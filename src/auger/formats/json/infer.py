@@ -1,46 +1,55 @@
-"""JSON files: newline-delimited objects or one top-level array, nested to any depth.
+"""Drill's JSON type rules: the column type of a JSON value, and the union over records.
 
-Drill's type rules: numbers without a decimal point are BIGINT, with one DOUBLE; strings VARCHAR;
-booleans BIT; objects maps; arrays REPEATED. ``store.json.all_text_mode`` reads every scalar as
-VARCHAR and ``store.json.read_numbers_as_double`` every number as DOUBLE.
+Numbers without a decimal point are BIGINT, with one DOUBLE (BIGINT and DOUBLE in one column
+widen to DOUBLE); strings VARCHAR; booleans BIT; objects MAPs; arrays REPEATED (arrays of arrays
+LIST). ``store.json.all_text_mode`` reads every scalar as VARCHAR, and
+``store.json.read_numbers_as_double`` every number as DOUBLE. A column seen only as null reads
+as nullable INT, Drill's type for "unknown"; an empty array as an array of INT (VARCHAR in
+all-text mode). Other mixes (a number where a map was) are errors naming where.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-import pyarrow as pa
-
-from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.formats.base import FormatPlugin, conflict_error, merge_schemas, open_input, widen
-from auger.scan.spec import FileSplit
+from auger.formats.base import widen
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
-from auger.types.arrow import schema_to_arrow
 
-__all__ = ["JsonFormat", "infer_value"]
+__all__ = ["SchemaBuilder", "infer_value"]
+
+
+class TypeConflict(ValueError):
+    """Two JSON values of one column whose types have no common type."""
+
+    def __init__(self, column: str, first: ColumnMetadata, second: ColumnMetadata) -> None:
+        super().__init__(column)
+        self.column = column
+        self.first = first
+        self.second = second
 
 
 def infer_value(name: str, value: Any, all_text: bool, as_double: bool) -> ColumnMetadata:
-    """The Drill column type of one JSON value."""
+    """The Drill column type of one JSON value (``name`` is its column name)."""
     if value is None:
         return ColumnMetadata(name, MinorType.NULL)
     if isinstance(value, dict):
         members = TupleSchema()
         for k, v in value.items():
-            members.add(infer_value(k, v, all_text, as_double)) if k not in members else None
+            col = infer_value(k, v, all_text, as_double)
+            mine = members.column(k)
+            if mine is None:
+                members.add(col)
+            else:  # the same key twice (or in two spellings): the last one wins in Python
+                members.replace(_merge(f"{name}.{k}", mine, col))
         return ColumnMetadata(name, MinorType.MAP, DataMode.REQUIRED, members.columns())
     if isinstance(value, list):
         elem: ColumnMetadata | None = None
         for item in value:
             col = infer_value(name, item, all_text, as_double)
-            elem = col if elem is None else widen(elem, col)
-            if elem is None:
-                raise ValueError(f"array of mixed types in field {name}")
+            elem = col if elem is None else _merge(name, elem, col)
         if elem is None or elem.type is MinorType.NULL:
-            elem = ColumnMetadata(name, MinorType.VARCHAR if all_text else MinorType.INT)
+            return ColumnMetadata(name, MinorType.NULL, DataMode.REPEATED)
         if elem.mode is DataMode.REPEATED:
             return ColumnMetadata(name, MinorType.LIST, DataMode.REPEATED, (elem,))
         return elem.with_mode(DataMode.REPEATED)
@@ -55,155 +64,95 @@ def infer_value(name: str, value: Any, all_text: bool, as_double: bool) -> Colum
     return ColumnMetadata(name, MinorType.VARCHAR)
 
 
-def _finalize(col: ColumnMetadata) -> ColumnMetadata:
-    """Columns seen only as null read as nullable INT (Drill's rule); maps are finalized inside."""
-    if col.type is MinorType.NULL:
-        return ColumnMetadata(col.name, MinorType.INT)
-    if col.type is MinorType.MAP:
-        return col.with_children(_finalize(c) for c in col.children or ())
-    return col
-
-
-def _records(path: str, skip_invalid: bool) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line, object) pairs of a file of JSON lines or one JSON array of objects."""
-    try:
-        with open_input(path) as fh:
-            data = fh.read()
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError.data_read(
-            "JSON file is not valid UTF-8", [f"File: {path}", f"Byte offset: {exc.start}"]
-        ) from exc
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        try:
-            items = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise _json_error(path, exc) from exc
-        for i, item in enumerate(items):
-            if isinstance(item, dict):
-                yield i + 1, item
-        return
-    decoder = json.JSONDecoder()
-    pos, n = 0, len(text)
-    while True:
-        while pos < n and text[pos] in " \t\r\n":
-            pos += 1
-        if pos >= n:
-            return
-        try:
-            obj, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            if skip_invalid:
-                nl = text.find("\n", pos)
-                pos = n if nl < 0 else nl + 1
-                continue
-            raise _json_error(path, exc) from exc
-        line = text.count("\n", 0, pos) + 1
-        if isinstance(obj, dict):
-            yield line, obj
-        elif not skip_invalid:
-            raise UserError.data_read(
-                f"Expected a JSON object but found {type(obj).__name__}",
-                [f"File: {path}", f"Line: {line}"],
+def _merge(column: str, a: ColumnMetadata, b: ColumnMetadata) -> ColumnMetadata:
+    """Union of two observed types of one column; raises TypeConflict when there is none."""
+    if a.type is MinorType.NULL and a.mode is DataMode.REPEATED and b.mode is DataMode.REPEATED:
+        return b.renamed(a.name)  # an empty array learns its element type later
+    if b.type is MinorType.NULL and b.mode is DataMode.REPEATED and a.mode is DataMode.REPEATED:
+        return a
+    if a.type is MinorType.NULL and a.mode is not DataMode.REPEATED:
+        return b.renamed(a.name) if b.mode is DataMode.REPEATED else _optional(b, a.name)
+    if b.type is MinorType.NULL and b.mode is not DataMode.REPEATED:
+        return a if a.mode is DataMode.REPEATED else _optional(a, a.name)
+    if a.type is MinorType.MAP and b.type is MinorType.MAP and a.mode is b.mode:
+        members = TupleSchema(a.children or ())
+        for col in b.children or ():
+            mine = members.column(col.name)
+            members.add(col) if mine is None else members.replace(
+                _merge(f"{column}.{col.name}", mine, col)
             )
-        pos = end
+        return ColumnMetadata(a.name, MinorType.MAP, a.mode, members.columns())
+    if a.type is MinorType.LIST and b.type is MinorType.LIST:
+        kid = _merge(column, (a.children or ())[0], (b.children or ())[0])
+        return ColumnMetadata(a.name, MinorType.LIST, DataMode.REPEATED, (kid,))
+    if a.mode is not b.mode and DataMode.REPEATED in (a.mode, b.mode):
+        raise TypeConflict(column, a, b)
+    if {a.type, b.type} == {MinorType.BIGINT, MinorType.FLOAT8} or a.type is b.type:
+        merged = widen(a, b)
+        if merged is not None:
+            return merged
+    raise TypeConflict(column, a, b)
 
 
-def _json_error(path: str, exc: json.JSONDecodeError) -> UserError:
-    return UserError.data_read(
-        f"Error parsing JSON: {exc.msg}",
-        [
-            f"File: {path}",
-            f"Line: {exc.lineno}",
-            f"Column: {exc.colno}",
-            "Fix: repair the document, or set store.json.reader.skip_invalid_records = true",
-        ],
-    )
+def _optional(col: ColumnMetadata, name: str) -> ColumnMetadata:
+    col = col.renamed(name)
+    if col.type is MinorType.MAP:
+        return col  # Drill's maps are never null: their members are
+    return col.with_mode(DataMode.OPTIONAL) if col.mode is DataMode.REQUIRED else col
 
 
-class JsonFormat(FormatPlugin):
-    type_name = "json"
-    extensions = ("json",)
-
-    def discover_schema(
-        self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
-    ) -> TupleSchema:
-        all_text = bool(options.get("store.json.all_text_mode", False))
-        as_double = bool(options.get("store.json.read_numbers_as_double", False))
-        skip = bool(options.get("store.json.reader.skip_invalid_records", False))
-        sample = int(options.get("auger.scan.json_sample_rows", 1000))
-        schema = TupleSchema()
-        for path in files:
-            for count, (line, obj) in enumerate(_records(path, skip)):
-                if count >= sample:
-                    break
-                try:
-                    row = infer_value("", obj, all_text, as_double)
-                except ValueError as exc:
-                    raise UserError.data_read(
-                        str(exc), [f"File: {path}", f"Line: {line}"]
-                    ) from None
-                merged = merge_schemas(schema, row.schema)
-                if merged is None:
-                    for col in row.schema:
-                        mine = schema.column(col.name)
-                        if mine is not None and widen(mine, col) is None:
-                            raise conflict_error(path, col.name, mine, col)
-                    raise UserError.data_read("Incompatible JSON types", [f"File: {path}"])
-                schema = merged
-        return TupleSchema(
-            _finalize(c).with_mode(DataMode.OPTIONAL)
-            if c.mode is DataMode.REQUIRED and c.type is not MinorType.MAP
-            else _finalize(c)
-            for c in schema
-        )
-
-    def read_arrow(
-        self,
-        split: FileSplit,
-        config: FormatConfig,
-        options: Mapping[str, Any],
-        columns: Sequence[str] | None,
-        batch_rows: int,
-    ) -> Iterator[pa.RecordBatch]:
-        skip = bool(options.get("store.json.reader.skip_invalid_records", False))
-        target = options.get("__table_schema__")
-        schema = schema_to_arrow(TupleSchema.parse(target)) if target else None
-        buf: list[dict[str, Any]] = []
-        first_line = 1
-        for line, obj in _records(split.path, skip):
-            if not buf:
-                first_line = line
-            buf.append(obj)
-            if len(buf) >= batch_rows:
-                yield _to_batch(buf, schema, split.path, first_line)
-                buf = []
-        if buf:
-            yield _to_batch(buf, schema, split.path, first_line)
+def _describe(col: ColumnMetadata) -> str:
+    if col.mode is DataMode.REPEATED:
+        return f"ARRAY<{col.type.value}>" if col.type is not MinorType.NULL else "ARRAY"
+    return col.type.value
 
 
-def _to_batch(
-    rows: list[dict[str, Any]], schema: pa.Schema | None, path: str, first_line: int
-) -> pa.RecordBatch:
-    try:
-        if schema is not None:
-            lowered = [{k.lower(): v for k, v in r.items()} for r in rows]
-            nullable = pa.schema([f.with_nullable(True) for f in schema])
-            renamed = pa.schema([f.with_name(f.name.lower()) for f in nullable])
-            table = pa.Table.from_pylist(lowered, schema=renamed)
-            table = table.rename_columns([f.name for f in schema])
-        else:
-            table = pa.Table.from_pylist(rows)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError) as exc:
-        raise UserError.data_read(
-            f"JSON value does not match the column type: {exc}",
-            [
-                f"File: {path}",
-                f"Line: {first_line} (batch start)",
-                "Fix: set store.json.all_text_mode = true, or cast the column",
-            ],
-        ) from exc
-    return (
-        table.combine_chunks().to_batches()[0] if table.num_rows else pa.RecordBatch.from_pylist([])
-    )
+class SchemaBuilder:
+    """The union of the record types of one or more JSON files, in first-seen column order."""
+
+    def __init__(self, all_text: bool, as_double: bool) -> None:
+        self.all_text = all_text
+        self.as_double = as_double
+        self._cols = TupleSchema()
+
+    def add(self, record: dict[str, Any], path: str, line: int) -> None:
+        """Merge one record's types; a conflict is a DATA_READ error naming where."""
+        try:
+            row = infer_value("", record, self.all_text, self.as_double)
+            for col in row.children or ():
+                mine = self._cols.column(col.name)
+                if mine is None:
+                    self._cols.add(_optional(col, col.name))
+                else:
+                    self._cols.replace(_merge(mine.name, mine, col))
+        except TypeConflict as exc:
+            raise UserError.data_read(
+                f"JSON column [{exc.column}] changes type from {_describe(exc.first)} to "
+                f"{_describe(exc.second)}",
+                [
+                    f"File: {path}",
+                    f"Line: {line}",
+                    f"Column: {exc.column}",
+                    f"Previous type: {_describe(exc.first)}",
+                    f"New type: {_describe(exc.second)}",
+                    "Fix: set store.json.all_text_mode = true, or clean the data",
+                ],
+            ) from None
+
+    def schema(self) -> TupleSchema:
+        return TupleSchema(_finalize(c, self.all_text) for c in self._cols)
+
+
+def _finalize(col: ColumnMetadata, all_text: bool) -> ColumnMetadata:
+    """Types still unknown after the sample: nullable INT, or an INT (VARCHAR) array."""
+    if col.type is MinorType.NULL:
+        if col.mode is DataMode.REPEATED:
+            elem = MinorType.VARCHAR if all_text else MinorType.INT
+            return ColumnMetadata(col.name, elem, DataMode.REPEATED)
+        return ColumnMetadata(col.name, MinorType.INT, DataMode.OPTIONAL)
+    if col.type is MinorType.MAP:
+        kids = (_finalize(_optional(c, c.name), all_text) for c in col.children or ())
+        return col.with_children(kids)
+    if col.type is MinorType.LIST:
+        return col.with_children(_finalize(c, all_text) for c in col.children or ())
+    return col

@@ -1,0 +1,181 @@
+"""Parsed JSON records → one Arrow batch of the table's column types, never silently wrong.
+
+Each column is built by pyarrow's own inference (fast, C) and then cast to the expected type
+with ``safe=True`` after a type check, so ``1.5`` never becomes ``1`` in a BIGINT column and
+``"1"`` never becomes a number. A value that does not fit is located (row, column) for the
+error, or, with ``store.json.reader.skip_invalid_records``, its record is dropped and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from auger.errors import UserError
+from auger.types.arrow import arrow_to_column
+
+__all__ = ["RowsConverter", "drill_type_name", "unnull_structs"]
+
+
+def drill_type_name(t: pa.DataType) -> str:
+    """How a type is named in errors: Drill's name (``BIGINT``, ``ARRAY<VARCHAR>``, ``MAP``)."""
+    if pa.types.is_null(t):
+        return "NULL"
+    try:
+        return arrow_to_column("x", t).type_string()
+    except TypeError:
+        return str(t)
+
+
+def _compatible(src: pa.DataType, dst: pa.DataType) -> bool:
+    """May a value inferred as ``src`` be stored as ``dst`` (the cast then checks range)?"""
+    t = pa.types
+    if t.is_null(src) or src.equals(dst):
+        return True
+    if t.is_integer(src) or t.is_floating(src):
+        return t.is_integer(dst) or t.is_floating(dst) or t.is_decimal(dst)
+    if t.is_boolean(src):
+        return t.is_boolean(dst)
+    if t.is_string(src) or t.is_large_string(src):
+        return t.is_string(dst) or t.is_large_string(dst) or t.is_temporal(dst)
+    if t.is_struct(src):
+        if not t.is_struct(dst):
+            return False
+        want = {f.name: f.type for f in dst}
+        return all(_compatible(f.type, want[f.name]) for f in src if f.name in want)
+    if t.is_list(src) or t.is_large_list(src):
+        return (t.is_list(dst) or t.is_large_list(dst)) and _compatible(
+            src.value_type, dst.value_type
+        )
+    return False
+
+
+def _texts(value: Any) -> Any:
+    """All-text mode: booleans as ``true``/``false`` (numbers already keep their text)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return {k: _texts(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_texts(v) for v in value]
+    return value
+
+
+def unnull_structs(arr: pa.Array) -> pa.Array:
+    """A null map becomes a map of null members (Drill's maps are never null themselves)."""
+    if pa.types.is_struct(arr.type) and arr.null_count:
+        fields = list(arr.type)
+        return pa.StructArray.from_arrays(arr.flatten(), fields=fields)
+    return arr
+
+
+class _BadValue(Exception):
+    def __init__(self, row: int, column: str, found: str, expected: str, reason: str) -> None:
+        super().__init__(reason)
+        self.row, self.column, self.found, self.expected = row, column, found, expected
+
+
+class RowsConverter:
+    """Converts batches of records of one file to the expected Arrow schema."""
+
+    def __init__(self, schema: pa.Schema, path: str, all_text: bool, skip_invalid: bool) -> None:
+        self.schema = schema
+        self.path = path
+        self.all_text = all_text
+        self.skip_invalid = skip_invalid
+        self.skipped = 0
+        self._exact = set(schema.names)
+        self._lower = {n.lower(): n for n in schema.names}
+
+    def convert(self, rows: list[dict[str, Any]], lines: Sequence[int]) -> pa.RecordBatch:
+        """One batch; bad records raise (with file, line, column) or are skipped and counted."""
+        rows = self._normalise(rows)
+        lines = list(lines)
+        while True:
+            try:
+                return self._build(rows)
+            except _BadValue as bad:
+                if not self.skip_invalid:
+                    raise UserError.data_read(
+                        f"JSON value of type {bad.found} in column [{bad.column}] where "
+                        f"{bad.expected} was expected",
+                        [
+                            f"File: {self.path}",
+                            f"Line: {lines[bad.row]}",
+                            f"Column: {bad.column}",
+                            f"Expected type: {bad.expected}",
+                            f"Found type: {bad.found}",
+                            "Fix: set store.json.all_text_mode = true, or cast the column",
+                        ],
+                    ) from None
+                del rows[bad.row]
+                del lines[bad.row]
+                self.skipped += 1
+
+    def _normalise(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if self.all_text:
+            rows = [_texts(r) for r in rows]
+        keys: set[str] = set()
+        for r in rows:
+            keys.update(r)
+        odd = {k for k in keys - self._exact if k.lower() in self._lower}
+        if odd:  # a key spelled in another case than the table's: same column (Drill)
+            lower = self._lower
+            rows = [
+                {lower.get(k.lower(), k): v for k, v in r.items()} if odd.intersection(r) else r
+                for r in rows
+            ]
+        return rows
+
+    def _build(self, rows: list[dict[str, Any]]) -> pa.RecordBatch:
+        n = len(rows)
+        arrays: list[pa.Array] = []
+        for f in self.schema:
+            values = [r.get(f.name) for r in rows]
+            arrays.append(unnull_structs(self._column(values, f)))
+        if not arrays:
+            return pa.RecordBatch.from_arrays([pa.nulls(n)], names=["__rows__"])
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def _column(self, values: list[Any], f: pa.Field) -> pa.Array:
+        try:
+            inferred = pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            raise self._locate(values, f) from None
+        if not _compatible(inferred.type, f.type):
+            raise self._locate(values, f)
+        if inferred.type.equals(f.type):
+            return inferred
+        try:
+            return inferred.cast(f.type, safe=True)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            raise self._locate(values, f) from None
+
+    def _locate(self, values: list[Any], f: pa.Field) -> _BadValue:
+        """The first value that cannot be stored in the field (row by row: errors only)."""
+        expected = drill_type_name(f.type)
+        seen: pa.DataType | None = None
+        for i, v in enumerate(values):
+            if v is None:
+                continue
+            try:
+                one = pa.array([v])
+            except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
+                return _BadValue(i, f.name, "a mixed-type array", expected, str(exc))
+            found = drill_type_name(one.type)
+            if not _compatible(one.type, f.type):
+                return _BadValue(i, f.name, found, expected, "incompatible")
+            try:
+                one.cast(f.type, safe=True)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+                return _BadValue(i, f.name, found, expected, str(exc))
+            if (
+                seen is not None
+                and not _compatible(one.type, seen)
+                and not _compatible(seen, one.type)
+            ):
+                return _BadValue(i, f.name, found, drill_type_name(seen), "mixed")
+            seen = one.type
+        return _BadValue(0, f.name, "an unknown type", expected, "unlocated")

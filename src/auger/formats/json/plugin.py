@@ -1,0 +1,287 @@
+"""JSON files: newline-delimited (or concatenated) objects, or one top-level array of objects.
+
+Reading goes through pyarrow's streaming C++ JSON reader with an explicit schema (the table's
+columns, from ``__table_schema__``) when the file and options allow: objects (not an array),
+no all-text mode. On anything pyarrow rejects (a type change, a malformed record) the file is
+re-read by the Python path (``stream`` + ``convert``) from the first record not yet delivered,
+which either reads it as Drill would or raises the located DATA_READ error. Memory stays
+bounded by a batch either way.
+
+Skipped invalid records (``store.json.reader.skip_invalid_records``) are reported through
+:mod:`auger.formats.skips` and stamped on batches as schema metadata ``auger.skipped``.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterator, Mapping, Sequence
+from typing import IO, Any
+
+import pyarrow as pa
+import pyarrow.json as pajson
+
+from auger.config import FormatConfig
+from auger.errors import UserError
+from auger.formats.base import FormatPlugin, open_input
+from auger.formats.json.convert import RowsConverter, unnull_structs
+from auger.formats.json.infer import SchemaBuilder
+from auger.formats.json.stream import JsonStream
+from auger.formats.skips import SKIPPED_KEY, report_skipped
+from auger.scan.spec import FileSplit
+from auger.types import TupleSchema
+from auger.types.arrow import schema_to_arrow
+
+__all__ = ["JsonFormat"]
+
+_BLOCK = 4 << 20
+
+
+def _flags(options: Mapping[str, Any]) -> tuple[bool, bool, bool]:
+    def on(key: str) -> bool:
+        v = options.get(key, False)
+        return v.strip().lower() == "true" if isinstance(v, str) else bool(v)
+
+    return (
+        on("store.json.all_text_mode"),
+        on("store.json.read_numbers_as_double"),
+        on("store.json.reader.skip_invalid_records"),
+    )
+
+
+def _open(path: str) -> IO[bytes]:
+    try:
+        return open_input(path)
+    except OSError as exc:
+        raise UserError.data_read(f"Cannot read file: {exc}", [f"File: {path}"]) from exc
+
+
+def _first_char(path: str) -> bytes:
+    """The first significant byte of the file (b"" when it is empty or all blank)."""
+    with _open(path) as fh:
+        while True:
+            chunk = fh.read(4096)
+            if not chunk:
+                return b""
+            stripped = chunk.lstrip(b" \t\r\n")
+            if stripped:
+                return stripped[:1]
+
+
+def _loose(t: pa.DataType) -> pa.DataType:
+    """The type with every nested field nullable (JSON may omit or null anything)."""
+    if pa.types.is_struct(t):
+        return pa.struct([pa.field(f.name, _loose(f.type), True) for f in t])
+    if pa.types.is_list(t):
+        return pa.list_(pa.field(t.value_field.name, _loose(t.value_type), True))
+    if pa.types.is_large_list(t):
+        return pa.large_list(pa.field(t.value_field.name, _loose(t.value_type), True))
+    return t
+
+
+def _nullable(schema: pa.Schema) -> pa.Schema:
+    return pa.schema([pa.field(f.name, _loose(f.type), True) for f in schema])
+
+
+class _Watch:
+    """File-like wrapper noticing what pyarrow's JSON reader would get silently wrong:
+    invalid UTF-8, and a top-level key spelled in another case than the table's."""
+
+    def __init__(self, raw: pa.NativeFile, names: Sequence[str]) -> None:
+        self._raw = raw
+        self._keys = [(f'"{n}"'.encode(), f'"{n.lower()}"'.encode()) for n in names]
+        self._utf8 = codecs.getincrementaldecoder("utf-8")("strict")
+        self.suspect = False
+        self.closed = False
+
+    def read(self, n: int = -1) -> bytes:
+        data = self._raw.read(n) if n is not None and n >= 0 else self._raw.read()
+        if self.suspect:
+            return data
+        if not data.isascii():
+            try:
+                self._utf8.decode(data, final=not data)
+            except UnicodeDecodeError:
+                self.suspect = True
+                return data
+        if self._keys:
+            lowered = data.lower()
+            for exact, low in self._keys:
+                if lowered.count(low) != data.count(exact):
+                    self.suspect = True
+                    break
+        return data
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        self.closed = True
+        self._raw.close()
+
+
+class _Fallback(Exception):
+    pass
+
+
+class JsonFormat(FormatPlugin):
+    """Drill's JSON format plugin (``type = "json"``)."""
+
+    type_name = "json"
+    extensions = ("json",)
+
+    def discover_schema(
+        self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
+    ) -> TupleSchema:
+        all_text, as_double, skip = _flags(options)
+        sample = int(options.get("auger.scan.json_sample_rows", 1000))
+        builder = SchemaBuilder(all_text, as_double)
+        for path in files:
+            with _open(path) as fh:
+                stream = JsonStream(fh, path, skip_invalid=skip, all_text=all_text)
+                for count, (line, obj) in enumerate(stream):
+                    if count >= sample:
+                        break
+                    builder.add(obj, path, line)
+        return builder.schema()
+
+    def read_arrow(
+        self,
+        split: FileSplit,
+        config: FormatConfig,
+        options: Mapping[str, Any],
+        columns: Sequence[str] | None,
+        batch_rows: int,
+    ) -> Iterator[pa.RecordBatch]:
+        all_text, _, skip = _flags(options)
+        path = split.path
+        target = self._target(options, columns)
+        first = _first_char(path)
+        if not first:
+            return
+        emitted = 0
+        fast = (
+            target is not None
+            and first == b"{"
+            and not all_text
+            and hasattr(pajson, "open_json")
+            and not options.get("auger.json.force_python", False)
+        )
+        if fast and target is not None:
+            try:
+                for batch in self._arrow_batches(path, target):
+                    for start in range(0, batch.num_rows, batch_rows):
+                        piece = batch.slice(start, batch_rows)
+                        emitted += piece.num_rows
+                        yield piece
+                return
+            except _Fallback:
+                pass
+        yield from self._python_batches(path, target, all_text, skip, emitted, batch_rows)
+
+    @staticmethod
+    def _target(options: Mapping[str, Any], columns: Sequence[str] | None) -> pa.Schema | None:
+        text = options.get("__table_schema__")
+        if text is None:
+            return None
+        schema = TupleSchema.parse(text) if text else TupleSchema()
+        wanted = None if columns is None else {c.lower() for c in columns}
+        cols = [c for c in schema if wanted is None or c.name.lower() in wanted]
+        return _nullable(schema_to_arrow(TupleSchema(cols)))
+
+    # ------------------------------------------------------------------ Arrow path
+    def _arrow_batches(self, path: str, target: pa.Schema) -> Iterator[pa.RecordBatch]:
+        try:
+            source = _Watch(pa.input_stream(path, compression="detect"), target.names)
+            reader = pajson.open_json(
+                source,
+                read_options=pajson.ReadOptions(block_size=_BLOCK, use_threads=True),
+                parse_options=pajson.ParseOptions(
+                    explicit_schema=target,
+                    unexpected_field_behavior="ignore",
+                    newlines_in_values=True,
+                ),
+            )
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
+            raise _Fallback(str(exc)) from exc
+        try:
+            while True:
+                try:
+                    batch = reader.read_next_batch()
+                except StopIteration:
+                    return
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
+                    raise _Fallback(str(exc)) from exc
+                if source.suspect:
+                    raise _Fallback("invalid UTF-8 or a key in another case")
+                if not batch.num_columns:
+                    yield pa.RecordBatch.from_arrays([pa.nulls(batch.num_rows)], ["__rows__"])
+                    continue
+                arrays = [unnull_structs(c) for c in batch.columns]
+                yield pa.RecordBatch.from_arrays(arrays, schema=target)
+        finally:
+            source.close()
+
+    # ----------------------------------------------------------------- Python path
+    def _python_batches(
+        self,
+        path: str,
+        target: pa.Schema | None,
+        all_text: bool,
+        skip_invalid: bool,
+        skip_rows: int,
+        batch_rows: int,
+    ) -> Iterator[pa.RecordBatch]:
+        with _open(path) as fh:
+            stream = JsonStream(fh, path, skip_invalid=skip_invalid, all_text=all_text)
+            converter: RowsConverter | None = None
+            if target is not None:
+                converter = RowsConverter(target, path, all_text, skip_invalid)
+            rows: list[dict[str, Any]] = []
+            lines: list[int] = []
+            seen = 0
+            reported = 0
+
+            def flush() -> pa.RecordBatch:
+                nonlocal reported
+                conv = converter or self._inferred(rows, lines, path, all_text, skip_invalid)
+                batch = conv.convert(rows, lines)
+                total = stream.skipped + conv.skipped
+                if total > reported:
+                    report_skipped(path, total - reported)
+                    reported = total
+                meta = {SKIPPED_KEY: str(total).encode()}
+                return batch.replace_schema_metadata(meta)
+
+            try:
+                for line, obj in stream:
+                    seen += 1
+                    if seen <= skip_rows:
+                        continue
+                    rows.append(obj)
+                    lines.append(line)
+                    if len(rows) >= batch_rows:
+                        yield flush()
+                        rows, lines = [], []
+            except EOFError as exc:  # a truncated compressed file
+                raise UserError.data_read(
+                    f"Truncated compressed file: {exc}", [f"File: {path}"]
+                ) from exc
+            if rows:
+                yield flush()
+            else:
+                extra = stream.skipped - reported
+                report_skipped(path, extra)
+
+    @staticmethod
+    def _inferred(
+        rows: list[dict[str, Any]], lines: list[int], path: str, all_text: bool, skip: bool
+    ) -> RowsConverter:
+        """Without a table schema (direct use): this batch's own types."""
+        builder = SchemaBuilder(all_text, False)
+        for row, line in zip(rows, lines, strict=True):
+            builder.add(row, path, line)
+        schema = _nullable(schema_to_arrow(builder.schema()))
+        return RowsConverter(schema, path, all_text, skip)

@@ -1,0 +1,184 @@
+"""JSON records from a file, streamed: concatenated objects (NDJSON) or one top-level array.
+
+The file is decoded in chunks and parsed with the C scanner of Python's ``json`` module
+(``raw_decode``), so memory holds one chunk plus the record being parsed, and every record
+knows its line. A malformed record is a DATA_READ error naming file, line and column, or, with
+``skip_invalid``, a counted skip that resumes at the next line.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from auger.errors import UserError
+
+__all__ = ["JsonStream", "json_error"]
+
+_CHUNK = 1 << 20
+_WS = " \t\r\n"
+
+
+def json_error(path: str, message: str, line: int, column: int | None = None) -> UserError:
+    ctx = [f"File: {path}", f"Line: {line}"]
+    if column is not None:
+        ctx.append(f"Column: {column}")
+    ctx.append("Fix: repair the record, or set store.json.reader.skip_invalid_records = true")
+    return UserError.data_read(message, ctx)
+
+
+@dataclass
+class JsonStream:
+    """Iterate ``(line, object)`` over the records of one JSON file.
+
+    Attributes:
+        skipped: records skipped as invalid so far (only with ``skip_invalid``).
+    """
+
+    fh: IO[bytes]
+    path: str
+    skip_invalid: bool = False
+    all_text: bool = False
+    skipped: int = 0
+    _buf: str = ""
+    _pos: int = 0
+    _line: int = 1  # line number at _pos
+    _eof: bool = False
+    _decoder: json.JSONDecoder = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.all_text:
+            # keep the number's own text (1.50 stays "1.50"), as Drill's all-text mode does
+            self._decoder = json.JSONDecoder(parse_int=str, parse_float=str)
+        else:
+            self._decoder = json.JSONDecoder()
+        self._utf8 = codecs.getincrementaldecoder("utf-8")("strict")
+        self._bytes_read = 0
+
+    # ----------------------------------------------------------------- buffer
+    def _fill(self, size: int = _CHUNK) -> bool:
+        """Append more text to the buffer; False at the end of the file."""
+        if self._eof:
+            return False
+        raw = self.fh.read(size)
+        try:
+            text = self._utf8.decode(raw, final=not raw)
+        except UnicodeDecodeError as exc:
+            good = raw[: max(exc.start, 0)].decode("utf-8", errors="replace")
+            seen = self._buf[self._pos :] + good
+            line = self._line + seen.count("\n")
+            column = len(seen) - (seen.rfind("\n") + 1) + 1
+            raise json_error(self.path, "JSON file is not valid UTF-8", line, column) from None
+        if not raw:
+            self._eof = True
+        # drop what has been consumed (``_line`` already counts it)
+        if self._pos:
+            self._buf = self._buf[self._pos :]
+            self._pos = 0
+        self._buf += text
+        return bool(raw) or bool(text)
+
+    def _advance(self, to: int) -> None:
+        self._line += self._buf.count("\n", self._pos, to)
+        self._pos = to
+
+    def _skip_ws(self, extra: str = "") -> str | None:
+        """The next significant character (not consumed), or None at the end."""
+        chars = _WS + extra
+        while True:
+            buf, pos, n = self._buf, self._pos, len(self._buf)
+            while pos < n and buf[pos] in chars:
+                pos += 1
+            self._advance(pos)
+            if pos < n:
+                return buf[pos]
+            if not self._fill():
+                return None
+
+    def _column(self, pos: int) -> int:
+        return pos - (self._buf.rfind("\n", 0, pos) + 1) + 1
+
+    # ---------------------------------------------------------------- records
+    def __iter__(self) -> Iterator[tuple[int, Any]]:
+        first = self._skip_ws()
+        if first is None:
+            return
+        if first == "[":
+            self._advance(self._pos + 1)
+            yield from self._values(in_array=True)
+        else:
+            yield from self._values(in_array=False)
+
+    def _values(self, in_array: bool) -> Iterator[tuple[int, Any]]:
+        while True:
+            ch = self._skip_ws("," if in_array else "")
+            if ch is None:
+                if in_array:
+                    self._fail("Unexpected end of file: the top-level array is not closed")
+                return
+            if in_array and ch == "]":
+                self._advance(self._pos + 1)
+                rest = self._skip_ws()
+                if rest is not None:
+                    self._fail("Unexpected data after the top-level array")
+                return
+            line = self._line
+            value = self._decode()
+            if value is _SKIP:
+                continue
+            if not isinstance(value, dict):
+                if self.skip_invalid:
+                    self.skipped += 1
+                    continue
+                raise json_error(
+                    self.path,
+                    f"Expected a JSON object at the top level but found {_kind_name(value)}",
+                    line,
+                )
+            yield line, value
+
+    def _decode(self) -> Any:
+        size = _CHUNK
+        while True:
+            try:
+                value, end = self._decoder.raw_decode(self._buf, self._pos)
+            except json.JSONDecodeError as exc:
+                # the record may just continue beyond the buffer: read more before judging
+                if not self._eof and self._buf.find("\n", exc.pos) < 0:
+                    size *= 2
+                    self._fill(size)
+                    continue
+                if self.skip_invalid:
+                    self.skipped += 1
+                    nl = self._buf.find("\n", max(exc.pos, self._pos))
+                    while nl < 0 and self._fill():
+                        nl = self._buf.find("\n", max(exc.pos, self._pos))
+                    self._advance(len(self._buf) if nl < 0 else nl + 1)
+                    return _SKIP
+                line = self._line + self._buf.count("\n", self._pos, exc.pos)
+                raise json_error(
+                    self.path, f"Error parsing JSON: {exc.msg}", line, self._column(exc.pos)
+                ) from None
+            self._advance(end)
+            return value
+
+    def _fail(self, message: str) -> None:
+        raise json_error(self.path, message, self._line, self._column(self._pos))
+
+
+_SKIP = object()
+
+
+def _kind_name(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return "a number"

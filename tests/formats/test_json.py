@@ -1,0 +1,254 @@
+"""JSON reader: Drill's type rules, options, nesting, skips and located errors, on both paths."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from auger.config import FormatConfig
+from auger.errors import ErrorKind, UserError
+from auger.formats import skips
+from auger.formats.json import JsonFormat
+from auger.formats.json import plugin as json_plugin
+
+from .helpers import read_file, rows_of
+
+CFG = FormatConfig("json", "json", ("json",), {})
+
+
+def write(tmp_path: Path, text: str | bytes, name: str = "f.json") -> Path:
+    path = tmp_path / name
+    data = text.encode() if isinstance(text, str) else text
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    return path
+
+
+def discover(path: Path, options: dict[str, Any] | None = None) -> str:
+    return JsonFormat().discover_schema([str(path)], CFG, options or {}).to_text()
+
+
+def scan(
+    tmp_path: Path,
+    text: str | bytes,
+    mode: dict[str, Any],
+    options: dict[str, Any] | None = None,
+    name: str = "f.json",
+    columns: list[str] | None = None,
+    batch_rows: int = 4096,
+) -> tuple[str, list[dict[str, Any]]]:
+    """Discover the schema (as the driver would), then read with it (as an executor)."""
+    path = write(tmp_path, text, name)
+    opts = {**mode, **(options or {})}
+    schema = discover(path, opts)
+    opts["__table_schema__"] = schema
+    batches = read_file(path, "json", {}, opts, columns=columns, batch_rows=batch_rows)
+    return schema, rows_of(batches)
+
+
+def test_types_by_drill_rules(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    schema, rows = scan(tmp_path, '{"i": 1, "d": 1.5, "s": "x", "b": true, "n": null}\n', json_mode)
+    assert schema == "`i` BIGINT, `d` DOUBLE, `s` VARCHAR, `b` BOOLEAN, `n` INT"
+    assert rows == [{"i": 1, "d": 1.5, "s": "x", "b": True, "n": None}]
+
+
+def test_top_level_array(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    _, rows = scan(tmp_path, '[\n {"a": 1},\n {"a": 2}\n]\n', json_mode)
+    assert rows == [{"a": 1}, {"a": 2}]
+
+
+def test_concatenated_and_pretty_printed_objects(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    _, rows = scan(tmp_path, '{"a": 1}{"a": 2}\n{\n  "a": 3\n}\n', json_mode)
+    assert rows == [{"a": 1}, {"a": 2}, {"a": 3}]
+
+
+def test_nested_maps_and_arrays(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    doc = {"m": {"a": {"b": [1, 2]}, "c": "x"}, "l": [[1, 2], [3]], "r": [{"q": 1}, {"q": 2}]}
+    schema, rows = scan(tmp_path, json.dumps(doc) + "\n", json_mode)
+    assert schema == (
+        "`m` STRUCT<`a` STRUCT<`b` ARRAY<BIGINT>>, `c` VARCHAR>, "
+        "`l` ARRAY<ARRAY<BIGINT>>, `r` ARRAY<STRUCT<`q` BIGINT>>"
+    )
+    assert rows == [doc]
+
+
+def test_missing_map_is_a_map_of_nulls(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    text = '{"m": {"f": "1"}}\n{"x": 1}\n{"m": null}\n'
+    _, rows = scan(tmp_path, text, json_mode)
+    assert [r["m"] for r in rows] == [{"f": "1"}, {"f": None}, {"f": None}]
+
+
+def test_leading_nulls_then_a_type(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    schema, rows = scan(tmp_path, '{"a": null}\n{"a": null}\n{"a": "x"}\n', json_mode)
+    assert schema == "`a` VARCHAR"
+    assert [r["a"] for r in rows] == [None, None, "x"]
+
+
+def test_int_then_double_widens(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    schema, rows = scan(tmp_path, '{"a": 1}\n{"a": 2.5}\n', json_mode)
+    assert schema == "`a` DOUBLE"
+    assert [r["a"] for r in rows] == [1.0, 2.5]
+
+
+def test_empty_array_then_typed(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    schema, rows = scan(tmp_path, '{"l": []}\n{"l": ["a"]}\n', json_mode)
+    assert schema == "`l` ARRAY<VARCHAR>"
+    assert [r["l"] for r in rows] == [[], ["a"]]
+
+
+def test_all_text_mode(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    text = '{"a": 1, "l": [1, 2], "m": {"f": 1.50, "b": true}}\n{"a": "x", "l": []}\n'
+    schema, rows = scan(tmp_path, text, json_mode, {"store.json.all_text_mode": True})
+    assert schema == "`a` VARCHAR, `l` ARRAY<VARCHAR>, `m` STRUCT<`f` VARCHAR, `b` VARCHAR>"
+    assert rows[0] == {"a": "1", "l": ["1", "2"], "m": {"f": "1.50", "b": "true"}}
+    assert rows[1] == {"a": "x", "l": [], "m": {"f": None, "b": None}}
+
+
+def test_read_numbers_as_double(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    schema, rows = scan(
+        tmp_path, '{"a": 1}\n{"a": 2}\n', json_mode, {"store.json.read_numbers_as_double": "true"}
+    )
+    assert schema == "`a` DOUBLE"
+    assert rows == [{"a": 1.0}, {"a": 2.0}]
+
+
+def test_empty_and_blank_files(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    assert scan(tmp_path, "", json_mode) == ("", [])
+    assert scan(tmp_path, "\n  \n", json_mode) == ("", [])
+
+
+def test_file_of_empty_objects_counts_rows(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    schema, rows = scan(tmp_path, "{}\n{}\n{}\n", json_mode)
+    assert schema == ""
+    assert len(rows) == 3
+
+
+def test_projection_reads_only_wanted(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    _, rows = scan(tmp_path, '{"a": 1, "b": "x", "c": true}\n', json_mode, columns=["c", "a"])
+    assert rows == [{"a": 1, "c": True}]
+
+
+def test_key_case_differences_are_one_column(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    schema, rows = scan(tmp_path, '{"Name": "a"}\n{"name": "b"}\n', json_mode)
+    assert schema == "`Name` VARCHAR"
+    assert [r["Name"] for r in rows] == ["a", "b"]
+
+
+def test_batches_respect_batch_rows(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    path = write(tmp_path, "".join(f'{{"a": {i}}}\n' for i in range(1000)))
+    opts = {**json_mode, "__table_schema__": "a BIGINT"}
+    batches = read_file(path, "json", {}, opts, batch_rows=300)
+    assert [b.num_rows for b in batches][:3] == [300, 300, 300]
+    assert sum(b.num_rows for b in batches) == 1000
+    assert max(b.num_rows for b in batches) <= 300
+
+
+def test_gzip_json(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    _, rows = scan(tmp_path, '{"a": 1}\n{"a": 2}\n', json_mode, name="f.json.gz")
+    assert rows == [{"a": 1}, {"a": 2}]
+
+
+# ------------------------------------------------------------------------ bad input
+def test_truncated_document(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    path = write(tmp_path, '{"a": 1}\n{"a": 2}\n{"a": ')
+    with pytest.raises(UserError) as info:
+        read_file(path, "json", {}, {**json_mode, "__table_schema__": "a BIGINT"})
+    err = info.value
+    assert err.kind is ErrorKind.DATA_READ
+    assert "Error parsing JSON" in err.message
+    assert f"File: {path}" in err.context and "Line: 3" in err.context
+
+
+def test_number_where_a_map_was_beyond_the_sample(
+    tmp_path: Path, json_mode: dict[str, Any]
+) -> None:
+    path = write(tmp_path, '{"m": {"a": 1}}\n{"m": 5}\n')
+    opts = {**json_mode, "__table_schema__": "m STRUCT<a BIGINT>"}
+    with pytest.raises(UserError) as info:
+        read_file(path, "json", {}, opts)
+    err = info.value
+    assert err.kind is ErrorKind.DATA_READ
+    assert "Line: 2" in err.context and "Column: m" in err.context
+    assert "BIGINT" in err.message and "STRUCT" in err.message
+
+
+def test_double_in_bigint_column_is_not_truncated(
+    tmp_path: Path, json_mode: dict[str, Any]
+) -> None:
+    path = write(tmp_path, '{"a": 1}\n{"a": 1.5}\n')
+    with pytest.raises(UserError, match="DOUBLE in column \\[a\\] where BIGINT") as info:
+        read_file(path, "json", {}, {**json_mode, "__table_schema__": "a BIGINT"})
+    assert "Line: 2" in info.value.context
+
+
+def test_type_conflict_found_by_discovery(tmp_path: Path) -> None:
+    path = write(tmp_path, '{"a": 1}\n{"a": "x"}\n')
+    with pytest.raises(UserError) as info:
+        discover(path)
+    err = info.value
+    assert err.kind is ErrorKind.DATA_READ
+    assert "BIGINT" in err.message and "VARCHAR" in err.message
+    assert "Line: 2" in err.context and "Column: a" in err.context
+
+
+def test_mixed_array_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="changes type"):
+        discover(write(tmp_path, '{"l": [1, "a"]}\n'))
+
+
+def test_invalid_utf8(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    path = write(tmp_path, b'{"a": "x"}\n{"a": "\xff"}\n')
+    with pytest.raises(UserError, match="not valid UTF-8") as info:
+        read_file(path, "json", {}, {**json_mode, "__table_schema__": "a VARCHAR"})
+    assert "Line: 2" in info.value.context
+
+
+def test_scalar_record_is_an_error(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    path = write(tmp_path, '{"a": 1}\n5\n')
+    with pytest.raises(UserError, match="Expected a JSON object"):
+        read_file(path, "json", {}, {**json_mode, "__table_schema__": "a BIGINT"})
+
+
+def test_skip_invalid_records_counts(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    text = '{"a": 1}\n{"a": oops}\n{"a": 2}\n{"a": "str"}\n{"a": 3}\n'
+    path = write(tmp_path, text)
+    opts = {
+        **json_mode,
+        "store.json.reader.skip_invalid_records": True,
+        "__table_schema__": "a BIGINT",
+    }
+    seen: list[tuple[str, int]] = []
+    skips.add_listener(lambda p, n: seen.append((p, n)))
+    skips.clear_skipped()
+    try:
+        batches = read_file(path, "json", {}, opts)
+    finally:
+        skips._listeners.clear()
+    assert rows_of(batches) == [{"a": 1}, {"a": 2}, {"a": 3}]
+    assert skips.skipped_records() == {str(path): 2}
+    assert sum(n for _, n in seen) == 2
+    assert batches[-1].schema.metadata[skips.SKIPPED_KEY] == b"2"
+
+
+def test_plain_ndjson_uses_the_arrow_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*_: Any) -> Any:
+        raise AssertionError("fell back to Python")
+
+    monkeypatch.setattr(json_plugin.JsonFormat, "_python_batches", refuse)
+    _, rows = scan(tmp_path, '{"a": 1, "m": {"x": [1]}}\n{"a": 2}\n', {})
+    assert rows == [{"a": 1, "m": {"x": [1]}}, {"a": 2, "m": {"x": None}}]
+
+
+def test_fallback_resumes_after_delivered_rows(tmp_path: Path) -> None:
+    body = "".join(f'{{"a": {i}}}\n' for i in range(60_000)) + '{"a": 0.5}\n'
+    path = write(tmp_path, body)
+    batches = read_file(path, "json", {}, {"__table_schema__": "a DOUBLE"}, batch_rows=5000)
+    got = [r["a"] for r in rows_of(batches)]
+    assert got == [float(i) for i in range(60_000)] + [0.5]
+    assert all(b.schema.field("a").type == pa.float64() for b in batches)
