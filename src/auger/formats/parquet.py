@@ -1,4 +1,15 @@
-"""Parquet files through pyarrow: footers give the schema, row groups the units of work."""
+"""Parquet files through pyarrow: footers give the schema, row groups the units of work.
+
+* Projection push-down reaches nested members: a query naming only ``m.b.c`` reads that leaf
+  (``__projection__`` paths), and the scan casts the partial map to the table's map type.
+* Nothing projected (``COUNT(*)``): row counts come from the footer, no data page is read.
+* Drill's type mapping: INT96 reads as TIMESTAMP (microseconds), decimals as DECIMAL(p, s),
+  unsigned integers widen, nanosecond timestamps and times are truncated to Drill's precision
+  (Drill keeps milliseconds; auger keeps microseconds) rather than failing the cast.
+* Files of one directory may differ: ``discover_schema`` merges them (missing columns null,
+  INT with BIGINT → BIGINT...) and a real conflict names both files and both types.
+* A corrupt footer or page is a DATA_READ error naming the file (and row group).
+"""
 
 from __future__ import annotations
 
@@ -6,28 +17,105 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.formats.base import FormatPlugin, conflict_error, merge_schemas
+from auger.formats.base import FormatPlugin, widen
 from auger.scan.spec import FileSplit
-from auger.types import TupleSchema
+from auger.types import ColumnMetadata, TupleSchema
 from auger.types.arrow import schema_from_arrow
 
-__all__ = ["ParquetFormat"]
+__all__ = ["ParquetFormat", "nested_selection"]
+
+ROWS_ONLY = "__rows__"
+_ERRORS = (pa.ArrowInvalid, pa.ArrowIOError, OSError, pa.ArrowNotImplementedError)
 
 
 def _open(path: str) -> pq.ParquetFile:
     try:
-        return pq.ParquetFile(path)
-    except (pa.ArrowInvalid, OSError) as exc:
+        return pq.ParquetFile(path, coerce_int96_timestamp_unit="us")
+    except _ERRORS as exc:
         raise UserError.data_read(
-            f"Not a readable Parquet file: {exc}", [f"File: {path}", "Fix: rewrite or remove it"]
+            "Error reading the Parquet footer: the file is not a readable Parquet file",
+            [f"File: {path}", f"Reason: {exc}", "Fix: rewrite or remove the file"],
         ) from exc
 
 
+def _describe(col: ColumnMetadata) -> str:
+    return col.type_string()
+
+
+def nested_selection(
+    schema: pa.Schema, columns: Sequence[str] | None, projection: Sequence[str] | None
+) -> list[str] | None:
+    """pyarrow column paths to read: whole top-level columns, or only the projected members.
+
+    ``columns`` are the lower-cased table columns wanted (None: all); ``projection`` the
+    projected paths (``m.b.c``, ``t.m.a`` never reaches here: the planner strips aliases).
+    """
+    if columns is None:
+        return None
+    wanted = set(columns)
+    members: dict[str, list[list[str]]] = {}
+    whole: set[str] = set()
+    for path in projection or ():
+        parts = [p.strip("`") for p in path.split(".")]
+        root = parts[0].lower()
+        if root not in wanted:
+            continue
+        if len(parts) == 1 or "[" in path:
+            whole.add(root)
+        else:
+            members.setdefault(root, []).append(parts[1:])
+    out: list[str] = []
+    for field in schema:
+        lname = field.name.lower()
+        if lname not in wanted:
+            continue
+        if lname in whole or lname not in members or not pa.types.is_struct(field.type):
+            out.append(field.name)
+            continue
+        for sub in members[lname]:
+            resolved = _resolve(field, sub)
+            if resolved is None:
+                continue  # a member the file lacks: the scan fills it with nulls
+            if resolved not in out:
+                out.append(resolved)
+    return out
+
+
+def _resolve(field: pa.Field, parts: list[str]) -> str | None:
+    """The dotted path of a member in the file's spelling, stopping at non-struct members."""
+    names = [field.name]
+    t = field.type
+    for part in parts:
+        if not pa.types.is_struct(t):
+            break
+        match = next((f for f in t if f.name.lower() == part.lower()), None)
+        if match is None:
+            return None
+        names.append(match.name)
+        t = match.type
+    return ".".join(names)
+
+
+def _drill_precision(arr: pa.Array) -> pa.Array:
+    """Nanosecond timestamps/times truncated to microseconds (beyond Drill's precision)."""
+    t = arr.type
+    if pa.types.is_timestamp(t) and t.unit == "ns":
+        return pc.cast(arr, pa.timestamp("us", t.tz), safe=False)
+    if pa.types.is_time64(t) and t.unit == "ns":
+        return pc.cast(arr, pa.time64("us"), safe=False)
+    if pa.types.is_time(t):
+        return pc.cast(arr, pa.time32("ms"), safe=False)
+    return arr
+
+
 class ParquetFormat(FormatPlugin):
+    """Drill's Parquet format plugin (``type = "parquet"``)."""
+
     type_name = "parquet"
     extensions = ("parquet",)
 
@@ -35,16 +123,31 @@ class ParquetFormat(FormatPlugin):
         self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
     ) -> TupleSchema:
         schema = TupleSchema()
+        origin: dict[str, str] = {}  # lower column name -> the file that typed it
         for path in files:
             file_schema = schema_from_arrow(_open(path).schema_arrow)
-            merged = merge_schemas(schema, file_schema)
-            if merged is None:
-                for col in file_schema:
-                    mine = schema.column(col.name)
-                    if mine is not None:
-                        raise conflict_error(path, col.name, mine, col)
-                raise UserError.data_read("Incompatible Parquet schemas", [f"File: {path}"])
-            schema = merged
+            for col in file_schema:
+                mine = schema.column(col.name)
+                if mine is None:
+                    schema.add(col)
+                    origin[col.name.lower()] = path
+                    continue
+                merged = widen(mine, col)
+                if merged is None:
+                    first = origin[col.name.lower()]
+                    raise UserError.data_read(
+                        f"Column [{col.name}] has type {_describe(mine)} in one file and "
+                        f"{_describe(col)} in another",
+                        [
+                            f"File: {first}",
+                            f"Type: {_describe(mine)}",
+                            f"File: {path}",
+                            f"Type: {_describe(col)}",
+                            f"Column: {col.name}",
+                            "Fix: rewrite the files with one type, or query them apart",
+                        ],
+                    )
+                schema.replace(merged)
         return schema
 
     def read_arrow(
@@ -56,16 +159,35 @@ class ParquetFormat(FormatPlugin):
         batch_rows: int,
     ) -> Iterator[pa.RecordBatch]:
         pf = _open(split.path)
-        names = pf.schema_arrow.names
-        wanted = None
-        if columns is not None:
-            lowered = set(columns)
-            wanted = [n for n in names if n.lower() in lowered]
-        try:
-            yield from pf.iter_batches(
-                batch_size=batch_rows, row_groups=split.row_groups, columns=wanted
-            )
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise UserError.data_read(
-                f"Error reading Parquet data: {exc}", [f"File: {split.path}"]
-            ) from exc
+        groups = (
+            list(split.row_groups)
+            if split.row_groups is not None
+            else list(range(pf.metadata.num_row_groups))
+        )
+        selected = nested_selection(pf.schema_arrow, columns, options.get("__projection__"))
+        if selected is not None and not selected:
+            yield from self._counts(pf, groups, batch_rows)
+            return
+        for rg in groups:
+            try:
+                batches = pf.iter_batches(
+                    batch_size=batch_rows, row_groups=[rg], columns=selected, use_threads=True
+                )
+                for batch in batches:
+                    arrays = [_drill_precision(c) for c in batch.columns]
+                    yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
+            except _ERRORS as exc:
+                raise UserError.data_read(
+                    "Error reading Parquet data",
+                    [f"File: {split.path}", f"Row group: {rg}", f"Reason: {exc}"],
+                ) from exc
+
+    @staticmethod
+    def _counts(pf: pq.ParquetFile, groups: list[int], batch_rows: int) -> Iterator[pa.RecordBatch]:
+        """Row counts from the footer only: batches of one null column."""
+        for rg in groups:
+            left = pf.metadata.row_group(rg).num_rows
+            while left > 0:
+                n = min(left, batch_rows)
+                left -= n
+                yield pa.RecordBatch.from_arrays([pa.nulls(n)], names=[ROWS_ONLY])
