@@ -6,15 +6,30 @@
 ...     cur.execute("SELECT n_name FROM cp.`tpch/nation.parquet` WHERE n_regionkey = ?", (1,))
 ...     cur.fetchall()
 
-Parameters use ``qmark`` style and are bound as SQL literals by the tokenizer, never by string
-pasting into the statement text, so a parameter cannot change the statement's shape.
+Why it is shaped this way:
+
+- Parameters use ``qmark`` style. Placeholders are found by the SQL tokenizer (so a ``?`` inside a
+  string, a backquoted name or a comment is left alone) and each value is written as a typed SQL
+  literal, so a parameter can never change the statement's shape.
+- A SELECT answers a lazy Spark DataFrame. ``fetchone``/``fetchmany``/iteration stream it one
+  partition at a time as Arrow batches (a Spark job per partition, the next one prefetched), so a
+  large result is never collected whole before the first row. ``fetchall``/``fetch_arrow_table``
+  on an untouched result take Spark's bulk Arrow path instead, which runs all partitions at once.
+- Every Spark job a cursor starts runs in a job group of its own, so ``Cursor.cancel()`` (from
+  another thread, e.g. the shell's Ctrl-C) cancels exactly that statement and nothing else.
+- Errors keep Drill's kind: ``str(exc)`` starts with ``VALIDATION ERROR: ...`` and ``exc.kind`` is
+  the :class:`~auger.errors.ErrorKind`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import decimal
+import itertools
+import math
+import threading
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import pyarrow as pa
@@ -22,10 +37,18 @@ import pyarrow as pa
 from auger.errors import AugerError, ErrorKind, UserError
 
 __all__ = [
+    "BINARY",
+    "DATETIME",
+    "NUMBER",
+    "ROWID",
+    "STRING",
+    "Binary",
     "Connection",
     "Cursor",
     "DataError",
     "DatabaseError",
+    "Date",
+    "DateFromTicks",
     "Error",
     "IntegrityError",
     "InterfaceError",
@@ -33,8 +56,13 @@ __all__ = [
     "NotSupportedError",
     "OperationalError",
     "ProgrammingError",
+    "Time",
+    "TimeFromTicks",
+    "Timestamp",
+    "TimestampFromTicks",
     "Warning",
     "apilevel",
+    "bind_parameters",
     "connect",
     "paramstyle",
     "threadsafety",
@@ -45,50 +73,63 @@ threadsafety = 1  # threads may share the module, not connections
 paramstyle = "qmark"
 
 
+# ------------------------------------------------------------------ exceptions (PEP 249 tree)
 class Warning(Exception):
-    pass
+    """Important warnings (PEP 249); auger reports warnings on ``Cursor.warnings`` instead."""
 
 
 class Error(AugerError):
-    """PEP 249 root; ``kind`` carries Drill's error kind, ``context`` its context lines."""
+    """PEP 249 root. ``kind`` is Drill's error kind, ``context`` its context lines.
 
-    def __init__(self, message: str, kind: ErrorKind | None = None, context: Sequence[str] = ()):
+    ``str(error)`` is Drill's text: ``KIND ERROR: message`` and, after a blank line, the context.
+    """
+
+    def __init__(
+        self, message: str, kind: ErrorKind | None = None, context: Sequence[str] = ()
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.context = list(context)
 
+    @property
+    def summary(self) -> str:
+        """The first line of the message (``KIND ERROR: message``)."""
+        return str(self).split("\n", 1)[0]
+
 
 class InterfaceError(Error):
-    pass
+    """Misuse of the interface (closed cursor, bad parameter type)."""
 
 
 class DatabaseError(Error):
-    pass
+    """An error reported by the engine."""
 
 
 class DataError(DatabaseError):
-    pass
+    """Bad data: malformed files, failed casts, overflow."""
 
 
 class OperationalError(DatabaseError):
-    pass
+    """The engine could not run the statement (resources, cancelled, connection lost)."""
 
 
 class IntegrityError(DatabaseError):
-    pass
+    """Never raised (auger has no constraints); here because PEP 249 names it."""
 
 
 class InternalError(DatabaseError):
-    pass
+    """A fault inside auger or Spark (Drill's SYSTEM errors)."""
 
 
 class ProgrammingError(DatabaseError):
-    pass
+    """Bad SQL: parse and validation errors, unknown tables, wrong parameter counts."""
 
 
 class NotSupportedError(DatabaseError):
-    pass
+    """A statement or method auger does not support."""
 
+
+CANCELLED_MESSAGE = "EXECUTION ERROR: Query cancelled by the user"
 
 # Drill error kind → PEP 249 class (STYLE #9: a table, not an if chain).
 _KIND_TO_CLASS: dict[ErrorKind, type[Error]] = {
@@ -108,59 +149,135 @@ _KIND_TO_CLASS: dict[ErrorKind, type[Error]] = {
 }
 
 
-def _to_dbapi_error(exc: UserError) -> Error:
+def to_dbapi_error(exc: BaseException) -> Error:
+    """The PEP 249 exception for any error out of the engine or Spark."""
+    if isinstance(exc, Error):
+        return exc
+    if not isinstance(exc, UserError):
+        from auger.spark.errors import unwrap_spark_error
+
+        exc = unwrap_spark_error(exc)
     cls = _KIND_TO_CLASS.get(exc.kind, DatabaseError)
     return cls(str(exc), exc.kind, exc.context)
 
 
+# ------------------------------------------------------------------ PEP 249 types and constructors
+class _TypeGroup(frozenset[str]):
+    """A PEP 249 type object: equal to every ``type_code`` of its group."""
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            return other in self
+        return frozenset.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = frozenset.__hash__
+
+
+STRING = _TypeGroup({"CHARACTER VARYING", "VARCHAR", "CHAR", "CHARACTER"})
+BINARY = _TypeGroup({"BINARY VARYING", "VARBINARY", "BINARY"})
+NUMBER = _TypeGroup(
+    {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "BOOLEAN"}
+)
+DATETIME = _TypeGroup(
+    {"DATE", "TIME", "TIMESTAMP", "INTERVAL", "INTERVAL DAY TO SECOND", "INTERVAL YEAR TO MONTH"}
+)
+ROWID = _TypeGroup()
+
+Date = dt.date
+Time = dt.time
+Timestamp = dt.datetime
+Binary = bytes
+
+
+def DateFromTicks(ticks: float) -> dt.date:
+    return dt.date.fromtimestamp(ticks)
+
+
+def TimeFromTicks(ticks: float) -> dt.time:
+    return dt.datetime.fromtimestamp(ticks).time()
+
+
+def TimestampFromTicks(ticks: float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(ticks)
+
+
 # ------------------------------------------------------------------ parameter binding
 def _literal(value: Any) -> str:
-    """A Python value as a Drill SQL literal."""
+    """A Python value as a typed Drill SQL literal (never bare text from the value)."""
     if value is None:
         return "NULL"
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, int):
-        return str(value)
+        return str(int(value))
     if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            return f"CAST('{value}' AS DOUBLE)"
-        return repr(value)
+        if math.isnan(value) or math.isinf(value):
+            text = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+            return f"CAST('{text}' AS DOUBLE)"
+        # A bare 0.1 is a DECIMAL literal in SQL; a Python float is a DOUBLE.
+        return f"CAST({float(value)!r} AS DOUBLE)"
     if isinstance(value, decimal.Decimal):
-        digits, exponent = value.as_tuple().digits, int(value.as_tuple().exponent)
-        scale = max(-exponent, 0)
-        precision = max(len(digits), scale, 1)
-        return f"CAST('{value}' AS DECIMAL({precision}, {scale}))"
+        if not value.is_finite():
+            raise InterfaceError(f"Cannot bind the non-finite decimal {value}")
+        _sign, digits, exponent = value.as_tuple()
+        scale = max(-int(exponent), 0)
+        precision = max(len(digits) + max(int(exponent), 0), scale, 1)
+        return f"CAST('{value:f}' AS DECIMAL({precision}, {scale}))"
     if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:  # Drill timestamps have no zone: store the UTC wall clock
+            value = value.astimezone(dt.UTC).replace(tzinfo=None)
         return f"TIMESTAMP '{value.isoformat(sep=' ')}'"
     if isinstance(value, dt.date):
         return f"DATE '{value.isoformat()}'"
     if isinstance(value, dt.time):
-        return f"TIME '{value.isoformat()}'"
-    if isinstance(value, bytes | bytearray):
+        return f"TIME '{value.replace(tzinfo=None).isoformat()}'"
+    if isinstance(value, bytes | bytearray | memoryview):
         return f"X'{bytes(value).hex()}'"
     if isinstance(value, str):
         return "'" + value.replace("'", "''") + "'"
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars
+        return _literal(value.item())
     raise InterfaceError(f"Cannot bind a parameter of type {type(value).__name__}")
 
 
 def bind_parameters(sql: str, params: Sequence[Any] | Mapping[str, Any] | None) -> str:
-    """Replace each ``?`` placeholder outside quotes/comments with a literal."""
+    """Replace each ``?`` placeholder outside quotes, backquotes and comments with a literal.
+
+    Raises:
+        ProgrammingError: the number of values differs from the number of placeholders, or the
+            statement cannot be tokenized.
+        InterfaceError: parameters are not a sequence, or a value has no SQL literal.
+    """
     if params is None:
         return sql
-    if isinstance(params, Mapping):
-        raise InterfaceError("paramstyle is qmark: pass parameters as a sequence")
+    if isinstance(params, Mapping | str | bytes):
+        raise InterfaceError(
+            "paramstyle is qmark: pass parameters as a sequence such as a tuple or a list"
+        )
+    params = list(params)
+    from sqlglot.errors import TokenError
     from sqlglot.tokens import TokenType
 
     from auger.sql.dialect import AugerDrill
 
-    tokens = [t for t in AugerDrill().tokenize(sql) if t.token_type == TokenType.PLACEHOLDER]
-    if len(tokens) != len(params):
+    try:
+        tokens = AugerDrill().tokenize(sql)
+    except TokenError as exc:
         raise ProgrammingError(
-            f"The statement has {len(tokens)} parameter markers but {len(params)} values were given"
+            f"PARSE ERROR: Unable to tokenize the statement: {exc}", ErrorKind.PARSE
+        ) from None
+    marks = [t for t in tokens if t.token_type == TokenType.PLACEHOLDER and t.text == "?"]
+    if len(marks) != len(params):
+        raise ProgrammingError(
+            f"VALIDATION ERROR: The statement has {len(marks)} parameter markers "
+            f"but {len(params)} values were given",
+            ErrorKind.VALIDATION,
         )
     out, last = [], 0
-    for tok, value in zip(tokens, params, strict=True):
+    for tok, value in zip(marks, params, strict=True):
         out.append(sql[last : tok.start])
         out.append(_literal(value))
         last = tok.end + 1
@@ -168,70 +285,217 @@ def bind_parameters(sql: str, params: Sequence[Any] | Mapping[str, Any] | None) 
     return "".join(out)
 
 
+# ------------------------------------------------------------------ Spark job groups and streaming
+def _spark_context() -> Any:
+    """The running SparkContext, or None; never starts Spark just to label a job."""
+    try:
+        from pyspark import SparkContext
+    except ImportError:  # pragma: no cover - pyspark is a dependency
+        return None
+    return SparkContext._active_spark_context
+
+
+_GROUP_KEYS = ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")
+
+
+@contextmanager
+def _job_group(group: str, description: str) -> Iterator[None]:
+    """Run the block's Spark jobs in ``group`` (thread-local in Spark), then restore the old one.
+
+    Spark copies a thread's local properties into the threads it starts to serve results, so
+    setting the group around the call that starts a collection is enough.
+    """
+    sc = _spark_context()
+    if sc is None:
+        yield
+        return
+    old = [sc.getLocalProperty(k) for k in _GROUP_KEYS]
+    for key, value in zip(_GROUP_KEYS, (group, description[:200], "true"), strict=True):
+        sc.setLocalProperty(key, value)
+    try:
+        yield
+    finally:
+        for key, value in zip(_GROUP_KEYS, old, strict=True):
+            sc.setLocalProperty(key, value)
+
+
+def _arrow_schema(df: Any) -> pa.Schema:
+    """The Arrow schema Spark uses to ship ``df``'s batches (as ``DataFrame.toArrow`` builds it)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    large = df.sparkSession.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")
+    return to_arrow_schema(
+        df.schema,
+        error_on_duplicated_field_names_in_struct=True,
+        timezone="UTC",
+        prefers_large_types=large == "true",
+    )
+
+
+class _SparkBatchStream:
+    """Arrow batches of a DataFrame, pulled one partition at a time.
+
+    Spark turns each partition into Arrow IPC batches (``toArrowBatchRdd``) and serves them to
+    Python through the same local-iterator protocol as ``DataFrame.toLocalIterator``: a job per
+    partition, run only when the previous partition has been consumed (with one partition of
+    prefetch). ``batches_read`` counts what has been pulled so far.
+    """
+
+    def __init__(self, df: Any, group: str, description: str) -> None:
+        from pyspark.serializers import NoOpSerializer
+        from pyspark.util import _local_iterator_from_socket
+
+        self.schema = _arrow_schema(df)
+        self.batches_read = 0
+        sc = df.sparkSession.sparkContext
+        with _job_group(group, description):
+            jrdd = df._jdf.toArrowBatchRdd()
+            sock_info = sc._jvm.PythonRDD.toLocalIteratorAndServe(jrdd, True)
+        self._frames = _local_iterator_from_socket(sock_info, NoOpSerializer())
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        return self
+
+    def __next__(self) -> pa.RecordBatch:
+        frame = next(self._frames)
+        batch = pa.ipc.read_record_batch(pa.py_buffer(frame), self.schema)
+        self.batches_read += 1
+        return batch
+
+
+def _rows(batch: pa.RecordBatch | pa.Table) -> list[tuple[Any, ...]]:
+    cols = [c.to_pylist() for c in batch.columns]
+    return list(zip(*cols, strict=True)) if cols else [() for _ in range(batch.num_rows)]
+
+
 # ------------------------------------------------------------------ cursor
+_group_ids = itertools.count(1)
+
+
 class Cursor:
-    """A PEP 249 cursor; rows are streamed from Spark batch by batch."""
+    """A PEP 249 cursor over one connection's session.
+
+    Attributes:
+        arraysize: rows ``fetchmany()`` returns when no size is given (PEP 249), default 1.
+        rowcount: rows of the result once known (at once for DDL and metadata answers, after
+            the last row of a SELECT has been fetched), otherwise -1.
+        warnings: warnings of the last statement (columns dropped, schema conflicts resolved).
+        statement: the kind of the last statement (``SELECT``, ``USE``...).
+    """
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
         self.arraysize = 1
-        self._result: Any = None
-        self._description: list[tuple[Any, ...]] | None = None
-        self._batches: Iterator[pa.RecordBatch] | None = None
-        self._buffer: list[tuple[Any, ...]] = []
-        self._rownumber = 0
         self.rowcount = -1
+        self.lastrowid = None
         self.closed = False
         self.warnings: list[str] = []
+        self.statement: str | None = None
+        self._result: Any = None
+        self._description: list[tuple[Any, ...]] | None = None
+        self._stream: Iterator[pa.RecordBatch] | None = None
+        self._rows: list[tuple[Any, ...]] = []
+        self._pos = 0
+        self._exhausted = False
+        self._fetched = 0
+        self._group: str | None = None
+        self._cancelled = False
+        self._sql = ""
+        self._lock = threading.Lock()
 
+    # ----- PEP 249 attributes
     @property
     def description(self) -> list[tuple[Any, ...]] | None:
+        """``(name, type_code, display_size, internal_size, precision, scale, null_ok)`` per column.
+
+        ``type_code`` is the Drill SQL type name (``INTEGER``, ``CHARACTER VARYING``, ``ARRAY``...),
+        equal to the matching PEP 249 type object (``STRING``, ``NUMBER``, ``DATETIME``...).
+        """
         return self._description
+
+    @property
+    def rownumber(self) -> int | None:
+        """Index of the next row in the result (PEP 249 extension), or None without a result."""
+        return None if self._result is None else self._fetched
+
+    @property
+    def job_group(self) -> str | None:
+        """The Spark job group of the current statement (for the Spark UI and cancelling)."""
+        return self._group
 
     def _check(self) -> None:
         if self.closed:
             raise InterfaceError("Cursor is closed")
         self.connection._check()
 
+    # ----- running statements
     def execute(self, operation: str, parameters: Sequence[Any] | None = None) -> Cursor:
+        """Run one statement; SELECT results are fetched lazily.
+
+        Raises:
+            ProgrammingError, DataError, ...: the statement failed; ``str(exc)`` is Drill's text.
+        """
         self._check()
+        self._reset()
         sql = bind_parameters(operation, parameters)
+        session = self.connection.session
+        self._group = f"auger-{session.id}-{next(_group_ids)}"
+        self._cancelled = False
+        self._sql = sql
         try:
-            result = self.connection.session.execute(sql)
-            self._description = [
-                (
-                    col.name,
-                    col.type.sql_name if col.mode.value != "REPEATED" else "ARRAY",
-                    None,
-                    None,
-                    col.precision or None,
-                    col.scale or None,
-                    col.mode.value != "REQUIRED",
-                )
-                for col in result.schema
-            ]
-        except UserError as exc:
+            with _job_group(self._group, sql):
+                result = session.execute(sql)
+            description = _describe(result)
+        except Exception as exc:
             self._reset()
-            raise _to_dbapi_error(exc) from None
+            raise self._error(exc) from None
         self._result = result
-        self._batches = None
-        self._buffer = []
-        self._rownumber = 0
+        self._description = description
         self.warnings = list(result.warnings)
-        self.rowcount = result.table.num_rows if result.table is not None else -1
+        self.statement = result.statement
+        if result.table is not None:
+            self.rowcount = result.table.num_rows
         return self
 
     def executemany(self, operation: str, seq_of_parameters: Sequence[Sequence[Any]]) -> Cursor:
+        """Run the statement once per parameter sequence; the last result stays fetchable."""
         for params in seq_of_parameters:
             self.execute(operation, params)
         return self
 
+    def cancel(self) -> None:
+        """Cancel the Spark jobs of the running statement; safe to call from another thread.
+
+        The thread waiting on the statement gets an ``OperationalError``; the session, its
+        options and its temporary tables are unaffected.
+        """
+        self._cancelled = True
+        sc = _spark_context()
+        if sc is not None and self._group is not None:
+            sc.cancelJobGroup(self._group)
+
+    @property
+    def cancelled(self) -> bool:
+        """True once ``cancel()`` was called for the current statement."""
+        return self._cancelled
+
+    def _error(self, exc: BaseException) -> Error:
+        """The PEP 249 error for a failure of this cursor's statement."""
+        if self._cancelled and not isinstance(exc, UserError | Error):
+            return OperationalError(CANCELLED_MESSAGE, ErrorKind.EXECUTION)
+        return to_dbapi_error(exc)
+
     def _reset(self) -> None:
         self._result = None
         self._description = None
-        self._batches = None
-        self._buffer = []
+        self._stream = None
+        self._rows = []
+        self._pos = 0
+        self._exhausted = False
+        self._fetched = 0
         self.rowcount = -1
+        self.warnings = []
+        self.statement = None
 
     def _need_result(self) -> Any:
         self._check()
@@ -239,61 +503,120 @@ class Cursor:
             raise ProgrammingError("No statement has been executed, or it returned no rows")
         return self._result
 
-    def _stream(self) -> Iterator[pa.RecordBatch]:
+    # ----- the row stream
+    def _open_stream(self) -> Iterator[pa.RecordBatch]:
         result = self._need_result()
-        if self._batches is None:
-            self._batches = _arrow_batches(result)
-        return self._batches
+        if self._stream is None:
+            if result.table is not None:
+                self._stream = iter(result.table.to_batches())
+            else:
+                try:
+                    self._stream = _SparkBatchStream(result.dataframe, self._group or "", self._sql)
+                except Exception as exc:
+                    raise self._error(exc) from None
+        return self._stream
 
-    def _fill(self, n: int | None) -> None:
-        stream = self._stream()
-        while n is None or len(self._buffer) < n:
-            batch = next(stream, None)
-            if batch is None:
+    def _next_batch(self) -> bool:
+        """Load the next non-empty batch into the row buffer; False at the end."""
+        if self._exhausted:
+            return False
+        stream = self._open_stream()
+        while True:
+            try:
+                batch = next(stream)
+            except StopIteration:
+                self._finish()
+                return False
+            except Exception as exc:
+                self._exhausted = True
+                raise self._error(exc) from None
+            if batch.num_rows:
+                self._rows, self._pos = _rows(batch), 0
+                return True
+
+    def _finish(self) -> None:
+        self._exhausted = True
+        self._rows, self._pos = [], 0
+        if self.rowcount < 0:
+            self.rowcount = self._fetched
+
+    def _take(self, n: int | None) -> list[tuple[Any, ...]]:
+        out: list[tuple[Any, ...]] = []
+        while n is None or len(out) < n:
+            if self._pos >= len(self._rows) and not self._next_batch():
                 break
-            self._buffer.extend(_rows(batch))
+            end = len(self._rows) if n is None else min(len(self._rows), self._pos + n - len(out))
+            out.extend(self._rows[self._pos : end])
+            self._fetched += end - self._pos
+            self._pos = end
+        return out
 
+    # ----- fetching
     def fetchone(self) -> tuple[Any, ...] | None:
-        self._fill(1)
-        if not self._buffer:
-            return None
-        self._rownumber += 1
-        return self._buffer.pop(0)
+        """The next row, or None when the result is exhausted."""
+        rows = self._take(1)
+        return rows[0] if rows else None
 
     def fetchmany(self, size: int | None = None) -> list[tuple[Any, ...]]:
-        n = self.arraysize if size is None else size
-        self._fill(n)
-        out, self._buffer = self._buffer[:n], self._buffer[n:]
-        self._rownumber += len(out)
-        return out
+        """Up to ``size`` (default ``arraysize``) more rows; an empty list at the end."""
+        return self._take(self.arraysize if size is None else max(size, 0))
 
     def fetchall(self) -> list[tuple[Any, ...]]:
-        self._fill(None)
-        out, self._buffer = self._buffer, []
-        self._rownumber += len(out)
-        if self.rowcount < 0:
-            self.rowcount = self._rownumber
-        return out
+        """All remaining rows."""
+        if self._untouched_dataframe():
+            table = self.fetch_arrow_table()
+            return _rows(table)
+        return self._take(None)
+
+    def _untouched_dataframe(self) -> bool:
+        result = self._need_result()
+        return result.table is None and self._stream is None and not self._exhausted
 
     def fetch_arrow_table(self) -> pa.Table:
-        """The remaining rows as one ``pyarrow.Table``."""
+        """The remaining rows as one ``pyarrow.Table`` (column types as Spark ships them)."""
         result = self._need_result()
-        if self._batches is None and not self._buffer:
-            table = result.to_arrow()
-            self._batches = iter(())
+        if self._untouched_dataframe():
+            try:
+                with _job_group(self._group or "", self._sql):
+                    table = result.dataframe.toArrow()
+            except Exception as exc:
+                raise self._error(exc) from None
+            self._fetched += table.num_rows
+            self._finish()
             return table
-        rows = self.fetchall()
-        schema = result.to_arrow().schema if result.table is not None else None
-        return pa.Table.from_pylist(
-            [dict(zip(self._names(), r, strict=True)) for r in rows], schema=schema
-        )
+        if result.table is not None and self._stream is None and not self._exhausted:
+            table = result.table
+            self._fetched += table.num_rows
+            self._finish()
+            return table
+        stream = self._open_stream()
+        schema = result.table.schema if result.table is not None else stream.schema  # type: ignore[attr-defined]
+        names = schema.names
+        head = self._rows[self._pos :]
+        self._fetched += len(head)
+        self._rows, self._pos = [], 0
+        parts: list[pa.Table] = []
+        if head:
+            parts.append(
+                pa.Table.from_pylist([dict(zip(names, r, strict=True)) for r in head], schema)
+            )
+        if not self._exhausted:
+            try:
+                rest = list(stream)
+            except Exception as exc:
+                self._exhausted = True
+                raise self._error(exc) from None
+            self._fetched += sum(b.num_rows for b in rest)
+            if rest:
+                parts.append(pa.Table.from_batches(rest, schema))
+        self._finish()
+        return pa.concat_tables(parts) if parts else schema.empty_table()
 
     def fetch_df(self) -> Any:
         """The remaining rows as a ``pandas.DataFrame``."""
         return self.fetch_arrow_table().to_pandas()
 
-    def _names(self) -> list[str]:
-        return [d[0] for d in self._description or []]
+    fetchdf = fetch_df  # DuckDB's spelling
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
         while True:
@@ -302,13 +625,20 @@ class Cursor:
                 return
             yield row
 
+    # ----- PEP 249 no-ops and optional methods
     def setinputsizes(self, sizes: Any) -> None:
-        pass
+        """Does nothing (PEP 249 allows it)."""
 
     def setoutputsize(self, size: Any, column: Any = None) -> None:
-        pass
+        """Does nothing (PEP 249 allows it)."""
+
+    def nextset(self) -> None:
+        """auger statements answer one result set: always None."""
+        self._need_result()
+        return None
 
     def close(self) -> None:
+        """Release the result; later calls raise ``InterfaceError``."""
         self.closed = True
         self._reset()
 
@@ -319,30 +649,42 @@ class Cursor:
         self.close()
 
 
-def _arrow_batches(result: Any) -> Iterator[pa.RecordBatch]:
-    """Batches of a result; Spark results stream through ``toLocalIterator``-style chunks."""
-    if result.table is not None:
-        yield from result.table.to_batches()
-        return
-    from auger.spark.errors import unwrap_spark_error
-
-    try:
-        table = result.to_arrow()
-    except UserError:
-        raise
-    except Exception as exc:
-        raise unwrap_spark_error(exc) from exc
-    yield from table.to_batches()
-
-
-def _rows(batch: pa.RecordBatch) -> list[tuple[Any, ...]]:
-    cols = [c.to_pylist() for c in batch.columns]
-    return list(zip(*cols, strict=True)) if cols else [() for _ in range(batch.num_rows)]
+def _describe(result: Any) -> list[tuple[Any, ...]]:
+    out = []
+    for col in result.schema:
+        repeated = col.mode.value == "REPEATED"
+        out.append(
+            (
+                col.name,
+                "ARRAY" if repeated else col.type.sql_name,
+                None,
+                None,
+                col.precision or None,
+                col.scale if col.type.value == "VARDECIMAL" else None,
+                repeated or col.mode.value != "REQUIRED",
+            )
+        )
+    return out
 
 
 # ------------------------------------------------------------------ connection
 class Connection:
-    """One user session of the embedded engine."""
+    """One user session of the embedded engine.
+
+    The PEP 249 exception classes are also attributes (``conn.ProgrammingError``), as the PEP's
+    optional extension suggests, so code holding only a connection can catch them.
+    """
+
+    Error = Error
+    Warning = Warning
+    InterfaceError = InterfaceError
+    DatabaseError = DatabaseError
+    DataError = DataError
+    OperationalError = OperationalError
+    IntegrityError = IntegrityError
+    InternalError = InternalError
+    ProgrammingError = ProgrammingError
+    NotSupportedError = NotSupportedError
 
     def __init__(self, session: Any) -> None:
         self.session = session
@@ -357,16 +699,20 @@ class Connection:
         return Cursor(self)
 
     def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> Cursor:
-        """Shortcut: a new cursor with the statement executed."""
+        """Shortcut (as in DuckDB and sqlite3): a new cursor with the statement executed."""
         return self.cursor().execute(sql, parameters)
 
     def sql(self, sql: str, parameters: Sequence[Any] | None = None) -> Any:
-        """The ``pyspark.sql.DataFrame`` of a SELECT, for PySpark users."""
+        """The ``pyspark.sql.DataFrame`` of a statement, for PySpark users.
+
+        A SELECT gives its lazy DataFrame (nothing runs until a Spark action); DDL and metadata
+        statements run now and give their small answer as a DataFrame.
+        """
         self._check()
         try:
             result = self.session.execute(bind_parameters(sql, parameters))
-        except UserError as exc:
-            raise _to_dbapi_error(exc) from None
+        except Exception as exc:
+            raise to_dbapi_error(exc) from None
         if result.dataframe is not None:
             return result.dataframe
         return self.session.engine.spark.createDataFrame(result.table)
@@ -376,10 +722,12 @@ class Connection:
         self._check()
 
     def rollback(self) -> None:
-        raise NotSupportedError("auger has no transactions")
+        """auger has no transactions (as Drill)."""
+        self._check()
+        raise NotSupportedError("UNSUPPORTED_OPERATION ERROR: auger has no transactions")
 
     def close(self) -> None:
-        """Close the session: its temporary tables are dropped."""
+        """Close the session: its temporary tables are dropped. Idempotent."""
         if not self.closed:
             self.closed = True
             self.session.close()
@@ -397,11 +745,14 @@ def connect(config: Any = None, user: str | None = None) -> Connection:
     Args:
         config: a TOML path or a dict (merged over the embedded defaults); None for defaults.
         user: the session's user name (default: the OS user).
+
+    Raises:
+        OperationalError, InternalError: the configuration is invalid or the engine cannot start.
     """
     from auger.engine import Engine
 
     try:
         engine = Engine.default() if config is None else Engine(config)
     except UserError as exc:
-        raise _to_dbapi_error(exc) from None
+        raise to_dbapi_error(exc) from None
     return Connection(engine.open_session(user))
