@@ -5,6 +5,19 @@ Layering: ``formats`` imports ``types``, ``errors``, ``config`` and ``scan``; ne
 """
 
 from auger.formats.base import FormatPlugin
-from auger.formats.registry import get_format, known_formats, register_format
+from auger.formats.registry import (
+    DuplicateFormatError,
+    get_format,
+    known_formats,
+    register_format,
+    unregister_format,
+)
 
-__all__ = ["FormatPlugin", "get_format", "known_formats", "register_format"]
+__all__ = [
+    "DuplicateFormatError",
+    "FormatPlugin",
+    "get_format",
+    "known_formats",
+    "register_format",
+    "unregister_format",
+]

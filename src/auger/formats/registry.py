@@ -10,10 +10,21 @@ from __future__ import annotations
 import importlib
 from importlib.metadata import entry_points
 
-from auger.errors import UserError
+from auger.errors import AugerError, UserError
 from auger.formats.base import FormatPlugin
 
-__all__ = ["get_format", "known_formats", "register_format"]
+__all__ = [
+    "DuplicateFormatError",
+    "get_format",
+    "known_formats",
+    "register_format",
+    "unregister_format",
+]
+
+
+class DuplicateFormatError(AugerError, ValueError):
+    """A second plugin registered under a reader type name that is already taken."""
+
 
 _BUILTIN: dict[str, str] = {
     "text": "auger.formats.text:TextFormat",
@@ -26,11 +37,29 @@ _registered: dict[str, type[FormatPlugin]] = {}
 _entry_points_loaded = False
 
 
-def register_format(name: str, plugin: type[FormatPlugin]) -> None:
-    """Register a plugin class under a reader type name (for tests and embedded use)."""
+def register_format(name: str, plugin: type[FormatPlugin] | FormatPlugin) -> None:
+    """Register a plugin (class or instance) under a reader type name.
+
+    Raises:
+        DuplicateFormatError: the name is a built-in or already registered.
+        TypeError: the object is not a ``FormatPlugin``.
+    """
     if name in _BUILTIN or name in _registered:
-        raise ValueError(f"format plugin [{name}] is already registered")
+        raise DuplicateFormatError(f"format plugin [{name}] is already registered")
+    if isinstance(plugin, FormatPlugin):
+        _registered[name] = type(plugin)
+        _instances[name] = plugin
+        return
+    if not (isinstance(plugin, type) and issubclass(plugin, FormatPlugin)):
+        raise TypeError(f"format plugin [{name}] must be a FormatPlugin, not {plugin!r}")
     _registered[name] = plugin
+
+
+def unregister_format(name: str) -> None:
+    """Forget a registered (non built-in) plugin; for tests and embedded re-configuration."""
+    _registered.pop(name, None)
+    if name not in _BUILTIN:
+        _instances.pop(name, None)
 
 
 def _load_entry_points() -> None:
