@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from auger.config import Config
 from auger.errors import UserError
+from auger.sql.grammar import split_schema_path
+from auger.storage.views import View, find_view_file, read_view
 from auger.storage.workspace import Workspace
 
 __all__ = [
@@ -20,7 +22,20 @@ __all__ = [
     "FileTable",
     "SystemTable",
     "TableRef",
+    "ViewTable",
+    "display_schema",
 ]
+
+ROOT_IMMUTABLE = (
+    "Root schema is immutable. Drill does not allow creating or deleting tables or views in the "
+    "root schema. Select a schema using 'USE schema' command."
+)
+
+
+def display_schema(name: str) -> str:
+    """A schema name as Drill prints it in messages: a plugin's default workspace by plugin."""
+    return name.removesuffix(".default")
+
 
 SYSTEM_SCHEMAS = ("sys", "INFORMATION_SCHEMA")
 
@@ -42,6 +57,15 @@ class FileTable(TableRef):
 @dataclass(frozen=True)
 class SystemTable(TableRef):
     pass
+
+
+@dataclass(frozen=True)
+class ViewTable(TableRef):
+    """A view stored as ``<name>.view.drill`` in a workspace directory."""
+
+    workspace: Workspace
+    path: str  # the view file
+    view: View
 
 
 class Catalog:
@@ -111,14 +135,50 @@ class Catalog:
             [context],
         )
 
+    def resolve_mutable_schema(
+        self, schema_parts: Sequence[str], default_schema: str | None
+    ) -> Workspace:
+        """The writable workspace a CREATE/DROP of a view or table targets.
+
+        Raises:
+            UserError: VALIDATION, for the root schema, unknown or immutable schemas.
+        """
+        parts = split_schema_path(list(schema_parts))
+        if not parts:
+            if not default_schema:
+                raise UserError.validation(ROOT_IMMUTABLE)
+            found = self.resolve_schema(default_schema, None)
+        else:
+            found = self.resolve_schema(".".join(parts), default_schema)
+        if isinstance(found, str):
+            raise UserError.validation(
+                f"Unable to create or drop objects. Schema [{found}] is immutable."
+            )
+        if not found.writable:
+            raise UserError.validation(
+                f"Unable to create or drop objects. Schema [{display_schema(found.name)}] "
+                "is immutable."
+            )
+        return found
+
+    def find_view(self, ws: Workspace, name: str) -> ViewTable | None:
+        """The view ``name`` in workspace ``ws``, if one is stored there."""
+        if any(ch in name for ch in "*?[{"):
+            return None
+        ws.resolve(name)  # refuses names that escape the workspace
+        path = find_view_file(ws.location, name)
+        if path is None:
+            return None
+        return ViewTable(ws.name, name.lstrip("/"), ws, path, read_view(path))
+
     def resolve_table(self, parts: Sequence[str], default_schema: str | None) -> TableRef:
-        """Resolve a table name's parts to a file or system table.
+        """Resolve a table name's parts to a view, a file or a system table (in that order).
 
         Raises:
             UserError: VALIDATION, naming the table and the schema searched.
         """
         table = parts[-1]
-        schema_parts = list(parts[:-1])
+        schema_parts = split_schema_path(list(parts[:-1]))
         attempts: list[list[str]] = []
         if default_schema:
             attempts.append(default_schema.split(".") + schema_parts)
@@ -130,6 +190,9 @@ class Catalog:
                 continue
             if isinstance(found, str):
                 return SystemTable(found, table.lower() if found == "sys" else table.upper())
+            view = self.find_view(found, table)
+            if view is not None:
+                return view
             return FileTable(found.name, table, found, found.resolve(table))
         if not schema_parts and not default_schema:
             raise UserError.validation(

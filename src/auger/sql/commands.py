@@ -1,6 +1,7 @@
 """Drill statements that sqlglot does not parse, each a tiny grammar and a frozen value.
 
-``ALTER SESSION|SYSTEM SET|RESET``, ``SET``/``RESET``, ``USE``, ``SHOW SCHEMAS|DATABASES``.
+``ALTER SESSION|SYSTEM SET|RESET``, ``SET``/``RESET``, ``USE``, ``SHOW SCHEMAS|DATABASES`` here;
+the metadata and DDL statements of :mod:`auger.sql.statements` after them.
 :func:`parse_command` returns None for anything else, which then goes to sqlglot.
 """
 
@@ -99,4 +100,6 @@ def parse_command(sql: str) -> object | None:
     if m:
         like = m.group("like")
         return ShowSchemas(like.replace("''", "'") if like is not None else None)
-    return None
+    from auger.sql.statements import parse_statement_command
+
+    return parse_statement_command(text)

@@ -1,17 +1,40 @@
-"""``INFORMATION_SCHEMA``: SCHEMATA for now, as small Arrow tables (Spark has no such schema)."""
+"""``INFORMATION_SCHEMA``: SCHEMATA, TABLES, VIEWS and COLUMNS as small Arrow tables.
+
+Spark has no such schema; each table is built on demand from the catalog (see
+:mod:`auger.sql.metadata`) with Drill's column names. COLUMNS lists the columns that are known
+without reading data: those of views (from their files) and of the system tables.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
 from auger.errors import UserError
+from auger.types.arrow import schema_from_arrow
 
 if TYPE_CHECKING:
     from auger.session import UserSession
 
-__all__ = ["info_schema_table"]
+__all__ = ["INFO_TABLES", "calcite_sql_name", "info_schema_table"]
+
+CATALOG = "DRILL"
+
+#: Calcite type names (as view files store them) → the names SQL users see in Drill.
+_CALCITE_SQL_NAMES = {
+    "VARCHAR": "CHARACTER VARYING",
+    "CHAR": "CHARACTER",
+    "VARBINARY": "BINARY VARYING",
+    "BINARY": "BINARY",
+    "INTERVAL_DAY": "INTERVAL",
+    "INTERVAL_YEAR_MONTH": "INTERVAL",
+}
+
+
+def calcite_sql_name(type_name: str) -> str:
+    return _CALCITE_SQL_NAMES.get(type_name.upper(), type_name.upper())
 
 
 def _schemata(session: UserSession) -> pa.Table:
@@ -19,20 +42,130 @@ def _schemata(session: UserSession) -> pa.Table:
     writable = {w.name for w in session.catalog.workspaces() if w.writable}
     return pa.table(
         {
-            "CATALOG_NAME": ["DRILL"] * len(names),
-            "SCHEMA_NAME": names,
-            "SCHEMA_OWNER": ["<owner>"] * len(names),
-            "TYPE": ["file" if "." in n else "system" for n in names],
-            "IS_MUTABLE": ["YES" if n in writable else "NO" for n in names],
+            "CATALOG_NAME": pa.array([CATALOG] * len(names), pa.string()),
+            "SCHEMA_NAME": pa.array(names, pa.string()),
+            "SCHEMA_OWNER": pa.array(["<owner>"] * len(names), pa.string()),
+            "TYPE": pa.array(["file" if "." in n else "system" for n in names], pa.string()),
+            "IS_MUTABLE": pa.array(["YES" if n in writable else "NO" for n in names], pa.string()),
         }
     )
 
 
-_TABLES = {"SCHEMATA": _schemata}
+def _tables(session: UserSession) -> pa.Table:
+    from auger.sql.metadata import list_tables
+
+    rows = list_tables(session)
+    return pa.table(
+        {
+            "TABLE_CATALOG": pa.array([CATALOG] * len(rows), pa.string()),
+            "TABLE_SCHEMA": pa.array([r.schema for r in rows], pa.string()),
+            "TABLE_NAME": pa.array([r.name for r in rows], pa.string()),
+            "TABLE_TYPE": pa.array([r.type for r in rows], pa.string()),
+            "TABLE_SOURCE": pa.array(
+                ["SYSTEM" if r.type == "SYSTEM_TABLE" else "FILE" for r in rows], pa.string()
+            ),
+            "LOCATION": pa.array([r.location for r in rows], pa.string()),
+            "NUM_ROWS": pa.array([None] * len(rows), pa.int64()),
+            "LAST_MODIFIED_TIME": pa.array([None] * len(rows), pa.timestamp("ms")),
+        }
+    )
+
+
+def _views(session: UserSession) -> pa.Table:
+    from auger.sql.metadata import list_tables
+
+    rows = [r for r in list_tables(session) if r.type == "VIEW"]
+    return pa.table(
+        {
+            "TABLE_CATALOG": pa.array([CATALOG] * len(rows), pa.string()),
+            "TABLE_SCHEMA": pa.array([r.schema for r in rows], pa.string()),
+            "TABLE_NAME": pa.array([r.name for r in rows], pa.string()),
+            "VIEW_DEFINITION": pa.array([r.view.sql if r.view else None for r in rows]),
+        }
+    )
+
+
+_COLUMN_FIELDS: list[tuple[str, pa.DataType]] = [
+    ("TABLE_CATALOG", pa.string()),
+    ("TABLE_SCHEMA", pa.string()),
+    ("TABLE_NAME", pa.string()),
+    ("COLUMN_NAME", pa.string()),
+    ("ORDINAL_POSITION", pa.int32()),
+    ("COLUMN_DEFAULT", pa.string()),
+    ("IS_NULLABLE", pa.string()),
+    ("DATA_TYPE", pa.string()),
+    ("CHARACTER_MAXIMUM_LENGTH", pa.int32()),
+    ("CHARACTER_OCTET_LENGTH", pa.int32()),
+    ("NUMERIC_PRECISION", pa.int32()),
+    ("NUMERIC_PRECISION_RADIX", pa.int32()),
+    ("NUMERIC_SCALE", pa.int32()),
+    ("DATETIME_PRECISION", pa.int32()),
+    ("INTERVAL_TYPE", pa.string()),
+    ("INTERVAL_PRECISION", pa.int32()),
+    ("COLUMN_SIZE", pa.int32()),
+    ("COLUMN_FORMAT", pa.string()),
+    ("NUM_NULLS", pa.int64()),
+    ("MIN_VAL", pa.string()),
+    ("MAX_VAL", pa.string()),
+    ("IS_NESTED", pa.bool_()),
+]
+
+
+def _columns(session: UserSession) -> pa.Table:
+    from auger.sql.metadata import list_tables
+
+    rows: list[dict[str, object]] = []
+
+    def add(schema: str, table: str, pos: int, name: str, dtype: str, nullable: bool) -> None:
+        rows.append(
+            {
+                "TABLE_CATALOG": CATALOG,
+                "TABLE_SCHEMA": schema,
+                "TABLE_NAME": table,
+                "COLUMN_NAME": name,
+                "ORDINAL_POSITION": pos,
+                "IS_NULLABLE": "YES" if nullable else "NO",
+                "DATA_TYPE": dtype,
+                "IS_NESTED": False,
+            }
+        )
+
+    for entry in list_tables(session):
+        if entry.type == "VIEW" and entry.view is not None:
+            for pos, f in enumerate(entry.view.fields, 1):
+                add(entry.schema, entry.name, pos, f.name, calcite_sql_name(f.type), f.nullable)
+        elif entry.type == "SYSTEM_TABLE":
+            for pos, col in enumerate(_system_table_columns(entry.schema, entry.name, session), 1):
+                add(entry.schema, entry.name, pos, col[0], col[1], True)
+    fields = pa.schema(_COLUMN_FIELDS)
+    return pa.table({f.name: pa.array([r.get(f.name) for r in rows], f.type) for f in fields})
+
+
+def _system_table_columns(schema: str, name: str, session: UserSession) -> list[tuple[str, str]]:
+    if schema == "INFORMATION_SCHEMA":
+        arrow_schema = (
+            pa.schema(_COLUMN_FIELDS) if name == "COLUMNS" else INFO_TABLES[name](session).schema
+        )
+    else:
+        from auger.sql.sys_tables import sys_table
+
+        arrow_schema = sys_table(name, session).schema
+    return [(c.name, c.type.sql_name) for c in schema_from_arrow(arrow_schema)]
+
+
+INFO_TABLES: dict[str, Callable[[UserSession], pa.Table]] = {
+    "SCHEMATA": _schemata,
+    "TABLES": _tables,
+    "VIEWS": _views,
+    "COLUMNS": _columns,
+}
 
 
 def info_schema_table(name: str, session: UserSession) -> pa.Table:
-    builder = _TABLES.get(name.upper())
+    builder = INFO_TABLES.get(name.upper())
     if builder is None:
-        raise UserError.validation(f"Object '{name}' not found within 'INFORMATION_SCHEMA'")
+        raise UserError.validation(
+            f"Object '{name}' not found within 'INFORMATION_SCHEMA'",
+            [f"Known tables: {', '.join(INFO_TABLES)}"],
+        )
     return builder(session)

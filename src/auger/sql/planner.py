@@ -24,7 +24,8 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from auger.errors import UserError
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
-from auger.sql.catalog import FileTable, SystemTable, TableRef
+from auger.sql.catalog import FileTable, SystemTable, TableRef, ViewTable
+from auger.sql.pruning import prune_scan
 from auger.sql.rewrites import REWRITES, drill_output_names
 from auger.storage.selection import FileSelection, select_files
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
@@ -251,13 +252,35 @@ def _analyse(tree: exp.Expression, tables: list[exp.Table]) -> dict[int, Request
     return req
 
 
-def plan_select(tree: exp.Expression, session: UserSession) -> Any:
+#: Views nested deeper than this are taken to reference themselves.
+MAX_VIEW_DEPTH = 32
+
+
+@dataclass(frozen=True)
+class PlanContext:
+    """Where names are resolved: the session's default schema, or a view's stored schema path.
+
+    ``in_view`` is set while a view's SQL is planned: temporary tables are not allowed there.
+    """
+
+    default_schema: str | None = None
+    in_view: bool = False
+    depth: int = 0
+
+
+def plan_select(
+    tree: exp.Expression, session: UserSession, context: PlanContext | None = None
+) -> Any:
     """Plan a SELECT (or a set operation) and return the Spark DataFrame that answers it."""
     from auger.sql.sys_tables import sys_table
 
     spark = session.engine.spark
     tree = tree.copy()
     tables = _table_nodes(tree)
+    if context is not None and context.in_view:
+        from auger.sql.temporary import check_no_temporary_tables
+
+        check_no_temporary_tables(tables, session, context.default_schema)
     requested = _analyse(tree, tables)
     defined = _defined_names(tree)
     options = session.options.snapshot()
@@ -266,9 +289,11 @@ def plan_select(tree: exp.Expression, session: UserSession) -> Any:
     limit = _pushable_limit(tree, len(tables))
     try:
         for n, node in enumerate(tables):
-            ref = resolve_table_node(node, session)
+            ref = resolve_table_node(node, session, context)
             view = f"__auger_q{qid}_t{n}"
-            if isinstance(ref, SystemTable):
+            if isinstance(ref, ViewTable):
+                df = view_dataframe(ref, session, context)
+            elif isinstance(ref, SystemTable):
                 if ref.schema == "sys":
                     df = spark.createDataFrame(sys_table(ref.name, session))
                 else:
@@ -284,6 +309,7 @@ def plan_select(tree: exp.Expression, session: UserSession) -> Any:
                     limit=limit,
                     never_missing=defined,
                 )
+                planned = prune_scan(planned, node)  # files ruled out by WHERE on dirN etc.
                 df = (
                     spark.read.format("auger")
                     .schema(planned.schema.to_spark())
@@ -335,6 +361,28 @@ def _pushable_limit(tree: exp.Expression, n_tables: int) -> int | None:
     return None
 
 
-def resolve_table_node(node: exp.Table, session: UserSession) -> TableRef:
+def resolve_table_node(
+    node: exp.Table, session: UserSession, context: PlanContext | None = None
+) -> TableRef:
     parts = [p.name for p in node.parts]
+    if context is not None and context.in_view:
+        return session.catalog.resolve_table(parts, context.default_schema)
     return session.resolve_table(parts)
+
+
+def view_dataframe(ref: ViewTable, session: UserSession, context: PlanContext | None) -> Any:
+    """Plan a view's SQL in the schema it was created in; name its columns as it says."""
+    from auger.sql.parser import parse_statement
+
+    depth = (context.depth if context else 0) + 1
+    if depth > MAX_VIEW_DEPTH:
+        raise UserError.validation(
+            f"View [{ref.name}] nests deeper than {MAX_VIEW_DEPTH} levels; does it refer to itself?"
+        )
+    schema_path = ".".join(ref.view.workspace_schema_path) or None
+    tree = parse_statement(ref.view.sql)
+    df = plan_select(tree, session, PlanContext(schema_path, in_view=True, depth=depth))
+    names = ref.view.column_names
+    if names and len(names) == len(df.columns) and names != list(df.columns):
+        df = df.toDF(*names)
+    return df

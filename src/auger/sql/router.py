@@ -16,6 +16,7 @@ from sqlglot import exp
 
 from auger.errors import UserError
 from auger.sql import commands as cmd
+from auger.sql import statements as st
 from auger.sql.parser import parse_statement
 from auger.sql.result import QueryResult, ok_result
 
@@ -75,11 +76,36 @@ def _show_schemas(c: cmd.ShowSchemas, session: UserSession) -> QueryResult:
     )
 
 
+def _lazy(module: str, name: str) -> Callable[[Any, UserSession], QueryResult]:
+    """A handler imported on first use (keeps the router's imports light)."""
+
+    def run(c: Any, session: UserSession) -> QueryResult:
+        import importlib
+
+        handler: Callable[[Any, UserSession], QueryResult] = getattr(
+            importlib.import_module(module), name
+        )
+        return handler(c, session)
+
+    run.__name__ = name
+    return run
+
+
 COMMAND_HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
     cmd.SetOption: _set_option,
     cmd.ResetOption: _reset_option,
     cmd.UseSchema: _use,
     cmd.ShowSchemas: _show_schemas,
+    st.ShowTables: _lazy("auger.sql.show", "show_tables"),
+    st.ShowFiles: _lazy("auger.sql.show", "show_files"),
+    st.Describe: _lazy("auger.sql.show", "describe_table"),
+    st.RefreshMetadata: _lazy("auger.sql.show", "refresh_metadata"),
+    st.Explain: _lazy("auger.sql.show", "explain"),
+    st.CreateView: _lazy("auger.sql.views", "create_view"),
+    st.DropView: _lazy("auger.sql.views", "drop_view"),
+    st.CreateSchema: _lazy("auger.sql.schema_commands", "create_schema"),
+    st.DropSchema: _lazy("auger.sql.schema_commands", "drop_schema"),
+    st.DescribeSchema: _lazy("auger.sql.schema_commands", "describe_schema"),
 }
 
 
@@ -89,7 +115,25 @@ def _select(tree: exp.Expression, session: UserSession) -> QueryResult:
     return QueryResult(dataframe=plan_select(tree, session), statement="SELECT")
 
 
+def _create(tree: exp.Create, session: UserSession) -> QueryResult:
+    if str(tree.args.get("kind") or "").upper() != "TABLE":
+        raise UserError.unsupported(f"CREATE {tree.args.get('kind')} is not supported")
+    from auger.sql.ctas import create_table
+
+    return create_table(tree, session)
+
+
+def _drop(tree: exp.Drop, session: UserSession) -> QueryResult:
+    if str(tree.args.get("kind") or "").upper() != "TABLE":
+        raise UserError.unsupported(f"DROP {tree.args.get('kind')} is not supported")
+    from auger.sql.drop_table import drop_table
+
+    return drop_table(tree, session)
+
+
 HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
+    exp.Create: _create,
+    exp.Drop: _drop,
     exp.Select: _select,
     exp.Union: _select,
     exp.Intersect: _select,

@@ -44,7 +44,8 @@ class FileSelection:
 
 
 def is_hidden(name: str) -> bool:
-    return name.startswith(".") or name.startswith("_")
+    """Hidden from scans: ``.``/``_`` names, and Drill's own ``*.view.drill`` metadata files."""
+    return name.startswith(".") or name.startswith("_") or name.endswith(".drill")
 
 
 _GLOB_CHARS = re.compile(r"[*?\[{]")

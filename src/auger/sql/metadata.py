@@ -1,0 +1,83 @@
+"""What tables each schema holds, cheaply: the source of ``SHOW TABLES`` and
+``INFORMATION_SCHEMA.TABLES|VIEWS|COLUMNS``.
+
+A workspace's tables are its views plus, for writable workspaces, the files and directories
+directly in it that a format can read (a read-only workspace such as ``dfs.root`` may be the whole
+disk, so only its views are listed). System schemas list their fixed tables. Nothing here opens a
+data file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from auger.storage.selection import is_hidden
+from auger.storage.views import VIEW_SUFFIX, View, list_views, read_view, view_path
+from auger.storage.workspace import Workspace
+
+if TYPE_CHECKING:
+    from auger.session import UserSession
+
+__all__ = ["TableEntry", "list_tables"]
+
+
+@dataclass(frozen=True)
+class TableEntry:
+    schema: str
+    name: str
+    type: str  # TABLE, VIEW, SYSTEM_TABLE
+    location: str | None = None
+    view: View | None = None
+
+
+def _is_table_entry(ws: Workspace, directory: str, name: str) -> bool:
+    if is_hidden(name) or name.endswith(VIEW_SUFFIX):
+        return False
+    full = os.path.join(directory, name)
+    if os.path.isdir(full):
+        return True
+    return ws.format_for(full) is not None
+
+
+def workspace_tables(ws: Workspace) -> list[TableEntry]:
+    out: list[TableEntry] = []
+    for name in list_views(ws.location):
+        path = view_path(ws.location, name)
+        try:
+            view = read_view(path)
+        except Exception:  # a broken view file is still listed; reading it reports the error
+            view = None
+        out.append(TableEntry(ws.name, name, "VIEW", path, view))
+    if ws.writable:
+        try:
+            entries = sorted(os.listdir(ws.location))
+        except OSError:
+            entries = []
+        for name in entries:
+            if _is_table_entry(ws, ws.location, name):
+                out.append(TableEntry(ws.name, name, "TABLE", os.path.join(ws.location, name)))
+    return out
+
+
+def system_tables(schema: str) -> list[TableEntry]:
+    if schema == "sys":
+        from auger.sql.sys_tables import SYS_TABLES
+
+        return [TableEntry("sys", n, "SYSTEM_TABLE") for n in sorted(SYS_TABLES)]
+    from auger.sql.information_schema import INFO_TABLES
+
+    return [TableEntry("INFORMATION_SCHEMA", n, "SYSTEM_TABLE") for n in INFO_TABLES]
+
+
+def list_tables(session: UserSession, schema: str | None = None) -> list[TableEntry]:
+    """Every table of every schema (or of one schema, by its full name)."""
+    out: list[TableEntry] = []
+    for ws in session.catalog.workspaces():
+        if schema is None or ws.name.lower() == schema.lower():
+            out.extend(workspace_tables(ws))
+    for sys_name in ("sys", "INFORMATION_SCHEMA"):
+        if schema is None or sys_name.lower() == schema.lower():
+            out.extend(system_tables(sys_name))
+    return out

@@ -1,0 +1,253 @@
+"""``SHOW TABLES``, ``SHOW FILES``, ``DESCRIBE``, ``REFRESH TABLE METADATA`` and ``EXPLAIN PLAN``.
+
+Each answers a small local table with Drill's column names (drill-behaviour §7.8).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fnmatch
+import grp
+import io
+import json
+import os
+import pwd
+import stat
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from auger.errors import ErrorKind, UserError
+from auger.sql.catalog import FileTable, ViewTable
+from auger.sql.grammar import split_schema_path
+from auger.sql.result import QueryResult, ok_result
+from auger.sql.statements import Describe, Explain, RefreshMetadata, ShowFiles, ShowTables
+from auger.storage.selection import is_hidden
+from auger.storage.workspace import Workspace
+from auger.types import DataMode, MinorType
+
+if TYPE_CHECKING:
+    from auger.session import UserSession
+
+__all__ = ["describe_table", "explain", "refresh_metadata", "show_files", "show_tables"]
+
+NO_DEFAULT_SCHEMA = "No default schema selected. Select a schema using 'USE schema' command"
+
+
+def _like(pattern: str, value: str) -> bool:
+    """SQL LIKE (``%``, ``_``), case-insensitive as Drill's SHOW TABLES is."""
+    glob = "".join(
+        "*" if ch == "%" else "?" if ch == "_" else f"[{ch}]" if ch in "[]*?" else ch
+        for ch in pattern
+    )
+    return fnmatch.fnmatchcase(value.lower(), glob.lower())
+
+
+def show_tables(c: ShowTables, session: UserSession) -> QueryResult:
+    from auger.sql.metadata import list_tables
+
+    if c.schema is None:
+        if not session.default_schema:
+            raise UserError.validation(NO_DEFAULT_SCHEMA)
+        schema = session.default_schema
+    else:
+        name = ".".join(split_schema_path(list(c.schema)))
+        try:
+            found = session.catalog.resolve_schema(name, session.default_schema)
+        except UserError:
+            raise UserError.validation(f"Invalid schema name [{name}]") from None
+        schema = found if isinstance(found, str) else found.name
+    rows = [t for t in list_tables(session, schema) if c.like is None or _like(c.like, t.name)]
+    rows.sort(key=lambda t: t.name)
+    return QueryResult(
+        table=pa.table(
+            {
+                "TABLE_SCHEMA": pa.array([t.schema for t in rows], pa.string()),
+                "TABLE_NAME": pa.array([t.name for t in rows], pa.string()),
+            }
+        ),
+        statement="SHOW",
+    )
+
+
+def _files_target(c: ShowFiles, session: UserSession) -> tuple[Workspace, str]:
+    """The workspace and directory a SHOW FILES lists."""
+    if c.target is None:
+        if not session.default_schema:
+            raise UserError.validation(NO_DEFAULT_SCHEMA)
+        found = session.catalog.resolve_schema(session.default_schema, None)
+        if isinstance(found, str):
+            raise _not_workspace(found)
+        return found, found.location
+    parts = list(c.target)
+    written = ".".join(parts)
+    # the longest prefix naming a schema; what follows is a directory inside it
+    for cut in range(len(parts), 0, -1):
+        schema_parts = split_schema_path(parts[:cut])
+        try:
+            found = session.catalog.resolve_schema(".".join(schema_parts), session.default_schema)
+        except UserError:
+            continue
+        if isinstance(found, str):
+            raise _not_workspace(found)
+        rest = "/".join(parts[cut:])
+        path = found.resolve(rest) if rest else found.location
+        if not os.path.isdir(path):
+            break
+        return found, path
+    raise UserError.validation(f"Invalid FROM/IN clause [{written}]")
+
+
+def _not_workspace(name: str) -> UserError:
+    return UserError.validation(
+        f"SHOW FILES is supported in workspace type schema only. Schema [{name}] is not a "
+        "workspace schema."
+    )
+
+
+def _owner(st: os.stat_result) -> tuple[str, str]:
+    try:
+        user = pwd.getpwuid(st.st_uid).pw_name
+    except KeyError:
+        user = str(st.st_uid)
+    try:
+        group = grp.getgrgid(st.st_gid).gr_name
+    except KeyError:
+        group = str(st.st_gid)
+    return user, group
+
+
+def show_files(c: ShowFiles, session: UserSession) -> QueryResult:
+    _ws, directory = _files_target(c, session)
+    rows: list[dict[str, Any]] = []
+    for name in sorted(os.listdir(directory)):
+        if is_hidden(name) and not name.endswith(".drill"):
+            continue
+        full = os.path.join(directory, name)
+        try:
+            st = os.stat(full)
+        except OSError:
+            continue
+        user, group = _owner(st)
+        rows.append(
+            {
+                "name": name,
+                "isDirectory": stat.S_ISDIR(st.st_mode),
+                "isFile": stat.S_ISREG(st.st_mode),
+                "length": st.st_size,
+                "owner": user,
+                "group": group,
+                "permissions": stat.filemode(st.st_mode)[1:],
+                "accessTime": dt.datetime.fromtimestamp(st.st_atime, dt.UTC).replace(tzinfo=None),
+                "modificationTime": dt.datetime.fromtimestamp(st.st_mtime, dt.UTC).replace(
+                    tzinfo=None
+                ),
+            }
+        )
+    schema = pa.schema(
+        [
+            ("name", pa.string()),
+            ("isDirectory", pa.bool_()),
+            ("isFile", pa.bool_()),
+            ("length", pa.int64()),
+            ("owner", pa.string()),
+            ("group", pa.string()),
+            ("permissions", pa.string()),
+            ("accessTime", pa.timestamp("ms")),
+            ("modificationTime", pa.timestamp("ms")),
+        ]
+    )
+    table = pa.table({f.name: pa.array([r[f.name] for r in rows], f.type) for f in schema})
+    return QueryResult(table=table, statement="SHOW")
+
+
+def data_type_name(col: Any) -> str:
+    """The DATA_TYPE DESCRIBE and INFORMATION_SCHEMA.COLUMNS print for a column."""
+    if col.mode is DataMode.REPEATED or col.type is MinorType.LIST:
+        return "ARRAY"
+    if col.type is MinorType.MAP:
+        return "MAP"
+    if col.type is MinorType.DICT:
+        return "DICT"
+    return str(col.type.sql_name)
+
+
+def describe_table(c: Describe, session: UserSession) -> QueryResult:
+    from auger.sql.planner import plan_select
+    from auger.types.spark import spark_to_column
+
+    parts = list(c.table)
+    if len(parts) == 1 and not session.default_schema:
+        raise UserError.validation("No schema selected.")
+    table = exp.Table(this=exp.to_identifier(parts[-1], quoted=True))
+    schema_parts = parts[:-1]
+    if schema_parts:
+        table.set("db", exp.to_identifier(schema_parts[-1], quoted=True))
+        if len(schema_parts) > 1:
+            table.set("catalog", exp.to_identifier(".".join(schema_parts[:-1]), quoted=True))
+    try:
+        df = plan_select(exp.select("*").from_(table), session)
+    except UserError as exc:
+        if exc.kind is ErrorKind.VALIDATION and "not found" in exc.message:
+            where = ".".join(schema_parts) or str(session.default_schema)
+            raise UserError.validation(f"Unknown table [{parts[-1]}] in schema [{where}]") from None
+        raise
+    cols = [spark_to_column(f.name, f.dataType, f.nullable) for f in df.schema.fields]
+    if c.column is not None:
+        cols = [col for col in cols if col.name.lower() == c.column.lower()]
+    return QueryResult(
+        table=pa.table(
+            {
+                "COLUMN_NAME": pa.array([col.name for col in cols], pa.string()),
+                "DATA_TYPE": pa.array([data_type_name(col) for col in cols], pa.string()),
+                "IS_NULLABLE": pa.array(
+                    ["NO" if col.mode is DataMode.REQUIRED else "YES" for col in cols], pa.string()
+                ),
+            }
+        ),
+        statement="DESCRIBE",
+    )
+
+
+def refresh_metadata(c: RefreshMetadata, session: UserSession) -> QueryResult:
+    """Drill caches Parquet footers here; auger's discovery cache needs no refresh."""
+    name = ".".join(c.table)
+    try:
+        ref = session.resolve_table(list(c.table))
+    except UserError:
+        return ok_result(False, f"Table {name} does not exist.", "REFRESH")
+    if isinstance(ref, ViewTable) or (isinstance(ref, FileTable) and not os.path.exists(ref.path)):
+        return ok_result(False, f"Table {name} does not exist.", "REFRESH")
+    if not isinstance(ref, FileTable) or not os.path.isdir(ref.path):
+        return ok_result(
+            False,
+            f"Table {name} does not support metadata refresh. Support is currently limited to "
+            "directory-based Parquet tables.",
+            "REFRESH",
+        )
+    return ok_result(True, f"Successfully updated metadata for table {name}.", "REFRESH")
+
+
+def explain(c: Explain, session: UserSession) -> QueryResult:
+    """The Spark plan of the query, in Drill's ``text`` and ``json`` columns."""
+    from auger.sql.parser import parse_statement
+    from auger.sql.planner import plan_select
+
+    tree = parse_statement(c.query)
+    if not isinstance(tree, exp.Query):
+        raise UserError.validation("EXPLAIN PLAN FOR needs a query")
+    df = plan_select(tree, session)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        df.explain(extended=c.with_implementation)
+    text = buf.getvalue().strip()
+    try:
+        plan_json = str(df._jdf.queryExecution().executedPlan().toJSON())
+    except Exception:  # Spark Connect has no JVM handle: keep the text
+        plan_json = json.dumps({"plan": text})
+    return QueryResult(
+        table=pa.table({"text": pa.array([text], pa.string()), "json": pa.array([plan_json])}),
+        statement="EXPLAIN",
+    )

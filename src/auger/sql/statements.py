@@ -1,0 +1,284 @@
+"""Grammars of Drill's metadata and DDL statements that sqlglot does not parse.
+
+``SHOW TABLES``, ``SHOW FILES``, ``DESCRIBE``, ``DESCRIBE SCHEMA FOR TABLE``, ``CREATE|DROP
+SCHEMA ... FOR TABLE``, ``CREATE|DROP VIEW``, ``REFRESH TABLE METADATA`` and ``EXPLAIN PLAN
+FOR``. Each parses into a frozen value; :func:`parse_statement_command` returns None for text
+that does not start like one of them (it then goes to sqlglot), and a PARSE error for text that
+starts like one but is malformed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from auger.sql.grammar import Cursor
+
+__all__ = [
+    "CreateSchema",
+    "CreateView",
+    "Describe",
+    "DescribeSchema",
+    "DropSchema",
+    "DropView",
+    "Explain",
+    "RefreshMetadata",
+    "ShowFiles",
+    "ShowTables",
+    "parse_statement_command",
+]
+
+
+@dataclass(frozen=True)
+class ShowTables:
+    schema: tuple[str, ...] | None
+    like: str | None
+
+
+@dataclass(frozen=True)
+class ShowFiles:
+    target: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class Describe:
+    table: tuple[str, ...]
+    column: str | None = None
+
+
+@dataclass(frozen=True)
+class DescribeSchema:
+    table: tuple[str, ...]
+    form: str = "JSON"  # or STATEMENT
+
+
+@dataclass(frozen=True)
+class CreateSchema:
+    replace: bool
+    columns: str | None  # the column list text, None when absent (LOAD or no list)
+    load: str | None
+    table: tuple[str, ...] | None
+    path: str | None
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DropSchema:
+    if_exists: bool
+    table: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RefreshMetadata:
+    table: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Explain:
+    query: str
+    with_implementation: bool = True
+
+
+@dataclass(frozen=True)
+class CreateView:
+    replace: bool
+    if_not_exists: bool
+    name: tuple[str, ...]
+    columns: tuple[str, ...] | None
+    query: str
+
+
+@dataclass(frozen=True)
+class DropView:
+    if_exists: bool
+    name: tuple[str, ...]
+
+
+def _show(c: Cursor) -> object | None:
+    if c.accept("SHOW", "TABLES"):
+        schema = None
+        like = None
+        if c.accept("IN") or c.accept("FROM"):
+            schema = tuple(c.name())
+        if c.accept("LIKE"):
+            like = c.string()
+        c.end()
+        return ShowTables(schema, like)
+    if c.accept("SHOW", "FILES"):
+        target = None
+        if c.accept("IN") or c.accept("FROM"):
+            target = tuple(c.name())
+        c.end()
+        return ShowFiles(target)
+    return None
+
+
+def _describe(c: Cursor) -> object | None:
+    if not (c.accept("DESCRIBE") or c.accept("DESC")):
+        return None
+    if c.accept("SCHEMA"):
+        c.expect("FOR", "TABLE")
+        table = tuple(c.name())
+        form = "JSON"
+        if c.accept("AS"):
+            t = c.take()
+            form = t.text.upper()
+            if form not in ("JSON", "STATEMENT"):
+                c.i -= 1
+                c.fail()
+        c.end()
+        return DescribeSchema(table, form)
+    nxt = c.peek()
+    if nxt is None or nxt.kind not in ("word", "quoted") or c.at("SELECT") or c.at("WITH"):
+        return None  # DESCRIBE <query>: not Drill's; let sqlglot report it
+    c.accept("TABLE")
+    table = tuple(c.name())
+    column = None
+    if not c.at_end():
+        tok = c.take()
+        if tok.kind in ("string", "word", "quoted"):
+            column = tok.value
+        else:
+            c.i -= 1
+            c.fail()
+    c.end()
+    return Describe(table, column)
+
+
+def _properties(c: Cursor) -> dict[str, str]:
+    props: dict[str, str] = {}
+    c.expect_punct("(")
+    while not c.at_punct(")"):
+        key = c.string()
+        c.expect_punct("=")
+        props[key] = c.string()
+        if c.at_punct(","):
+            c.take()
+    c.expect_punct(")")
+    return props
+
+
+def _create(c: Cursor) -> object | None:
+    start = c.i
+    if not c.accept("CREATE"):
+        return None
+    replace = c.accept("OR", "REPLACE")
+    if c.accept("SCHEMA"):
+        return _create_schema(c, replace)
+    if c.accept("VIEW"):
+        return _create_view(c, replace)
+    c.i = start
+    return None
+
+
+def _create_schema(c: Cursor, replace: bool) -> CreateSchema:
+    load = None
+    columns = None
+    table = None
+    path = None
+    if c.accept("LOAD"):
+        load = c.string()
+    if c.at_punct("("):
+        columns = c.balanced()
+    if c.accept("FOR"):
+        c.expect("TABLE")
+        table = tuple(c.name())
+    elif c.at("PATH"):
+        if replace:
+            c.fail("<OR REPLACE> cannot be used with <PATH> property")
+        c.take()
+        path = c.string()
+    props = _properties(c) if c.accept("PROPERTIES") else {}
+    if table is None and path is None:
+        c.fail()
+    c.end()
+    return CreateSchema(replace, columns, load, table, path, props)
+
+
+def _create_view(c: Cursor, replace: bool) -> CreateView:
+    if_not_exists = c.accept("IF", "NOT", "EXISTS")
+    name = tuple(c.name())
+    columns = None
+    if c.at_punct("("):
+        inner = Cursor(c.balanced())
+        cols: list[str] = []
+        while not inner.at_end():
+            cols.append(inner.name()[-1])
+            if inner.at_punct(","):
+                inner.take()
+            elif not inner.at_end():
+                inner.fail()
+        columns = tuple(cols)
+    c.expect("AS")
+    query = c.rest()
+    if not query:
+        c.fail()
+    return CreateView(replace, if_not_exists, name, columns, query)
+
+
+def _drop(c: Cursor) -> object | None:
+    start = c.i
+    if not c.accept("DROP"):
+        return None
+    if c.accept("SCHEMA"):
+        if_exists = c.accept("IF", "EXISTS")
+        c.expect("FOR", "TABLE")
+        table = tuple(c.name())
+        c.end()
+        return DropSchema(if_exists, table)
+    if c.accept("VIEW"):
+        if_exists = c.accept("IF", "EXISTS")
+        name = tuple(c.name())
+        c.end()
+        return DropView(if_exists, name)
+    c.i = start
+    return None
+
+
+def _refresh(c: Cursor) -> object | None:
+    if not c.accept("REFRESH", "TABLE", "METADATA"):
+        return None
+    # Drill's optional COLUMNS (...) list and NONE are accepted and ignored.
+    if c.accept("COLUMNS"):
+        if c.at_punct("("):
+            c.balanced()
+        else:
+            c.expect("NONE")
+    table = tuple(c.name())
+    c.end()
+    return RefreshMetadata(table)
+
+
+def _explain(c: Cursor) -> object | None:
+    if not c.accept("EXPLAIN", "PLAN"):
+        return None
+    c.accept("INCLUDING", "ALL", "ATTRIBUTES")
+    c.accept("EXCLUDING", "ATTRIBUTES")
+    c.accept("AS", "XML") or c.accept("AS", "JSON")
+    with_impl = True
+    if c.accept("WITHOUT", "IMPLEMENTATION"):
+        with_impl = False
+    else:
+        c.accept("WITH", "IMPLEMENTATION")
+    c.expect("FOR")
+    query = c.rest()
+    if not query:
+        c.fail()
+    return Explain(query, with_impl)
+
+
+_GRAMMARS = (_show, _describe, _create, _drop, _refresh, _explain)
+
+
+def parse_statement_command(sql: str) -> object | None:
+    """Parse one of this module's statements, or None when the text is none of them."""
+    text = sql.strip().rstrip(";").strip()
+    first = text.split(None, 1)[0].upper() if text else ""
+    if first not in ("SHOW", "DESCRIBE", "DESC", "CREATE", "DROP", "REFRESH", "EXPLAIN"):
+        return None
+    c = Cursor(text)
+    for grammar in _GRAMMARS:
+        c.i = 0
+        found = grammar(c)
+        if found is not None:
+            return found
+    return None

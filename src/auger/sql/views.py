@@ -1,0 +1,194 @@
+"""``CREATE [OR REPLACE] VIEW [IF NOT EXISTS]`` and ``DROP VIEW [IF EXISTS]``, with Drill's words.
+
+A view is planned once at creation (so a broken query fails then, and the file records the
+columns it produces) and stored as ``<name>.view.drill`` beside the workspace's tables, with the
+default schema of the session that made it; the planner expands it on every use.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from auger.errors import UserError
+from auger.sql.catalog import display_schema
+from auger.sql.result import QueryResult, ok_result
+from auger.sql.statements import CreateView, DropView
+from auger.storage.views import View, ViewField, find_view_file, write_view
+from auger.storage.workspace import Workspace
+from auger.types import ColumnMetadata, DataMode, MinorType
+
+if TYPE_CHECKING:
+    from auger.session import UserSession
+
+__all__ = ["create_view", "drop_view", "view_field", "view_sql"]
+
+#: Drill minor type → the Calcite type name a view file records.
+_CALCITE_TYPES: dict[MinorType, str] = {
+    MinorType.TINYINT: "TINYINT",
+    MinorType.SMALLINT: "SMALLINT",
+    MinorType.INT: "INTEGER",
+    MinorType.BIGINT: "BIGINT",
+    MinorType.FLOAT4: "FLOAT",
+    MinorType.FLOAT8: "DOUBLE",
+    MinorType.VARDECIMAL: "DECIMAL",
+    MinorType.BIT: "BOOLEAN",
+    MinorType.VARCHAR: "VARCHAR",
+    MinorType.VARBINARY: "VARBINARY",
+    MinorType.DATE: "DATE",
+    MinorType.TIME: "TIME",
+    MinorType.TIMESTAMP: "TIMESTAMP",
+    MinorType.INTERVALDAY: "INTERVAL_DAY",
+    MinorType.INTERVALYEAR: "INTERVAL_YEAR_MONTH",
+}
+
+
+def view_field(col: ColumnMetadata) -> ViewField:
+    """The view-file field of a result column (complex values are Calcite's ``ANY``)."""
+    if col.mode is DataMode.REPEATED or not col.type.is_scalar:
+        return ViewField(col.name, "ANY", True)
+    name = _CALCITE_TYPES.get(col.type, "ANY")
+    extra: dict[str, Any] = {}
+    if col.type is MinorType.VARDECIMAL:
+        extra = {"precision": col.precision, "scale": col.scale}
+    elif col.type is MinorType.VARCHAR:
+        extra = {"precision": col.precision or 65536}
+    return ViewField(col.name, name, col.mode is not DataMode.REQUIRED, extra)
+
+
+def view_sql(tree: exp.Expression) -> str:
+    """The SQL a view file stores: Drill's dialect with every identifier back-quoted.
+
+    Top-level clauses start on their own line, as in the files Drill writes.
+    """
+    from auger.sql.dialect import AugerDrill
+
+    if not isinstance(tree, exp.Select):
+        return tree.sql(dialect=AugerDrill, identify=True)
+    select = tree.copy()
+    clauses: list[tuple[str, exp.Expression | None]] = []
+    for key in ("from", "where", "group", "having", "order", "limit", "offset"):
+        clauses.append((key, select.args.get(key)))
+        select.set(key, None)
+    joins = select.args.get("joins") or []
+    select.set("joins", None)
+    lines = [select.sql(dialect=AugerDrill, identify=True)]
+    for key, node in clauses:
+        if node is None:
+            continue
+        text = node.sql(dialect=AugerDrill, identify=True).strip()
+        if key == "from" and joins:
+            text += " " + " ".join(j.sql(dialect=AugerDrill, identify=True) for j in joins)
+        lines.append(text)
+    return "\n".join(lines)
+
+
+def _temporary_exists(session: UserSession, ws: Workspace, name: str) -> bool:
+    probe = getattr(session, "is_temporary_table", None)
+    if probe is None:
+        return False
+    try:
+        return bool(probe([*ws.name.split("."), name]))
+    except UserError:
+        return False
+
+
+def _table_exists(ws: Workspace, name: str) -> bool:
+    """A non-view table: a file or directory of that name in the workspace."""
+    try:
+        return os.path.exists(ws.resolve(name))
+    except UserError:
+        return False
+
+
+def create_view(c: CreateView, session: UserSession) -> QueryResult:
+    from auger.sql.parser import parse_statement
+    from auger.sql.planner import PlanContext, _table_nodes, plan_select
+    from auger.sql.temporary import check_no_temporary_tables
+    from auger.types.spark import spark_to_column
+
+    if c.replace and c.if_not_exists:
+        raise UserError.validation(
+            "Create view statement cannot have both <OR REPLACE> and <IF NOT EXISTS> clause"
+        )
+    ws = session.catalog.resolve_mutable_schema(c.name[:-1], session.default_schema)
+    name = c.name[-1].lstrip("/")
+    schema = display_schema(ws.name)
+    tree = parse_statement(c.query)
+    if not isinstance(tree, exp.Query):
+        raise UserError.validation("A view must be defined by a query (SELECT ...)")
+    check_no_temporary_tables(_table_nodes(tree), session, session.default_schema)
+
+    existing_view = find_view_file(ws.location, name)
+    non_view = _temporary_exists(session, ws, name) or _table_exists(ws, name)
+    if c.if_not_exists and (existing_view or non_view):
+        return ok_result(
+            False,
+            f"A table or view with given name [{name}] already exists in schema [{schema}]",
+            "CREATE VIEW",
+        )
+    if non_view:
+        raise UserError.validation(
+            f"A non-view table with given name [{name}] already exists in schema [{schema}]"
+        )
+    if existing_view and not c.replace:
+        raise UserError.validation(
+            f"A view with given name [{name}] already exists in schema [{schema}]"
+        )
+
+    df = plan_select(tree, session, PlanContext(session.default_schema, in_view=True))
+    cols = [spark_to_column(f.name, f.dataType, f.nullable) for f in df.schema.fields]
+    if c.columns is not None:
+        if _has_star(tree):
+            raise UserError.validation(
+                "view's query field list has a '*', which is invalid when view's field list "
+                "is specified."
+            )
+        if len(c.columns) != len(cols):
+            raise UserError.validation(
+                "view's field list and the view's query field list have different counts."
+            )
+        cols = [col.renamed(n) for col, n in zip(cols, c.columns, strict=True)]
+    view = View(
+        name,
+        view_sql(tree),
+        tuple(view_field(col) for col in cols),
+        tuple(session.default_schema.split(".")) if session.default_schema else (),
+    )
+    if existing_view and os.path.basename(existing_view) != f"{name}.view.drill":
+        os.remove(existing_view)  # a differently-cased file of the same view
+    write_view(ws.location, view)
+    verb = "replaced" if existing_view else "created"
+    return ok_result(True, f"View '{name}' {verb} successfully in '{schema}' schema", "CREATE VIEW")
+
+
+def _has_star(tree: exp.Expression) -> bool:
+    node = tree
+    while isinstance(node, exp.SetOperation):
+        node = node.this
+    if not isinstance(node, exp.Select):
+        return False
+    return any(
+        isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+        for e in node.expressions
+    )
+
+
+def drop_view(c: DropView, session: UserSession) -> QueryResult:
+    ws = session.catalog.resolve_mutable_schema(c.name[:-1], session.default_schema)
+    name = c.name[-1].lstrip("/")
+    schema = display_schema(ws.name)
+    path = find_view_file(ws.location, name)
+    if path is None:
+        non_view = _temporary_exists(session, ws, name) or _table_exists(ws, name)
+        if c.if_exists:
+            return ok_result(False, f"View [{name}] not found in schema [{schema}].", "DROP VIEW")
+        if non_view:
+            raise UserError.validation(f"[{name}] is not a VIEW in schema [{schema}]")
+        raise UserError.validation(f"Unknown view [{name}] in schema [{schema}].")
+    os.remove(path)
+    return ok_result(
+        True, f"View [{name}] deleted successfully from schema [{schema}].", "DROP VIEW"
+    )

@@ -1,0 +1,142 @@
+"""Views as Drill stores them: one ``<name>.view.drill`` JSON file in the workspace directory.
+
+The file holds the view's name, its SQL, its fields (name, Calcite type, nullability) and the
+schema path that was the default when it was created, against which the SQL's unqualified names
+are resolved later. Keeping Drill's layout lets views move between Drill and auger.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from auger.errors import UserError
+from auger.storage import drill_json
+
+__all__ = [
+    "VIEW_SUFFIX",
+    "View",
+    "ViewField",
+    "find_view_file",
+    "read_view",
+    "write_view",
+]
+
+VIEW_SUFFIX = ".view.drill"
+
+
+@dataclass(frozen=True)
+class ViewField:
+    """One column of a view: its name, Calcite type name and nullability (plus type details)."""
+
+    name: str
+    type: str
+    nullable: bool = True
+    extra: Mapping[str, Any] = field(default_factory=dict)  # precision, scale, keyType...
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "type": self.type}
+        out.update(self.extra)
+        out["isNullable"] = self.nullable
+        return out
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> ViewField:
+        extra = {k: v for k, v in raw.items() if k not in ("name", "type", "isNullable")}
+        return cls(
+            str(raw["name"]), str(raw.get("type", "ANY")), bool(raw.get("isNullable", True)), extra
+        )
+
+
+@dataclass(frozen=True)
+class View:
+    """A stored view definition."""
+
+    name: str
+    sql: str
+    fields: tuple[ViewField, ...]
+    workspace_schema_path: tuple[str, ...]
+
+    @property
+    def column_names(self) -> list[str]:
+        """Names the view gives its columns (empty for legacy ``*`` views)."""
+        return [f.name for f in self.fields if f.name not in ("*", "**")]
+
+    def to_json(self) -> str:
+        return drill_json.dumps(
+            {
+                "name": self.name,
+                "sql": self.sql,
+                "fields": [f.to_json() for f in self.fields],
+                "workspaceSchemaPath": list(self.workspace_schema_path),
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text: str, path: str = "") -> View:
+        try:
+            raw = json.loads(text)
+            return cls(
+                str(raw["name"]),
+                str(raw["sql"]),
+                tuple(ViewField.from_json(f) for f in raw.get("fields", [])),
+                tuple(str(p) for p in raw.get("workspaceSchemaPath", [])),
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise UserError.validation(
+                f"Failure while reading view file [{os.path.basename(path)}]: {exc}",
+                [f"File: {path}"],
+            ) from exc
+
+
+def view_path(directory: str, name: str) -> str:
+    return os.path.join(directory, name.lstrip("/") + VIEW_SUFFIX)
+
+
+def find_view_file(directory: str, name: str) -> str | None:
+    """The view file for ``name`` in ``directory`` (exact name first, then case-insensitive)."""
+    exact = view_path(directory, name)
+    if os.path.isfile(exact):
+        return exact
+    parent = os.path.dirname(exact)
+    wanted = os.path.basename(exact).lower()
+    try:
+        entries = os.listdir(parent)
+    except OSError:
+        return None
+    for entry in sorted(entries):
+        if entry.lower() == wanted and os.path.isfile(os.path.join(parent, entry)):
+            return os.path.join(parent, entry)
+    return None
+
+
+def list_views(directory: str) -> list[str]:
+    """Names of the views stored directly in ``directory``."""
+    try:
+        entries = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    return [e[: -len(VIEW_SUFFIX)] for e in entries if e.endswith(VIEW_SUFFIX)]
+
+
+def read_view(path: str) -> View:
+    with open(path, encoding="utf-8") as fh:
+        return View.from_json(fh.read(), path)
+
+
+def write_view(directory: str, view: View, mode: int = 0o664) -> str:
+    """Write ``view`` atomically (temp file + rename) and return its path."""
+    path = view_path(directory, view.name)
+    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(view.to_json())
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+    return path
+
+
+def field_names(fields: Sequence[ViewField]) -> list[str]:
+    return [f.name for f in fields]
