@@ -1,0 +1,131 @@
+"""A real ``auger serve`` process for the REST tests, and small helpers to talk to it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import requests
+
+AUGER = str(Path(sys.executable).with_name("auger"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return json.dumps(str(value))
+
+
+class Server:
+    """``auger serve`` on a free loopback port with its own workspaces, users and profiles."""
+
+    def __init__(self, root: Path, server: dict[str, Any] | None = None) -> None:
+        self.root = root
+        self.tmp = root / "dfs_tmp"
+        self.data = root / "data"
+        self.users_file = root / "users.json"
+        self.profiles_dir = root / "profiles"
+        for d in (self.tmp, self.data):
+            d.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        settings = {
+            "users_file": str(self.users_file),
+            "profiles_dir": str(self.profiles_dir),
+            **(server or {}),
+        }
+        lines = [
+            "[storage.dfs.workspaces.tmp]",
+            f"location = {json.dumps(str(self.tmp))}",
+            "writable = true",
+            "[storage.dfs.workspaces.data]",
+            f"location = {json.dumps(str(self.data))}",
+            "writable = true",
+            "[spark]",
+            'master = "local[2]"',
+            "[server]",
+            *(f"{k} = {_toml_value(v)}" for k, v in settings.items()),
+        ]
+        self.config = root / "auger.toml"
+        self.config.write_text("\n".join(lines) + "\n")
+        self.log = root / "server.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def passwd(self, user: str, password: str, admin: bool = False) -> subprocess.CompletedProcess:
+        args = [AUGER, "passwd", user, "--config", str(self.config)]
+        if admin:
+            args.append("--admin")
+        return subprocess.run(
+            args, input=password + "\n", text=True, capture_output=True, timeout=60, check=True
+        )
+
+    def start(self) -> Server:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        with self.log.open("wb") as log:
+            self.proc = subprocess.Popen(
+                [AUGER, "serve", "--config", str(self.config), "--port", str(self.port)],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"auger serve exited:\n{self.log.read_text()}")
+            try:
+                if requests.get(self.url + "/status.json", timeout=2).status_code == 200:
+                    return self
+            except requests.ConnectionError:
+                pass
+            time.sleep(0.3)
+        raise RuntimeError(f"auger serve did not come up:\n{self.log.read_text()}")
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+
+def post_query(
+    http: requests.Session | None, url: str, query: str, **fields: Any
+) -> requests.Response:
+    body = {"queryType": "SQL", "query": query, **fields}
+    sender = http or requests
+    return sender.post(url + "/query.json", json=body, timeout=120)
+
+
+def ordered(resp: requests.Response) -> OrderedDict[str, Any]:
+    """The JSON body with member order kept (Drill's order is part of the contract)."""
+    return json.loads(resp.text, object_pairs_hook=OrderedDict)  # type: ignore[no-any-return]
+
+
+def rows(http: requests.Session | None, url: str, query: str, **fields: Any) -> list[dict]:
+    resp = post_query(http, url, query, **fields)
+    data = resp.json()
+    assert resp.status_code == 200, resp.text
+    assert data["queryState"] == "COMPLETED", data
+    return list(data["rows"])
