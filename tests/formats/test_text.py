@@ -330,7 +330,7 @@ def test_field_over_limit(tmp_path: Path, text_mode: dict[str, Any]) -> None:
             tmp_path,
             "1,ok\n2," + "y" * 500 + "\n",
             text_mode,
-            options={"auger.text.max_field_bytes": 100},
+            options={"auger.scan.text_max_field_bytes": 100},
         )
     err = info.value
     assert err.kind is ErrorKind.DATA_READ

@@ -167,7 +167,7 @@ class JsonFormat(FormatPlugin):
             and first == b"{"
             and not all_text
             and hasattr(pajson, "open_json")
-            and not options.get("auger.json.force_python", False)
+            and not options.get("auger.scan.json_force_python", False)
         )
         if fast and target is not None:
             try:

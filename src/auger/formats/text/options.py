@@ -96,7 +96,7 @@ class TextOptions:
         line = str(raw.get("line_delimiter", "\n") or "\n")
         extract = _bool(raw.get("extract_header", False))
         skip = _bool(raw.get("skip_first_line", False)) and not extract
-        limit = int((options or {}).get("auger.text.max_field_bytes", DEFAULT_MAX_FIELD_BYTES))
+        limit = int((options or {}).get("auger.scan.text_max_field_bytes", DEFAULT_MAX_FIELD_BYTES))
         return cls(
             delimiter=delimiter,
             quote=quote,

@@ -130,7 +130,7 @@ class TextFormat(FormatPlugin):
         if shape is None:
             return
         emitted = 0
-        force_python = bool(options.get("auger.text.force_python", False))
+        force_python = bool(options.get("auger.scan.text_force_python", False))
         if not force_python and arrow_possible(o) and not _starts_blank(path):
             skip = 1 if (o.extract_header or o.skip_first_line) else 0
             try:

@@ -133,7 +133,7 @@ def field_too_long(path: str, line: int | None, column: int, size: int, limit: i
         f"Column: {column}",
         f"Field size: {size} bytes",
         f"Limit: {limit} bytes",
-        "Fix: check the quotes before this field, or raise auger.text.max_field_bytes",
+        "Fix: check the quotes before this field, or raise auger.scan.text_max_field_bytes",
     ]
     return UserError.data_read("Text field exceeds the maximum field size", ctx)
 
