@@ -2,25 +2,44 @@
 
 One engine per configuration in a process, all sharing the process's one SparkSession. Spark
 starts on first use, so commands that need no data (``--help``, config errors) stay fast.
+
+An engine's sessions never outlive it: shutting it down closes them all, which deletes their
+temporary tables. Shutdown runs on ``Engine.shutdown()``, at interpreter exit (``atexit``) and on
+SIGTERM (and on SIGINT when nothing else handles it). A ``kill -9`` cannot be caught; the next
+engine to start on the same temporary workspace removes what such an engine left behind (see
+:mod:`auger.storage.temporary`).
 """
 
 from __future__ import annotations
 
 import atexit
+import dataclasses
+import functools
 import getpass
 import logging
+import signal
 import threading
+import uuid
 from collections.abc import Mapping
+from types import FrameType
 from typing import Any
 
 from auger.config import Config, load_config
 from auger.options import SystemOptions
 from auger.session import UserSession
 from auger.sql.catalog import Catalog
+from auger.storage.temporary import EngineIdentity, sweep_dead_locations
 
-__all__ = ["Engine"]
+__all__ = ["Engine", "shutdown_all"]
 
 _log = logging.getLogger(__name__)
+
+# Engines of this process that have not been shut down (strong references: an engine that
+# still has sessions must be reachable for the exit hooks).
+_live: dict[str, Engine] = {}
+_live_lock = threading.RLock()
+_atexit_installed = False
+_signals_installed = False
 
 
 class Engine:
@@ -31,13 +50,18 @@ class Engine:
 
     def __init__(self, config: Config | Mapping[str, Any] | str | None = None) -> None:
         self.config = load_config(config)
+        self.id = str(uuid.uuid4())
+        self.identity = EngineIdentity.current(self.id)
         self.system_options = SystemOptions(self.config.raw.get("options", {}))
         self.catalog = Catalog(self.config)
         self._sessions: dict[str, UserSession] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: a signal handler may run while held
         self._spark: Any = None
         self.closed = False
-        atexit.register(self.shutdown)
+        with _live_lock:
+            _live[self.id] = self
+        _install_exit_hooks()
+        self.sweep_stale_locations()
 
     @classmethod
     def default(cls) -> Engine:
@@ -70,16 +94,125 @@ class Engine:
         with self._lock:
             return list(self._sessions.values())
 
+    # ----- temporary workspace
+    def temporary_workspace_locations(self) -> list[str]:
+        """Where session temporary locations may be: the temporary workspace's current
+        location and every location a session of this engine used (it may have moved)."""
+        found: list[str] = []
+        located = self.config.workspace(self.config.default_temporary_workspace)
+        if located is not None:
+            found.append(located[1].location)
+        for session in self.sessions():
+            for location in session.temporary.locations:
+                parent = location.rsplit("/", 1)[0] or "/"
+                if parent not in found:
+                    found.append(parent)
+        return found
+
+    def sweep_stale_locations(self) -> list[str]:
+        """Delete session locations left in the temporary workspace by engines that died."""
+        located = self.config.workspace(self.config.default_temporary_workspace)
+        if located is None:
+            return []
+        with _live_lock:
+            live = set(_live)
+        try:
+            return sweep_dead_locations(located[1].location, live)
+        except Exception:  # start-up must not fail over a clean-up
+            _log.exception("sweeping stale session locations failed")
+            return []
+
+    def update_workspace(
+        self, full_name: str, location: str | None = None, writable: bool | None = None
+    ) -> None:
+        """Change a workspace while the engine runs (a storage-plugin update).
+
+        Sessions keep their temporary tables; new ones go to the new location, and closing a
+        session deletes its locations in both (temporary-tables.txt §5.1.5).
+        """
+        import os
+
+        found = self.config.workspace(full_name)
+        if found is None:
+            from auger.errors import UserError
+
+            raise UserError.validation(f"Workspace [{full_name}] is not found")
+        plugin, ws = found
+        changes: dict[str, Any] = {}
+        if location is not None:
+            changes["location"] = os.path.normpath(os.path.abspath(location))
+        if writable is not None:
+            changes["writable"] = writable
+        new_ws = dataclasses.replace(ws, **changes)
+        new_plugin = dataclasses.replace(plugin, workspaces={**plugin.workspaces, ws.name: new_ws})
+        new_config = dataclasses.replace(
+            self.config, plugins={**self.config.plugins, plugin.name: new_plugin}
+        )
+        if location is not None and full_name == new_config.default_temporary_workspace:
+            os.makedirs(new_ws.location, exist_ok=True)
+        self.config = new_config
+        self.catalog.config = new_config
+
+    # ----- life cycle
     def shutdown(self) -> None:
         """Close every open session (idempotent); Spark itself stays for other engines."""
-        if self.closed:
-            return
-        self.closed = True
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
         for session in self.sessions():
             try:
                 session.close()
             except Exception:  # keep closing the others
                 _log.exception("closing session %s failed", session.id)
+        with _live_lock:
+            _live.pop(self.id, None)
+
+
+def shutdown_all() -> None:
+    """Shut down every engine of this process (exit hooks call this)."""
+    with _live_lock:
+        engines = list(_live.values())
+    for engine in engines:
+        try:
+            engine.shutdown()
+        except Exception:
+            _log.exception("shutting down engine %s failed", engine.id)
+
+
+def _on_signal(previous: Any, signum: int, frame: FrameType | None) -> None:
+    """Close every session, then do what the signal did before auger was loaded."""
+    if signum == signal.SIGINT and callable(previous):
+        # Python's KeyboardInterrupt (or a shell's handler) cancels the running statement;
+        # sessions survive that, and an unhandled interrupt still ends in the atexit hook.
+        previous(signum, frame)
+        return
+    if previous == signal.SIG_IGN:
+        return
+    shutdown_all()
+    if callable(previous):
+        previous(signum, frame)
+        return
+    raise SystemExit(128 + signum)
+
+
+def _install_exit_hooks() -> None:
+    """Register the atexit hook once, and the signal handlers once from the main thread (the
+    only thread Python lets install them; an engine made elsewhere retries on the next one)."""
+    global _atexit_installed, _signals_installed
+    with _live_lock:
+        if not _atexit_installed:
+            atexit.register(shutdown_all)
+            _atexit_installed = True
+        if _signals_installed or threading.current_thread() is not threading.main_thread():
+            return
+        _signals_installed = True
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            previous = signal.getsignal(sig)
+            signal.signal(sig, functools.partial(_on_signal, previous))
+        except (ValueError, OSError):  # not allowed here (embedded interpreters)
+            _log.debug("cannot install a handler for signal %s", sig)
 
 
 def _os_user() -> str:

@@ -1,7 +1,10 @@
-"""A user session: identity, options, default schema and (later) temporary tables.
+"""A user session: identity, options, default schema and temporary tables.
 
 Every client is exactly one session: a DB-API connection, a shell, a REST cookie. Closing the
-session releases everything it owns.
+session releases everything it owns; in particular its temporary tables
+(temporary-tables.txt): they live in the session's own folder(s) of the default temporary
+workspace, are found by the names the user gave them (case-insensitively, before persistent
+tables and views), and are deleted with the session.
 """
 
 from __future__ import annotations
@@ -14,7 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from auger.errors import UserError
 from auger.options import SessionOptions
-from auger.sql.catalog import Catalog, TableRef
+from auger.sql.catalog import Catalog, FileTable, TableRef
+from auger.storage.temporary import (
+    EngineIdentity,
+    SessionTemporaryTables,
+    TemporaryTable,
+    foreign_location,
+)
+from auger.storage.workspace import Workspace
 
 if TYPE_CHECKING:
     from auger.engine import Engine
@@ -29,10 +39,11 @@ class UserSession:
     """One user's session on an engine.
 
     Attributes:
-        id: a random UUID, also the name of the session's temporary-table directory.
+        id: a random UUID, also the name of the session's temporary-table folder.
         user: the user name (the process user when no authentication is configured).
         options: session option values over the engine's system values.
         default_schema: the schema set by ``USE``, or None.
+        temporary: the session's temporary tables and the locations holding them.
     """
 
     def __init__(self, engine: Engine, user: str, admin: bool = True) -> None:
@@ -44,6 +55,8 @@ class UserSession:
         self.default_schema: str | None = None
         self.closed = False
         self._lock = threading.RLock()
+        owner = getattr(engine, "identity", None) or EngineIdentity.current("unknown")
+        self.temporary = SessionTemporaryTables(self.id, user, owner)
 
     @property
     def catalog(self) -> Catalog:
@@ -74,8 +87,96 @@ class UserSession:
         self.default_schema = full
         return full
 
+    def find_schema(self, schema_parts: Sequence[str]) -> Workspace | str | None:
+        """A schema path resolved as Drill does: under the default schema first, then the root."""
+        parts = [x for p in schema_parts for x in p.split(".") if x]
+        attempts: list[list[str]] = []
+        if self.default_schema:
+            attempts.append(self.default_schema.split(".") + parts)
+            if self.default_schema.endswith(".default"):  # ``USE dfs``: ``tmp`` means dfs.tmp
+                attempts.append(self.default_schema.split(".")[:-1] + parts)
+        if parts:
+            attempts.append(parts)
+        for attempt in attempts:
+            found = self.catalog.find_schema(attempt)
+            if found is not None:
+                return found
+        return None
+
+    def temporary_workspace(self) -> Workspace:
+        """The default temporary workspace (``exec.default_temporary_workspace``).
+
+        Raises:
+            UserError: VALIDATION, when the configured workspace is gone.
+        """
+        name = self.engine.config.default_temporary_workspace
+        found = self.catalog.find_schema(name.split("."))
+        if not isinstance(found, Workspace) or found.name != name:
+            raise UserError.validation("Default temporary workspace is not found")
+        return found
+
+    def is_temporary_workspace(self, ws: Workspace | str | None) -> bool:
+        """Whether ``ws`` is the default temporary workspace (names compare case-sensitively)."""
+        return (
+            isinstance(ws, Workspace) and ws.name == self.engine.config.default_temporary_workspace
+        )
+
+    def temporary_table(self, parts: Sequence[str]) -> TemporaryTable | None:
+        """The session's temporary table a name means, if any (temporary-tables.txt §5.1.10).
+
+        Only a bare name, or a name whose schema part resolves to the default temporary
+        workspace (``dfs.tmp.t``, ``tmp.t`` after ``USE dfs``), can mean a temporary table.
+        """
+        if not parts or not self.temporary:
+            return None
+        name = parts[-1].lstrip("/")
+        schema_parts = list(parts[:-1])
+        if schema_parts and not self.is_temporary_workspace(self.find_schema(schema_parts)):
+            return None
+        return self.temporary.get(name)
+
+    def is_temporary_table(self, parts: Sequence[str]) -> bool:
+        """Whether a table name (as written in a query) means one of this session's temporary
+        tables; views use this to refuse them."""
+        return self.temporary_table(parts) is not None
+
     def resolve_table(self, parts: Sequence[str]) -> TableRef:
-        return self.catalog.resolve_table(parts, self.default_schema)
+        """What a table name in this session's query means: a temporary table first, then
+        views and files through the catalog.
+
+        Raises:
+            UserError: VALIDATION for unknown schemas; PERMISSION for paths inside another
+                session's temporary location.
+        """
+        temp = self.temporary_table(parts)
+        if temp is not None:
+            ws = self.temporary_workspace()
+            return FileTable(ws.name, parts[-1].lstrip("/"), ws, temp.location)
+        ref = self.catalog.resolve_table(parts, self.default_schema)
+        if isinstance(ref, FileTable):
+            self.check_path_access(ref.path, ref.name)
+        return ref
+
+    def check_path_access(self, path: str, name: str | None = None) -> None:
+        """Refuse paths that reach into another session's temporary location.
+
+        Raises:
+            UserError: PERMISSION naming the table.
+        """
+        others: list[str] = []
+        for session in self.engine.sessions():
+            if session is not self:
+                others.extend(session.temporary.locations)
+        workspaces = set(self.engine.temporary_workspace_locations())
+        found = foreign_location(path, self.temporary.locations, workspaces, others)
+        if found is not None:
+            raise UserError.permission(
+                f"Table [{name or path}] is inside the temporary location of another session",
+                [
+                    "Temporary tables are visible only to the session that created them, "
+                    "by the name given in CREATE TEMPORARY TABLE"
+                ],
+            )
 
     def table_dataframe(self, ref: TableRef) -> Any:
         raise UserError.unsupported(
@@ -90,11 +191,14 @@ class UserSession:
 
     # ----- life cycle
     def close(self) -> None:
-        """Release the session (idempotent)."""
+        """Release the session (idempotent): every temporary location it used is deleted."""
         if self.closed:
             return
         self.closed = True
-        self.engine.forget_session(self)
+        try:
+            self.temporary.close()
+        finally:
+            self.engine.forget_session(self)
 
     def __enter__(self) -> UserSession:
         return self

@@ -1,0 +1,282 @@
+"""``CREATE [TEMPORARY] TABLE [IF NOT EXISTS] t [(cols)] [PARTITION BY (cols)] AS query``.
+
+A persistent table (CTAS) is a directory in a writable workspace: the target schema is the one
+named, else the session's default schema. A temporary table (CTTAS, temporary-tables.txt) lives
+only in the default temporary workspace, whether it is named or not, under the session's own
+folder and a generated name; the session finds it by the name given here.
+
+Both check the name (no table, view or temporary table of that name may exist), the column list
+and the partition columns with Drill's messages, plan the query, and write it in
+``store.format`` through :mod:`auger.storage.writer`, answering ``Fragment | Number of records
+written``. Where temporary-tables.txt words a message differently from later Drill, CTTAS uses
+the seed's words (DESIGN.md §3.3).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from auger.errors import UserError
+from auger.sql.result import QueryResult, ok_result
+from auger.storage.workspace import Workspace
+from auger.storage.writer import TEMPORARY, StorageStrategy, write_table, writer_format
+
+if TYPE_CHECKING:
+    from auger.session import UserSession
+
+__all__ = [
+    "ROOT_IMMUTABLE",
+    "create_table",
+    "display_name",
+    "mutable_workspace",
+    "table_exists",
+]
+
+_log = logging.getLogger(__name__)
+
+ROOT_IMMUTABLE = (
+    "Root schema is immutable. Drill does not allow creating or deleting tables or views in the "
+    "root schema. Select a schema using 'USE schema' command."
+)
+_EXISTS = "A table or view with given name [{name}] already exists in schema [{schema}]"
+_OUTSIDE = (
+    "Temporary tables are not allowed to be created outside of default temporary workspace "
+    "[{workspace}]."
+)
+_IMMUTABLE = "Unable to create or drop objects. Schema [{schema}] is immutable."
+_IMMUTABLE_TEMPORARY = "Unable to create or drop tables/views. Schema [{schema}] is immutable."
+_STAR_WITH_FIELDS = (
+    "table's query field list has a '*', which is invalid when table's field list is specified."
+)
+_COUNTS = "table's field list and the table's query field list have different counts."
+_COUNTS_TEMPORARY = "Table's field list and the table's query field list have different counts."
+
+
+def display_name(schema: Workspace | str) -> str:
+    """A schema as Drill names it in messages: a plugin's default workspace by the plugin."""
+    name = schema if isinstance(schema, str) else schema.name
+    return name.removesuffix(".default")
+
+
+def _not_valid(parts: Sequence[str], session: UserSession) -> UserError:
+    return UserError.validation(
+        f"Schema [{'.'.join(parts)}] is not valid with respect to either root schema or "
+        "current default schema.",
+        [f"Current default schema: {session.default_schema or 'No default schema selected'}"],
+    )
+
+
+def mutable_workspace(
+    session: UserSession, schema_parts: Sequence[str], temporary: bool = False
+) -> Workspace:
+    """The writable workspace a CREATE or DROP targets (the default schema when none is named).
+
+    Raises:
+        UserError: VALIDATION for the root schema, an unknown or an immutable schema (the
+            immutable message in the seed's words when ``temporary``).
+    """
+    parts = [x for p in schema_parts for x in p.split(".") if x]
+    if not parts and not session.default_schema:
+        raise UserError.validation(ROOT_IMMUTABLE)
+    found = session.find_schema(parts)
+    if found is None:
+        raise _not_valid(parts, session)
+    template = _IMMUTABLE_TEMPORARY if temporary else _IMMUTABLE
+    if isinstance(found, str) or not found.writable:
+        raise UserError.validation(template.format(schema=display_name(found)))
+    return found
+
+
+def table_exists(ws: Workspace, name: str, session: UserSession) -> bool:
+    """Whether a table, a view or (in the temporary workspace) a temporary table has ``name``."""
+    if session.is_temporary_workspace(ws) and session.temporary.get(name) is not None:
+        return True
+    if not name:
+        return True  # the workspace folder itself
+    if os.path.lexists(ws.resolve(name)):
+        return True
+    return os.path.lexists(ws.resolve(name + ".view.drill"))
+
+
+@dataclass(frozen=True)
+class _Statement:
+    """The parts of a CREATE TABLE statement this handler needs."""
+
+    name: str  # leading '/' removed
+    schema_parts: list[str]
+    columns: list[str]
+    partition_by: list[str]
+    temporary: bool
+    if_not_exists: bool
+    query: exp.Expression
+
+
+def _statement(tree: exp.Create) -> _Statement:
+    target = tree.this
+    columns: list[str] = []
+    if isinstance(target, exp.Schema):
+        columns = [c.name for c in target.expressions]
+        target = target.this
+    if not isinstance(target, exp.Table):
+        raise UserError.parse("CREATE TABLE needs a table name")
+    parts = [p.name for p in target.parts]
+    temporary = False
+    partition_by: list[str] = []
+    props = tree.args.get("properties")
+    for prop in props.expressions if props is not None else []:
+        if isinstance(prop, exp.TemporaryProperty):
+            temporary = True
+        elif isinstance(prop, exp.PartitionedByProperty):
+            spec = prop.this
+            items = spec.expressions if isinstance(spec, exp.Schema | exp.Tuple) else [spec]
+            partition_by = [i.name for i in items]
+        else:
+            raise UserError.unsupported(
+                f"CREATE TABLE does not support [{prop.sql(dialect='drill')}]"
+            )
+    query = tree.expression
+    if query is None:
+        raise UserError.parse(
+            "CREATE TABLE needs AS followed by a query",
+            ["Drill creates tables only from queries: CREATE TABLE t AS SELECT ..."],
+        )
+    while isinstance(query, exp.Subquery) and not query.alias:
+        query = query.this
+    return _Statement(
+        name=parts[-1].lstrip("/"),
+        schema_parts=parts[:-1],
+        columns=columns,
+        partition_by=partition_by,
+        temporary=temporary,
+        if_not_exists=bool(tree.args.get("exists")),
+        query=query,
+    )
+
+
+def _first_select(query: exp.Expression) -> exp.Select | None:
+    node = query
+    while isinstance(node, exp.SetOperation | exp.Subquery):
+        node = node.this
+    return node if isinstance(node, exp.Select) else None
+
+
+def _query_fields(query: exp.Expression) -> list[str | None]:
+    """The query's output field names as Drill validates them (None for a ``*``)."""
+    select = _first_select(query)
+    if select is None:
+        return []
+    fields: list[str | None] = []
+    for pos, e in enumerate(select.expressions):
+        if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
+            fields.append(None)
+        elif isinstance(e, exp.Alias):
+            fields.append(e.alias)
+        elif isinstance(e, exp.Column) and not e.args.get("db") and not e.args.get("catalog"):
+            fields.append(e.name)
+        else:
+            fields.append(f"EXPR${pos}")
+    return fields
+
+
+def _check_duplicates(names: Sequence[str | None]) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name is None:
+            continue
+        if name.lower() in seen:
+            raise UserError.validation(f"Duplicate column name [{name}]")
+        seen.add(name.lower())
+
+
+def _check_fields(stmt: _Statement) -> None:
+    """Drill's checks of the table's field list against the query's (before planning)."""
+    fields = _query_fields(stmt.query)
+    has_star = any(f is None for f in fields)
+    if stmt.columns:
+        if fields and len(fields) != len(stmt.columns):
+            if has_star:
+                raise UserError.validation(_STAR_WITH_FIELDS)
+            raise UserError.validation(_COUNTS_TEMPORARY if stmt.temporary else _COUNTS)
+        if has_star:
+            raise UserError.validation(_STAR_WITH_FIELDS)
+        _check_duplicates(stmt.columns)
+    else:
+        _check_duplicates(fields)
+
+
+def _final_names(stmt: _Statement, df_columns: list[str]) -> list[str]:
+    if stmt.columns:
+        if len(stmt.columns) != len(df_columns):
+            raise UserError.validation(_COUNTS_TEMPORARY if stmt.temporary else _COUNTS)
+        return list(stmt.columns)
+    _check_duplicates(df_columns)
+    return list(df_columns)
+
+
+def _partition_columns(stmt: _Statement, names: list[str]) -> list[str]:
+    by_lower = {n.lower(): n for n in names}
+    out: list[str] = []
+    for col in stmt.partition_by:
+        found = by_lower.get(col.lower())
+        if found is None:
+            raise UserError.validation(f"Partition column {col} is not in the SELECT list of CTAS!")
+        out.append(found)
+    return out
+
+
+def _target(stmt: _Statement, session: UserSession) -> Workspace:
+    if not stmt.temporary:
+        return mutable_workspace(session, stmt.schema_parts)
+    temp_ws = session.temporary_workspace()
+    if not stmt.schema_parts:
+        return temp_ws  # regardless of USE (temporary-tables.txt §5.1.3)
+    ws = mutable_workspace(session, stmt.schema_parts, temporary=True)
+    if not session.is_temporary_workspace(ws):
+        raise UserError.validation(_OUTSIDE.format(workspace=temp_ws.name))
+    return ws
+
+
+def create_table(tree: exp.Create, session: UserSession) -> QueryResult:
+    """Run a CTAS or CTTAS statement."""
+    from auger.sql.planner import plan_select
+
+    stmt = _statement(tree)
+    ws = _target(stmt, session)
+    schema = display_name(ws)
+    if table_exists(ws, stmt.name, session):
+        summary = _EXISTS.format(name=stmt.name, schema=schema)
+        if stmt.if_not_exists:
+            return ok_result(False, summary, "CREATE TABLE")
+        raise UserError.validation(summary + ".")
+    _check_fields(stmt)
+    options = session.options
+    fmt = writer_format(str(options["store.format"]), ws.plugin.formats, options.snapshot())
+    if stmt.partition_by and not fmt.supports_partitioning:
+        raise UserError.unsupported(
+            f"{fmt.name.capitalize()} format does not support auto-partitioning."
+        )
+
+    df = plan_select(stmt.query, session)
+    names = _final_names(stmt, list(df.columns))
+    if names != list(df.columns):
+        df = df.toDF(*names)
+    partition_by = _partition_columns(stmt, names)
+
+    if stmt.temporary:
+        _log.info("Temporary table [%s] is being created.", stmt.name)
+        generated, path = session.temporary.allocate(ws.location)
+        result = write_table(df, path, fmt, TEMPORARY, partition_by)
+        session.temporary.register(stmt.name, generated, path, ws.name)
+    else:
+        _log.info("Creating persistent table [%s].", stmt.name)
+        path = ws.resolve(stmt.name)
+        session.check_path_access(path, stmt.name)
+        strategy = StorageStrategy(str(options["exec.persistent_table.umask"]))
+        result = write_table(df, path, fmt, strategy, partition_by)
+    return QueryResult(table=result.to_arrow(), statement="CREATE TABLE")

@@ -1,0 +1,105 @@
+"""``DROP TABLE [IF EXISTS] t``: a temporary table of the session first, then a persistent one.
+
+temporary-tables.txt §5.1.8: with no schema, or with the default temporary workspace named, the
+session's temporary tables are searched first; otherwise (or when none matches) the name is a
+persistent table of the named schema or of the default schema. A persistent table is dropped
+only when its directory holds files of a single format the workspace can read (Drill's
+homogeneity check), so a directory that is not a table, or holds tables of mixed formats, stays.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from auger.errors import UserError
+from auger.sql.ctas import mutable_workspace
+from auger.sql.result import QueryResult, ok_result
+from auger.storage.selection import is_hidden
+from auger.storage.workspace import Workspace
+from auger.storage.writer import remove_tree_atomically
+
+if TYPE_CHECKING:
+    from auger.session import UserSession
+
+__all__ = ["drop_table", "table_formats"]
+
+_log = logging.getLogger(__name__)
+
+_MIXED = (
+    "Table contains different file formats. \n"
+    "Drop Table is only supported for directories that contain homogeneous file formats "
+    "consumable by Drill"
+)
+
+
+def table_formats(ws: Workspace, path: str) -> set[str | None] | None:
+    """The format names of the (visible) files of a table path; None when nothing is there.
+
+    A file no format of the workspace reads counts as ``None``.
+    """
+    if not os.path.lexists(path):
+        return None
+    if not os.path.isdir(path):
+        fmt = ws.format_for(path)
+        return {fmt.name if fmt else None}
+    found: set[str | None] = set()
+    for dirpath, dirnames, filenames in os.walk(path):
+        dirnames[:] = [d for d in dirnames if not is_hidden(d)]
+        for name in filenames:
+            if is_hidden(name):
+                continue
+            fmt = ws.format_for(os.path.join(dirpath, name))
+            found.add(fmt.name if fmt else None)
+    return found
+
+
+def _target(tree: exp.Drop) -> tuple[list[str], str, bool]:
+    if tree.args.get("temporary"):
+        raise UserError.parse(
+            'Encountered "TEMPORARY": DROP TABLE takes no TEMPORARY keyword',
+            ["A temporary table is dropped with DROP TABLE name"],
+        )
+    tables = tree.args.get("tables") or ([tree.this] if tree.this is not None else [])
+    if len(tables) != 1 or not isinstance(tables[0], exp.Table):
+        raise UserError.parse("DROP TABLE takes exactly one table name")
+    parts = [p.name for p in tables[0].parts]
+    return parts[:-1], parts[-1].lstrip("/"), bool(tree.args.get("exists"))
+
+
+def drop_table(tree: exp.Drop, session: UserSession) -> QueryResult:
+    """Run a DROP TABLE statement."""
+    schema_parts, name, if_exists = _target(tree)
+
+    # 1. the session's temporary table of that name (the schema, if named, must be mutable)
+    temp_schema = (
+        mutable_workspace(session, schema_parts) if schema_parts else session.temporary_workspace()
+    )
+    if session.is_temporary_workspace(temp_schema) and session.temporary.get(name) is not None:
+        _log.info("Temporary table [%s] is being dropped.", name)
+        session.temporary.remove(name)
+        return ok_result(True, f"Temporary table [{name}] dropped", "DROP TABLE")
+
+    # 2. a persistent table (a bare name needs a default schema; IF EXISTS just finds none)
+    if not schema_parts and not session.default_schema and if_exists:
+        return ok_result(False, f"Table [{name}] not found", "DROP TABLE")
+    ws = mutable_workspace(session, schema_parts)
+    path = ws.resolve(name) if name else ws.location
+    formats = table_formats(ws, path) if name else None
+    if formats is None or formats == {None}:  # nothing there, or nothing Drill could read
+        if if_exists:
+            return ok_result(False, f"Table [{name}] not found", "DROP TABLE")
+        raise UserError.validation(f"Table [{name}] is not found.")
+    if len(formats) > 1:
+        raise UserError.validation(_MIXED)
+    session.check_path_access(path, name)
+    try:
+        remove_tree_atomically(path)
+    except PermissionError as exc:
+        raise UserError.permission("Unauthorized to drop table", [str(exc)]) from exc
+    except OSError as exc:
+        raise UserError("DATA_WRITE", "Failed to drop table", [str(exc)]) from exc
+    return ok_result(True, f"Table [{name}] dropped", "DROP TABLE")

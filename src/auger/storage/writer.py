@@ -1,0 +1,375 @@
+"""Writing a query's Spark DataFrame as a table directory (CTAS and CTTAS).
+
+A table is a directory of files in one format (``store.format``), named the way Drill names its
+writer output (``0_0_0.parquet``, ``0_0_1.parquet``...). The write is atomic: Spark writes into a
+hidden staging directory beside the target (hidden names are skipped by every reader), the
+staging directory is tidied (Spark's ``_SUCCESS`` and ``.crc`` files removed, files renamed,
+permissions applied) and only then renamed into place. A failed or interrupted write removes the
+staging directory, so nothing is left behind.
+
+Permissions follow Drill's storage strategies: persistent tables take the session's
+``exec.persistent_table.umask`` (default ``002``: folders 775, files 664), temporary tables
+umask ``077`` (folders 700, files 600).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import stat
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from auger.config import FormatConfig
+from auger.errors import UserError
+
+__all__ = [
+    "DEFAULT_UMASK",
+    "PERSISTENT",
+    "TEMPORARY",
+    "StorageStrategy",
+    "WriteResult",
+    "WriterFormat",
+    "remove_tree_atomically",
+    "write_table",
+    "writer_format",
+]
+
+_log = logging.getLogger(__name__)
+
+DEFAULT_UMASK = "002"
+TEMPORARY_UMASK = "077"
+
+#: The hidden column whose values group rows of one partition-value combination into files.
+_PARTITION_KEY = "__auger_partition_key"
+
+
+def _valid_umask(umask: object) -> bool:
+    return isinstance(umask, str) and 1 <= len(umask) <= 4 and all(ch in "01234567" for ch in umask)
+
+
+@dataclass(frozen=True)
+class StorageStrategy:
+    """How the folders and files of a new table are protected.
+
+    Args:
+        umask: octal digits removed from 777 (folders) and 666 (files); anything that is not an
+            octal umask (``"ABC"``, ``"999"``, None) falls back to :data:`DEFAULT_UMASK`, as Drill
+            does, so a typo in the option never leaves tables world-writable.
+        delete_on_exit: whether the created paths belong to a session (temporary tables).
+    """
+
+    umask: str = DEFAULT_UMASK
+    delete_on_exit: bool = False
+
+    def __post_init__(self) -> None:
+        if not _valid_umask(self.umask):
+            object.__setattr__(self, "umask", DEFAULT_UMASK)
+
+    @property
+    def folder_mode(self) -> int:
+        return 0o777 & ~int(self.umask, 8)
+
+    @property
+    def file_mode(self) -> int:
+        return 0o666 & ~int(self.umask, 8)
+
+    def create_path(self, path: str) -> str | None:
+        """Create ``path`` and any missing ancestors, giving each new folder the folder mode.
+
+        Returns:
+            The top-most folder that was created, or None when ``path`` already existed (then
+            no permission is changed).
+        """
+        missing: list[str] = []
+        current = os.path.abspath(path)
+        while not os.path.exists(current):
+            missing.append(current)
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+        for folder in reversed(missing):
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(folder)
+            os.chmod(folder, self.folder_mode)
+        return missing[-1] if missing else None
+
+    def apply_tree(self, root: str) -> None:
+        """Give ``root`` and everything below it this strategy's folder and file modes."""
+        if os.path.isfile(root):
+            os.chmod(root, self.file_mode)
+            return
+        os.chmod(root, self.folder_mode)
+        for dirpath, dirnames, filenames in os.walk(root):
+            for d in dirnames:
+                os.chmod(os.path.join(dirpath, d), self.folder_mode)
+            for f in filenames:
+                os.chmod(os.path.join(dirpath, f), self.file_mode)
+
+
+PERSISTENT = StorageStrategy(DEFAULT_UMASK, False)
+TEMPORARY = StorageStrategy(TEMPORARY_UMASK, True)
+
+
+@dataclass(frozen=True)
+class WriterFormat:
+    """What ``store.format`` means for the writer: Spark source, file extension, options."""
+
+    name: str  # the store.format value, e.g. "csvh"
+    kind: str  # "parquet" | "json" | "text"
+    extension: str
+    options: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def supports_partitioning(self) -> bool:
+        return self.kind == "parquet"
+
+
+def writer_format(
+    store_format: str,
+    formats: Mapping[str, FormatConfig],
+    options: Mapping[str, Any] | None = None,
+) -> WriterFormat:
+    """The writer for ``store.format`` in a plugin whose formats are ``formats``.
+
+    The extension and delimiter come from the plugin's format of that name, so that whatever is
+    written reads back through the same plugin.
+
+    Raises:
+        UserError: VALIDATION, when the plugin has no such format or it cannot be written.
+    """
+    options = options or {}
+    name = store_format.strip().lower()
+    fmt = formats.get(name) or next((f for n, f in formats.items() if n.lower() == name), None)
+    if fmt is None:
+        raise UserError.validation(
+            f"Unsupported store.format [{store_format}]: no format plugin of that name",
+            [
+                f"Known formats: {', '.join(sorted(formats))}",
+                "Fix: ALTER SESSION SET `store.format` = 'parquet' (or json, csv, tsv, psv, csvh)",
+            ],
+        )
+    ext = fmt.extensions[0] if fmt.extensions else name
+    if fmt.type == "parquet":
+        codec = str(options.get("store.parquet.compression", "snappy")).lower()
+        return WriterFormat(name, "parquet", ext, {"compression": codec})
+    if fmt.type == "json":
+        return WriterFormat(name, "json", ext, {})
+    if fmt.type == "text":
+        delimiter = str(fmt.option("delimiter", fmt.option("field_delimiter", ",")))
+        quote = str(fmt.option("quote", '"'))
+        escape = str(fmt.option("escape", '"'))
+        header = bool(fmt.option("extract_header", False))
+        return WriterFormat(
+            name,
+            "text",
+            ext,
+            {
+                "sep": delimiter,
+                "quote": quote,
+                "escape": escape,
+                "header": "true" if header else "false",
+            },
+        )
+    raise UserError.validation(
+        f"Unsupported store.format [{store_format}]: format type [{fmt.type}] has no writer"
+    )
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What a table write produced: its files and the number of records written."""
+
+    path: str
+    files: tuple[str, ...]
+    records: int
+
+    def to_arrow(self) -> pa.Table:
+        """Drill's CTAS answer: ``Fragment | Number of records written``."""
+        return pa.table(
+            {
+                "Fragment": pa.array(["0_0"], pa.string()),
+                "Number of records written": pa.array([self.records], pa.int64()),
+            }
+        )
+
+
+def _staging_path(target: str) -> str:
+    parent, base = os.path.split(target.rstrip("/"))
+    return os.path.join(parent, f".{base or 'table'}.auger-staging-{uuid.uuid4().hex}")
+
+
+def _spark_write(df: Any, fmt: WriterFormat, staging: str, partition_by: Sequence[str]) -> Any:
+    """Run the Spark write into ``staging``; returns the Observation that counts rows."""
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    observation = Observation(f"auger_write_{uuid.uuid4().hex}")
+    out = df.observe(observation, F.count(F.lit(1)).alias("n"))
+    writer_cols: list[str] = []
+    if partition_by:
+        # One file per combination of partition values, all in the table directory (Drill's
+        # layout), keeping every column with its own type: rows are grouped by a hash of the
+        # values (null flags included, so (a, null) and (null, a) differ) in a hidden column.
+        keys = [F.col(f"`{c}`") for c in partition_by]
+        flags = [k.isNull() for k in keys]
+        out = out.withColumn(_PARTITION_KEY, F.xxhash64(*flags, *keys))
+        out = out.repartition(F.col(_PARTITION_KEY)).sortWithinPartitions(*keys)
+        writer_cols = [_PARTITION_KEY]
+    writer = out.write.mode("errorifexists")
+    if writer_cols:
+        writer = writer.partitionBy(*writer_cols)
+    for key, value in fmt.options.items():
+        writer = writer.option(key, value)
+    if fmt.kind == "parquet":
+        writer.parquet(staging)
+    elif fmt.kind == "json":
+        writer.json(staging)
+    else:
+        writer.csv(staging)
+    return observation
+
+
+def _data_files(staging: str) -> list[str]:
+    """Spark's output files below ``staging`` in a stable order (partition dir, part number)."""
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(staging):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if name.startswith((".", "_")):
+                continue
+            found.append(os.path.join(dirpath, name))
+    return found
+
+
+def _tidy(staging: str, fmt: WriterFormat, df: Any) -> tuple[str, ...]:
+    """Rename Spark's files to Drill's names at the staging root; drop everything else."""
+    files = _data_files(staging)
+    names: list[str] = []
+    for index, src in enumerate(files):
+        name = f"0_0_{index}.{fmt.extension}"
+        os.replace(src, os.path.join(staging, f".{name}.tmp"))
+        names.append(name)
+    for entry in os.listdir(staging):
+        full = os.path.join(staging, entry)
+        if entry.endswith(".tmp") and entry.startswith(".0_0_"):
+            continue
+        if os.path.isdir(full) and not os.path.islink(full):
+            shutil.rmtree(full)
+        else:
+            os.remove(full)
+    for name in names:
+        os.replace(os.path.join(staging, f".{name}.tmp"), os.path.join(staging, name))
+    if not names:
+        # Spark normally writes one (empty) file for an empty result; make sure the table still
+        # carries its schema (Parquet) or at least exists as a readable empty file.
+        name = f"0_0_0.{fmt.extension}"
+        target = os.path.join(staging, name)
+        if fmt.kind == "parquet":
+            import pyarrow.parquet as pq
+
+            pq.write_table(df.limit(0).toArrow(), target)
+        else:
+            with open(target, "wb"):
+                pass
+        names.append(name)
+    return tuple(names)
+
+
+def write_table(
+    df: Any,
+    target: str,
+    fmt: WriterFormat,
+    strategy: StorageStrategy,
+    partition_by: Sequence[str] = (),
+) -> WriteResult:
+    """Write ``df`` as a new table directory at ``target``, atomically.
+
+    Args:
+        df: the Spark DataFrame of the query, with the table's final column names.
+        target: absolute path of the table directory; it must not exist.
+        fmt: the writer format (see :func:`writer_format`).
+        strategy: permissions of new folders and files.
+        partition_by: column names (Parquet only) whose value combinations get their own files.
+
+    Raises:
+        UserError: DATA_WRITE when the target appeared meanwhile or the file system refuses;
+            Spark's own errors (unwrapped by the caller) for failures of the query itself.
+    """
+    if partition_by and not fmt.supports_partitioning:
+        raise UserError.unsupported(
+            f"{fmt.name.capitalize()} format does not support auto-partitioning."
+        )
+    parent = os.path.dirname(target.rstrip("/"))
+    strategy.create_path(parent)
+    staging = _staging_path(target)
+    sc = df.sparkSession.sparkContext
+    # A caller (a DB-API cursor) may already run this statement in a job group it can cancel;
+    # keep that one. Otherwise use a group of our own so an interrupted write stops its jobs.
+    group = sc.getLocalProperty("spark.jobGroup.id")
+    own_group = None
+    if not group:
+        own_group = f"auger-write-{uuid.uuid4().hex}"
+        sc.setLocalProperty("spark.jobGroup.id", own_group)
+        sc.setLocalProperty("spark.job.interruptOnCancel", "true")
+    try:
+        try:
+            observation = _spark_write(df, fmt, staging, partition_by)
+        finally:
+            if own_group is not None:
+                sc.setLocalProperty("spark.jobGroup.id", None)
+                sc.setLocalProperty("spark.job.interruptOnCancel", None)
+        records = int(observation.get.get("n", 0))
+        files = _tidy(staging, fmt, df)
+        strategy.apply_tree(staging)
+        if os.path.lexists(target):
+            raise UserError(
+                "DATA_WRITE",
+                f"Table directory [{target}] appeared while the table was being written",
+            )
+        os.rename(staging, target)
+    except BaseException:
+        if own_group is not None:
+            with contextlib.suppress(Exception):
+                sc.cancelJobGroup(own_group)
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    _log.debug("wrote %d records in %d files to %s", records, len(files), target)
+    return WriteResult(target, files, records)
+
+
+def remove_tree_atomically(path: str) -> None:
+    """Delete a table: hide it first under a ``_``-prefixed name, then remove the hidden copy.
+
+    Readers never see a half-deleted table: the rename is atomic and hidden names are skipped.
+    """
+    parent, base = os.path.split(path.rstrip("/"))
+    hidden = os.path.join(parent, f"_{base}_{uuid.uuid4().hex}")
+    os.rename(path, hidden)
+    if os.path.isdir(hidden) and not os.path.islink(hidden):
+        _make_removable(hidden)
+        shutil.rmtree(hidden)
+    else:
+        os.remove(hidden)
+
+
+def _make_removable(root: str) -> None:
+    """Folders with restrictive modes (an umask of 777) must be owner-rwx to be emptied."""
+
+    def fix(folder: str) -> None:
+        with contextlib.suppress(OSError):
+            mode = os.stat(folder).st_mode
+            if mode & stat.S_IRWXU != stat.S_IRWXU:
+                os.chmod(folder, mode | stat.S_IRWXU)
+
+    fix(root)
+    for dirpath, dirnames, _filenames in os.walk(root):
+        for d in dirnames:  # fixed before os.walk descends into it
+            fix(os.path.join(dirpath, d))
