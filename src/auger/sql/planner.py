@@ -27,6 +27,7 @@ from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.sql.catalog import FileTable, SystemTable, TableRef, ViewTable
 from auger.sql.pruning import prune_scan
 from auger.sql.rewrites import REWRITES, drill_output_names
+from auger.storage.schema_file import SchemaFile, read_schema_file, schema_file_path
 from auger.storage.selection import FileSelection, select_files
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
@@ -129,6 +130,11 @@ def plan_file_scan(
     files = [f for f in selection.files if table.workspace.format_for(f.path) == fmt]
     selection = FileSelection(selection.root, tuple(files), selection.is_directory)
     table_schema = discover_schema(selection, fmt, options) if files else TupleSchema()
+    provided = provided_schema(selection, options)
+    absent: set[str] = set()
+    if provided is not None:
+        absent = {c.name.lower() for c in provided.schema if c.name not in table_schema}
+        table_schema = apply_provided_schema(table_schema, provided)
 
     labels = implicit_labels(options)
     dir_label = str(options.get("drill.exec.storage.file.partition.column.label", "dir"))
@@ -160,7 +166,7 @@ def plan_file_scan(
         for col in table_schema:
             if col.name.lower() in labels:
                 continue  # an implicit column of the same name overrides the table's
-            add(col, ColumnSource.TABLE)
+            add(col, ColumnSource.MISSING if col.name.lower() in absent else ColumnSource.TABLE)
         for level in range(selection.max_depth):
             add(ColumnMetadata(f"{dir_label}{level}", MinorType.VARCHAR), f"dir{level}")
         for key in hive.values():
@@ -171,7 +177,7 @@ def plan_file_scan(
             continue
         found = table_schema.column(lname)
         if found is not None:
-            add(found, ColumnSource.TABLE)
+            add(found, ColumnSource.MISSING if lname in absent else ColumnSource.TABLE)
         elif allow_missing and lname not in never_missing:
             add(ColumnMetadata(name, MinorType.INT, DataMode.OPTIONAL), ColumnSource.MISSING)
 
@@ -189,6 +195,26 @@ def plan_file_scan(
         table=table.name,
     )
     return PlannedScan(spec, out)
+
+
+def provided_schema(selection: FileSelection, options: Mapping[str, Any]) -> SchemaFile | None:
+    """The table's ``.drill.schema``, when the option allows and the table is a directory."""
+    import os
+
+    if not selection.is_directory or not options.get("store.table.use_schema_file", True):
+        return None
+    path = schema_file_path(selection.root)
+    return read_schema_file(path) if os.path.isfile(path) else None
+
+
+def apply_provided_schema(discovered: TupleSchema, provided: SchemaFile) -> TupleSchema:
+    """The provided columns first (their types win); then, unless strict, the data's others."""
+    out = TupleSchema(provided.schema)
+    if not provided.strict:
+        for col in discovered:
+            if col.name not in out:
+                out.add(col)
+    return out
 
 
 # --------------------------------------------------------------------------- query analysis

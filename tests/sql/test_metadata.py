@@ -1,0 +1,95 @@
+"""SHOW TABLES / SHOW FILES / DESCRIBE / INFORMATION_SCHEMA / REFRESH / EXPLAIN (Drill §7.8)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .helpers import error, names, rows
+
+
+def test_show_tables_files_and_information_schema(conn: Any, data_dir: Path) -> None:
+    d = data_dir / "meta"
+    d.mkdir()
+    (d / "b.json").write_text('{"a": 1}\n')
+    (d / "sub").mkdir()
+    (d / "sub" / "x.csv").write_text("1\n")
+    (d / "_hidden.json").write_text("{}\n")
+    (d / "notes.xyz").write_text("?")
+    assert "No default schema selected. Select a schema using 'USE schema' command" in error(
+        conn, "SHOW TABLES"
+    )
+    assert "Invalid schema name [nosuch.ws]" in error(conn, "SHOW TABLES IN nosuch.ws")
+    rows(conn, "CREATE VIEW dfs.tmp.meta_view AS SELECT 1 AS one FROM (VALUES(1))")
+    assert names(conn, "SHOW TABLES IN dfs.tmp") == ["TABLE_SCHEMA", "TABLE_NAME"]
+    assert rows(conn, "SHOW TABLES IN dfs.tmp LIKE 'META%'") == [("dfs.tmp", "meta_view")]
+    got = rows(
+        conn,
+        "SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE "
+        "FROM INFORMATION_SCHEMA.`TABLES` WHERE TABLE_NAME = 'meta_view'",
+    )
+    assert got == [("DRILL", "dfs.tmp", "meta_view", "VIEW")]
+    got = rows(conn, "SELECT * FROM INFORMATION_SCHEMA.VIEWS WHERE TABLE_NAME = 'meta_view'")
+    assert got[0][:3] == ("DRILL", "dfs.tmp", "meta_view")
+    assert got[0][3].startswith("SELECT 1 AS `one`")
+    got = rows(
+        conn,
+        "SELECT COLUMN_NAME, DATA_TYPE, IS_NULLABLE FROM INFORMATION_SCHEMA.`COLUMNS` "
+        "WHERE TABLE_NAME = 'meta_view'",
+    )
+    assert got == [("one", "INTEGER", "NO")]  # a literal is NOT NULL, as in Calcite
+
+    rows(conn, "USE dfs.data")
+    assert rows(conn, "SHOW TABLES LIKE 'meta'") == [("dfs.data", "meta")]
+    cur = conn.cursor().execute("SHOW FILES IN dfs.data.meta")
+    assert [c[0] for c in cur.description] == [
+        "name", "isDirectory", "isFile", "length", "owner", "group", "permissions",
+        "accessTime", "modificationTime",
+    ]  # fmt: skip
+    listing = {r[0]: r[1:4] for r in cur.fetchall()}
+    assert listing["b.json"] == (False, True, 9)
+    assert listing["sub"][0] is True
+    assert "_hidden.json" not in listing
+    assert [r[0] for r in rows(conn, "SHOW FILES FROM `meta`.`sub`")] == ["x.csv"]
+    assert "Invalid FROM/IN clause [dfs.data.nope]" in error(conn, "SHOW FILES IN dfs.data.nope")
+    assert "SHOW FILES is supported in workspace type schema only. Schema [sys] is not" in error(
+        conn, "SHOW FILES IN sys"
+    )
+    rows(conn, "DROP VIEW dfs.tmp.meta_view")
+
+
+def test_describe_and_schemata(conn: Any, data_dir: Path) -> None:
+    (data_dir / "desc.json").write_text('{"id": 1, "name": "x", "m": {"a": 1}, "l": [1]}\n')
+    assert names(conn, "DESCRIBE dfs.data.`desc.json`") == [
+        "COLUMN_NAME", "DATA_TYPE", "IS_NULLABLE"
+    ]  # fmt: skip
+    got = rows(conn, "DESCRIBE dfs.data.`desc.json`")
+    assert [r[:2] for r in got] == [
+        ("id", "BIGINT"), ("name", "CHARACTER VARYING"), ("m", "MAP"), ("l", "ARRAY")
+    ]  # fmt: skip
+    assert "No schema selected." in error(conn, "DESCRIBE `desc.json`")
+    got = rows(
+        conn,
+        "SELECT SCHEMA_NAME, IS_MUTABLE FROM INFORMATION_SCHEMA.SCHEMATA "
+        "WHERE SCHEMA_NAME IN ('dfs.tmp', 'cp.default', 'sys') ORDER BY SCHEMA_NAME",
+    )
+    assert got == [("cp.default", "NO"), ("dfs.tmp", "YES"), ("sys", "NO")]
+
+
+def test_refresh_and_explain(conn: Any, data_dir: Path) -> None:
+    (data_dir / "rdir").mkdir()
+    (data_dir / "rdir" / "a.json").write_text('{"a": 1}\n')
+    assert rows(conn, "REFRESH TABLE METADATA dfs.data.`rdir`") == [
+        (True, "Successfully updated metadata for table dfs.data.rdir.")
+    ]
+    assert rows(conn, "refresh table metadata dfs.data.`nothere`;")[0][0] is False
+    cur = conn.cursor().execute("EXPLAIN PLAN FOR SELECT a FROM dfs.data.`rdir` WHERE a > 0")
+    assert [d[0] for d in cur.description] == ["text", "json"]
+    text, plan_json = cur.fetchone()
+    assert "Filter" in text and plan_json
+
+
+def test_trailing_semicolon_and_parse_position(conn: Any) -> None:
+    assert rows(conn, "SELECT 1 AS x FROM (VALUES(1));") == [(1,)]
+    msg = error(conn, "SELECT a\nFROM t WHERE (")
+    assert msg.startswith("PARSE ERROR:") and "line 2" in msg

@@ -1,0 +1,94 @@
+"""CREATE/DROP/DESCRIBE SCHEMA FOR TABLE and the planner's use of the provided schema (§7.5)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .helpers import error, rows
+
+
+def _table(data_dir: Path, name: str) -> Path:
+    d = data_dir / name
+    d.mkdir()
+    (d / "1.csvh").write_text("id,name,start_date\n1,Fred,2019-02-01\n2,Wilma,2018-11-30\n")
+    return d
+
+
+def test_create_describe_use_drop(conn: Any, data_dir: Path) -> None:
+    d = _table(data_dir, "sch1")
+    got = rows(
+        conn,
+        "CREATE SCHEMA (id INT, start_date DATE FORMAT 'yyyy-MM-dd') "
+        "FOR TABLE dfs.data.`sch1` PROPERTIES ('drill.strict' = 'true')",
+    )
+    assert got == [(True, "Created schema for [dfs.data.sch1]")]
+    raw = json.loads((d / ".drill.schema").read_text())
+    assert raw["table"] == "dfs.data.`sch1`"
+    assert raw["schema"]["columns"][1]["properties"] == {"drill.format": "yyyy-MM-dd"}
+    assert "Schema already exists for [dfs.data.sch1]" in error(
+        conn, "CREATE SCHEMA (id INT) FOR TABLE dfs.data.`sch1`"
+    )
+    cur = conn.cursor().execute("SELECT * FROM dfs.data.`sch1` ORDER BY id")
+    assert [c[0] for c in cur.description] == ["id", "start_date"]
+    import datetime as dt
+
+    assert cur.fetchall() == [(1, dt.date(2019, 2, 1)), (2, dt.date(2018, 11, 30))]
+    (described,) = rows(conn, "DESCRIBE SCHEMA FOR TABLE dfs.data.`sch1`")[0]
+    assert json.loads(described) == raw
+    (stmt,) = rows(conn, "DESC SCHEMA FOR TABLE dfs.data.`sch1` AS STATEMENT")[0]
+    assert stmt.startswith("CREATE OR REPLACE SCHEMA \n(\n`id` INT, \n")
+
+    rows(conn, "CREATE OR REPLACE SCHEMA (id INT) FOR TABLE dfs.data.`sch1`")
+    got = rows(conn, "SELECT * FROM dfs.data.`sch1` ORDER BY id")
+    assert got == [(1, "Fred", "2019-02-01"), (2, "Wilma", "2018-11-30")]
+    rows(conn, "ALTER SESSION SET `store.table.use_schema_file` = false")
+    assert rows(conn, "SELECT id FROM dfs.data.`sch1` ORDER BY id") == [("1",), ("2",)]
+    rows(conn, "ALTER SESSION RESET `store.table.use_schema_file`")
+
+    assert rows(conn, "DROP SCHEMA FOR TABLE dfs.data.`sch1`") == [
+        (True, "Dropped schema for table [dfs.data.sch1]")
+    ]
+    msg = "Schema [.drill.schema] does not exist in table [dfs.data.sch1] root directory"
+    assert rows(conn, "DROP SCHEMA IF EXISTS FOR TABLE dfs.data.`sch1`") == [(False, msg)]
+    assert f"VALIDATION ERROR: {msg}" in error(conn, "DROP SCHEMA FOR TABLE dfs.data.`sch1`")
+    assert rows(conn, "DESCRIBE SCHEMA FOR TABLE dfs.data.`sch1`") == [
+        (False, "Schema for table [dfs.data.sch1] is absent")
+    ]
+
+
+def test_schema_errors(conn: Any, data_dir: Path, tmp_path: Path) -> None:
+    assert "VALIDATION ERROR: Table [tbl] was not found" in error(
+        conn, "CREATE SCHEMA (i INT) FOR TABLE dfs.data.tbl"
+    )
+    (data_dir / "afile.json").write_text("{}\n")
+    assert "RESOURCE ERROR: Indicated table [dfs.data.afile.json] must be a directory" in error(
+        conn, "CREATE SCHEMA (i INT) FOR TABLE dfs.data.`afile.json`"
+    )
+    assert "Unable to create or drop objects. Schema [sys] is immutable" in error(
+        conn, "CREATE SCHEMA (i INT) FOR TABLE sys.version"
+    )
+    assert "RESOURCE ERROR: Parent path for schema file [" in error(
+        conn, f"CREATE SCHEMA (i INT) PATH '{tmp_path}/no/such/s.schema'"
+    )
+    assert "RESOURCE ERROR: File with raw schema [" in error(
+        conn, f"CREATE SCHEMA LOAD '{tmp_path}/none.txt' PATH '{tmp_path}/s.schema'"
+    )
+    raw = tmp_path / "raw.txt"
+    raw.write_text("i int,\nv varchar")
+    got = rows(conn, f"CREATE SCHEMA LOAD 'file://{raw}' PATH 'file://{tmp_path}/p.schema'")
+    assert got == [(True, f"Created schema for [file://{tmp_path}/p.schema]")]
+    written = json.loads((tmp_path / "p.schema").read_text())
+    assert "table" not in written
+    assert [c["name"] for c in written["schema"]["columns"]] == ["i", "v"]
+
+
+def test_not_null_default_for_absent_column(conn: Any, data_dir: Path) -> None:
+    _table(data_dir, "sch2")
+    rows(
+        conn,
+        "CREATE SCHEMA (id INT, extra INT NOT NULL DEFAULT '7') FOR TABLE dfs.data.`sch2` "
+        "PROPERTIES ('drill.strict' = 'true')",
+    )
+    assert rows(conn, "SELECT * FROM dfs.data.`sch2` ORDER BY id") == [(1, 7), (2, 7)]
