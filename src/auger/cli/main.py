@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
@@ -43,11 +42,6 @@ def _print(text: str, out: TextIO) -> None:
     out.flush()
 
 
-def _fetch(cursor: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
-    names = [d[0] for d in cursor.description or []]
-    return names, cursor.fetchall()
-
-
 def run_statements(
     statements: Iterable[str],
     conn: Any,
@@ -58,17 +52,25 @@ def run_statements(
     verbose: bool = False,
     timing: bool = True,
 ) -> int:
-    """Run statements one by one, printing results; return the exit status."""
-    from auger.cli.output import render
+    """Run statements one by one, printing results; return the exit status.
+
+    The status is 1 after the first failed statement (or, with ``keep_going``, after all of
+    them when any failed) and 130 when Ctrl-C cancelled one. A progress line appears only when
+    ``err`` is a terminal, so pipes and files never see escape codes.
+    """
+    from auger.cli.output import render, rows_selected
+    from auger.cli.runner import Cancelled, run_statement
     from auger.dbapi import Error
 
     status = 0
     cursor = conn.cursor()
+    progress = err if _isatty(err) else None
     for sql in statements:
-        started = time.perf_counter()
         try:
-            cursor.execute(sql)
-            names, rows = _fetch(cursor)
+            outcome = run_statement(cursor, sql, progress)
+        except Cancelled:
+            _print("Query cancelled.", err)
+            return 130
         except Error as exc:
             _print(str(exc), err)
             if verbose:
@@ -79,39 +81,76 @@ def run_statements(
             if not keep_going:
                 return status
             continue
-        _print(render(output, names, rows), out)
+        text = render(output, outcome.names, outcome.rows)
+        if text:
+            _print(text, out)
         if timing and output in ("table", "vertical"):
-            elapsed = time.perf_counter() - started
-            noun = "row" if len(rows) == 1 else "rows"
-            _print(f"{len(rows)} {noun} selected ({elapsed:.3f} seconds)", out)
+            _print(rows_selected(len(outcome.rows), outcome.seconds), out)
     return status
 
 
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 def _connect(args: argparse.Namespace) -> Any:
+    url = getattr(args, "connect", None)
+    if url:
+        return _connect_remote(url, getattr(args, "user", None))
     import auger
 
     return auger.connect(config=args.config, user=getattr(args, "user", None))
 
 
-def _cmd_sql(args: argparse.Namespace) -> int:
+def _connect_remote(url: str, user: str | None) -> Any:
+    """A session on a running ``auger serve``; asks for the password when the server has auth."""
+    import os
+
+    from auger.cli.remote import RemoteConnection, server_has_auth
+
+    if "://" not in url:
+        url = "http://" + url
+    password = None
+    if user is not None and server_has_auth(url):
+        password = os.environ.get("AUGER_PASSWORD")
+        if password is None:
+            import getpass
+
+            password = getpass.getpass(f"Password for {user}: ")
+    return RemoteConnection(url, user=user if password is not None else None, password=password)
+
+
+def _read_statements(args: argparse.Namespace) -> list[str] | None:
+    """Statements from -e, -f or piped stdin; None means: start the interactive shell."""
     from auger.sql.parser import split_statements
 
     if args.execute is not None:
-        statements = split_statements(args.execute)
-    elif args.file is not None:
-        try:
-            with open(args.file, encoding="utf-8") as fh:
-                statements = split_statements(fh.read())
-        except OSError as exc:
-            _print(f"Cannot read {args.file}: {exc.strerror}", sys.stderr)
-            return 1
-    elif not sys.stdin.isatty():
-        statements = split_statements(sys.stdin.read())
-    else:
-        from auger.cli.shell import run_shell
+        return split_statements(args.execute)
+    if args.file is not None:
+        path = args.file
+        if path == "-":
+            return split_statements(sys.stdin.read())
+        with open(path, encoding="utf-8") as fh:
+            return split_statements(fh.read())
+    if not sys.stdin.isatty():
+        return split_statements(sys.stdin.read())
+    return None
 
-        return run_shell(args)
+
+def _cmd_sql(args: argparse.Namespace) -> int:
+    try:
+        statements = _read_statements(args)
+    except OSError as exc:
+        _print(f"Cannot read {args.file}: {exc.strerror}", sys.stderr)
+        return 1
     with _connect(args) as conn:
+        if statements is None:
+            from auger.cli.shell import Settings, run_shell
+
+            return run_shell(conn, Settings(outputformat=args.output), verbose=bool(args.verbose))
         return run_statements(
             statements,
             conn,
@@ -119,7 +158,7 @@ def _cmd_sql(args: argparse.Namespace) -> int:
             sys.stdout,
             sys.stderr,
             keep_going=args.keep_going,
-            verbose=args.verbose,
+            verbose=bool(args.verbose),
         )
 
 
@@ -157,16 +196,23 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     sql = sub.add_parser("sql", help="run SQL: -e, -f, stdin, or an interactive shell")
-    sql.add_argument("-e", "--execute", help="statements to run")
-    sql.add_argument("-f", "--file", help="file of statements to run")
+    sql.add_argument("-e", "--execute", help="statements to run (separated by ';')")
+    sql.add_argument("-f", "--file", help="file of statements to run ('-' for stdin)")
     sql.add_argument(
-        "--output", default="table", choices=["table", "vertical", "csv", "json"], help="format"
+        "--output",
+        default="table",
+        choices=["table", "vertical", "csv", "tsv", "json"],
+        help="result format (default: table)",
     )
     sql.add_argument(
-        "--continue", dest="keep_going", action="store_true", help="go on after errors"
+        "--continue",
+        dest="keep_going",
+        action="store_true",
+        help="go on after a failed statement (the exit status is still 1)",
     )
-    sql.add_argument("--user", help="session user name")
+    sql.add_argument("--user", help="session user name; with --connect, log in as this user")
     sql.add_argument("--connect", help="URL of a running `auger serve` (e.g. http://host:8047)")
+    sql.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="tracebacks")
     sql.set_defaults(func=_cmd_sql)
 
     demo = sub.add_parser("demo", help="run a few queries over the bundled sample data")
@@ -187,12 +233,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_engine_loggers() -> None:
+    """PySpark logs every failed query's Java stack as JSON; the CLI prints Drill's text instead."""
+    import logging
+
+    for name in ("SQLQueryContextLogger", "py4j", "pyspark"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     for name in ("config", "verbose"):
         if not hasattr(args, name):
             setattr(args, name, None)
+    if not args.verbose:
+        _quiet_engine_loggers()
     try:
         return int(args.func(args))
     except UserError as exc:

@@ -1,30 +1,68 @@
-"""Printing results: table (sqlline-style boxes), csv, json."""
+"""Printing results the way sqlline does: table (boxes), vertical, csv, tsv and json lines.
+
+Renderers produce plain text (no ANSI escapes), so the same output is right on a terminal, in a
+pipe and in a file. Values print as Drill prints them: ``null``, ``true``/``false``, maps and
+arrays as compact JSON.
+"""
 
 from __future__ import annotations
 
+import base64
 import csv
+import datetime as dt
+import decimal
 import io
 import json
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["format_value", "render"]
+__all__ = ["OUTPUT_FORMATS", "format_value", "render", "rows_selected"]
+
+
+def _json_ready(value: Any) -> Any:
+    """A value as JSON can hold it, following Drill's REST encoding where it has one."""
+    if isinstance(value, dict):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, bytes | bytearray):
+        return base64.b64encode(bytes(value)).decode()
+    if isinstance(value, dt.datetime):
+        return value.replace(tzinfo=None).isoformat(sep=" ")
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return str(value)
+    return value
 
 
 def format_value(value: Any) -> str:
+    """One value as text, as sqlline shows it."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, default=str, separators=(",", ":"))
-    if isinstance(value, bytes):
-        return value.hex()
+    if isinstance(value, dict | list | tuple):
+        return json.dumps(_json_ready(value), separators=(",", ":"), ensure_ascii=False)
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).hex()
+    if isinstance(value, dt.datetime):
+        return value.replace(tzinfo=None).isoformat(sep=" ")
     return str(value)
 
 
+def _cell(value: Any) -> str:
+    # A table cell is one line: show line breaks and tabs the way sqlline does, escaped.
+    return format_value(value).replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+
+
 def _table(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    cells = [[format_value(v) for v in row] for row in rows]
+    cells = [[_cell(v) for v in row] for row in rows]
     widths = [len(n) for n in names]
     for row in cells:
         for i, c in enumerate(row):
@@ -46,33 +84,59 @@ def _vertical(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     blocks = []
     for row in rows:
         blocks.append(
-            "\n".join(
-                f"{n.rjust(width)}  {format_value(v)}" for n, v in zip(names, row, strict=True)
-            )
+            "\n".join(f"{n.ljust(width)}  {_cell(v)}" for n, v in zip(names, row, strict=True))
         )
     return "\n\n".join(blocks)
 
 
-def _csv(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(names)
-    for row in rows:
-        w.writerow(["" if v is None else format_value(v) for v in row])
-    return buf.getvalue().rstrip("\n")
+def _delimited(delimiter: str) -> Callable[[Sequence[str], Sequence[Sequence[Any]]], str]:
+    def render_rows(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+        buf = io.StringIO()
+        writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
+        writer.writerow(names)
+        for row in rows:
+            writer.writerow(["" if v is None else format_value(v) for v in row])
+        return buf.getvalue().rstrip("\n")
+
+    return render_rows
 
 
 def _json(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    return "\n".join(json.dumps(dict(zip(names, row, strict=True)), default=str) for row in rows)
+    return "\n".join(
+        json.dumps({n: _json_ready(v) for n, v in zip(names, row, strict=True)}, ensure_ascii=False)
+        for row in rows
+    )
 
 
-_RENDERERS = {"table": _table, "vertical": _vertical, "csv": _csv, "json": _json}
+_RENDERERS: dict[str, Callable[[Sequence[str], Sequence[Sequence[Any]]], str]] = {
+    "table": _table,
+    "vertical": _vertical,
+    "csv": _delimited(","),
+    "tsv": _delimited("\t"),
+    "json": _json,
+}
+
+OUTPUT_FORMATS: tuple[str, ...] = tuple(_RENDERERS)
 
 
 def render(mode: str, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """The rows in one output format.
+
+    Raises:
+        ValueError: an unknown format (the message lists the known ones).
+    """
     try:
-        return _RENDERERS[mode](names, rows)
+        renderer = _RENDERERS[mode]
     except KeyError:
         raise ValueError(
-            f"unknown output mode {mode!r}; use one of {', '.join(_RENDERERS)}"
+            f"Unknown output format {mode!r}; use one of {', '.join(_RENDERERS)}"
         ) from None
+    if not names and not rows:
+        return ""
+    return renderer(names, rows)
+
+
+def rows_selected(count: int, seconds: float) -> str:
+    """sqlline's footer: ``3 rows selected (0.123 seconds)``."""
+    noun = "row" if count == 1 else "rows"
+    return f"{count} {noun} selected ({seconds:.3f} seconds)"

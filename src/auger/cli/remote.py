@@ -1,0 +1,290 @@
+"""A DB-API-shaped client of a running ``auger serve`` (or Drill) over Drill's REST API.
+
+``auger sql --connect http://host:8047`` uses it so a statement costs an HTTP round trip instead
+of a JVM start. The wire format is Drill's (``reference/drill-rest-api.md``): ``POST /query.json``
+with ``{"queryType": "SQL", "query": ...}``, form login at ``/j_security_check``, and a cookie that
+binds every request to one server-side session (so ``USE``, ``ALTER SESSION`` and temporary
+tables last as long as the shell).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from auger.dbapi import (
+    DatabaseError,
+    Error,
+    InterfaceError,
+    OperationalError,
+    ProgrammingError,
+    bind_parameters,
+    to_dbapi_error,
+)
+from auger.errors import ErrorKind, UserError
+
+__all__ = ["RemoteConnection", "RemoteCursor", "connect_remote", "server_has_auth"]
+
+_LOGIN_FAILED = "Invalid username/password credentials"
+_KIND_RE = re.compile(r"^([A-Z_]+) ERROR: ")
+_ERROR_ID_RE = re.compile(r"\s*\[Error Id: [^\]]*\]\s*$")
+_EPOCH = dt.datetime(1970, 1, 1)
+
+
+def _connection_error(url: str, exc: BaseException) -> OperationalError:
+    return OperationalError(
+        f"CONNECTION ERROR: Cannot reach the auger server at {url}: {exc}. "
+        "Is `auger serve` running there?",
+        ErrorKind.CONNECTION,
+    )
+
+
+def _server_error(text: str) -> Error:
+    """The DB-API error for a Drill error text (``VALIDATION ERROR: ...``)."""
+    text = _ERROR_ID_RE.sub("", text.strip())
+    head, _, rest = text.partition("\n\n")
+    m = _KIND_RE.match(head)
+    if m and m.group(1) in ErrorKind.__members__:
+        context = [ln for ln in rest.splitlines() if ln.strip()]
+        return to_dbapi_error(UserError(m.group(1), head[m.end() :], context))
+    return DatabaseError(text or "SYSTEM ERROR: the query failed", ErrorKind.SYSTEM)
+
+
+def _decoder(type_name: str) -> Any:
+    """Turn Drill's JSON encoding of a value back into Python (dates are epoch milliseconds)."""
+    base = type_name.split("(", 1)[0]
+    if base == "DATE":
+        return lambda v: (_EPOCH + dt.timedelta(milliseconds=v)).date()
+    if base == "TIMESTAMP":
+        return lambda v: _EPOCH + dt.timedelta(milliseconds=v)
+    if base == "TIME":
+        return lambda v: (_EPOCH + dt.timedelta(milliseconds=v)).time()
+    return None
+
+
+# REST metadata names → the SQL names the embedded DB-API describes columns with.
+_SQL_NAMES = {
+    "INT": "INTEGER",
+    "FLOAT4": "FLOAT",
+    "FLOAT8": "DOUBLE",
+    "VARDECIMAL": "DECIMAL",
+    "BIT": "BOOLEAN",
+    "VARCHAR": "CHARACTER VARYING",
+    "VARBINARY": "BINARY VARYING",
+    "MAP": "STRUCT",
+}
+
+
+class RemoteCursor:
+    """A cursor whose statements run on the server; results arrive whole, as JSON."""
+
+    # The runner stops waiting on Ctrl-C: the server finishes the statement on its own.
+    abandon_on_cancel = True
+
+    def __init__(self, connection: RemoteConnection) -> None:
+        self.connection = connection
+        self.arraysize = 1
+        self.rowcount = -1
+        self.description: list[tuple[Any, ...]] | None = None
+        self.job_group: str | None = None
+        self.query_id: str | None = None
+        self.closed = False
+        self._rows: list[tuple[Any, ...]] = []
+        self._pos = 0
+
+    def execute(self, operation: str, parameters: Sequence[Any] | None = None) -> RemoteCursor:
+        if self.closed:
+            raise InterfaceError("Cursor is closed")
+        sql = bind_parameters(operation, parameters).strip()
+        while sql.endswith(";"):
+            sql = sql[:-1].rstrip()
+        self.description, self._rows, self._pos, self.rowcount = None, [], 0, -1
+        self.query_id = None
+        body = self.connection._post_query(sql)
+        self.query_id = body.get("queryId")
+        if body.get("queryState") != "COMPLETED":
+            state = body.get("queryState", "FAILED")
+            if state == "CANCELED":
+                raise OperationalError("EXECUTION ERROR: Query cancelled", ErrorKind.EXECUTION)
+            raise _server_error(body.get("errorMessage") or f"SYSTEM ERROR: query {state}")
+        names = list(body.get("columns", []))
+        types = list(body.get("metadata", [])) or ["ANY"] * len(names)
+        decoders = [_decoder(t) for t in types]
+        rows = []
+        for obj in body.get("rows", []):
+            values = []
+            for name, dec in zip(names, decoders, strict=True):
+                v = obj.get(name)
+                values.append(dec(v) if dec is not None and isinstance(v, int | float) else v)
+            rows.append(tuple(values))
+        bases = [t.split("(", 1)[0] for t in types]
+        self.description = [
+            (n, _SQL_NAMES.get(b, b), None, None, None, None, True)
+            for n, b in zip(names, bases, strict=True)
+        ]
+        self._rows = rows
+        self.rowcount = len(rows)
+        return self
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        rows = self.fetchmany(1)
+        return rows[0] if rows else None
+
+    def fetchmany(self, size: int | None = None) -> list[tuple[Any, ...]]:
+        if self.description is None:
+            raise ProgrammingError("No statement has been executed, or it returned no rows")
+        n = self.arraysize if size is None else size
+        out = self._rows[self._pos : self._pos + n]
+        self._pos += len(out)
+        return out
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self.fetchmany(len(self._rows) - self._pos)
+
+    def cancel(self) -> None:
+        """Ask the server to cancel the running query, when its id is known (best effort)."""
+        if self.query_id:
+            try:
+                self.connection._get(f"/profiles/cancel/{self.query_id}")
+            except Exception:
+                pass
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class RemoteConnection:
+    """One server-side session, held by a cookie.
+
+    Args:
+        url: the server's base URL, e.g. ``http://localhost:8047``.
+        user: log in as this user (form login); None for an open server.
+        password: the password for ``user``.
+        timeout: seconds to wait for an answer (None: no limit, queries may be long).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        user: str | None = None,
+        password: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        import requests
+
+        self.url = url.rstrip("/")
+        self.user = user
+        self.timeout = timeout
+        self.closed = False
+        self.default_schema: str | None = None
+        self.http = requests.Session()
+        self.http.headers["User-Agent"] = "auger-sql"
+        if user is not None:
+            self._login(user, password or "")
+
+    # ----- HTTP
+    def _request(self, method: str, path: str, **kwargs: Any) -> Any:
+        import requests
+
+        if self.closed:
+            raise InterfaceError("Connection is closed")
+        try:
+            return self.http.request(method, self.url + path, timeout=self.timeout, **kwargs)
+        except requests.RequestException as exc:
+            raise _connection_error(self.url, exc) from None
+
+    def _get(self, path: str) -> Any:
+        return self._request("GET", path)
+
+    def _login(self, user: str, password: str) -> None:
+        answer = self._request(
+            "POST", "/j_security_check", data={"j_username": user, "j_password": password}
+        )
+        if answer.status_code == 404:
+            return  # the server has no authentication: every request is anonymous
+        if _LOGIN_FAILED in answer.text or answer.status_code >= 400:
+            raise ProgrammingError(
+                f"PERMISSION ERROR: {_LOGIN_FAILED}. (user [{user}] at {self.url})",
+                ErrorKind.PERMISSION,
+            )
+
+    def _post_query(self, sql: str) -> dict[str, Any]:
+        answer = self._request(
+            "POST",
+            "/query.json",
+            json={"queryType": "SQL", "query": sql},
+            allow_redirects=False,
+        )
+        if answer.status_code in (301, 302, 303, 307, 401, 403) or _login_page(answer):
+            raise ProgrammingError(
+                f"PERMISSION ERROR: The server at {self.url} needs a login: "
+                "run `auger sql --connect URL --user NAME`",
+                ErrorKind.PERMISSION,
+            )
+        try:
+            body = answer.json()
+        except ValueError:
+            raise OperationalError(
+                f"SYSTEM ERROR: The server answered HTTP {answer.status_code} without JSON: "
+                f"{answer.text[:200]}",
+                ErrorKind.SYSTEM,
+            ) from None
+        if answer.status_code != 200:
+            raise _server_error(str(body.get("errorMessage") or f"HTTP {answer.status_code}"))
+        if not isinstance(body, dict):
+            raise OperationalError("SYSTEM ERROR: unexpected answer from the server")
+        return body
+
+    # ----- DB-API surface the shell uses
+    def cursor(self) -> RemoteCursor:
+        if self.closed:
+            raise InterfaceError("Connection is closed")
+        return RemoteCursor(self)
+
+    def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> RemoteCursor:
+        return self.cursor().execute(sql, parameters)
+
+    def commit(self) -> None:
+        """Nothing to commit (as Drill)."""
+
+    def close(self) -> None:
+        """End the server session (its temporary tables go) and the HTTP connection."""
+        if self.closed:
+            return
+        try:
+            self._request("GET", "/logout", allow_redirects=False)
+        except Error:
+            pass
+        self.closed = True
+        self.http.close()
+
+    def __enter__(self) -> RemoteConnection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _login_page(answer: Any) -> bool:
+    ctype = answer.headers.get("Content-Type", "")
+    return "text/html" in ctype and 'action="/j_security_check"' in answer.text
+
+
+def server_has_auth(url: str, timeout: float = 10.0) -> bool:
+    """True if the server asks for a login (its login page exists, as on Drill with auth on)."""
+    import requests
+
+    try:
+        answer = requests.get(url.rstrip("/") + "/login", timeout=timeout, allow_redirects=False)
+    except requests.RequestException as exc:
+        raise _connection_error(url, exc) from None
+    return answer.status_code != 404
+
+
+def connect_remote(
+    url: str, user: str | None = None, password: str | None = None
+) -> RemoteConnection:
+    """Open a session on a running server (see :class:`RemoteConnection`)."""
+    return RemoteConnection(url, user=user, password=password)

@@ -1,0 +1,166 @@
+"""Running one statement from the command line: progress while Spark works, Ctrl-C to cancel.
+
+The statement runs (execute and fetch) on a worker thread while the main thread watches it. The
+main thread owns SIGINT, so during a statement Ctrl-C only sets a flag: the watcher then cancels
+the statement's Spark job group (``Cursor.cancel``) and the worker comes back with an error, while
+the session, its options and its temporary tables stay. No exception is ever thrown into the
+middle of a py4j call, which would leave the JVM connection half-read.
+
+The progress line shows the stages and tasks of the statement's jobs (Spark's status tracker),
+only on a terminal and only once the statement has taken more than a moment.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+__all__ = ["Cancelled", "Outcome", "ProgressMeter", "run_statement"]
+
+# How long a statement runs before a progress line appears ("more than a moment").
+PROGRESS_DELAY = 0.8
+_POLL = 0.1
+
+
+class Cancelled(Exception):
+    """The user pressed Ctrl-C while the statement ran; it was cancelled."""
+
+
+@dataclass
+class Outcome:
+    """What a statement gave: column names and rows, and how long it took."""
+
+    names: list[str] = field(default_factory=list)
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+class ProgressMeter:
+    """One self-overwriting line on a terminal: ``[Stage 3: 5/8 tasks] 12.3 s``."""
+
+    def __init__(self, out: TextIO, cursor: Any, enabled: bool) -> None:
+        self.out = out
+        self.cursor = cursor
+        self.enabled = enabled
+        self.started = time.monotonic()
+        self.shown = False
+        self.note = ""
+
+    def _status(self) -> str:
+        from auger.dbapi import _spark_context
+
+        group = getattr(self.cursor, "job_group", None)
+        sc = _spark_context() if group else None
+        if sc is None:
+            return ""
+        tracker = sc.statusTracker()
+        parts = []
+        for job_id in tracker.getJobIdsForGroup(group):
+            job = tracker.getJobInfo(job_id)
+            if job is None or job.status != "RUNNING":
+                continue
+            for stage_id in job.stageIds:
+                stage = tracker.getStageInfo(stage_id)
+                if stage is None or stage.numCompletedTasks >= stage.numTasks:
+                    continue
+                if stage.numActiveTasks == 0 and stage.numCompletedTasks == 0:
+                    continue  # waiting for its parents
+                parts.append(_bar(stage.stageId, stage.numCompletedTasks, stage.numTasks))
+        return " ".join(parts[:3])
+
+    def update(self) -> None:
+        elapsed = time.monotonic() - self.started
+        if not self.enabled or elapsed < PROGRESS_DELAY:
+            return
+        try:
+            status = self._status()
+        except Exception:  # progress is a nicety; never let it fail a statement
+            status = ""
+        text = " ".join(x for x in (status or "running", f"{elapsed:.1f} s", self.note) if x)
+        self.out.write("\r\x1b[2K" + text)
+        self.out.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.out.write("\r\x1b[2K")
+            self.out.flush()
+            self.shown = False
+
+
+def _bar(stage: int, done: int, total: int, width: int = 20) -> str:
+    filled = width * done // max(total, 1)
+    arrow = ">" if filled < width else ""
+    pad = " " * (width - filled - len(arrow))
+    return f"[Stage {stage}: {'=' * filled}{arrow}{pad} {done}/{total}]"
+
+
+@contextmanager
+def _sigint_sets(flag: threading.Event) -> Iterator[None]:
+    """While the block runs, Ctrl-C sets ``flag`` instead of raising (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: flag.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def run_statement(cursor: Any, sql: str, progress_out: TextIO | None = None) -> Outcome:
+    """Execute ``sql`` on ``cursor`` and fetch all its rows, cancellable with Ctrl-C.
+
+    Args:
+        cursor: a DB-API cursor (embedded or remote) with ``cancel()``.
+        sql: one statement.
+        progress_out: where the progress line goes (a terminal), or None for no progress.
+
+    Raises:
+        Cancelled: Ctrl-C was pressed and the statement was cancelled.
+        auger.dbapi.Error: the statement failed.
+    """
+    box: dict[str, Any] = {}
+    started = time.monotonic()
+
+    def work() -> None:
+        try:
+            cursor.execute(sql)
+            box["names"] = [d[0] for d in cursor.description or []]
+            box["rows"] = cursor.fetchall() if cursor.description is not None else []
+        except BaseException as exc:
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="auger-statement", daemon=True)
+    interrupted = threading.Event()
+    meter = ProgressMeter(progress_out, cursor, progress_out is not None)  # type: ignore[arg-type]
+    cancelled_at: float | None = None
+    with _sigint_sets(interrupted):
+        worker.start()
+        while worker.is_alive():
+            worker.join(_POLL)
+            if interrupted.is_set():
+                interrupted.clear()
+                if cancelled_at is None:
+                    cancelled_at = time.monotonic()
+                    meter.note = "cancelling..."
+                    try:
+                        cursor.cancel()
+                    except Exception:
+                        pass
+                    if getattr(cursor, "abandon_on_cancel", False):
+                        break
+                else:  # a second Ctrl-C: stop waiting for the engine
+                    break
+            meter.update()
+    meter.clear()
+    if cancelled_at is not None:
+        raise Cancelled()
+    if "error" in box:
+        raise box["error"]
+    return Outcome(box.get("names", []), box.get("rows", []), time.monotonic() - started)
