@@ -3,7 +3,14 @@
 Everything here is pure Python + pyarrow and picklable: it runs on Spark executors. Layering:
 ``scan`` imports ``projection``, ``types`` and ``errors`` (and ``resultset`` for the reader
 lifecycle), never ``sql``, ``server`` or pyspark.
+
+``ScanOperator``, ``ReaderFormatPlugin`` and ``run_scan_v2`` live in ``auger.scan.operator``,
+which builds on ``auger.formats.base``; and ``auger.formats.base`` imports ``auger.scan.spec``.
+Importing the operator here eagerly would make ``import auger.formats`` re-enter this package
+half-built, so those three names are resolved on first use (PEP 562).
 """
+
+from typing import Any
 
 from auger.scan.conflicts import ErrorContext, ScanStateError, SchemaMismatchError
 from auger.scan.filter import PROJECT_ALL, PROJECT_NONE, ProjectionFilter, ProjResult
@@ -16,6 +23,13 @@ from auger.scan.implicit import (
     partition_keys,
     resolve_implicit_columns,
 )
+from auger.scan.lifecycle import (
+    FormatReader,
+    ReaderLifecycle,
+    ScanLifecycle,
+    SchemaNegotiator,
+    loader_projection,
+)
 from auger.scan.missing import missing_arrays, missing_batch, resolve_missing_types
 from auger.scan.output import assemble
 from auger.scan.schema import ScanColumn, ScanTuple
@@ -26,22 +40,40 @@ __all__ = [
     "PROJECT_NONE",
     "ErrorContext",
     "FileDescrip",
+    "FormatReader",
     "ImplicitColumns",
     "ImplicitOptions",
     "ProjResult",
     "ProjectionFilter",
     "ProjectionType",
+    "ReaderFormatPlugin",
+    "ReaderLifecycle",
     "ScanColumn",
+    "ScanLifecycle",
+    "ScanOperator",
     "ScanSchemaTracker",
     "ScanStateError",
     "ScanTuple",
     "SchemaMismatchError",
+    "SchemaNegotiator",
     "assemble",
     "implicit_values",
+    "loader_projection",
     "max_partition_depth",
     "missing_arrays",
     "missing_batch",
     "partition_keys",
     "resolve_implicit_columns",
     "resolve_missing_types",
+    "run_scan_v2",
 ]
+
+_LAZY = frozenset({"ScanOperator", "ReaderFormatPlugin", "run_scan_v2"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from auger.scan import operator
+
+        return getattr(operator, name)
+    raise AttributeError(f"module 'auger.scan' has no attribute {name!r}")

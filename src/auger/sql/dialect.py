@@ -1,7 +1,9 @@
 """auger's SQL dialect: sqlglot's Drill dialect with the fixes Drill's own functions need.
 
 sqlglot's Drill parser reads ``TO_TIMESTAMP(s, fmt)``'s format as a time zone and drops it; here
-both ``TO_TIMESTAMP`` and ``TO_DATE`` keep their (Java-style) format.
+both ``TO_TIMESTAMP`` and ``TO_DATE`` keep their format verbatim: Drill's Joda patterns and
+Spark's ``DateTimeFormatter`` patterns agree on everything tutorials use, and a round trip
+through sqlglot's time-format tables would lose zero padding (``dd`` → ``d``).
 """
 
 from __future__ import annotations
@@ -9,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from sqlglot import exp
-from sqlglot.dialects.dialect import build_formatted_time
 from sqlglot.dialects.drill import Drill
 
 __all__ = ["AugerDrill"]
@@ -17,13 +18,13 @@ __all__ = ["AugerDrill"]
 
 def _to_timestamp(args: list[Any], dialect: Any) -> exp.Expression:
     if len(args) == 2:
-        return build_formatted_time(exp.StrToTime, "drill")(args, dialect)
+        return exp.Anonymous(this="TO_TIMESTAMP", expressions=args)
     return exp.UnixToTime(this=args[0])
 
 
 def _to_date(args: list[Any], dialect: Any) -> exp.Expression:
     if len(args) == 2:
-        return build_formatted_time(exp.StrToDate, "drill")(args, dialect)
+        return exp.Anonymous(this="TO_DATE", expressions=args)
     return exp.TsOrDsToDate(this=args[0])
 
 

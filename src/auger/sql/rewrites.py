@@ -50,10 +50,65 @@ def kvgen_to_map_entries(tree: exp.Expression) -> exp.Expression:
     return tree.transform(fix)
 
 
+def drill_functions(tree: exp.Expression) -> exp.Expression:
+    """Drill functions Spark spells differently (a table: Drill name → Spark name)."""
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Anonymous):
+            spark_name = _FUNCTION_NAMES.get(node.name.upper())
+            if spark_name is not None:
+                return exp.Anonymous(this=spark_name, expressions=node.expressions)
+        return node
+
+    return tree.transform(fix)
+
+
+#: Drill function → Spark function of the same arguments and meaning.
+_FUNCTION_NAMES: dict[str, str] = {
+    "REPEATED_CONTAINS": "ARRAY_CONTAINS",
+    "BYTE_SUBSTR": "SUBSTR",
+}
+
+
+def several_flattens_to_lateral_views(tree: exp.Expression) -> exp.Expression:
+    """Spark allows one generator per SELECT; Drill's several FLATTENs make a cross product.
+
+    Each EXPLODE of a select list with more than one becomes a ``LATERAL VIEW`` whose column
+    takes its place, which gives the same cross product of the arrays' elements.
+    """
+    for select in list(tree.find_all(exp.Select)):
+        explodes = [
+            e
+            for item in select.expressions
+            for e in item.find_all(exp.Explode)
+            if e.find_ancestor(exp.Select) is select
+        ]
+        if len(explodes) < 2:
+            continue
+        for k, node in enumerate(explodes):
+            alias = f"__auger_flatten{k}"
+            lateral = exp.Lateral(
+                this=exp.Explode(this=node.this),
+                view=True,
+                alias=exp.TableAlias(
+                    this=exp.to_identifier(alias), columns=[exp.to_identifier("value")]
+                ),
+            )
+            select.append("laterals", lateral)
+            column = exp.column("value", table=alias)
+            if node.parent is not None and isinstance(node.parent, exp.Select):
+                node.replace(exp.alias_(column, f"EXPR${select.expressions.index(node)}"))
+            else:
+                node.replace(column)
+    return tree
+
+
 REWRITES: tuple[Callable[[exp.Expression], exp.Expression], ...] = (
     flatten_to_explode,
     kvgen_to_map_entries,
     array_index_to_get,
+    drill_functions,
+    several_flattens_to_lateral_views,
 )
 
 
@@ -79,7 +134,7 @@ def drill_output_names(tree: exp.Expression) -> exp.Expression:
             continue
         if isinstance(e, exp.Alias):
             name = e.alias
-        elif isinstance(e, exp.Column) and not isinstance(e.parent, exp.Dot) and _is_plain(e):
+        elif isinstance(e, exp.Column) and _is_plain(e):
             name = e.name
         else:
             name = f"EXPR${pos}"
@@ -92,10 +147,10 @@ def drill_output_names(tree: exp.Expression) -> exp.Expression:
             if unique != name:
                 e.set("alias", exp.to_identifier(unique, quoted=True))
             new_exprs.append(e)
-        elif unique != name or name.startswith("EXPR$"):
-            new_exprs.append(exp.alias_(e, unique, quoted=True))
         else:
-            new_exprs.append(e)
+            # Even a plain column is aliased: Spark would name it as the data spells it,
+            # Drill as the query does (``SELECT EMPLOYEE_ID`` answers ``EMPLOYEE_ID``).
+            new_exprs.append(exp.alias_(e, unique, quoted=True))
     select.set("expressions", new_exprs)
     return tree
 

@@ -1,0 +1,514 @@
+"""The scan operator: a list of files, one reader each, out come Arrow batches of the scan schema.
+
+:class:`ScanOperator` is the whole scan framework behind one iterator. Per file it creates a
+reader, runs it and merges the reader's columns with the implicit, partition and missing columns
+into the output order (projection order; for a wildcard the table columns, then implicit columns,
+then partitions). Row counts line up across the three sources; an empty projection (``COUNT(*)``)
+yields rows with no columns.
+
+Two kinds of reader plug in:
+
+* **FormatReader-style** (DESIGN §3.4): ``reader(file, config) -> FormatReader``; the reader writes
+  rows through a result set loader and gets projection, batch limits, the overflow row and the
+  ``LIMIT`` for free (:class:`ReaderFormatPlugin` gives such a plugin ``read_arrow`` and
+  ``discover_schema`` so it also works everywhere an Arrow-native plugin does);
+* **Arrow-native** (``FormatPlugin.read_arrow``): whole Arrow batches, conformed to the types the
+  scan settled on (:class:`~auger.scan.file_scan.ArrowFileScan`).
+
+Schema modes, for a wildcard:
+
+* ``"merge"`` (Drill's default): a later file's new columns join the schema and
+  ``schema_version`` grows; earlier batches simply lack them;
+* ``"strict"``: the first batch commits the schema; later new columns are dropped and a warning
+  (``operator.warnings``) names each.
+
+:func:`run_scan_v2` runs a planned :class:`~auger.scan.spec.ScanSpec` through the operator with
+the same shape and output as :func:`auger.scan.simple.run_scan`.
+"""
+
+from __future__ import annotations
+
+import logging
+from abc import abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Literal, TypeAlias
+
+import pyarrow as pa
+
+from auger.config import FormatConfig
+from auger.errors import UserError
+from auger.formats.base import FormatPlugin, conflict_error, merge_schemas
+from auger.scan.conflicts import ErrorContext
+from auger.scan.file_scan import project_arrays
+from auger.scan.implicit import (
+    FileDescrip,
+    ImplicitColumn,
+    ImplicitColumns,
+    ImplicitKind,
+    ImplicitMarker,
+    ImplicitOptions,
+    max_partition_depth,
+    partition_keys,
+    resolve_implicit_columns,
+)
+from auger.scan.lifecycle import FormatReader, ScanLifecycle, quote_name
+from auger.scan.schema import ScanColumn
+from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
+from auger.scan.tracker import ProjectionType, ScanSchemaTracker
+from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+from auger.types.arrow import field_to_arrow
+
+__all__ = ["ReaderFormatPlugin", "ReaderSource", "ScanOperator", "run_scan_v2"]
+
+log = logging.getLogger(__name__)
+
+#: What a scan reads with: a format plugin, or a function from a split to a reader (or to Arrow
+#: batches), handy for in-memory readers in tests.
+ReaderSource: TypeAlias = (
+    FormatPlugin | Callable[[FileSplit], "FormatReader | Iterable[pa.RecordBatch]"]
+)
+
+
+class ReaderFormatPlugin(FormatPlugin):
+    """A format plugin written as a :class:`FormatReader` factory.
+
+    Implement :meth:`reader`; ``read_arrow`` and ``discover_schema`` are derived from it, so the
+    plugin works both through :class:`ScanOperator` and through Arrow-native callers.
+    """
+
+    #: how many files ``discover_schema`` opens to learn the columns
+    discovery_sample: int = 8
+
+    @abstractmethod
+    def reader(self, file: FileSplit, config: FormatConfig) -> FormatReader:
+        """A new reader for one file (its negotiator brings projection and options)."""
+
+    def read_arrow(
+        self,
+        split: FileSplit,
+        config: FormatConfig,
+        options: Mapping[str, Any],
+        columns: Sequence[str] | None,
+        batch_rows: int,
+    ) -> Iterator[pa.RecordBatch]:
+        """The file's (projected) columns through the reader lifecycle, no implicit columns."""
+        projection = ["*"] if columns is None else [quote_name(c) for c in columns]
+        lc = ScanLifecycle(ScanSchemaTracker.build(projection), row_limit=batch_rows)
+        file = FileDescrip(split.path)
+        yield from lc.read_file(
+            file, self.reader(split, config), split=split, options=dict(options)
+        )
+
+    def discover_schema(
+        self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
+    ) -> TupleSchema:
+        """The union of the first files' schemas (an early schema, else the first batch's)."""
+        merged = TupleSchema()
+        for path in list(files)[: self.discovery_sample]:
+            schema = self._file_schema(FileSplit(path), config, options)
+            both = merge_schemas(merged, schema)
+            if both is None:
+                bad = next(
+                    c
+                    for c in schema
+                    if c.name in merged
+                    and merge_schemas(TupleSchema([merged[c.name]]), TupleSchema([c])) is None
+                )
+                raise conflict_error(path, bad.name, merged[bad.name], bad)
+            merged = both
+        return merged
+
+    def _file_schema(
+        self, split: FileSplit, config: FormatConfig, options: Mapping[str, Any]
+    ) -> TupleSchema:
+        lc = ScanLifecycle(ScanSchemaTracker.build(["*"]), row_limit=64)
+        rl = lc.reader(FileDescrip(split.path), self.reader(split, config), options=options)
+        failed = False
+        try:
+            if not rl.open():
+                return TupleSchema()
+            neg = rl.negotiator
+            if not (neg.table_schema is not None and neg.schema_complete):
+                rl.next()
+            return lc.tracker.output_schema() if lc.tracker.is_resolved() else TupleSchema()
+        except BaseException:
+            failed = True
+            raise
+        finally:
+            rl.close(failed)
+
+
+def _as_split(file: FileSplit | str) -> FileSplit:
+    return file if isinstance(file, FileSplit) else FileSplit(str(file))
+
+
+class ScanOperator:
+    """Runs files through one reader each and yields output batches (see the module docstring).
+
+    Args:
+        source: a format plugin (FormatReader-style or Arrow-native), or a function from a split
+            to a ``FormatReader`` or to an iterable of Arrow batches.
+        files: the files (``FileSplit``s or paths), read in order.
+        projection: the project list (``["*"]``, ``["a", "filename"]``, ``[]``).
+        selection_root: where ``dirN`` counts from.
+        defined_schema: the planner's exact output schema (types and order), if any.
+        provided_schema: a provided schema (lenient, or strict with ``drill.strict``).
+        mode: ``"merge"`` (a wildcard's schema may grow) or ``"strict"`` (the first batch
+            commits it; later new columns are dropped with a warning).
+        limit: total rows (``LIMIT`` push-down); readers past it are never created.
+        batch_rows: rows per output batch at most.
+        null_type: type of missing columns nobody typed (default nullable INT).
+        options: session options (implicit column labels; passed on to readers).
+        config: the format config handed to a plugin's ``reader``/``read_arrow``.
+        implicit_options: overrides what ``options`` and the files say about implicit columns.
+        schema_batch: yield a 0-row batch with the schema before the first data batch (and as
+            the only batch of a scan whose readers gave a schema but no rows).
+        convert: columns to convert reader values to (FormatReader path); defaults to the
+            provided schema.
+        tracker, implicit: a ready tracker (implicit columns resolved) instead of building one.
+        reader_options: extra keys passed to Arrow-native readers only.
+        read_columns: the column names an Arrow-native reader is asked for (``None``: all);
+            by default the reader input schema's names (all for a wildcard).
+        vector_size_limit: the loader's per-vector byte limit.
+        error_context: scan-level context lines (``Table: ...``).
+    """
+
+    def __init__(
+        self,
+        source: ReaderSource,
+        files: Sequence[FileSplit | str],
+        projection: Sequence[str] | None = ("*",),
+        *,
+        selection_root: str | None = None,
+        defined_schema: TupleSchema | None = None,
+        provided_schema: Any = None,
+        mode: Literal["merge", "strict"] = "merge",
+        limit: int | None = None,
+        batch_rows: int = 4096,
+        null_type: ColumnMetadata | MinorType | str | None = None,
+        options: Mapping[str, Any] | None = None,
+        config: FormatConfig | None = None,
+        implicit_options: ImplicitOptions | None = None,
+        schema_batch: bool = False,
+        convert: TupleSchema | None = None,
+        tracker: ScanSchemaTracker | None = None,
+        implicit: ImplicitColumns | None = None,
+        reader_options: Mapping[str, Any] | None = None,
+        read_columns: Sequence[str] | Literal["auto"] | None = "auto",
+        vector_size_limit: int | None = None,
+        error_context: ErrorContext | None = None,
+    ) -> None:
+        if mode not in ("merge", "strict"):
+            raise ValueError(f"mode must be 'merge' or 'strict', not {mode!r}")
+        self.source = source
+        self.files = [_as_split(f) for f in files]
+        self.selection_root = selection_root
+        self.options: Mapping[str, Any] = dict(options or {})
+        self.reader_options = dict(reader_options or {})
+        self._read_columns = read_columns
+        self.config = config or FormatConfig("", "", ())
+        self.batch_rows = max(1, batch_rows)
+        self.schema_batch = schema_batch
+        self.mode = mode
+        context = error_context or ErrorContext()
+        if tracker is None:
+            tracker = ScanSchemaTracker.build(
+                projection,
+                defined_schema=defined_schema,
+                provided_schema=provided_schema,
+                allow_schema_change=mode == "merge",
+                error_context=context,
+            )
+            if implicit_options is None:
+                paths = [f.path for f in self.files]
+                implicit_options = ImplicitOptions.from_options(
+                    self.options,
+                    max_partition_depth=max_partition_depth(paths, selection_root),
+                    partition_keys=partition_keys(paths, selection_root),
+                )
+            implicit = resolve_implicit_columns(tracker, implicit_options)
+        if convert is None and provided_schema is not None:
+            convert = getattr(provided_schema, "schema", provided_schema)
+        self.tracker = tracker
+        kw: dict[str, Any] = {}
+        if vector_size_limit is not None:
+            kw["vector_size_limit"] = vector_size_limit
+        self.lifecycle = ScanLifecycle(
+            tracker,
+            implicit,
+            row_limit=self.batch_rows,
+            limit=limit,
+            null_type=null_type,
+            error_context=tracker.error_context(),
+            convert=convert,
+            **kw,
+        )
+        self._wildcard = tracker.projection_type is ProjectionType.ALL
+        self._schema_sent = False
+        self._any_opened = False
+
+    # ------------------------------------------------------------------------ introspection
+    @property
+    def schema_version(self) -> int:
+        """Starts at 1; grows when a later file adds columns (merge mode)."""
+        return int(self.tracker.schema_version)
+
+    @property
+    def warnings(self) -> list[str]:
+        """Messages about columns the scan dropped (strict mode)."""
+        return self.lifecycle.warnings
+
+    @property
+    def readers_created(self) -> int:
+        return self.lifecycle.readers_opened
+
+    def output_schema(self) -> TupleSchema | None:
+        """The output schema once known (``None`` before any reader gave one)."""
+        return self.lifecycle.output_schema()
+
+    def empty_batch(self) -> pa.RecordBatch:
+        """A 0-row batch of the current output schema."""
+        schema = pa.schema([field_to_arrow(c) for c in self.tracker.output_schema()])
+        return pa.RecordBatch.from_pylist([], schema=schema)
+
+    # ----------------------------------------------------------------------------- running
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        for split in self.files:
+            if self.lifecycle.at_limit():
+                break
+            for out in self._read(split):
+                yield from self._emit(out)
+        if (
+            self.schema_batch
+            and not self._schema_sent
+            and self._any_opened
+            and self.tracker.is_resolved()
+        ):
+            self._schema_sent = True
+            yield self.empty_batch()
+
+    def _emit(self, out: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
+        if self.schema_batch and not self._schema_sent:
+            self._schema_sent = True
+            yield out.slice(0, 0)
+        if out.num_rows:
+            yield out
+
+    def _descrip(self, split: FileSplit) -> FileDescrip:
+        mtime = int(split.mtime * 1000) if split.mtime else None
+        return FileDescrip(split.path, self.selection_root, mtime)
+
+    def _make(self, split: FileSplit, ctx: ErrorContext) -> Any:
+        """The reader (or Arrow batch iterator) for one split; failures name the file."""
+        source = self.source
+        try:
+            if isinstance(source, FormatPlugin):
+                reader = getattr(source, "reader", None)
+                if callable(reader):
+                    return reader(split, self.config)
+                options = {**self.options, **self.reader_options}
+                cols = self._arrow_columns()
+                return source.read_arrow(split, self.config, options, cols, self.batch_rows)
+            return source(split)
+        except UserError as e:
+            raise ctx.add_context(e) from e.__cause__
+        except Exception as e:
+            raise ctx.add_context(
+                UserError.data_read(f"Reader creation failed: {type(e).__name__}: {e}")
+            ) from e
+
+    def _arrow_columns(self) -> list[str] | None:
+        """Names an Arrow-native reader may limit itself to (``None``: all)."""
+        if self._read_columns != "auto":
+            return None if self._read_columns is None else list(self._read_columns)
+        t = self.tracker
+        if t.projection_type is ProjectionType.ALL:
+            return None
+        return [c.name.lower() for c in t.reader_input_schema()]
+
+    def _read(self, split: FileSplit) -> Iterator[pa.RecordBatch]:
+        file = self._descrip(split)
+        ctx = ErrorContext(f"File: {file.fqn}", parent=self.lifecycle.context)
+        handle = self._make(split, ctx)
+        if isinstance(handle, FormatReader):
+            yield from self._read_reader(file, split, handle)
+        else:
+            self.lifecycle.readers_opened += 1
+            self._any_opened = True
+            yield from self._read_arrow(file, handle, ctx)
+
+    def _read_reader(
+        self, file: FileDescrip, split: FileSplit, reader: FormatReader
+    ) -> Iterator[pa.RecordBatch]:
+        rl = self.lifecycle.reader(file, reader, split=split, options=self.options)
+        failed = False
+        try:
+            if not rl.open():
+                return
+            self._any_opened = True
+            while (out := rl.next()) is not None:
+                yield out
+        except BaseException:
+            failed = True
+            raise
+        finally:
+            rl.close(failed)
+
+    def _read_arrow(
+        self, file: FileDescrip, batches: Iterable[pa.RecordBatch], ctx: ErrorContext
+    ) -> Iterator[pa.RecordBatch]:
+        lc = self.lifecycle
+        try:
+            for raw in batches:
+                if raw.num_rows == 0 and not self._first_arrow(raw):
+                    continue
+                for start in range(0, max(raw.num_rows, 1), self.batch_rows):
+                    if lc.at_limit() and lc.rows_out > 0:
+                        return
+                    piece = raw.slice(start, self.batch_rows)
+                    if lc.limit is not None:
+                        piece = piece.slice(0, max(0, lc.limit - lc.rows_out))
+                    out = lc.file_scan.scan_batch(file, piece, ctx)
+                    self._note_arrow_drops(raw, ctx)
+                    lc.rows_out += out.num_rows
+                    yield out
+                    if lc.at_limit():
+                        return
+        except UserError as e:
+            ctx.add_context(e)
+            raise
+        except Exception as e:  # a reader bug or an unexpected file: name the file
+            fmt = self.config.name or getattr(self.source, "type_name", "")
+            raise UserError.data_read(
+                f"Failure reading file: {type(e).__name__}: {e}",
+                [f"File: {file.path}", *([f"Format: {fmt}"] if fmt else [])],
+            ) from e
+
+    def _first_arrow(self, raw: pa.RecordBatch) -> bool:
+        """An empty Arrow batch still tells the schema, but only while none is known."""
+        return raw.num_columns > 0 and not self.tracker.is_resolved()
+
+    def _note_arrow_drops(self, raw: pa.RecordBatch, ctx: ErrorContext) -> None:
+        lc = self.lifecycle
+        if not self._wildcard or self.mode != "strict":
+            return
+        cols, _ = project_arrays(raw.slice(0, 0), self.tracker.projection_filter(ctx))
+        kept = {c.name.lower() for c in cols}
+        lc.drop_columns([n for n in raw.schema.names if n.lower() not in kept], ctx)
+
+
+# ------------------------------------------------------------------------------ run_scan_v2
+
+
+def _nullable(f: pa.Field) -> pa.Field:
+    """Nullable at every level, as ``run_scan`` delivers (Spark accepts nulls everywhere)."""
+    t = f.type
+    if pa.types.is_struct(t):
+        t = pa.struct([_nullable(t.field(i)) for i in range(t.num_fields)])
+    elif pa.types.is_large_list(t):
+        t = pa.large_list(_nullable(t.value_field))
+    elif pa.types.is_list(t):
+        t = pa.list_(_nullable(t.value_field))
+    elif pa.types.is_map(t):
+        t = pa.map_(t.key_field.type, _nullable(t.item_field))
+    return f.with_type(t).with_nullable(True)
+
+
+def _marker(source: str) -> ImplicitMarker | None:
+    """The implicit marker for a spec column source (``None`` for table/missing columns)."""
+    kinds = {
+        ColumnSource.FQN: ImplicitKind.FQN,
+        ColumnSource.FILEPATH: ImplicitKind.FILEPATH,
+        ColumnSource.FILENAME: ImplicitKind.FILENAME,
+        ColumnSource.SUFFIX: ImplicitKind.SUFFIX,
+        ColumnSource.LMT: ImplicitKind.LMT,
+    }
+    if source in kinds:
+        return ImplicitMarker(kinds[source])
+    if ColumnSource.is_partition(source):
+        return ImplicitMarker(ImplicitKind.PARTITION, int(source[3:]))
+    if ColumnSource.is_hive_key(source):
+        return ImplicitMarker(ImplicitKind.PARTITION_KEY, key=source[4:])
+    return None
+
+
+def _defined_column(col: ColumnMetadata, source: str) -> ColumnMetadata:
+    """The tracker's column for a spec column: the planner's types were discovered from a
+    sample, so a file without the column gives NULLs; only a NOT NULL column with a default
+    (a provided schema's promise) keeps its mode so the default fills it."""
+    keep = source == ColumnSource.MISSING and col.default_value is not None
+    return col.with_mode(DataMode.OPTIONAL) if col.mode is DataMode.REQUIRED and not keep else col
+
+
+def spec_tracker(spec: ScanSpec) -> tuple[ScanSchemaTracker, ImplicitColumns, TupleSchema]:
+    """The tracker, implicit columns and table (convert) schema for a planned scan.
+
+    The spec's output schema is the scan's *defined* schema: the output columns in order, with
+    implicit and partition columns marked from the spec's column sources.
+    """
+    schema = spec.schema()
+    defined = TupleSchema()
+    table = TupleSchema()
+    for col in schema:
+        source = spec.sources.get(col.name, ColumnSource.TABLE)
+        col = _defined_column(col, source)
+        defined.add(col)
+        if source == ColumnSource.TABLE:
+            table.add(col)
+    context = ErrorContext(*([f"Table: {spec.table}"] if spec.table else []))
+    tracker = ScanSchemaTracker.build(
+        [quote_name(c.name) for c in defined],
+        defined_schema=defined,
+        error_context=context,
+    )
+    internal = tracker.internal_schema()
+    implicit: list[ImplicitColumn] = []
+    for sc in internal.columns():
+        marker = _marker(spec.sources.get(sc.name, ColumnSource.TABLE))
+        if marker is not None:
+            internal.replace(sc, ScanColumn(sc.column, sc.projection, None, marker))
+            implicit.append(ImplicitColumn(sc.column, marker))
+    tracker.apply_implicit_cols()
+    return tracker, ImplicitColumns(tuple(implicit)), table
+
+
+def run_scan_v2(
+    spec: ScanSpec, files: Sequence[FileSplit] | None = None, batch_rows: int = 4096
+) -> Iterator[pa.RecordBatch]:
+    """Like :func:`auger.scan.simple.run_scan`, through the scan operator: batches with exactly
+    the spec's output schema as Arrow (every field nullable), file after file."""
+    from auger.formats.registry import get_format
+
+    tracker, implicit, table = spec_tracker(spec)
+    arrow_schema = pa.schema([_nullable(field_to_arrow(c)) for c in spec.schema()])
+    config = FormatConfig(spec.format_name, spec.format_type, (), dict(spec.format_options))
+    table_cols = [c for c in spec.schema() if spec.sources.get(c.name) == ColumnSource.TABLE]
+    reader_options = {
+        "__table_schema__": spec.reader_schema or TupleSchema(table_cols).to_text(),
+        "__projection__": list(spec.projection),
+    }
+    operator = ScanOperator(
+        get_format(spec.format_type),
+        list(files if files is not None else spec.files),
+        selection_root=spec.selection_root,
+        limit=spec.limit,
+        batch_rows=batch_rows,
+        options=spec.options,
+        reader_options=reader_options,
+        read_columns=None if "*" in spec.projection else [c.name.lower() for c in table_cols],
+        config=config,
+        convert=table,
+        tracker=tracker,
+        implicit=implicit,
+    )
+    for out in operator:
+        if out.num_rows == 0:
+            continue
+        arrays = [
+            arr if arr.type == f.type else arr.cast(f.type)
+            for arr, f in zip(out.columns, arrow_schema, strict=True)
+        ]
+        if not arrays:
+            yield out
+        else:
+            yield pa.RecordBatch.from_arrays(arrays, schema=arrow_schema)

@@ -1,0 +1,271 @@
+"""Which columns each scan must deliver, found by qualifying the query against the scans' schemas.
+
+Drill's tables have no fixed schema, so every name a query uses could be a column. Once each
+scan's schema has been discovered, sqlglot's ``qualify`` attaches every column reference to the
+table it belongs to (joins, correlated subqueries, CTEs and derived tables included). The scan of
+that table then delivers exactly those columns, and as paths where only a part is used (``m.a``,
+``columns[2]``), so readers can skip the rest. A name the data lacks but the query attributes to
+a table becomes a typed null column of that table (Drill's rule); select-list aliases used in
+GROUP BY / ORDER BY / HAVING are not columns.
+
+The same qualified copy is type-annotated to find the divisions of two integers, which Drill
+computes as integer division.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlglot import exp
+from sqlglot.optimizer.annotate_types import annotate_types
+from sqlglot.optimizer.qualify import qualify
+from sqlglot.optimizer.scope import Scope, traverse_scope
+from sqlglot.schema import MappingSchema
+
+from auger.sql.dialect import AugerDrill
+
+__all__ = ["Analysis", "Requested", "analyse_columns", "column_path"]
+
+_log = logging.getLogger(__name__)
+
+TABLE_TAG = "auger_table"
+DIV_TAG = "auger_div"
+
+_INTEGER_TYPES = {
+    exp.DataType.Type.TINYINT,
+    exp.DataType.Type.SMALLINT,
+    exp.DataType.Type.INT,
+    exp.DataType.Type.BIGINT,
+}
+#: Clauses where a bare name may be a select-list alias rather than a column.
+_ALIAS_CLAUSES = {"group", "order", "having", "qualify"}
+
+
+@dataclass
+class Requested:
+    """What the query asks of one table: ``*``, root columns, and the paths used of them."""
+
+    star: bool = False
+    columns: dict[str, str] = field(default_factory=dict)  # lower root -> first spelling
+    paths: dict[str, str] = field(default_factory=dict)  # lower path -> first spelling
+
+    def add(self, name: str, path: str | None = None) -> None:
+        self.columns.setdefault(name.lower(), name)
+        p = path or name
+        self.paths.setdefault(p.lower(), p)
+
+    def projection(self) -> tuple[str, ...]:
+        """Paths for the scan: a root used whole wins over its member paths."""
+        if self.star:
+            return ("*",)
+        whole = {p for p in self.paths if p in self.columns}
+        out = []
+        for lower, path in self.paths.items():
+            root = _root_of(lower)
+            if lower != root and root in whole:
+                continue
+            out.append(path)
+        return tuple(out)
+
+
+def _root_of(path: str) -> str:
+    for i, ch in enumerate(path):
+        if ch in ".[":
+            return path[:i]
+    return path
+
+
+@dataclass
+class Analysis:
+    requested: dict[int, Requested]  # table index -> what it must deliver
+    integer_divisions: set[int]  # DIV_TAG ids of divisions of two integers
+
+
+def column_path(col: exp.Column) -> tuple[str, str]:
+    """The root column name and the Drill path the expression uses (``m.a.b``, ``columns[2]``)."""
+    root = col.name
+    path = root
+    node: exp.Expression = col
+    while True:
+        parent = node.parent
+        if isinstance(parent, exp.Dot) and parent.this is node:
+            path += "." + parent.expression.name
+            node = parent
+            continue
+        if (
+            isinstance(parent, exp.Bracket)
+            and parent.this is node
+            and len(parent.expressions) == 1
+            and isinstance(parent.expressions[0], exp.Literal)
+            and parent.expressions[0].is_int
+            and node is col
+        ):
+            path += f"[{parent.expressions[0].name}]"
+        break
+    return root, path
+
+
+def _respell(path: str, spelled: Mapping[str, str]) -> str:
+    parts = path.split(".")
+    out = []
+    for part in parts:
+        name, bracket, rest = part.partition("[")
+        out.append(spelled.get(name.lower(), name) + bracket + rest)
+    return ".".join(out)
+
+
+def _clause(col: exp.Expression, scope: Scope) -> str:
+    node: Any = col
+    while node.parent is not None and node.parent is not scope.expression:
+        node = node.parent
+    return node.arg_key or ""
+
+
+def _select_aliases(scope: Scope) -> set[str]:
+    expr = scope.expression
+    if not isinstance(expr, exp.Select):
+        return set()
+    return {e.alias.lower() for e in expr.expressions if isinstance(e, exp.Alias)}
+
+
+def _table_source(scope: Scope | None, alias: str) -> object:
+    while scope is not None:
+        found = scope.sources.get(alias)
+        if found is not None:
+            return found
+        scope = scope.parent
+    return None
+
+
+def _view_of(source: object, views: Sequence[str]) -> int | None:
+    if isinstance(source, exp.Table) and source.name in views:
+        return views.index(source.name)
+    return None
+
+
+def _complete_schema(
+    tree: exp.Expression, views: Sequence[str], schemas: dict[str, dict[str, str]]
+) -> None:
+    """Add the names the query attributes to a table but its data lacks, as nullable INTs.
+
+    qualify cannot place names no schema has; these are exactly Drill's missing columns.
+    """
+    for scope in traverse_scope(tree):
+        sources = {
+            alias: src
+            for alias, (_node, src) in scope.selected_sources.items()
+            if isinstance(src, exp.Table) and src.name in views
+        }
+        aliases = _select_aliases(scope)
+        for col in scope.columns:
+            if isinstance(col.this, exp.Star):
+                continue
+            name = col.name
+            if col.table:
+                src = _table_source(scope, col.table)
+                n = _view_of(src, views)
+                if n is None:
+                    continue
+                if col.args.get("db"):
+                    continue  # t.m.a: qualify resolves m itself when m is known
+                known = schemas[views[n]]
+                if name.lower() not in known:
+                    known[name.lower()] = "int"
+                continue
+            if any(name.lower() in schemas[src.name] for src in sources.values()):
+                continue
+            if name.lower() in aliases and _clause(col, scope) in _ALIAS_CLAUSES:
+                continue
+            if len(scope.selected_sources) == 1 and len(sources) == 1:
+                (src,) = sources.values()
+                schemas[src.name][name.lower()] = "int"
+
+
+def analyse_columns(
+    tree: exp.Expression, views: Sequence[str], schemas: Mapping[str, Mapping[str, str]]
+) -> Analysis | None:
+    """Qualify a copy of ``tree`` and report each table's columns and the integer divisions.
+
+    Args:
+        tree: the query, its table nodes tagged with ``meta[TABLE_TAG]`` = table index and its
+            divisions with ``meta[DIV_TAG]``.
+        views: the view name of each table index.
+        schemas: view name -> {lower column name -> Spark type string}.
+
+    Returns:
+        None when the query cannot be qualified (the caller then falls back to a coarser rule).
+    """
+    # qualify lower-cases unquoted names; the scan's columns keep the query's spelling
+    spelled: dict[str, str] = {}
+    for ident in tree.find_all(exp.Identifier):
+        spelled.setdefault(ident.name.lower(), ident.name)
+    copy = tree.copy()
+    for node in list(copy.find_all(exp.Table)):
+        n = node.meta.get(TABLE_TAG)
+        if n is None:
+            continue
+        alias = node.alias or node.name
+        replacement = exp.Table(this=exp.to_identifier(views[n]))
+        replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
+        node.replace(replacement)
+    full = {v: dict(schemas.get(v, {})) for v in views}
+    try:
+        _complete_schema(copy, views, full)
+        mapping = MappingSchema(
+            {v: cols or {"__auger_none__": "int"} for v, cols in full.items()}, dialect="spark"
+        )
+        qualified = qualify(
+            copy,
+            schema=mapping,
+            dialect=AugerDrill,
+            validate_qualify_columns=False,
+            expand_stars=False,
+            expand_alias_refs=False,
+            quote_identifiers=False,
+            identify=False,
+        )
+    except Exception as exc:  # sqlglot's OptimizeError and friends: use the coarse rule
+        _log.debug("qualify failed, falling back: %s", exc)
+        return None
+    requested: dict[int, Requested] = {n: Requested() for n in range(len(views))}
+    for scope in traverse_scope(qualified):
+        expr = scope.expression
+        if isinstance(expr, exp.Select) and any(isinstance(e, exp.Star) for e in expr.expressions):
+            for _alias, (_node, src) in scope.selected_sources.items():
+                n = _view_of(src, views)
+                if n is not None:
+                    requested[n].star = True
+        for col in scope.stars:
+            if isinstance(col, exp.Column) and col.table:
+                n = _view_of(_table_source(scope, col.table), views)
+                if n is not None:
+                    requested[n].star = True
+        for col in scope.columns:
+            if isinstance(col.this, exp.Star) or not col.table:
+                continue
+            n = _view_of(_table_source(scope, col.table), views)
+            if n is None:
+                continue
+            root, path = column_path(col)
+            requested[n].add(spelled.get(root.lower(), root), _respell(path, spelled))
+    divisions: set[int] = set()
+    try:
+        annotated = annotate_types(qualified, schema=mapping, dialect=AugerDrill)
+        for div in annotated.find_all(exp.Div):
+            tag = div.meta.get(DIV_TAG)
+            if tag is None:
+                continue
+            left, right = div.this.type, div.expression.type
+            if (
+                left is not None
+                and right is not None
+                and left.this in _INTEGER_TYPES
+                and right.this in _INTEGER_TYPES
+            ):
+                divisions.add(tag)
+    except Exception as exc:
+        _log.debug("type annotation failed: %s", exc)
+    return Analysis(requested, divisions)

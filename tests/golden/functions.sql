@@ -1,0 +1,28 @@
+-- Drill in (first line), Spark out (second line); cases separated by blank lines.
+-- Tables stand for the Spark views the planner registers.
+
+-- integer division of two integers (Drill answers 3)
+SELECT 7 / 2 FROM t
+SELECT 7 DIV 2 AS `EXPR$0` FROM t
+
+SELECT CAST(a AS INT) / 2 AS half, 7.0 / 2 FROM t
+SELECT CAST(a AS INT) DIV 2 AS half, 7.0 / 2 AS `EXPR$1` FROM t
+
+-- formats are kept verbatim (Joda and Java patterns agree)
+SELECT TO_TIMESTAMP(s, 'dd/MM/yyyy HH:mm') AS ts, TO_DATE(s, 'yyyy-MM-dd') AS d FROM t
+SELECT TO_TIMESTAMP(s, 'dd/MM/yyyy HH:mm') AS ts, TO_DATE(s, 'yyyy-MM-dd') AS d FROM t
+
+-- epoch seconds
+SELECT TO_TIMESTAMP(1700000000) FROM t
+SELECT CAST(FROM_UNIXTIME(1700000000) AS TIMESTAMP) AS `EXPR$0` FROM t
+
+SELECT REPEATED_CONTAINS(arr, 1) AS c, REPEATED_COUNT(arr) AS n, STRPOS(s, 'x') AS p FROM t
+SELECT ARRAY_CONTAINS(arr, 1) AS c, SIZE(arr) AS n, LOCATE('x', s) AS p FROM t
+
+-- Drill's CONCAT skips nulls
+SELECT CONCAT(a, b) AS ab FROM t
+SELECT CONCAT(COALESCE(a, ''), COALESCE(b, '')) AS ab FROM t
+
+-- Drill sorts nulls last
+SELECT a FROM t ORDER BY a LIMIT 10 OFFSET 5
+SELECT a AS `a` FROM t ORDER BY a NULLS LAST LIMIT 10 OFFSET 5
