@@ -151,6 +151,10 @@ def _cmd_sql(args: argparse.Namespace) -> int:
             from auger.cli.shell import Settings, run_shell
 
             return run_shell(conn, Settings(outputformat=args.output), verbose=bool(args.verbose))
+        if not args.verbose:
+            from auger.cli.runner import start_engine
+
+            start_engine(conn, background=False)
         return run_statements(
             statements,
             conn,

@@ -164,3 +164,56 @@ def run_statement(cursor: Any, sql: str, progress_out: TextIO | None = None) -> 
     if "error" in box:
         raise box["error"]
     return Outcome(box.get("names", []), box.get("rows", []), time.monotonic() - started)
+
+
+@contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    """Point file descriptor 2 at /dev/null for the block.
+
+    The JVM that Spark starts inherits the descriptor, so its start-up chatter ("Using incubator
+    modules", log4j defaults) never reaches the terminal, where it would garble the prompt.
+    """
+    import os
+    import sys
+
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def start_engine(conn: Any, background: bool) -> threading.Thread | None:
+    """Start Spark for an embedded connection without its console noise.
+
+    In the shell this runs in the background while the user types the first statement (a
+    statement that needs Spark simply waits for it); for ``-e``/``-f`` it runs first. A failure
+    here (no Java...) is left for the first statement to report as the error it is.
+    """
+    session = getattr(conn, "session", None)
+    engine = getattr(session, "engine", None)
+    if engine is None:
+        return None
+
+    def start() -> None:
+        with _stderr_silenced():
+            try:
+                _ = engine.spark
+            except Exception:
+                pass
+
+    if not background:
+        start()
+        return None
+    thread = threading.Thread(target=start, name="auger-spark-start", daemon=True)
+    thread.start()
+    return thread

@@ -336,14 +336,27 @@ def _prompt_session(shell: Shell) -> Any:
 
 
 def _continuation(width: int, line_number: int, wrap_count: int) -> str:
+    if wrap_count:  # a long line wrapped on screen, not a new line of the statement
+        return " " * width
     return (". " * width)[: max(width - 2, 0)].ljust(width - 2) + "> "
+
+
+def _terminal_err() -> TextIO:
+    """A stream on the terminal's stderr that outlives ``start_engine`` silencing descriptor 2."""
+    try:
+        return os.fdopen(os.dup(sys.stderr.fileno()), "w", buffering=1, encoding="utf-8")
+    except (OSError, ValueError, AttributeError):
+        return sys.stderr
 
 
 def run_shell(conn: Any, settings: Settings, verbose: bool = False) -> int:
     """Read statements from the terminal until ``!quit`` or Ctrl-D; returns the exit status."""
-    shell = Shell(
-        conn, sys.stdout, sys.stderr, settings, interactive_err=sys.stderr.isatty(), verbose=verbose
-    )
+    from auger.cli.runner import start_engine
+
+    err = _terminal_err()
+    shell = Shell(conn, sys.stdout, err, settings, interactive_err=err.isatty(), verbose=verbose)
+    if not verbose:
+        start_engine(conn, background=True)
     session = _prompt_session(shell)
     shell._print("auger shell: statements end with ';', !help for commands, Ctrl-D to leave.")
     while not shell.done:
