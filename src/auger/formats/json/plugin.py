@@ -82,6 +82,11 @@ def _nullable(schema: pa.Schema) -> pa.Schema:
     return pa.schema([pa.field(f.name, _loose(f.type), True) for f in schema])
 
 
+def _has_upper(data: bytes) -> bool:
+    """Any ASCII capital letter (``bytes.islower`` scans in C and stops at the first)."""
+    return not data.islower() and data != data.lower()
+
+
 class _Watch:
     """File-like wrapper noticing what pyarrow's JSON reader would get silently wrong:
     invalid UTF-8, and a top-level key spelled in another case than the table's."""
@@ -89,6 +94,8 @@ class _Watch:
     def __init__(self, raw: pa.NativeFile, names: Sequence[str]) -> None:
         self._raw = raw
         self._keys = [(f'"{n}"'.encode(), f'"{n.lower()}"'.encode()) for n in names]
+        # with all-lowercase names, a chunk without capitals cannot hold another spelling
+        self._lower_names = all(n == n.lower() for n in names)
         self._utf8 = codecs.getincrementaldecoder("utf-8")("strict")
         self.suspect = False
         self.closed = False
@@ -103,7 +110,7 @@ class _Watch:
             except UnicodeDecodeError:
                 self.suspect = True
                 return data
-        if self._keys:
+        if self._keys and not (self._lower_names and not _has_upper(data)):
             lowered = data.lower()
             for exact, low in self._keys:
                 if lowered.count(low) != data.count(exact):
@@ -201,7 +208,7 @@ class JsonFormat(FormatPlugin):
                 parse_options=pajson.ParseOptions(
                     explicit_schema=target,
                     unexpected_field_behavior="ignore",
-                    newlines_in_values=True,
+                    newlines_in_values=False,  # faster; a multi-line object falls back
                 ),
             )
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
@@ -222,6 +229,10 @@ class JsonFormat(FormatPlugin):
                 arrays = [unnull_structs(c) for c in batch.columns]
                 yield pa.RecordBatch.from_arrays(arrays, schema=target)
         finally:
+            # stop pyarrow's read-ahead before the Python stream it reads from goes away
+            close = getattr(reader, "close", None) if reader is not None else None
+            if close is not None:
+                close()
             source.close()
 
     # ----------------------------------------------------------------- Python path

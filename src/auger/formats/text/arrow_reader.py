@@ -98,6 +98,7 @@ def arrow_tables(
     except (OSError, pa.ArrowException) as exc:
         raise NeedsFallback(str(exc)) from exc
     watch = _Watch(raw, o.comment, o.quote)
+    reader: pacsv.CSVStreamingReader | None = None
     try:
         read = pacsv.ReadOptions(
             autogenerate_column_names=True,
@@ -149,6 +150,10 @@ def arrow_tables(
                 yield pending
             pending = batch
     finally:
+        # stop pyarrow's read-ahead before the Python stream it reads from goes away
+        close = getattr(reader, "close", None) if reader is not None else None
+        if close is not None:
+            close()
         watch.close()
 
 
