@@ -102,7 +102,7 @@ def run_scan(
     options = dict(spec.options)
     # Private keys readers may use: the table columns expected, and the projected paths
     # (``columns[2]``, ``m.a``) so that a reader can skip fields nobody asked for.
-    options["__table_schema__"] = TupleSchema(table_cols).to_text()
+    options["__table_schema__"] = spec.reader_schema or TupleSchema(table_cols).to_text()
     options["__projection__"] = list(spec.projection)
     remaining = spec.limit
     for split in files if files is not None else spec.files:
@@ -130,7 +130,21 @@ def run_scan(
 
 
 def _nullable(f: pa.Field) -> pa.Field:
-    return f.with_nullable(True)
+    """Nullable at every level: files (Parquet) may hold null list elements or struct members
+    that Drill's REQUIRED/REPEATED modes would forbid, and Spark accepts nulls everywhere."""
+    return f.with_type(_nullable_type(f.type)).with_nullable(True)
+
+
+def _nullable_type(t: pa.DataType) -> pa.DataType:
+    if pa.types.is_struct(t):
+        return pa.struct([_nullable(t.field(i)) for i in range(t.num_fields)])
+    if pa.types.is_large_list(t):
+        return pa.large_list(_nullable(t.value_field))
+    if pa.types.is_list(t):
+        return pa.list_(_nullable(t.value_field))
+    if pa.types.is_map(t):
+        return pa.map_(t.key_field.type, _nullable(t.item_field))
+    return t
 
 
 def _assemble(

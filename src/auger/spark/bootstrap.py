@@ -8,6 +8,11 @@ Why each setting:
   few places where Drill returns NULL instead (array indexes past the end).
 - Timestamps are zone-less in Drill; the session time zone is pinned to UTC so nothing shifts.
 - The Spark UI and console logging are off: auger reports errors itself.
+- Python data source filter push-down is on (``spark.sql.python.filterPushdown.enabled``): the
+  ``auger`` source uses pushed filters to skip files and Parquet row groups.
+- On a cluster (a master that is not ``local``), the ``auger`` package is zipped and shipped to
+  executors with ``addPyFile``, so workers need only pyarrow and pyspark installed.
+- A master of the form ``sc://host:port`` connects through Spark Connect instead.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from typing import Any
 
 from auger.errors import UserError
 
-__all__ = ["check_java", "get_spark", "spark_is_running"]
+__all__ = ["check_java", "get_spark", "package_zip", "ship_package", "spark_is_running"]
 
 _log = logging.getLogger(__name__)
 _lock = threading.Lock()
@@ -104,7 +109,9 @@ def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -
         from pyspark.sql import SparkSession
 
         active = SparkSession.getActiveSession()
-        if active is None:
+        if active is None and master.startswith("sc://"):
+            active = _connect(master, conf)
+        elif active is None:
             check_java()
             log4j = _log4j_file()
             warehouse = Path(tempfile.gettempdir()) / "auger-spark-warehouse"
@@ -121,6 +128,7 @@ def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -
                 .config("spark.driver.extraJavaOptions", f"-Dlog4j.configurationFile={log4j}")
                 .config("spark.executor.extraJavaOptions", f"-Dlog4j.configurationFile={log4j}")
                 .config("spark.python.worker.faulthandler.enabled", "true")
+                .config("spark.sql.python.filterPushdown.enabled", "true")
             )
             for key, value in (conf or {}).items():
                 builder = builder.config(key, value)
@@ -131,8 +139,49 @@ def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -
             active.sparkContext.setLogLevel("OFF")
             logging.getLogger("py4j").setLevel(logging.ERROR)
             logging.getLogger("pyspark").setLevel(logging.CRITICAL)
+            if not master.startswith("local"):
+                ship_package(active)
         _register_data_source(active)
         return active
+
+
+def _connect(master: str, conf: Mapping[str, str] | None) -> Any:
+    """A Spark Connect session (``sc://host:port``); static confs cannot be set from here."""
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.remote(master)
+    for key, value in (conf or {}).items():
+        if key.startswith("spark.sql."):
+            builder = builder.config(key, value)
+    try:
+        return builder.getOrCreate()
+    except Exception as exc:
+        raise UserError.system(
+            f"Cannot connect to Spark Connect at {master}: {_first_line(exc)}",
+            ["Fix: start the server (start-connect-server.sh) or correct [spark] master"],
+        ) from exc
+
+
+def package_zip() -> str:
+    """Zip the installed ``auger`` package (sources only) for shipping to executors."""
+    import zipfile
+
+    import auger
+
+    pkg_dir = Path(auger.__file__).resolve().parent
+    out = Path(tempfile.mkdtemp(prefix="auger-pyfiles-")) / "auger.zip"
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for file in sorted(pkg_dir.rglob("*")):
+            if file.is_file() and "__pycache__" not in file.parts and file.suffix != ".pyc":
+                zf.write(file, Path("auger") / file.relative_to(pkg_dir))
+    return str(out)
+
+
+def ship_package(spark: Any) -> str:
+    """Make ``auger`` importable on executors that do not have it installed."""
+    path = package_zip()
+    spark.sparkContext.addPyFile(path)
+    return path
 
 
 _registered: set[int] = set()
@@ -145,6 +194,10 @@ def _register_data_source(spark: Any) -> None:
     from auger.spark.datasource import AugerDataSource
 
     spark.dataSource.register(AugerDataSource)
+    try:  # also when joining a session someone else built
+        spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
+    except Exception:
+        _log.debug("cannot enable Python data source filter push-down", exc_info=True)
     _registered.add(key)
 
 

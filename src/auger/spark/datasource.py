@@ -6,7 +6,8 @@ Two ways in:
 - plain PySpark users write ``spark.read.format("auger").option("format", "csv").load(path)``,
   and the spec is planned here from the path and the options.
 
-``partitions()`` groups files into tasks of about ``auger.scan.target_split_bytes``; ``read()``
+``partitions()`` groups files (and pieces of big ones) into tasks of about
+``auger.scan.target_split_bytes`` (:mod:`auger.spark.partitions`); ``read()``
 runs the scan and yields Arrow batches conformed to the exact Arrow schema Spark validates.
 A ``UserError`` raised on an executor is serialized into the task's error message and restored
 on the driver by :func:`auger.spark.errors.unwrap_spark_error`.
@@ -21,11 +22,11 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from auger.scan.spec import FileSplit, ScanSpec
 
-__all__ = ["AugerDataSource", "FilesPartition"]
+__all__ = ["AugerDataSource", "AugerReader", "FilesPartition", "conform_to_spark"]
 
 
 class FilesPartition(InputPartition):  # type: ignore[misc]
-    """One Spark task: a group of file splits."""
+    """One Spark task: a group of file splits read one after another."""
 
     def __init__(self, files: list[FileSplit]) -> None:
         super().__init__(files)
@@ -33,11 +34,14 @@ class FilesPartition(InputPartition):  # type: ignore[misc]
 
 
 class AugerDataSource(DataSource):  # type: ignore[misc]
+    """``spark.read.format("auger")``: a planned spec (option ``spec``) or a path and options."""
+
     @classmethod
     def name(cls) -> str:
         return "auger"
 
-    def _spec(self) -> ScanSpec:
+    def _spec(self, given: Any = None) -> ScanSpec:
+        """The scan spec; ``given`` is a schema the user passed with ``.schema(...)``."""
         cached = getattr(self, "_cached_spec", None)
         if cached is None:
             text = self.options.get("spec")
@@ -46,7 +50,7 @@ class AugerDataSource(DataSource):  # type: ignore[misc]
             else:
                 from auger.spark.direct import plan_direct_read
 
-                cached = plan_direct_read(dict(self.options))
+                cached = plan_direct_read(dict(self.options), given)
             self._cached_spec = cached
         return cached
 
@@ -60,41 +64,77 @@ class AugerDataSource(DataSource):  # type: ignore[misc]
             raise RuntimeError(encode_user_error(exc)) from None
 
     def reader(self, schema: Any) -> DataSourceReader:
-        return AugerReader(self._spec(), schema)
+        from auger.errors import UserError
+        from auger.spark.errors import encode_user_error
+
+        try:
+            spec = self._spec(schema)
+            if [f.name for f in schema.fields] != spec.schema().names():
+                from auger.spark.direct import respec_for_schema
+
+                spec = respec_for_schema(spec, schema)
+        except UserError as exc:
+            raise RuntimeError(encode_user_error(exc)) from None
+        if _pushdown_wanted(self.options):
+            return AugerPushdownReader(spec, schema)
+        return AugerReader(spec, schema)
 
 
-def _group_files(
-    files: tuple[FileSplit, ...], target_bytes: int, max_tasks: int
-) -> list[list[FileSplit]]:
-    """Pack files into at most ``max_tasks`` groups of about ``target_bytes`` (order kept)."""
-    if not files:
-        return []
-    total = sum(max(f.size, 1) for f in files)
-    per_task = max(target_bytes, -(-total // max(max_tasks, 1)))
-    groups: list[list[FileSplit]] = [[]]
-    size = 0
-    for f in files:
-        if groups[-1] and size + f.size > per_task:
-            groups.append([])
-            size = 0
-        groups[-1].append(f)
-        size += f.size
-    return groups
+def _pushdown_wanted(options: Any) -> bool:
+    """Whether to offer ``pushFilters``: Spark fails every read of a reader that has it while
+    ``spark.sql.python.filterPushdown.enabled`` is off, so only where the conf is known to be on:
+    the engine's own scans (bootstrap sets it) or when the user says so (option ``pushdown``)."""
+    flag = options.get("pushdown")
+    if flag is not None:
+        return str(flag).strip().lower() in ("true", "1", "yes")
+    return bool(options.get("spec"))
 
 
 class AugerReader(DataSourceReader):  # type: ignore[misc]
+    """Plans tasks from the spec and runs the scan of each task's splits."""
+
     def __init__(self, spec: ScanSpec, schema: Any) -> None:
         self.spec = spec
         self.spark_schema = schema
+        self.predicates: list[Any] = []
 
     def partitions(self) -> list[InputPartition]:
-        target = int(self.spec.options.get("auger.scan.target_split_bytes", 128 * 1024 * 1024))
-        max_tasks = int(self.spec.options.get("auger.scan.max_tasks", 64))
-        if self.spec.limit is not None:
-            # LIMIT push-down: one task reads files in order and stops early.
-            return [FilesPartition(list(self.spec.files))]
-        groups = _group_files(self.spec.files, target, max_tasks)
+        from auger.errors import UserError
+        from auger.formats.registry import get_format
+        from auger.spark.errors import encode_user_error
+        from auger.spark.partitions import plan_partitions
+
+        try:
+            spec = self.spec
+            row_group_filter = None
+            if self.predicates:
+                from auger.spark.pushdown import file_may_match
+
+                kept = tuple(f for f in spec.files if file_may_match(spec, f, self.predicates))
+                spec = spec.with_files(kept)
+                if spec.format_type == "parquet":
+                    row_group_filter = self._row_group_filter()
+            ranges = bool(getattr(get_format(spec.format_type), "reads_byte_ranges", False))
+            groups = plan_partitions(spec, row_group_filter, text_ranges=ranges)
+        except UserError as exc:
+            raise RuntimeError(encode_user_error(exc)) from None
         return [FilesPartition(g) for g in groups] or [FilesPartition([])]
+
+    def _row_group_filter(self) -> Any:
+        from auger.scan.spec import ColumnSource
+        from auger.spark.pushdown import row_groups_may_match
+
+        table_cols = {
+            n.lower() for n, src in self.spec.sources.items() if src == ColumnSource.TABLE
+        }
+        predicates = [p for p in self.predicates if p[1] in table_cols]
+        if not predicates:
+            return None
+
+        def keep(path: str, meta: Any) -> list[int]:
+            return row_groups_may_match(meta, table_cols, predicates)
+
+        return keep
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
         import pyarrow as pa
@@ -114,8 +154,25 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
                 yield conform_to_spark(batch, target)
         except UserError as exc:
             raise RuntimeError(encode_user_error(exc)) from None
+        except Exception as exc:  # a conversion auger did not foresee: still a clean error
+            err = UserError.system(
+                f"Cannot deliver scan batch to Spark: {type(exc).__name__}: {exc}",
+                [f"Table: {self.spec.table}"] if self.spec.table else [],
+            )
+            raise RuntimeError(encode_user_error(err)) from None
         if not produced:
             yield pa.RecordBatch.from_arrays([pa.array([], f.type) for f in target], schema=target)
+
+
+class AugerPushdownReader(AugerReader):
+    """The reader with ``pushFilters``: filters skip files and row groups, Spark still applies
+    them all (see :mod:`auger.spark.pushdown`)."""
+
+    def pushFilters(self, filters: list[Any]) -> Iterator[Any]:
+        from auger.spark.pushdown import to_predicates
+
+        self.predicates = to_predicates(filters)
+        yield from filters
 
 
 def conform_to_spark(batch: Any, target: Any) -> Any:

@@ -2,7 +2,14 @@
 
 Parquet footers, text headers and a JSON sample are read by the format plugin; the result becomes
 the defined schema every executor conforms to. Results are cached per file list and modification
-times, so repeated queries over unchanged files skip the work.
+times (and sizes), so repeated queries over unchanged files skip the work and a changed file is
+looked at again.
+
+When a table has many files (more than ``auger.scan.parallel_discovery_files``, default 64) and
+a SparkSession is running in this process, the files are examined by a Spark job, one group per
+task, and the per-group schemas merged on the driver in file order (the same result as a
+sequential pass). Inside Spark's own planner worker (plain PySpark reads) there is no session,
+and discovery runs in place.
 """
 
 from __future__ import annotations
@@ -13,11 +20,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from auger.config import FormatConfig
+from auger.errors import UserError
+from auger.formats.base import conflict_error, merge_schemas
 from auger.formats.registry import get_format
 from auger.storage.selection import FileSelection
 from auger.types import TupleSchema
 
-__all__ = ["discover_schema"]
+__all__ = ["clear_cache", "discover_schema"]
+
+#: Above this many files, discovery runs as a Spark job (when a session is available).
+PARALLEL_FILES = 64
 
 _CACHE_SIZE = 256
 _cache: OrderedDict[tuple[Any, ...], str] = OrderedDict()
@@ -48,10 +60,79 @@ def discover_schema(
         if hit is not None:
             _cache.move_to_end(key)
             return TupleSchema.parse(hit)
-    plugin = get_format(fmt.type)
-    schema = plugin.discover_schema([f.path for f in selection.files], fmt, options)
+    paths = [f.path for f in selection.files]
+    threshold = int(options.get("auger.scan.parallel_discovery_files", PARALLEL_FILES))
+    spark = _active_spark() if len(paths) > threshold else None
+    if spark is not None:
+        schema = _discover_in_spark(spark, paths, fmt, options)
+    else:
+        schema = get_format(fmt.type).discover_schema(paths, fmt, options)
     with _lock:
         _cache[key] = schema.to_text()
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
+    return schema
+
+
+def clear_cache() -> None:
+    """Forget every cached schema (tests; after bulk file changes)."""
+    with _lock:
+        _cache.clear()
+
+
+def _active_spark() -> Any:
+    """The SparkSession of this process, or None (Spark's planner worker has none)."""
+    try:
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.getActiveSession() or SparkSession._instantiatedSession
+        if spark is None or spark.sparkContext._jsc is None:
+            return None
+        return spark
+    except Exception:
+        return None
+
+
+def _discover_group(
+    paths: list[str], fmt: FormatConfig, options: dict[str, Any]
+) -> list[tuple[str, str]]:
+    """Executor side: the schema of one group of files, as (first file, schema text)."""
+    from auger.spark.errors import encode_user_error
+
+    if not paths:
+        return []
+    try:
+        schema = get_format(fmt.type).discover_schema(paths, fmt, options)
+    except UserError as exc:
+        raise RuntimeError(encode_user_error(exc)) from None
+    return [(paths[0], schema.to_text())]
+
+
+def _discover_in_spark(
+    spark: Any, paths: list[str], fmt: FormatConfig, options: Mapping[str, Any]
+) -> TupleSchema:
+    from auger.spark.errors import unwrap_spark_error
+
+    sc = spark.sparkContext
+    tasks = max(1, min(len(paths), sc.defaultParallelism * 4))
+    opts = dict(options)
+    try:
+        parts = (
+            sc.parallelize(paths, tasks)
+            .mapPartitions(lambda it: _discover_group(list(it), fmt, opts))
+            .collect()
+        )
+    except Exception as exc:
+        raise unwrap_spark_error(exc) from None
+    schema = TupleSchema()
+    for first, text in parts:
+        part = TupleSchema.parse(text)
+        merged = merge_schemas(schema, part)
+        if merged is None:
+            for col in part:
+                mine = schema.column(col.name)
+                if mine is not None:
+                    raise conflict_error(first, col.name, mine, col)
+            raise UserError.data_read("Incompatible file schemas", [f"File: {first}"])
+        schema = merged
     return schema
