@@ -8,7 +8,8 @@ the Python parser, skipping the rows already delivered, so both paths give ident
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -41,7 +42,7 @@ class _Watch:
     costs a fallback to the Python parser, never a wrong row.
     """
 
-    def __init__(self, raw: pa.NativeFile, comment: str, quote: str) -> None:
+    def __init__(self, raw: Any, comment: str, quote: str) -> None:
         self._raw = raw
         self._quote = quote.encode()
         self.quotes = 0  # parity of quote characters: odd at the end may mean an open quote
@@ -84,17 +85,19 @@ def arrow_tables(
     o: TextOptions,
     skip_rows: int,
     include: Sequence[int] | None,
+    opener: Callable[[], Any] | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Batches of string columns ``f<i>`` (file field i), after ``skip_rows`` leading rows.
 
     Args:
         include: the field positions to convert (``None``: all of them).
+        opener: opens the bytes to read (a byte range of the file); default the whole file.
 
     Raises:
         NeedsFallback: on anything the Python parser must handle or report.
     """
     try:
-        raw = pa.input_stream(path, compression="detect")
+        raw = opener() if opener is not None else pa.input_stream(path, compression="detect")
     except (OSError, pa.ArrowException) as exc:
         raise NeedsFallback(str(exc)) from exc
     watch = _Watch(raw, o.comment, o.quote)

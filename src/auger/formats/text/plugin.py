@@ -12,9 +12,9 @@ delivered, so a file is never read twice into the output and memory stays bounde
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import pyarrow as pa
@@ -27,7 +27,7 @@ from auger.formats.text.arrow_reader import NeedsFallback, arrow_possible, arrow
 from auger.formats.text.header import clean_header
 from auger.formats.text.options import TextOptions
 from auger.formats.text.python_reader import iter_records, too_many_fields
-from auger.scan.spec import FileSplit
+from auger.scan.spec import FileSplit, open_split
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 __all__ = ["TextFormat", "columns_indexes"]
@@ -54,9 +54,20 @@ def _open_error(path: str, exc: OSError) -> UserError:
     return UserError.data_read(f"Cannot read file: {exc}", [f"File: {path}"])
 
 
-def _records(path: str, o: TextOptions) -> Generator[tuple[int, list[str]], None, None]:
+def _opener(split: FileSplit, o: TextOptions) -> Callable[[], IO[bytes]]:
+    """How to open the bytes a split owns: the whole (maybe compressed) file, or a
+    line-aligned byte range led by the file's first line when that line is a header or skipped."""
+    if not split.is_range:
+        return lambda: open_input(split.path)
+    keep_first = o.extract_header or o.skip_first_line
+    return lambda: open_split(split, keep_first_line=keep_first)
+
+
+def _records(
+    path: str, o: TextOptions, opener: Callable[[], IO[bytes]] | None = None
+) -> Generator[tuple[int, list[str]], None, None]:
     try:
-        with open_input(path) as fh:
+        with (opener or (lambda: open_input(path)))() as fh:
             yield from iter_records(fh, o, path)
     except OSError as exc:
         raise _open_error(path, exc) from exc
@@ -89,6 +100,8 @@ class TextFormat(FormatPlugin):
 
     type_name = "text"
     extensions = ("csv", "tsv", "psv", "csvh")
+    #: the Spark data source may cut big uncompressed files into line-aligned byte ranges
+    reads_byte_ranges = True
 
     # ------------------------------------------------------------------ driver side
     def discover_schema(
@@ -134,7 +147,8 @@ class TextFormat(FormatPlugin):
         if not force_python and arrow_possible(o) and not _starts_blank(path):
             skip = 1 if (o.extract_header or o.skip_first_line) else 0
             try:
-                for raw in arrow_tables(path, o, skip, self._arrow_fields(shape)):
+                fields = self._arrow_fields(shape)
+                for raw in arrow_tables(path, o, skip, fields, _opener(split, o)):
                     out = self._from_arrow(raw, shape, o)
                     for start in range(0, out.num_rows, batch_rows):
                         piece = out.slice(start, batch_rows)
@@ -143,7 +157,7 @@ class TextFormat(FormatPlugin):
                 return
             except NeedsFallback:
                 pass
-        yield from self._python_batches(path, o, shape, emitted, batch_rows)
+        yield from self._python_batches(split, o, shape, emitted, batch_rows)
 
     def _shape(
         self,
@@ -203,9 +217,9 @@ class TextFormat(FormatPlugin):
 
     # --------------------------------------------------------------- Python path
     def _python_batches(
-        self, path: str, o: TextOptions, shape: _Shape, skip: int, batch_rows: int
+        self, split: FileSplit, o: TextOptions, shape: _Shape, skip: int, batch_rows: int
     ) -> Iterator[pa.RecordBatch]:
-        records = _records(path, o)
+        records = _records(split.path, o, _opener(split, o))
         if o.extract_header or o.skip_first_line:
             next(records, None)
         buf: list[list[str]] = []
