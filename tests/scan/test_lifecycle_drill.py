@@ -306,6 +306,7 @@ def test_expanding_schema_in_strict_mode() -> None:
     assert [b.schema.names for b in out] == [["a", "b"], ["a", "b"]]
     assert rows_of(out[1:]) == [(101, "wilma"), (102, "betty")]
     assert len(op.warnings) == 1 and "`c`" in op.warnings[0] and "/w/r1.csv" in op.warnings[0]
+    assert op.schema_version == 1
 
 
 @pytest.mark.parametrize(

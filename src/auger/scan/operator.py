@@ -39,7 +39,7 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import FormatPlugin, conflict_error, merge_schemas
 from auger.scan.conflicts import ErrorContext
-from auger.scan.file_scan import project_arrays
+from auger.scan.file_scan import ArrowFileScan, project_arrays
 from auger.scan.implicit import (
     FileDescrip,
     ImplicitColumn,
@@ -243,15 +243,24 @@ class ScanOperator:
             convert=convert,
             **kw,
         )
+        # Arrow-native readers are conformed to every type the scan settled on (they cannot
+        # see the input schema); loader readers only to ``convert`` (see ScanLifecycle).
+        self.arrow_scan = ArrowFileScan(
+            tracker, implicit, null_type=null_type, error_context=tracker.error_context()
+        )
         self._wildcard = tracker.projection_type is ProjectionType.ALL
+        self._version = 0
+        self._last_schema: pa.Schema | None = None
         self._schema_sent = False
         self._any_opened = False
 
     # ------------------------------------------------------------------------ introspection
     @property
     def schema_version(self) -> int:
-        """Starts at 1; grows when a later file adds columns (merge mode)."""
-        return int(self.tracker.schema_version)
+        """The version of the output schema: 1 for the first schema delivered, one more each
+        time a batch comes out with a different schema (a later file's new columns, merge
+        mode)."""
+        return max(1, self._version)
 
     @property
     def warnings(self) -> list[str]:
@@ -288,6 +297,9 @@ class ScanOperator:
             yield self.empty_batch()
 
     def _emit(self, out: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
+        if self._last_schema is None or not out.schema.equals(self._last_schema):
+            self._last_schema = out.schema
+            self._version += 1
         if self.schema_batch and not self._schema_sent:
             self._schema_sent = True
             yield out.slice(0, 0)
@@ -368,7 +380,7 @@ class ScanOperator:
                     piece = raw.slice(start, self.batch_rows)
                     if lc.limit is not None:
                         piece = piece.slice(0, max(0, lc.limit - lc.rows_out))
-                    out = lc.file_scan.scan_batch(file, piece, ctx)
+                    out = self.arrow_scan.scan_batch(file, piece, ctx)
                     self._note_arrow_drops(raw, ctx)
                     lc.rows_out += out.num_rows
                     yield out
