@@ -385,3 +385,52 @@ def test_byte_range_splits_cover_every_row_once(
     first = [r["h1"] if config is HEADER else r["columns"][0] for r in got]
     expected = [str(i) for i in range(3000)]
     assert first == (["h1", *expected] if not config else expected)
+
+
+# ------------------------------------------------------------ schemas and validation
+def test_schema_over_headerless_file_maps_by_position(
+    tmp_path: Path, text_mode: dict[str, Any]
+) -> None:
+    got = read(
+        tmp_path,
+        "10,fred,23.45\n20,wilma,1234.56,vip\n30\n",
+        text_mode,
+        options={"__table_schema__": "id INT NOT NULL, name VARCHAR NOT NULL"},
+    )
+    assert got == [
+        {"id": "10", "name": "fred"},
+        {"id": "20", "name": "wilma"},
+        {"id": "30", "name": ""},
+    ]
+
+
+def test_columns_index_on_header_file_is_rejected(
+    tmp_path: Path, text_mode: dict[str, Any]
+) -> None:
+    with pytest.raises(UserError) as info:
+        read(
+            tmp_path,
+            "author,columns\nfred,x\n",
+            text_mode,
+            HEADER,
+            options={"__projection__": ["author", "columns[0]"]},
+        )
+    err = info.value
+    assert err.kind is ErrorKind.VALIDATION
+    assert err.message == "Unexpected `columns`[x]; file has headers or schema"
+    assert "Extract headers: true" in err.context and "Skip first line: false" in err.context
+
+
+def test_columns_index_out_of_bounds(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    with pytest.raises(UserError) as info:
+        read(
+            tmp_path,
+            "1,2\n",
+            text_mode,
+            columns=["columns"],
+            options={"__projection__": ["columns[70000]"]},
+        )
+    assert info.value.message == (
+        "`columns`[70000] index out of bounds, max supported size is 65536"
+    )
+    assert "Actual index: 70000" in info.value.context

@@ -25,7 +25,7 @@ from auger.errors import UserError
 from auger.formats.base import FormatPlugin, open_input
 from auger.formats.text.arrow_reader import NeedsFallback, arrow_possible, arrow_tables
 from auger.formats.text.header import clean_header
-from auger.formats.text.options import TextOptions
+from auger.formats.text.options import MAX_FIELDS, TextOptions
 from auger.formats.text.python_reader import iter_records, too_many_fields
 from auger.scan.spec import FileSplit, open_split
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
@@ -139,7 +139,7 @@ class TextFormat(FormatPlugin):
     ) -> Iterator[pa.RecordBatch]:
         o = TextOptions.from_config(config, options)
         path = split.path
-        shape = self._shape(path, o, options, columns)
+        shape = self._shape(config.name, path, o, options, columns)
         if shape is None:
             return
         emitted = 0
@@ -161,28 +161,51 @@ class TextFormat(FormatPlugin):
 
     def _shape(
         self,
+        config_name: str,
         path: str,
         o: TextOptions,
         options: Mapping[str, Any],
         columns: Sequence[str] | None,
     ) -> _Shape | None:
         wanted = None if columns is None else {c.lower() for c in columns}
+        table_text = options.get("__table_schema__")
+        table = TupleSchema.parse(table_text) if table_text else TupleSchema()
+        projection = options.get("__projection__") or ()
+        indexes = [m for p in projection if (m := _INDEX.match(p)) is not None]
         if o.extract_header:
+            if indexes:
+                raise _columns_with_header(config_name, o)
             header = self._header(path, o)
             if header is None:
                 return None
             fields = [i for i, n in enumerate(header) if wanted is None or n.lower() in wanted]
             mine = {n.lower() for n in header}
-            table = options.get("__table_schema__")
             fill = [
                 c.name
-                for c in (TupleSchema.parse(table) if table else TupleSchema())
+                for c in table
                 if c.name.lower() not in mine and (wanted is None or c.name.lower() in wanted)
             ]
             return _Shape(header, fields, fill, None)
+        if len(table) and "columns" not in table:
+            # a schema over a headerless file (provided, or given to Spark): fields map to its
+            # columns by position; extra fields are ignored, missing ones read as ""
+            names = table.names()
+            fields = [i for i, n in enumerate(names) if wanted is None or n.lower() in wanted]
+            return _Shape(names, fields, [], None)
         if wanted is not None and "columns" not in wanted:
             return _Shape(None, [], [], 0)  # nothing of the file is needed: count rows only
-        idx = columns_indexes(options.get("__projection__"))
+        for m in indexes:
+            if int(m.group(1)) >= MAX_FIELDS:
+                raise UserError.validation(
+                    f"`columns`[{m.group(1)}] index out of bounds, max supported size is "
+                    f"{MAX_FIELDS}",
+                    [
+                        "Column: columns",
+                        f"Maximum index: {MAX_FIELDS - 1}",
+                        f"Actual index: {m.group(1)}",
+                    ],
+                )
+        idx = columns_indexes(projection)
         if idx is None:
             return _Shape(None, None, [], None)
         return _Shape(None, idx, [], idx[-1] + 1 if idx else 0)
@@ -255,6 +278,17 @@ class TextFormat(FormatPlugin):
         if o.trim:
             arr = pa.ListArray.from_arrays(arr.offsets, pc.utf8_trim_whitespace(arr.flatten()))
         return pa.RecordBatch.from_arrays([arr], names=["columns"])
+
+
+def _columns_with_header(config_name: str, o: TextOptions) -> UserError:
+    return UserError.validation(
+        "Unexpected `columns`[x]; file has headers or schema",
+        [
+            "Format plugin type: text",
+            f"Plugin config name: {config_name}",
+            *o.error_context(),
+        ],
+    )
 
 
 def _trim(arr: pa.Array, o: TextOptions) -> pa.Array:
