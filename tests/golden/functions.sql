@@ -8,9 +8,9 @@ SELECT 7 DIV 2 AS `EXPR$0` FROM t
 SELECT CAST(a AS INT) / 2 AS half, 7.0 / 2 FROM t
 SELECT CAST(a AS INT) DIV 2 AS half, 7.0 / 2 AS `EXPR$1` FROM t
 
--- formats are kept verbatim (Joda and Java patterns agree)
+-- formats are kept verbatim (Joda and Java patterns agree); Drill's TIMESTAMP has no zone
 SELECT TO_TIMESTAMP(s, 'dd/MM/yyyy HH:mm') AS ts, TO_DATE(s, 'yyyy-MM-dd') AS d FROM t
-SELECT TO_TIMESTAMP(s, 'dd/MM/yyyy HH:mm') AS ts, TO_DATE(s, 'yyyy-MM-dd') AS d FROM t
+SELECT TO_TIMESTAMP_NTZ(s, 'dd/MM/yyyy HH:mm') AS ts, TO_DATE(s, 'yyyy-MM-dd') AS d FROM t
 
 -- epoch seconds
 SELECT TO_TIMESTAMP(1700000000) FROM t

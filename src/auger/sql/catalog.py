@@ -68,6 +68,18 @@ class ViewTable(TableRef):
     view: View
 
 
+def _relative_to(default_schema: str | None, parts: list[str]) -> list[list[str]]:
+    """Schema paths ``parts`` may mean under the default schema (``USE dfs`` selects the
+    plugin, whose sub-schemas are its workspaces, and its ``default`` workspace)."""
+    if not default_schema:
+        return []
+    base = default_schema.split(".")
+    out = [base + parts]
+    if parts and len(base) == 2 and base[1] == "default":
+        out.append(base[:1] + parts)
+    return out
+
+
 class Catalog:
     """The schemas a session can see: every workspace of every file plugin, plus system ones."""
 
@@ -116,10 +128,7 @@ class Catalog:
     def resolve_schema(self, name: str, default_schema: str | None) -> Workspace | str:
         """Resolve ``USE``-style schema names, relative to the default schema first."""
         parts = [p for p in name.split(".") if p]
-        candidates = []
-        if default_schema:
-            candidates.append(default_schema.split(".") + parts)
-        candidates.append(parts)
+        candidates = [*_relative_to(default_schema, parts), parts]
         for cand in candidates:
             found = self.find_schema(cand)
             if found is not None:
@@ -179,9 +188,7 @@ class Catalog:
         """
         table = parts[-1]
         schema_parts = split_schema_path(list(parts[:-1]))
-        attempts: list[list[str]] = []
-        if default_schema:
-            attempts.append(default_schema.split(".") + schema_parts)
+        attempts: list[list[str]] = _relative_to(default_schema, schema_parts)
         if schema_parts:
             attempts.append(schema_parts)
         for attempt in attempts:

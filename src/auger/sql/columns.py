@@ -33,6 +33,7 @@ _log = logging.getLogger(__name__)
 
 TABLE_TAG = "auger_table"
 DIV_TAG = "auger_div"
+KVGEN_TAG = "auger_kvgen"
 
 _INTEGER_TYPES = {
     exp.DataType.Type.TINYINT,
@@ -82,6 +83,8 @@ def _root_of(path: str) -> str:
 class Analysis:
     requested: dict[int, Requested]  # table index -> what it must deliver
     integer_divisions: set[int]  # DIV_TAG ids of divisions of two integers
+    #: KVGEN_TAG id -> member names, for KVGEN over a struct (a JSON object is one in Spark)
+    kvgen_members: dict[int, list[str]] = field(default_factory=dict)
 
 
 def column_path(col: exp.Column) -> tuple[str, str]:
@@ -252,8 +255,18 @@ def analyse_columns(
             root, path = column_path(col)
             requested[n].add(spelled.get(root.lower(), root), _respell(path, spelled))
     divisions: set[int] = set()
+    members: dict[int, list[str]] = {}
     try:
         annotated = annotate_types(qualified, schema=mapping, dialect=AugerDrill)
+        for fn in annotated.find_all(exp.Anonymous):
+            tag = fn.meta.get(KVGEN_TAG)
+            arg_type = fn.expressions[0].type if fn.expressions else None
+            if (
+                tag is not None
+                and arg_type is not None
+                and arg_type.this == exp.DataType.Type.STRUCT
+            ):
+                members[tag] = [d.name for d in arg_type.expressions]
         for div in annotated.find_all(exp.Div):
             tag = div.meta.get(DIV_TAG)
             if tag is None:
@@ -268,4 +281,4 @@ def analyse_columns(
                 divisions.add(tag)
     except Exception as exc:
         _log.debug("type annotation failed: %s", exc)
-    return Analysis(requested, divisions)
+    return Analysis(requested, divisions, members)

@@ -18,7 +18,8 @@ __all__ = ["AugerDrill"]
 
 def _to_timestamp(args: list[Any], dialect: Any) -> exp.Expression:
     if len(args) == 2:
-        return exp.Anonymous(this="TO_TIMESTAMP", expressions=args)
+        # Drill's TIMESTAMP has no time zone: Spark's TIMESTAMP_NTZ
+        return exp.Anonymous(this="TO_TIMESTAMP_NTZ", expressions=args)
     return exp.UnixToTime(this=args[0])
 
 

@@ -16,17 +16,19 @@ import itertools
 import re
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import traverse_scope
 
+from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.sql.catalog import FileTable, SystemTable, TableRef, ViewTable
+from auger.sql.columns import DIV_TAG, KVGEN_TAG, TABLE_TAG, Requested, analyse_columns
 from auger.sql.pruning import prune_scan
-from auger.sql.rewrites import REWRITES, drill_output_names
+from auger.sql.translate import literal_integer_divisions, to_spark_sql
 from auger.storage.schema_file import SchemaFile, read_schema_file, schema_file_path
 from auger.storage.selection import FileSelection, select_files
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
@@ -54,17 +56,6 @@ _SCAN_OPTION_PREFIXES = ("store.json.", "auger.scan.", "drill.exec.functions.")
 def _next_id() -> int:
     with _counter_lock:
         return next(_counter)
-
-
-@dataclass
-class Requested:
-    """What the query asks of one table: columns by root name, and whether ``*``."""
-
-    star: bool = False
-    columns: dict[str, str] = field(default_factory=dict)  # lower name -> first spelling
-
-    def add(self, name: str) -> None:
-        self.columns.setdefault(name.lower(), name)
 
 
 @dataclass(frozen=True)
@@ -98,15 +89,39 @@ def _hive_keys(selection: FileSelection) -> list[str]:
     return list(keys.values())
 
 
-def plan_file_scan(
-    table: FileTable,
-    requested: Requested,
-    options: Mapping[str, Any],
-    allow_missing: bool,
-    limit: int | None = None,
-    never_missing: set[str] | frozenset[str] = frozenset(),
-) -> PlannedScan:
-    """Plan the scan of one file table: files, format, discovered schema, output columns."""
+@dataclass(frozen=True)
+class DiscoveredTable:
+    """A file table before its projection is known: files, format and table schema."""
+
+    table: FileTable
+    selection: FileSelection
+    fmt: FormatConfig
+    schema: TupleSchema  # discovered (or provided) table columns
+    absent: frozenset[str]  # lower names of provided columns no file has
+    hive: Mapping[str, str]  # lower key -> key, for key=value directories
+
+    def known_names(self, options: Mapping[str, Any]) -> dict[str, str]:
+        """Every column name a query may use of this table -> a Spark type string."""
+        from auger.types.spark import column_to_spark
+
+        out: dict[str, str] = {}
+        for col in self.schema:
+            try:
+                out[col.name.lower()] = column_to_spark(col).simpleString()
+            except Exception:  # a type Spark cannot express: any type will do for naming
+                out[col.name.lower()] = "string"
+        for label in implicit_labels(options):
+            out[label] = "string"
+        dir_label = str(options.get("drill.exec.storage.file.partition.column.label", "dir"))
+        for level in range(max(self.selection.max_depth, 1)):
+            out[f"{dir_label}{level}".lower()] = "string"
+        for key in self.hive:
+            out.setdefault(key, "string")
+        return out
+
+
+def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> DiscoveredTable:
+    """List a file table's files, pick its format and discover (or read the provided) schema."""
     from auger.spark.discovery import discover_schema
 
     try:
@@ -135,10 +150,36 @@ def plan_file_scan(
     if provided is not None:
         absent = {c.name.lower() for c in provided.schema if c.name not in table_schema}
         table_schema = apply_provided_schema(table_schema, provided)
+    hive = {k.lower(): k for k in _hive_keys(selection)}
+    return DiscoveredTable(table, selection, fmt, table_schema, frozenset(absent), hive)
 
+
+def plan_file_scan(
+    table: FileTable,
+    requested: Requested,
+    options: Mapping[str, Any],
+    allow_missing: bool,
+    limit: int | None = None,
+    never_missing: set[str] | frozenset[str] = frozenset(),
+) -> PlannedScan:
+    """Plan the scan of one file table: files, format, discovered schema, output columns."""
+    found = discover_file_table(table, options)
+    return build_file_scan(found, requested, options, allow_missing, limit, never_missing)
+
+
+def build_file_scan(
+    found: DiscoveredTable,
+    requested: Requested,
+    options: Mapping[str, Any],
+    allow_missing: bool,
+    limit: int | None = None,
+    never_missing: set[str] | frozenset[str] = frozenset(),
+) -> PlannedScan:
+    """The scan spec of a discovered table for what the query requests of it."""
+    table, selection, fmt = found.table, found.selection, found.fmt
+    table_schema, absent, hive = found.schema, found.absent, found.hive
     labels = implicit_labels(options)
     dir_label = str(options.get("drill.exec.storage.file.partition.column.label", "dir"))
-    hive = {k.lower(): k for k in _hive_keys(selection)}
     out = TupleSchema()
     sources: dict[str, str] = {}
 
@@ -175,9 +216,9 @@ def plan_file_scan(
     for lname, name in requested.columns.items():
         if add_special(name):
             continue
-        found = table_schema.column(lname)
-        if found is not None:
-            add(found, ColumnSource.MISSING if lname in absent else ColumnSource.TABLE)
+        known = table_schema.column(lname)
+        if known is not None:
+            add(known, ColumnSource.MISSING if lname in absent else ColumnSource.TABLE)
         elif allow_missing and lname not in never_missing:
             add(ColumnMetadata(name, MinorType.INT, DataMode.OPTIONAL), ColumnSource.MISSING)
 
@@ -189,7 +230,7 @@ def plan_file_scan(
         files=tuple(FileSplit(f.path, f.size, f.mtime) for f in selection.files),
         output_schema=out.to_text(),
         sources=sources,
-        projection=("*",) if requested.star else tuple(requested.columns.values()),
+        projection=requested.projection(),
         options={k: v for k, v in options.items() if k.startswith(_SCAN_OPTION_PREFIXES)},
         limit=limit,
         table=table.name,
@@ -298,62 +339,83 @@ def plan_select(
     tree: exp.Expression, session: UserSession, context: PlanContext | None = None
 ) -> Any:
     """Plan a SELECT (or a set operation) and return the Spark DataFrame that answers it."""
-    from auger.sql.sys_tables import sys_table
+    from auger.sql.dirfunctions import query_directory_functions
 
     spark = session.engine.spark
-    tree = tree.copy()
+    tree = query_directory_functions(tree.copy(), session)
     tables = _table_nodes(tree)
     if context is not None and context.in_view:
         from auger.sql.temporary import check_no_temporary_tables
 
         check_no_temporary_tables(tables, session, context.default_schema)
-    requested = _analyse(tree, tables)
-    defined = _defined_names(tree)
     options = session.options.snapshot()
     qid = _next_id()
-    views: list[str] = []
+    names = [f"__auger_q{qid}_t{n}" for n in range(len(tables))]
+    registered: list[str] = []
     limit = _pushable_limit(tree, len(tables))
     try:
+        frames: dict[int, Any] = {}
+        discovered: dict[int, DiscoveredTable] = {}
+        schemas: dict[str, dict[str, str]] = {}
         for n, node in enumerate(tables):
             ref = resolve_table_node(node, session, context)
-            view = f"__auger_q{qid}_t{n}"
-            if isinstance(ref, ViewTable):
-                df = view_dataframe(ref, session, context)
-            elif isinstance(ref, SystemTable):
-                if ref.schema == "sys":
-                    df = spark.createDataFrame(sys_table(ref.name, session))
+            if isinstance(ref, FileTable):
+                discovered[n] = discover_file_table(ref, options)
+                schemas[names[n]] = discovered[n].known_names(options)
+            else:
+                frames[n] = _table_frame(ref, session, context)
+                schemas[names[n]] = {
+                    f.name.lower(): f.dataType.simpleString() for f in frames[n].schema.fields
+                }
+        for n, node in enumerate(tables):
+            node.meta[TABLE_TAG] = n
+        for k, div in enumerate(tree.find_all(exp.Div)):
+            div.meta[DIV_TAG] = k
+        for k, fn in enumerate(tree.find_all(exp.Anonymous)):
+            if fn.name.upper() == "KVGEN":
+                fn.meta[KVGEN_TAG] = k
+        analysis = analyse_columns(tree, names, schemas)
+        if analysis is None:  # the coarse rule: every unqualified name for every table
+            requested = _analyse(tree, tables)
+            defined = _defined_names(tree)
+            coarse = {id(t): requested[id(t)] for t in tables}
+        for n, node in enumerate(tables):
+            if n in discovered:
+                if analysis is not None:
+                    planned = build_file_scan(
+                        discovered[n], analysis.requested[n], options, True, limit
+                    )
                 else:
-                    from auger.sql.information_schema import info_schema_table
-
-                    df = spark.createDataFrame(info_schema_table(ref.name, session))
-            elif isinstance(ref, FileTable):
-                planned = plan_file_scan(
-                    ref,
-                    requested[id(node)],
-                    options,
-                    allow_missing=len(tables) == 1,
-                    limit=limit,
-                    never_missing=defined,
-                )
+                    planned = build_file_scan(
+                        discovered[n],
+                        coarse[id(node)],
+                        options,
+                        allow_missing=len(tables) == 1,
+                        limit=limit,
+                        never_missing=defined,
+                    )
                 planned = prune_scan(planned, node)  # files ruled out by WHERE on dirN etc.
-                df = (
+                frames[n] = (
                     spark.read.format("auger")
                     .schema(planned.schema.to_spark())
                     .option("spec", planned.spec.to_json())
                     .load()
                 )
-            else:
-                df = session.table_dataframe(ref)
-            df.createOrReplaceTempView(view)
-            views.append(view)
+        for n, node in enumerate(tables):
+            frames[n].createOrReplaceTempView(names[n])
+            registered.append(names[n])
             alias = node.alias or node.name
-            replacement = exp.Table(this=exp.to_identifier(view))
+            replacement = exp.Table(this=exp.to_identifier(names[n]))
             replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
             node.replace(replacement)
-        for rule in REWRITES:
-            tree = rule(tree)
-        tree = drill_output_names(tree)
-        sql = tree.sql(dialect="spark")
+        if analysis is None:
+            tree = literal_integer_divisions(tree)
+        else:
+            if analysis.integer_divisions:
+                tree = _integer_divisions(tree, analysis.integer_divisions)
+            if analysis.kvgen_members:
+                tree = _kvgen_over_structs(tree, analysis.kvgen_members)
+        sql = to_spark_sql(tree)
         from auger.spark.errors import unwrap_spark_error
 
         try:
@@ -361,8 +423,54 @@ def plan_select(
         except Exception as exc:
             raise unwrap_spark_error(exc) from exc
     finally:
-        for view in views:
+        for view in registered:
             spark.catalog.dropTempView(view)
+
+
+def _table_frame(ref: TableRef, session: UserSession, context: PlanContext | None) -> Any:
+    """The DataFrame of a table that is not a file scan: a view, a system or temporary table."""
+    spark = session.engine.spark
+    if isinstance(ref, ViewTable):
+        return view_dataframe(ref, session, context)
+    if isinstance(ref, SystemTable):
+        if ref.schema == "sys":
+            from auger.sql.sys_tables import sys_table
+
+            return spark.createDataFrame(sys_table(ref.name, session))
+        from auger.sql.information_schema import info_schema_table
+
+        return spark.createDataFrame(info_schema_table(ref.name, session))
+    return session.table_dataframe(ref)
+
+
+def _kvgen_over_structs(tree: exp.Expression, members: dict[int, list[str]]) -> exp.Expression:
+    """KVGEN of a JSON object (a Spark struct): the entries of a map built from its members."""
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        tag = node.meta.get(KVGEN_TAG) if isinstance(node, exp.Anonymous) else None
+        if tag is None or tag not in members:
+            return node
+        arg = node.expressions[0]
+        pairs: list[exp.Expression] = []
+        for name in members[tag]:
+            pairs.append(exp.Literal.string(name))
+            pairs.append(exp.Dot(this=arg.copy(), expression=exp.to_identifier(name, quoted=True)))
+        return exp.Anonymous(
+            this="MAP_ENTRIES", expressions=[exp.Anonymous(this="MAP", expressions=pairs)]
+        )
+
+    return tree.transform(fix)
+
+
+def _integer_divisions(tree: exp.Expression, tags: set[int]) -> exp.Expression:
+    """Drill divides two integers as integers: ``7 / 2`` is 3 (Spark's ``DIV``)."""
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Div) and node.meta.get(DIV_TAG) in tags:
+            return exp.IntDiv(this=node.this, expression=node.expression)
+        return node
+
+    return tree.transform(fix)
 
 
 def _pushable_limit(tree: exp.Expression, n_tables: int) -> int | None:
@@ -392,7 +500,11 @@ def resolve_table_node(
 ) -> TableRef:
     parts = [p.name for p in node.parts]
     if context is not None and context.in_view:
-        return session.catalog.resolve_table(parts, context.default_schema)
+        ref = session.catalog.resolve_table(parts, context.default_schema)
+        check = getattr(session, "check_path_access", None)
+        if check is not None and isinstance(ref, FileTable):
+            check(ref.path, ref.name)  # no view reaches another session's temporary tables
+        return ref
     return session.resolve_table(parts)
 
 

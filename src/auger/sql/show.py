@@ -97,6 +97,12 @@ def _files_target(c: ShowFiles, session: UserSession) -> tuple[Workspace, str]:
         if not os.path.isdir(path):
             break
         return found, path
+    if session.default_schema:  # a directory under the default workspace
+        found = session.catalog.resolve_schema(session.default_schema, None)
+        if not isinstance(found, str):
+            path = found.resolve("/".join(parts))
+            if os.path.isdir(path):
+                return found, path
     raise UserError.validation(f"Invalid FROM/IN clause [{written}]")
 
 

@@ -65,22 +65,25 @@ def view_sql(tree: exp.Expression) -> str:
     """
     from auger.sql.dialect import AugerDrill
 
+    def gen(node: exp.Expression) -> str:
+        return node.sql(dialect=AugerDrill, identify=True, normalize_functions="upper").strip()
+
     if not isinstance(tree, exp.Select):
-        return tree.sql(dialect=AugerDrill, identify=True)
+        return gen(tree)
     select = tree.copy()
-    clauses: list[tuple[str, exp.Expression | None]] = []
-    for key in ("from", "where", "group", "having", "order", "limit", "offset"):
-        clauses.append((key, select.args.get(key)))
-        select.set(key, None)
+    from_key = "from_" if "from_" in select.arg_types else "from"
+    keys = (from_key, "where", "group", "having", "order", "limit", "offset")
+    clauses = [(key, select.args.get(key)) for key in keys]
     joins = select.args.get("joins") or []
-    select.set("joins", None)
-    lines = [select.sql(dialect=AugerDrill, identify=True)]
+    for key in (*keys, "joins"):
+        select.set(key, None)
+    lines = [gen(select)]
     for key, node in clauses:
         if node is None:
             continue
-        text = node.sql(dialect=AugerDrill, identify=True).strip()
-        if key == "from" and joins:
-            text += " " + " ".join(j.sql(dialect=AugerDrill, identify=True) for j in joins)
+        text = gen(node)
+        if key == from_key and joins:
+            text += " " + " ".join(gen(j) for j in joins)
         lines.append(text)
     return "\n".join(lines)
 

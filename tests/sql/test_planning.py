@@ -1,0 +1,77 @@
+"""SELECT planning through Spark: names, missing columns, integer division, FLATTEN, formats."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+from .helpers import names, rows
+
+
+def _write(path: Path, records: list[dict[str, Any]]) -> None:
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+
+
+def test_names_follow_the_query(conn: Any) -> None:
+    sql = "SELECT EMPLOYEE_ID, employee_id, full_name AS n FROM cp.`employee.json` LIMIT 1"
+    assert names(conn, sql) == ["EMPLOYEE_ID", "employee_id0", "n"]
+
+
+def test_missing_columns_in_joins_are_null_ints(conn: Any, data_dir: Path) -> None:
+    _write(data_dir / "pl_a.json", [{"id": 1, "x": 10}, {"id": 2, "x": 20}])
+    _write(data_dir / "pl_b.json", [{"id": 1, "y": "one"}])
+    cur = conn.cursor().execute(
+        "SELECT a.id, a.nosuch, b.y, b.other FROM dfs.data.`pl_a.json` a "
+        "LEFT JOIN dfs.data.`pl_b.json` b ON a.id = b.id ORDER BY a.id"
+    )
+    assert [d[0] for d in cur.description] == ["id", "nosuch", "y", "other"]
+    assert cur.description[1][1] == "INTEGER"
+    assert cur.fetchall() == [(1, None, "one", None), (2, None, None, None)]
+
+
+def test_alias_named_like_a_column(conn: Any) -> None:
+    got = rows(
+        conn,
+        "SELECT CAST(employee_id AS VARCHAR) AS employee_id, COUNT(*) AS n "
+        "FROM cp.`employee.json` WHERE employee_id < 3 GROUP BY employee_id ORDER BY employee_id",
+    )
+    assert got == [("1", 1), ("2", 1)]
+
+
+def test_integer_division(conn: Any, data_dir: Path) -> None:
+    _write(data_dir / "pl_div.json", [{"i": 7, "d": 7.0}])
+    got = rows(conn, "SELECT i / 2, d / 2, 7 / 2, i / 2.0 FROM dfs.data.`pl_div.json`")
+    assert got == [(3, 3.5, 3, 3.5)]
+
+
+def test_map_members_and_flatten(conn: Any, data_dir: Path) -> None:
+    _write(
+        data_dir / "pl_m.json",
+        [{"id": 1, "m": {"a": "x", "b": 1}, "arr": [1, 2], "tags": ["p", "q"], "kv": {"k1": 5}}],
+    )
+    cur = conn.cursor().execute("SELECT t.m.a, t.m.b FROM dfs.data.`pl_m.json` t")
+    assert [d[0] for d in cur.description] == ["EXPR$0", "EXPR$1"]
+    assert cur.fetchall() == [("x", 1)]
+    got = rows(conn, "SELECT id, FLATTEN(arr) AS v FROM dfs.data.`pl_m.json` ORDER BY v")
+    assert got == [(1, 1), (1, 2)]
+    got = rows(
+        conn, "SELECT FLATTEN(arr) AS v, FLATTEN(tags) AS g FROM dfs.data.`pl_m.json` ORDER BY v, g"
+    )
+    assert got == [(1, "p"), (1, "q"), (2, "p"), (2, "q")]
+    got = rows(
+        conn,
+        "SELECT f.kv.key AS k, f.kv.`value` AS v FROM "
+        "(SELECT FLATTEN(KVGEN(t.kv)) AS kv FROM dfs.data.`pl_m.json` t) f",
+    )
+    assert got == [("k1", 5)]
+
+
+def test_to_timestamp_and_to_date_with_formats(conn: Any) -> None:
+    got = rows(
+        conn,
+        "SELECT TO_TIMESTAMP('05/03/2024 10:11', 'dd/MM/yyyy HH:mm') AS ts, "
+        "TO_DATE('05/03/2024', 'dd/MM/yyyy') AS d FROM (VALUES(1))",
+    )
+    assert got == [(dt.datetime(2024, 3, 5, 10, 11), dt.date(2024, 3, 5))]
