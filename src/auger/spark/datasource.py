@@ -69,7 +69,7 @@ class AugerDataSource(DataSource):  # type: ignore[misc]
 
         try:
             spec = self._spec(schema)
-            if [f.name for f in schema.fields] != spec.schema().names():
+            if schema != spec.schema().to_spark():  # the user's .schema(...) wins
                 from auger.spark.direct import respec_for_schema
 
                 spec = respec_for_schema(spec, schema)

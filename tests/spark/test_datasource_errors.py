@@ -1,0 +1,118 @@
+"""A UserError raised anywhere in the data source reaches the user as itself (kind, message,
+file, line), and Spark's own errors map onto Drill's kinds."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from auger.errors import ErrorKind, UserError
+from auger.scan.spec import FileSplit, ScanSpec
+from auger.spark.errors import encode_user_error, unwrap_spark_error
+
+
+def caught(action: Any) -> UserError:
+    with pytest.raises(Exception) as info:
+        action()
+    return unwrap_spark_error(info.value)
+
+
+def test_encode_decode_round_trip_keeps_everything() -> None:
+    err = UserError.data_read("Bad value ] [ in row", ["File: /x/y.csv", "Line: 7", "é ü"])
+    back = unwrap_spark_error(RuntimeError("noise before " + encode_user_error(err) + " after"))
+    assert (back.kind, back.message, back.context) == (err.kind, err.message, err.context)
+    assert pickle.loads(pickle.dumps(back)).context == err.context
+
+
+def test_error_in_schema_at_load(spark: Any, tmp_path: Path) -> None:
+    err = caught(lambda: spark.read.format("auger").load(str(tmp_path / "nope.json")))
+    assert err.kind is ErrorKind.VALIDATION
+    assert "nope.json" in err.message
+
+
+def test_discovery_error_names_file_and_line(spark: Any, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"a": 1}\n{"a": 2}\n{"a": \n')
+    err = caught(lambda: spark.read.format("auger").load(str(bad)))
+    assert err.kind is ErrorKind.DATA_READ
+    assert f"File: {bad}" in err.context
+    assert any(c.startswith("Line: ") for c in err.context)
+
+
+def test_error_in_partitions(spark: Any, tmp_path: Path) -> None:
+    spec = ScanSpec(
+        "weird", "no_such_reader", {}, str(tmp_path), (FileSplit("/x"),), "a INT", {"a": "table"}
+    )
+    df = spark.read.format("auger").schema("a int").option("spec", spec.to_json()).load()
+    err = caught(df.collect)
+    assert err.kind is ErrorKind.VALIDATION
+    assert "no_such_reader" in err.message
+
+
+def test_error_in_read_names_file_and_line(spark: Any, tmp_path: Path) -> None:
+    path = tmp_path / "late.json"
+    path.write_text("".join(f'{{"a": {i}}}\n' for i in range(50)) + '{"a": }\n')
+    # only the first 10 records are sampled for the schema: the bad one is met by the task
+    assert caught(lambda: spark.read.format("auger").load(str(path))).kind is ErrorKind.DATA_READ
+    df = spark.read.format("auger").option("auger.scan.json_sample_rows", "10").load(str(path))
+    assert df.columns == ["a"]
+    err = caught(df.collect)
+    assert err.kind is ErrorKind.DATA_READ
+    assert f"File: {path}" in err.context
+    assert any(c.startswith("Line: 51") for c in err.context)
+
+
+def test_conversion_conflict_names_file_column_and_both_types(spark: Any, tmp_path: Path) -> None:
+    path = tmp_path / "conv.json"
+    path.write_text('{"a": "12"}\n{"a": "twelve"}\n')
+    df = spark.read.format("auger").schema("a int").load(str(path))
+    err = caught(df.collect)
+    assert err.kind is ErrorKind.DATA_READ
+    assert f"File: {path}" in err.context and "Column: a" in err.context
+    assert "INT" in err.message and "string" in err.message
+    ok = spark.read.format("auger").schema("a string").load(str(path)).collect()
+    assert [r.a for r in ok] == ["12", "twelve"]
+
+
+def test_long_error_context_is_not_truncated(spark: Any, tmp_path: Path) -> None:
+    long_name = "d" * 200
+    path = tmp_path / long_name / ("x" * 150 + ".json")
+    path.parent.mkdir()
+    path.write_text('{"a": 1}\n{"a": [\n')
+    df = spark.read.format("auger").schema("a bigint").load(str(path.parent))
+    err = caught(df.collect)
+    assert f"File: {path}" in err.context
+
+
+@pytest.mark.parametrize(
+    ("sql", "kind", "condition"),
+    [
+        ("SELECT no_such_function(1)", ErrorKind.VALIDATION, "UNRESOLVED_ROUTINE"),
+        ("SELECT no_such_column FROM range(1)", ErrorKind.VALIDATION, "UNRESOLVED_COLUMN"),
+        ("SELECT CAST('abc' AS INT)", ErrorKind.FUNCTION, "CAST_INVALID_INPUT"),
+        ("SELECT 1 / 0", ErrorKind.FUNCTION, "DIVIDE_BY_ZERO"),
+        ("SELEC 1", ErrorKind.PARSE, "PARSE_SYNTAX_ERROR"),
+    ],
+)
+def test_spark_errors_map_to_drill_kinds(
+    spark: Any, sql: str, kind: ErrorKind, condition: str
+) -> None:
+    err = caught(lambda: spark.sql(sql).collect())
+    assert err.kind is kind
+    assert err.context[0].startswith(f"Spark condition: {condition}")
+    assert "SQLSTATE" not in err.message and "\n" not in err.message
+
+
+def test_errors_through_sql_keep_their_kind(conn: Any, data_dir: Path) -> None:
+    from auger.dbapi import DataError
+
+    bad = data_dir / "errs" / "b.csv"
+    bad.parent.mkdir()
+    bad.write_bytes(b"ok,1\n\xff\xfe\n")
+    with pytest.raises(DataError) as info:
+        conn.cursor().execute("SELECT columns[0] FROM dfs.data.`errs`").fetchall()
+    assert str(info.value).startswith("DATA_READ ERROR")
+    assert str(bad) in str(info.value)
