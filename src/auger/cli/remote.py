@@ -34,8 +34,11 @@ _EPOCH = dt.datetime(1970, 1, 1)
 
 
 def _connection_error(url: str, exc: BaseException) -> OperationalError:
+    # requests nests the reason several levels deep; the errno text is what the user needs.
+    m = re.search(r"\[Errno -?\d+\] ([^'\")]+)", str(exc))
+    reason = m.group(1).strip() if m else type(exc).__name__
     return OperationalError(
-        f"CONNECTION ERROR: Cannot reach the auger server at {url}: {exc}. "
+        f"CONNECTION ERROR: Cannot reach the auger server at {url} ({reason}). "
         "Is `auger serve` running there?",
         ErrorKind.CONNECTION,
     )
@@ -273,14 +276,27 @@ def _login_page(answer: Any) -> bool:
 
 
 def server_has_auth(url: str, timeout: float = 10.0) -> bool:
-    """True if the server asks for a login (its login page exists, as on Drill with auth on)."""
+    """True if the server asks for a login.
+
+    ``/cluster.json`` says so (``authEnabled``, open to everyone on Drill and auger); a server
+    without it has authentication when it has a login page (Drill registers one only then).
+    """
     import requests
 
+    base = url.rstrip("/")
     try:
-        answer = requests.get(url.rstrip("/") + "/login", timeout=timeout, allow_redirects=False)
+        answer = requests.get(base + "/cluster.json", timeout=timeout)
+        if answer.status_code == 200:
+            try:
+                info = answer.json()
+            except ValueError:
+                info = None
+            if isinstance(info, dict) and "authEnabled" in info:
+                return bool(info["authEnabled"])
+        login = requests.get(base + "/login", timeout=timeout, allow_redirects=False)
     except requests.RequestException as exc:
         raise _connection_error(url, exc) from None
-    return answer.status_code != 404
+    return login.status_code != 404
 
 
 def connect_remote(
