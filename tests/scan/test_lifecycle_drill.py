@@ -537,3 +537,19 @@ def test_close_failure_after_an_error_keeps_the_first_error() -> None:
 
     with pytest.raises(UserError, match="Oops next"):
         list(operator([Both()]))
+
+
+def test_strict_mode_warns_about_a_column_added_by_a_later_batch() -> None:
+    class Growing(Mock):
+        def next(self) -> bool:
+            assert self.loader is not None
+            if self.count == 1:
+                self.loader.writer().add_column(TupleSchema.parse("z INT")["z"])
+            return super().next()
+
+    reader = Growing("a INT NOT NULL", [[(1,)], [(2, 7)]], early=False)
+    op = operator([reader], mode="strict")
+    out = list(op)
+    assert [b.schema.names for b in out] == [["a"], ["a"]]
+    assert rows_of(out) == [(1,), (2,)]
+    assert len(op.warnings) == 1 and "`z`" in op.warnings[0]

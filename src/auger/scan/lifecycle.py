@@ -286,7 +286,6 @@ class ReaderLifecycle:
             if not self._eof:
                 self._eof = not _guard(self.context, "next", self.reader.next)
             raw = loader.harvest()
-            self.scan.note_dropped(loader, raw, self.context)
             first = self.batches == 0
             if raw.num_rows > 0 or (first and self._has_schema(raw)):
                 return self._deliver(raw)
@@ -303,6 +302,8 @@ class ReaderLifecycle:
 
     def _deliver(self, raw: pa.RecordBatch) -> pa.RecordBatch:
         out = self.scan.file_scan.scan_batch(self.file, raw, self.context)
+        if self.loader is not None:
+            self.scan.note_dropped(self.loader.writer().schema().names(), out, self.context)
         self.batches += 1
         self.scan.rows_out += out.num_rows
         if self.loader is not None and self.loader.at_limit():
@@ -439,14 +440,13 @@ class ScanLifecycle:
         finally:
             rl.close(failed)
 
-    def note_dropped(self, loader: ResultSetLoader, raw: pa.RecordBatch, ctx: ErrorContext) -> None:
-        """Record (once per column) the reader columns a committed wildcard schema dropped."""
-        if not self._warn_drops or not self.tracker.is_resolved():
+    def note_dropped(self, written: Iterable[str], out: pa.RecordBatch, ctx: ErrorContext) -> None:
+        """Record (once per column) the reader columns a committed wildcard schema dropped:
+        those the reader wrote that are not in the output batch."""
+        if not self._warn_drops:
             return
-        kept = {n.lower() for n in raw.schema.names}
-        self.drop_columns(
-            [n for n in loader.writer().schema().names() if n.lower() not in kept], ctx
-        )
+        kept = {n.lower() for n in out.schema.names}
+        self.drop_columns([n for n in written if n.lower() not in kept], ctx)
 
     def drop_columns(self, names: Iterable[str], ctx: ErrorContext) -> None:
         """Warn about columns left out because the schema was committed by the first batch."""
