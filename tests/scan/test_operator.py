@@ -500,3 +500,53 @@ def test_column_metadata_helper_is_used_by_readers() -> None:
 
     out = list(ScanOperator(lambda s: Late(), ["/w/a.csv"], ["y", "x"]))
     assert rows_of(out) == [(None, 1), ("two", 2)]
+
+
+# ------------------------------------------------------------- TestFileScan (§3.3), end to end
+FRED_WILMA = [(10, "fred"), (20, "wilma")]
+FILE_SCAN = [
+    # (name, projection, names, first row)
+    (
+        "late schema file wildcards",
+        ["*", "fqn", "filepath", "filename", "suffix", "dir0", "dir1", "dir2"],
+        ["a", "b", "fqn", "filepath", "filename", "suffix", "dir0", "dir1", "dir2"],
+        (10, "fred", "/w/x/y/foo.csv", "/w/x/y", "foo.csv", "csv", "x", "y", None),
+    ),
+    (
+        "implicit columns",
+        ["a", "b", "filename", "suffix"],
+        ["a", "b", "filename", "suffix"],
+        (10, "fred", "foo.csv", "csv"),
+    ),
+    (
+        "full project",
+        ["dir0", "b", "filename", "c", "suffix"],
+        ["dir0", "b", "filename", "c", "suffix"],
+        ("x", "fred", "foo.csv", None, "csv"),
+    ),
+    (
+        "filename then wildcard",
+        ["filename", "*"],
+        ["filename", "a", "b", "dir0", "dir1", "dir2"],
+        ("foo.csv", 10, "fred", "x", "y", None),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("projection", "names", "first"), [f[1:] for f in FILE_SCAN], ids=[f[0] for f in FILE_SCAN]
+)
+def test_file_scan(projection: list[str], names: list[str], first: Row) -> None:
+    op = ScanOperator(
+        lambda s: Rows("a INT NOT NULL, b VARCHAR", FRED_WILMA, early=False),
+        ["file:/w/x/y/foo.csv"],
+        projection,
+        selection_root="file:/w",
+        implicit_options=ImplicitOptions(max_partition_depth=3),
+        schema_batch=True,
+    )
+    schema_only, data = list(op)
+    assert schema_only.num_rows == 0 and schema_only.schema == data.schema
+    assert data.schema.names == names
+    assert rows_of(data)[0] == first
+    assert len(rows_of(data)) == 2
