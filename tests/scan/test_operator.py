@@ -11,11 +11,13 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.scan import (
     FileDescrip,
     FormatReader,
     ImplicitOptions,
+    ReaderFormatPlugin,
     ScanOperator,
     SchemaNegotiator,
     assemble,
@@ -47,7 +49,7 @@ class Rows(FormatReader):
 
     def __init__(self, schema: str, rows: list[Row], early: bool = True) -> None:
         self.schema = S(schema)
-        self.rows = rows
+        self.rows = list(rows)
         self.early = early
         self.done = False
         self.closed = False
@@ -61,12 +63,12 @@ class Rows(FormatReader):
     def next(self) -> bool:
         if self.done:
             return False
-        self.done = True
-        if not self.early:
+        if not self.early and self.writer.size() == 0:
             for col in self.schema:
                 self.writer.add_column(col)
-        for row in self.rows:
-            self.writer.add_row(*row)
+        while self.rows and not self.writer.is_full():
+            self.writer.add_row(*self.rows.pop(0))
+        self.done = not self.rows
         return bool(self.rows)
 
     def close(self) -> None:
@@ -550,3 +552,37 @@ def test_file_scan(projection: list[str], names: list[str], first: Row) -> None:
     assert data.schema.names == names
     assert rows_of(data)[0] == first
     assert len(rows_of(data)) == 2
+
+
+# ------------------------------------------------------------------------ ReaderFormatPlugin
+class TwoFiles(ReaderFormatPlugin):
+    """Files named ``int*`` hold ``(a INT, b VARCHAR)``, others ``(a VARCHAR, c BIGINT)``."""
+
+    type_name = "twofiles"
+
+    def reader(self, file: FileSplit, config: FormatConfig) -> FormatReader:
+        if "int" in file.path:
+            return Rows("a INT NOT NULL, b VARCHAR", [(1, "x"), (2, "y")])
+        return Rows("a VARCHAR, c BIGINT", [("z", 3)], early=False)
+
+
+def test_reader_plugin_discovers_the_union_of_file_schemas() -> None:
+    cfg = FormatConfig("t", "twofiles", ())
+    # Columns become nullable: another file may lack them.
+    assert TwoFiles().discover_schema(["/w/int1.t", "/w/int2.t"], cfg, {}) == S("a INT, b VARCHAR")
+    with pytest.raises(UserError, match=r"Column \[a\] has type") as info:
+        TwoFiles().discover_schema(["/w/int1.t", "/w/str.t"], cfg, {})
+    assert "File: /w/str.t" in info.value.context
+
+
+@pytest.mark.parametrize(
+    ("columns", "expected"),
+    [(None, [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]), (["b"], [{"b": "x"}, {"b": "y"}])],
+)
+def test_reader_plugin_read_arrow(
+    columns: list[str] | None, expected: list[dict[str, Any]]
+) -> None:
+    cfg = FormatConfig("t", "twofiles", ())
+    batches = list(TwoFiles().read_arrow(FileSplit("/w/int.t"), cfg, {}, columns, 1))
+    assert [b.num_rows for b in batches] == [1, 1]
+    assert [r for b in batches for r in b.to_pylist()] == expected

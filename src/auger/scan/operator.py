@@ -37,7 +37,7 @@ import pyarrow as pa
 
 from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.formats.base import FormatPlugin, conflict_error, merge_schemas
+from auger.formats.base import FormatPlugin, conflict_error, merge_schemas, widen
 from auger.scan.conflicts import ErrorContext
 from auger.scan.file_scan import ArrowFileScan, project_arrays
 from auger.scan.implicit import (
@@ -106,16 +106,11 @@ class ReaderFormatPlugin(FormatPlugin):
         merged = TupleSchema()
         for path in list(files)[: self.discovery_sample]:
             schema = self._file_schema(FileSplit(path), config, options)
-            both = merge_schemas(merged, schema)
-            if both is None:
-                bad = next(
-                    c
-                    for c in schema
-                    if c.name in merged
-                    and merge_schemas(TupleSchema([merged[c.name]]), TupleSchema([c])) is None
-                )
-                raise conflict_error(path, bad.name, merged[bad.name], bad)
-            merged = both
+            for col in schema:
+                mine = merged.column(col.name)
+                if mine is not None and widen(mine, col) is None:
+                    raise conflict_error(path, col.name, mine, col)
+            merged = merge_schemas(merged, schema) or merged
         return merged
 
     def _file_schema(
