@@ -586,3 +586,10 @@ def test_reader_plugin_read_arrow(
     batches = list(TwoFiles().read_arrow(FileSplit("/w/int.t"), cfg, {}, columns, 1))
     assert [b.num_rows for b in batches] == [1, 1]
     assert [r for b in batches for r in b.to_pylist()] == expected
+
+
+def test_file_outside_the_root_has_no_partitions() -> None:
+    op = ScanOperator(
+        lambda s: Rows("a INT", [(1,)]), ["/elsewhere/a.csv"], ["a", "dir0"], selection_root="/w"
+    )
+    assert rows_of(list(op)) == [(1, None)]

@@ -303,7 +303,12 @@ class ScanOperator:
 
     def _descrip(self, split: FileSplit) -> FileDescrip:
         mtime = int(split.mtime * 1000) if split.mtime else None
-        return FileDescrip(split.path, self.selection_root, mtime)
+        try:
+            return FileDescrip(split.path, self.selection_root, mtime)
+        except ValueError:
+            # Not below the root (a planning slip): read it, with no partition values.
+            log.warning("File %s is outside the selection root %s", split.path, self.selection_root)
+            return FileDescrip(split.path, None, mtime)
 
     def _make(self, split: FileSplit, ctx: ErrorContext) -> Any:
         """The reader (or Arrow batch iterator) for one split; failures name the file."""
