@@ -121,6 +121,21 @@ class UserSession:
             isinstance(ws, Workspace) and ws.name == self.engine.config.default_temporary_workspace
         )
 
+    @property
+    def temporary_tables(self) -> dict[str, str]:
+        """Lower-cased temporary table name → generated name ``<session id>/<uuid>``."""
+        return {key: t.generated for key, t in self.temporary.tables.items()}
+
+    @property
+    def temporary_locations(self) -> set[str]:
+        """Every session temporary location this session has created."""
+        return set(self.temporary.locations)
+
+    def resolve_temporary_table_name(self, name: str) -> str | None:
+        """The generated name of the temporary table ``name`` (any case), or None."""
+        table = self.temporary.get(name)
+        return None if table is None else table.generated
+
     def temporary_table(self, parts: Sequence[str]) -> TemporaryTable | None:
         """The session's temporary table a name means, if any (temporary-tables.txt §5.1.10).
 

@@ -361,3 +361,11 @@ def test_drop_if_exists(data: Any, data_dir: Path) -> None:
 def test_drop_name_with_leading_slash(data: Any) -> None:
     rows(data, "create table slash_drop as select 1 as a from (values(1))")
     assert rows(data, "drop table `/slash_drop`") == [(True, "Table [slash_drop] dropped")]
+
+
+def test_complex_columns_are_json_text_in_text_formats(data: Any, data_dir: Path) -> None:
+    (data_dir / "pairs.csv").write_text("a,b\n")
+    data.cursor().execute("alter session set `store.format` = 'csv'")
+    assert rows(data, "create table pairs_out as select columns from `pairs.csv`") == [("0_0", 1)]
+    assert (data_dir / "pairs_out" / "0_0_0.csv").read_text() == '"[""a"",""b""]"\n'
+    assert rows(data, "select columns[0] from pairs_out") == [('["a","b"]',)]

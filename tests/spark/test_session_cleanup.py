@@ -260,3 +260,11 @@ def test_sigterm_cleans_up_and_restart_sweeps_after_kill_9(own_engine: Any, tmp_
             if proc.poll() is None:
                 proc.kill()
                 proc.wait(timeout=60)
+
+
+def test_read_only_temporary_workspace_refuses_creation(own_engine: Any) -> None:
+    eng = own_engine()
+    conn = Connection(eng.open_session())
+    eng.update_workspace("dfs.tmp", writable=False)
+    msg = error(conn, f"create temporary table t as {SELECT_A}")
+    assert "Unable to create or drop tables/views. Schema [dfs.tmp] is immutable." in msg

@@ -473,3 +473,19 @@ def test_views_cannot_use_temporary_tables(conn: Any) -> None:
         "Temporary tables usage is disallowed. Used temporary table name: "
         "[temporary_table_for_view_definition]." in msg
     )
+
+
+def test_session_map_of_generated_names(conn: Any, tmp_workspace: Path) -> None:
+    session = conn.session
+    assert session.temporary_tables == {} and session.temporary_locations == set()
+    rows(conn, f"create temporary table Mapped_Name as {SELECT_A}")
+    generated = session.resolve_temporary_table_name("MAPPED_NAME")
+    assert generated is not None
+    sid, table_id = generated.split("/")
+    assert sid == session.id and len(table_id) == 36
+    assert session.temporary_tables == {"mapped_name": generated}
+    assert session.temporary_locations == {str(tmp_workspace / session.id)}
+    assert (tmp_workspace / generated).is_dir()
+    rows(conn, "drop table mapped_name")
+    assert session.temporary_tables == {}
+    assert session.resolve_temporary_table_name("mapped_name") is None

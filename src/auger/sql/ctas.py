@@ -235,7 +235,11 @@ def _target(stmt: _Statement, session: UserSession) -> Workspace:
         return mutable_workspace(session, stmt.schema_parts)
     temp_ws = session.temporary_workspace()
     if not stmt.schema_parts:
-        return temp_ws  # regardless of USE (temporary-tables.txt §5.1.3)
+        # regardless of USE (temporary-tables.txt §5.1.3); it may have been made read-only
+        # since start-up through a workspace update
+        if not temp_ws.writable:
+            raise UserError.validation(_IMMUTABLE_TEMPORARY.format(schema=display_name(temp_ws)))
+        return temp_ws
     ws = mutable_workspace(session, stmt.schema_parts, temporary=True)
     if not session.is_temporary_workspace(ws):
         raise UserError.validation(_OUTSIDE.format(workspace=temp_ws.name))

@@ -212,6 +212,8 @@ def _spark_write(df: Any, fmt: WriterFormat, staging: str, partition_by: Sequenc
     from pyspark.sql import functions as F
 
     observation = Observation(f"auger_write_{uuid.uuid4().hex}")
+    if fmt.kind == "text":
+        df = _complex_as_json(df)
     out = df.observe(observation, F.count(F.lit(1)).alias("n"))
     writer_cols: list[str] = []
     if partition_by:
@@ -235,6 +237,23 @@ def _spark_write(df: Any, fmt: WriterFormat, staging: str, partition_by: Sequenc
     else:
         writer.csv(staging)
     return observation
+
+
+def _complex_as_json(df: Any) -> Any:
+    """Text files hold scalars only: maps, structs and arrays are written as JSON text."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import ArrayType, MapType, StructType
+
+    complex_types = (ArrayType, MapType, StructType)
+    if not any(isinstance(f.dataType, complex_types) for f in df.schema.fields):
+        return df
+    cols = [
+        F.to_json(F.col(f"`{f.name}`")).alias(f.name)
+        if isinstance(f.dataType, complex_types)
+        else F.col(f"`{f.name}`")
+        for f in df.schema.fields
+    ]
+    return df.select(*cols)
 
 
 def _data_files(staging: str) -> list[str]:
