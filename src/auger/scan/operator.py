@@ -133,6 +133,15 @@ class ReaderFormatPlugin(FormatPlugin):
             rl.close(failed)
 
 
+def _under(path: str, root: str | None) -> bool:
+    """Is the file below the selection root (so that it has partition values)?"""
+    try:
+        FileDescrip(path, root)
+    except ValueError:
+        return False
+    return True
+
+
 def _as_split(file: FileSplit | str) -> FileSplit:
     return file if isinstance(file, FileSplit) else FileSplit(str(file))
 
@@ -215,7 +224,7 @@ class ScanOperator:
                 error_context=context,
             )
             if implicit_options is None:
-                paths = [f.path for f in self.files]
+                paths = [f.path for f in self.files if _under(f.path, selection_root)]
                 implicit_options = ImplicitOptions.from_options(
                     self.options,
                     max_partition_depth=max_partition_depth(paths, selection_root),
