@@ -369,3 +369,42 @@ def test_complex_columns_are_json_text_in_text_formats(data: Any, data_dir: Path
     assert rows(data, "create table pairs_out as select columns from `pairs.csv`") == [("0_0", 1)]
     assert (data_dir / "pairs_out" / "0_0_0.csv").read_text() == '"[""a"",""b""]"\n'
     assert rows(data, "select columns[0] from pairs_out") == [('["a","b"]',)]
+
+
+def test_writer_never_replaces_an_existing_target(spark: Any, tmp_path: Path) -> None:
+    from auger.config import DEFAULT_FORMATS, FormatConfig
+    from auger.storage.writer import write_table, writer_format
+
+    formats = {
+        n: FormatConfig(n, f["type"], tuple(f["extensions"])) for n, f in DEFAULT_FORMATS.items()
+    }
+    fmt = writer_format("parquet", formats)
+    target = tmp_path / "taken"
+    target.mkdir()
+    with pytest.raises(FileExistsError):
+        write_table(spark.sql("select 1 as a"), str(target), fmt, PERSISTENT)
+    assert os.listdir(tmp_path) == ["taken"] and os.listdir(target) == []
+
+
+def test_interrupted_write_leaves_nothing(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from auger.config import DEFAULT_FORMATS, FormatConfig
+    from auger.storage import writer
+
+    formats = {
+        n: FormatConfig(n, f["type"], tuple(f["extensions"])) for n, f in DEFAULT_FORMATS.items()
+    }
+
+    def interrupted(*args: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(writer, "_tidy", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        writer.write_table(
+            spark.sql("select 1 as a"),
+            str(tmp_path / "t"),
+            writer.writer_format("json", formats),
+            PERSISTENT,
+        )
+    assert os.listdir(tmp_path) == []

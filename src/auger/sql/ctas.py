@@ -272,15 +272,22 @@ def create_table(tree: exp.Create, session: UserSession) -> QueryResult:
         df = df.toDF(*names)
     partition_by = _partition_columns(stmt, names)
 
-    if stmt.temporary:
-        _log.info("Temporary table [%s] is being created.", stmt.name)
-        generated, path = session.temporary.allocate(ws.location)
-        result = write_table(df, path, fmt, TEMPORARY, partition_by)
-        session.temporary.register(stmt.name, generated, path, ws.name)
-    else:
-        _log.info("Creating persistent table [%s].", stmt.name)
-        path = ws.resolve(stmt.name)
-        session.check_path_access(path, stmt.name)
-        strategy = StorageStrategy(str(options["exec.persistent_table.umask"]))
-        result = write_table(df, path, fmt, strategy, partition_by)
+    try:
+        if stmt.temporary:
+            _log.info("Temporary table [%s] is being created.", stmt.name)
+            generated, path = session.temporary.allocate(ws.location)
+            result = write_table(df, path, fmt, TEMPORARY, partition_by)
+            session.temporary.register(stmt.name, generated, path, ws.name)
+        else:
+            _log.info("Creating persistent table [%s].", stmt.name)
+            path = ws.resolve(stmt.name)
+            session.check_path_access(path, stmt.name)
+            strategy = StorageStrategy(str(options["exec.persistent_table.umask"]))
+            result = write_table(df, path, fmt, strategy, partition_by)
+    except FileExistsError:  # created by another statement while this one was writing
+        raise UserError.validation(_EXISTS.format(name=stmt.name, schema=schema) + ".") from None
+    except PermissionError as exc:
+        raise UserError.permission(
+            f"Unable to write table [{stmt.name}] in schema [{schema}]", [str(exc)]
+        ) from exc
     return QueryResult(table=result.to_arrow(), statement="CREATE TABLE")

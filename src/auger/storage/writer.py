@@ -319,8 +319,9 @@ def write_table(
         partition_by: column names (Parquet only) whose value combinations get their own files.
 
     Raises:
-        UserError: DATA_WRITE when the target appeared meanwhile or the file system refuses;
-            Spark's own errors (unwrapped by the caller) for failures of the query itself.
+        FileExistsError: when the target appeared while the table was being written.
+        UserError: UNSUPPORTED_OPERATION for partitioning a format that cannot do it; Spark's
+            own errors (unwrapped by the caller) for failures of the query itself.
     """
     if partition_by and not fmt.supports_partitioning:
         raise UserError.unsupported(
@@ -349,10 +350,8 @@ def write_table(
         files = _tidy(staging, fmt, df)
         strategy.apply_tree(staging)
         if os.path.lexists(target):
-            raise UserError(
-                "DATA_WRITE",
-                f"Table directory [{target}] appeared while the table was being written",
-            )
+            # another statement created it meanwhile; the caller words the error
+            raise FileExistsError(target)
         os.rename(staging, target)
     except BaseException:
         if own_group is not None:
