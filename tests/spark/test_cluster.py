@@ -1,0 +1,191 @@
+"""auger on a real Spark standalone cluster: a master and two workers on 127.0.0.1, started from
+the installed pyspark, queried from a separate process (this process's local SparkSession cannot
+switch masters), then stopped."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyspark
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.spark]
+
+SPARK_HOME = Path(pyspark.__file__).resolve().parent
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": "127.0.0.1"}
+    env["PYSPARK_PYTHON"] = sys.executable
+    return subprocess.Popen(
+        [str(SPARK_HOME / "bin" / "spark-class"), *args],
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+        env=env,
+        start_new_session=True,
+    )
+
+
+def _alive_workers(ui_port: int) -> int:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=2) as r:
+            return int(json.load(r).get("aliveworkers", 0))
+    except OSError:
+        return -1
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    tmp = tmp_path_factory.mktemp("cluster")
+    port, ui = _free_port(), _free_port()
+    procs = [
+        _start(
+            [
+                "org.apache.spark.deploy.master.Master",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--webui-port",
+                str(ui),
+            ],
+            tmp / "master.log",
+        )
+    ]
+    url = f"spark://127.0.0.1:{port}"
+    try:
+        for n in range(2):
+            work = tmp / f"work{n}"
+            work.mkdir()
+            procs.append(
+                _start(
+                    [
+                        "org.apache.spark.deploy.worker.Worker",
+                        url,
+                        "--host",
+                        "127.0.0.1",
+                        "--cores",
+                        "1",
+                        "--memory",
+                        "1g",
+                        "--webui-port",
+                        str(_free_port()),
+                        "--work-dir",
+                        str(work),
+                    ],
+                    tmp / f"worker{n}.log",
+                )
+            )
+        deadline = time.monotonic() + 60
+        while _alive_workers(ui) < 2:
+            if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
+                logs = "\n".join(p.read_text()[-2000:] for p in sorted(tmp.glob("*.log")))
+                pytest.fail(f"the standalone cluster did not come up:\n{logs}")
+            time.sleep(0.5)
+        yield url
+    finally:
+        for p in reversed(procs):
+            _stop(p)
+
+
+CLIENT = textwrap.dedent(
+    """
+    import json, sys
+    import auger
+
+    master, data = sys.argv[1], sys.argv[2]
+    conn = auger.connect(config={
+        "storage": {"dfs": {"type": "file", "workspaces": {
+            "data": {"location": data, "writable": True}}}},
+        "spark": {"master": master, "conf": {
+            "spark.executor.memory": "512m", "spark.executor.cores": "1",
+            "spark.cores.max": "2", "spark.sql.shuffle.partitions": "2",
+            "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}},
+    })
+    cur = conn.cursor()
+    out = {}
+    cur.execute(
+        "SELECT dir0, COUNT(*) AS n, SUM(CAST(columns[1] AS INT)) AS s "
+        "FROM dfs.data.`tree` GROUP BY dir0 ORDER BY dir0")
+    out["agg"] = cur.fetchall()
+    cur.execute("SELECT COUNT(*) FROM dfs.data.`tree` WHERE dir0 = 'b'")
+    out["pruned"] = cur.fetchall()
+    spark = conn.session.engine.spark
+    out["master"] = spark.sparkContext.master
+    out["auger_on_executor"] = (
+        spark.sparkContext.parallelize([0], 1)
+        .map(lambda _: __import__("auger").__file__).collect()[0])
+    out["executor_hosts"] = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
+    try:
+        cur.execute("SELECT columns[0] FROM dfs.data.`bad`").fetchall()
+    except auger.dbapi.Error as exc:
+        out["error"] = str(exc)
+    conn.close()
+    print("RESULT " + json.dumps(out))
+    """
+)
+
+
+def test_queries_run_on_a_standalone_cluster(cluster: str, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    for name, rows in (("a", 30), ("b", 20), ("c", 10)):
+        d = data / "tree" / name
+        d.mkdir(parents=True)
+        for part in range(3):
+            lines = "".join(f"{name},{i}\n" for i in range(part, rows, 3))
+            (d / f"p{part}.csv").write_text(lines)
+    (data / "bad").mkdir()
+    (data / "bad" / "x.csv").write_bytes(b"ok\n\xff\xfe\n")
+    script = tmp_path / "client.py"
+    script.write_text(CLIENT)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_")}
+    env["SPARK_LOCAL_IP"] = "127.0.0.1"
+    proc = subprocess.run(
+        [sys.executable, str(script), cluster, str(data)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=env,
+        cwd=tmp_path,
+    )
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert lines, proc.stdout[-3000:] + proc.stderr[-3000:]
+    out = json.loads(lines[-1][len("RESULT ") :])
+    assert out["master"] == cluster
+    assert out["executor_hosts"] >= 1
+    assert out["agg"] == [
+        ["a", 30, sum(range(30))],
+        ["b", 20, sum(range(20))],
+        ["c", 10, sum(range(10))],
+    ]
+    assert out["pruned"] == [[20]]
+    # the engine shipped its own package: executors import auger from the shipped zip
+    assert "auger.zip" in out["auger_on_executor"]
+    assert out["error"].startswith("DATA_READ ERROR")
+    assert str(data / "bad" / "x.csv") in out["error"]
