@@ -239,3 +239,16 @@ def test_files_argument_overrides_the_specs(tmp_path: Path) -> None:
         {"id": 4, "dir0": "x"},
         {"id": 5, "dir0": "x"},
     ]
+
+
+def test_wildcard_over_a_planned_schema_warns_about_new_columns(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    write_parquet(tmp_path / "a.parquet", [{"id": 1}])
+    spec = plan("parquet", tmp_path, [tmp_path / "a.parquet"], None)
+    write_parquet(tmp_path / "b.parquet", [{"id": 2, "late": "x"}])
+    spec = spec.with_files((*spec.files, FileSplit(str(tmp_path / "b.parquet"))))
+    with caplog.at_level("WARNING", logger="auger.scan.lifecycle"):
+        out = table_of(list(run_scan_v2(spec)), spec)
+    assert out.to_pylist() == [{"id": 1}, {"id": 2}]
+    assert any("`late`" in r.getMessage() and "b.parquet" in r.getMessage() for r in caplog.records)

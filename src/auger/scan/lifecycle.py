@@ -363,7 +363,7 @@ class ScanLifecycle:
         self.convert = convert
         # A wildcard whose schema is fixed by the first reader: new columns are dropped, and the
         # caller hears about it.
-        self._warn_drops = tracker.projection_type is ProjectionType.ALL and not (
+        self.warn_drops = tracker.projection_type is ProjectionType.ALL and not (
             tracker.allow_schema_change
         )
         self.warnings: list[str] = []
@@ -443,7 +443,7 @@ class ScanLifecycle:
     def note_dropped(self, written: Iterable[str], out: pa.RecordBatch, ctx: ErrorContext) -> None:
         """Record (once per column) the reader columns a committed wildcard schema dropped:
         those the reader wrote that are not in the output batch."""
-        if not self._warn_drops:
+        if not self.warn_drops:
             return
         kept = {n.lower() for n in out.schema.names}
         self.drop_columns([n for n in written if n.lower() not in kept], ctx)

@@ -39,7 +39,7 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import FormatPlugin, conflict_error, merge_schemas, widen
 from auger.scan.conflicts import ErrorContext
-from auger.scan.file_scan import ArrowFileScan, project_arrays
+from auger.scan.file_scan import ArrowFileScan
 from auger.scan.implicit import (
     FileDescrip,
     ImplicitColumn,
@@ -174,6 +174,8 @@ class ScanOperator:
         read_columns: the column names an Arrow-native reader is asked for (``None``: all);
             by default the reader input schema's names (all for a wildcard).
         vector_size_limit: the loader's per-vector byte limit.
+        warn_dropped: warn about reader columns left out of the output; by default only for a
+            wildcard in strict mode (a ``SELECT *`` over a planned schema wants it too).
         error_context: scan-level context lines (``Table: ...``).
     """
 
@@ -200,6 +202,7 @@ class ScanOperator:
         reader_options: Mapping[str, Any] | None = None,
         read_columns: Sequence[str] | Literal["auto"] | None = "auto",
         vector_size_limit: int | None = None,
+        warn_dropped: bool | None = None,
         error_context: ErrorContext | None = None,
     ) -> None:
         if mode not in ("merge", "strict"):
@@ -252,8 +255,10 @@ class ScanOperator:
         self.arrow_scan = ArrowFileScan(
             tracker, implicit, null_type=null_type, error_context=tracker.error_context()
         )
-        self._wildcard = tracker.projection_type is ProjectionType.ALL
+        if warn_dropped is not None:
+            self.lifecycle.warn_drops = warn_dropped
         self._version = 0
+        self._noted = pa.schema([])  # the last Arrow reader schema checked for dropped columns
         self._last_schema: pa.Schema | None = None
         self._schema_sent = False
         self._any_opened = False
@@ -411,10 +416,10 @@ class ScanOperator:
 
     def _note_arrow_drops(self, raw: pa.RecordBatch, ctx: ErrorContext) -> None:
         lc = self.lifecycle
-        if not self._wildcard or self.mode != "strict":
+        if not lc.warn_drops or raw.schema.equals(self._noted):
             return
-        cols, _ = project_arrays(raw.slice(0, 0), self.tracker.projection_filter(ctx))
-        kept = {c.name.lower() for c in cols}
+        self._noted = raw.schema
+        kept = {n.lower() for n in self.tracker.output_schema().names()}
         lc.drop_columns([n for n in raw.schema.names if n.lower() not in kept], ctx)
 
 
@@ -517,6 +522,7 @@ def run_scan_v2(
         options=spec.options,
         reader_options=reader_options,
         read_columns=None if "*" in spec.projection else [c.name.lower() for c in table_cols],
+        warn_dropped="*" in spec.projection,
         config=config,
         convert=table,
         tracker=tracker,
