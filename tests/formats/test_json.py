@@ -252,3 +252,13 @@ def test_fallback_resumes_after_delivered_rows(tmp_path: Path) -> None:
     got = [r["a"] for r in rows_of(batches)]
     assert got == [float(i) for i in range(60_000)] + [0.5]
     assert all(b.schema.field("a").type == pa.float64() for b in batches)
+
+
+def test_nan_and_infinity(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    path = write(tmp_path, '{"a": 1.5}\n{"a": NaN}\n{"a": -Infinity}\n')
+    opts = {**json_mode, "__table_schema__": "a DOUBLE"}
+    got = [r["a"] for r in rows_of(read_file(path, "json", {}, opts))]
+    assert got[0] == 1.5 and got[1] != got[1] and got[2] == float("-inf")
+    with pytest.raises(UserError, match="NaN is not allowed") as info:
+        read_file(path, "json", {}, {**opts, "store.json.reader.allow_nan_inf": False})
+    assert "Line: 2" in info.value.context

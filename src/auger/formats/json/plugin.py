@@ -36,15 +36,16 @@ __all__ = ["JsonFormat"]
 _BLOCK = 4 << 20
 
 
-def _flags(options: Mapping[str, Any]) -> tuple[bool, bool, bool]:
-    def on(key: str) -> bool:
-        v = options.get(key, False)
-        return v.strip().lower() == "true" if isinstance(v, str) else bool(v)
+def _on(options: Mapping[str, Any], key: str, default: bool = False) -> bool:
+    v = options.get(key, default)
+    return v.strip().lower() == "true" if isinstance(v, str) else bool(v)
 
+
+def _flags(options: Mapping[str, Any]) -> tuple[bool, bool, bool]:
     return (
-        on("store.json.all_text_mode"),
-        on("store.json.read_numbers_as_double"),
-        on("store.json.reader.skip_invalid_records"),
+        _on(options, "store.json.all_text_mode"),
+        _on(options, "store.json.read_numbers_as_double"),
+        _on(options, "store.json.reader.skip_invalid_records"),
     )
 
 
@@ -173,6 +174,7 @@ class JsonFormat(FormatPlugin):
             target is not None
             and first == b"{"
             and not all_text
+            and _on(options, "store.json.reader.allow_nan_inf", True)  # pyarrow reads NaN
             and hasattr(pajson, "open_json")
             and not options.get("auger.scan.json_force_python", False)
         )
@@ -186,7 +188,10 @@ class JsonFormat(FormatPlugin):
                 return
             except _Fallback:
                 pass
-        yield from self._python_batches(path, target, all_text, skip, emitted, batch_rows)
+        allow_nan = _on(options, "store.json.reader.allow_nan_inf", True)
+        yield from self._python_batches(
+            path, target, all_text, skip, emitted, batch_rows, allow_nan
+        )
 
     @staticmethod
     def _target(options: Mapping[str, Any], columns: Sequence[str] | None) -> pa.Schema | None:
@@ -244,9 +249,16 @@ class JsonFormat(FormatPlugin):
         skip_invalid: bool,
         skip_rows: int,
         batch_rows: int,
+        allow_nan: bool = True,
     ) -> Iterator[pa.RecordBatch]:
         with _open(path) as fh:
-            stream = JsonStream(fh, path, skip_invalid=skip_invalid, all_text=all_text)
+            stream = JsonStream(
+                fh,
+                path,
+                skip_invalid=skip_invalid,
+                all_text=all_text,
+                allow_nan_inf=allow_nan,
+            )
             converter: RowsConverter | None = None
             if target is not None:
                 converter = RowsConverter(target, path, all_text, skip_invalid)

@@ -42,6 +42,7 @@ class JsonStream:
     path: str
     skip_invalid: bool = False
     all_text: bool = False
+    allow_nan_inf: bool = True
     skipped: int = 0
     _buf: str = ""
     _pos: int = 0
@@ -50,11 +51,13 @@ class JsonStream:
     _decoder: json.JSONDecoder = field(init=False)
 
     def __post_init__(self) -> None:
+        kwargs: dict[str, Any] = {}
         if self.all_text:
             # keep the number's own text (1.50 stays "1.50"), as Drill's all-text mode does
-            self._decoder = json.JSONDecoder(parse_int=str, parse_float=str)
-        else:
-            self._decoder = json.JSONDecoder()
+            kwargs.update(parse_int=str, parse_float=str, parse_constant=str)
+        if not self.allow_nan_inf:
+            kwargs["parse_constant"] = _refuse_constant
+        self._decoder = json.JSONDecoder(**kwargs)
         self._utf8 = codecs.getincrementaldecoder("utf-8")("strict")
         self._bytes_read = 0
 
@@ -145,6 +148,17 @@ class JsonStream:
         while True:
             try:
                 value, end = self._decoder.raw_decode(self._buf, self._pos)
+            except _NotAllowed as exc:
+                if self.skip_invalid:
+                    self.skipped += 1
+                    nl = self._buf.find("\n", self._pos)
+                    self._advance(len(self._buf) if nl < 0 else nl + 1)
+                    return _SKIP
+                raise json_error(
+                    self.path,
+                    f"{exc} is not allowed: store.json.reader.allow_nan_inf is false",
+                    self._line,
+                ) from None
             except json.JSONDecodeError as exc:
                 # the record may just continue beyond the buffer: read more before judging
                 if not self._eof and self._buf.find("\n", exc.pos) < 0:
@@ -170,6 +184,14 @@ class JsonStream:
 
 
 _SKIP = object()
+
+
+class _NotAllowed(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotAllowed(name)
 
 
 def _kind_name(value: Any) -> str:
