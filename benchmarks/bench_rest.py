@@ -35,10 +35,12 @@ def _post(http: requests.Session, url: str, sql: str) -> dict[str, Any]:
     return dict(resp.json())
 
 
-def run(url: str, sessions: int, queries: int) -> dict[str, Any]:
+def run(url: str, sessions: int, queries: int, max_seconds: float) -> dict[str, Any]:
     latencies: list[float] = []
     failures: list[str] = []
     lock = threading.Lock()
+    deadline = time.monotonic() + max_seconds
+    skipped = [0]
 
     def client(i: int) -> None:
         with requests.Session() as http:
@@ -53,6 +55,10 @@ def run(url: str, sessions: int, queries: int) -> dict[str, Any]:
                     failures.append(f"session {i}: CTTAS {made}")
                     return
                 for q in range(queries):
+                    if time.monotonic() > deadline:  # bounded: stop issuing, keep figures
+                        with lock:
+                            skipped[0] += queries - q
+                        break
                     sql = QUERIES[q % len(QUERIES)]
                     started = time.perf_counter()
                     data = _post(http, url, sql)
@@ -81,6 +87,7 @@ def run(url: str, sessions: int, queries: int) -> dict[str, Any]:
 
     return {
         "queries": len(latencies),
+        "skipped": skipped[0],
         "failures": failures,
         "wall_s": wall,
         "qps": len(latencies) / wall if wall else 0.0,
@@ -95,6 +102,9 @@ def main() -> int:
     parser.add_argument("--url", help="a running server (default: start one)")
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument(
+        "--max-seconds", type=float, default=900, help="stop issuing queries after this long"
+    )
     args = parser.parse_args()
     server = None
     url = args.url
@@ -106,7 +116,7 @@ def main() -> int:
         url = server.url
         _post(requests.Session(), url, "SELECT 1")  # Spark is up
     try:
-        figures = run(url, args.sessions, args.queries)
+        figures = run(url, args.sessions, args.queries, args.max_seconds)
     finally:
         if server is not None:
             leftovers = list(server.tmp.iterdir())
@@ -114,7 +124,8 @@ def main() -> int:
             print(f"leftover session directories: {len(leftovers)}")
     print(
         f"{args.sessions} sessions x {args.queries} queries: {figures['queries']} queries, "
-        f"{len(figures['failures'])} failed, {figures['wall_s']:.1f} s wall"
+        f"{len(figures['failures'])} failed, {figures['skipped']} not issued (time bound), "
+        f"{figures['wall_s']:.1f} s wall"
     )
     print(
         f"throughput {figures['qps']:.1f} queries/s; latency p50 {figures['p50_ms']:.0f} ms, "
