@@ -227,3 +227,25 @@ def test_bad_input_is_a_located_data_read_error(case: Case, tmp_path: Path) -> N
     assert f"File: {path}" in err.context
     if case.fmt != "parquet":
         assert any(c.startswith("Line: ") for c in err.context)
+
+
+@pytest.mark.parametrize("fmt", ["json", "parquet"])
+def test_nested_member_projection_through_the_scan(fmt: str, tmp_path: Path) -> None:
+    """Readers narrow maps to the named members; the scan restores the table's map type."""
+    docs = [{"m": {"a": 1, "b": {"c": "x", "d": 2}}}, {"m": {"a": 3, "b": {"c": "y", "d": 4}}}]
+    path = tmp_path / f"n.{fmt}"
+    if fmt == "json":
+        path.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    else:
+        pq.write_table(pa.Table.from_pylist(docs), path)
+    case = next(c for c in CASES if c.fmt == fmt)
+    spec = plan(case, tmp_path, [path], ["m"])
+    spec = ScanSpec(**{**spec.__dict__, "projection": ("m.b.c",)})
+    batches = scan(spec)
+    assert str(batches[0].schema.field("m").type) == (
+        "struct<a: int64, b: struct<c: string, d: int64>>"
+    )
+    assert column(batches, "m") == [
+        {"a": None, "b": {"c": "x", "d": None}},
+        {"a": None, "b": {"c": "y", "d": None}},
+    ]

@@ -262,3 +262,17 @@ def test_nan_and_infinity(tmp_path: Path, json_mode: dict[str, Any]) -> None:
     with pytest.raises(UserError, match="NaN is not allowed") as info:
         read_file(path, "json", {}, {**opts, "store.json.reader.allow_nan_inf": False})
     assert "Line: 2" in info.value.context
+
+
+def test_nested_projection_reads_named_members(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    path = write(tmp_path, '{"m": {"a": 1, "b": {"c": "x", "d": 2}}, "z": 1}\n')
+    opts = {
+        **json_mode,
+        "__table_schema__": discover(path),
+        "__projection__": ["M.b.c", "z"],
+    }
+    batches = read_file(path, "json", {}, opts, columns=["m", "z"])
+    assert batches[0].schema.field("m").type == pa.struct(
+        [pa.field("b", pa.struct([pa.field("c", pa.string())]))]
+    )
+    assert rows_of(batches) == [{"m": {"b": {"c": "x"}}, "z": 1}]

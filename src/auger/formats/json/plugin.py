@@ -88,6 +88,46 @@ def _has_upper(data: bytes) -> bool:
     return not data.islower() and data != data.lower()
 
 
+def _prune(schema: pa.Schema, projection: Sequence[str]) -> pa.Schema:
+    """Maps narrowed to the members the query names (``m.a``): less to build; the scan fills
+    the other members with nulls when it casts to the table's map type."""
+    paths: dict[str, list[list[str]]] = {}
+    whole: set[str] = set()
+    for path in projection:
+        parts = [p.strip("`").lower() for p in path.split(".")]
+        if len(parts) == 1 or "[" in path:
+            whole.add(parts[0].split("[")[0])
+        else:
+            paths.setdefault(parts[0], []).append(parts[1:])
+    fields = []
+    for f in schema:
+        low = f.name.lower()
+        if low in paths and low not in whole and pa.types.is_struct(f.type):
+            f = f.with_type(_narrow(f.type, paths[low]))
+        fields.append(f)
+    return pa.schema(fields)
+
+
+def _narrow(t: pa.DataType, paths: list[list[str]]) -> pa.DataType:
+    keep: dict[str, list[list[str]]] = {}
+    whole: set[str] = set()
+    for parts in paths:
+        head = parts[0].split("[")[0]
+        if len(parts) == 1 or "[" in parts[0]:
+            whole.add(head)
+        else:
+            keep.setdefault(head, []).append(parts[1:])
+    out = []
+    for f in t:
+        low = f.name.lower()
+        if low in whole:
+            out.append(f)
+        elif low in keep:
+            sub = _narrow(f.type, keep[low]) if pa.types.is_struct(f.type) else f.type
+            out.append(f.with_type(sub))
+    return pa.struct(out) if out else t
+
+
 class _Watch:
     """File-like wrapper noticing what pyarrow's JSON reader would get silently wrong:
     invalid UTF-8, and a top-level key spelled in another case than the table's."""
@@ -201,7 +241,10 @@ class JsonFormat(FormatPlugin):
         schema = TupleSchema.parse(text) if text else TupleSchema()
         wanted = None if columns is None else {c.lower() for c in columns}
         cols = [c for c in schema if wanted is None or c.name.lower() in wanted]
-        return _nullable(schema_to_arrow(TupleSchema(cols)))
+        target = _nullable(schema_to_arrow(TupleSchema(cols)))
+        if wanted is None:
+            return target
+        return _prune(target, options.get("__projection__") or ())
 
     # ------------------------------------------------------------------ Arrow path
     def _arrow_batches(self, path: str, target: pa.Schema) -> Iterator[pa.RecordBatch]:
