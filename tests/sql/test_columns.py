@@ -95,3 +95,11 @@ def test_integer_divisions_are_found() -> None:
         "SELECT x / 2, y / 2, t.id / x, 7 / 2 FROM dfs.data.`a.json` t, dfs.data.`c.json`"
     )
     assert result.integer_divisions == {0, 2, 3}
+
+
+def test_correlated_names_belong_to_the_outer_table() -> None:
+    got = projections(
+        "SELECT t.id FROM dfs.data.`a.json` t WHERE EXISTS "
+        "(SELECT 1 FROM dfs.data.`c.json` u WHERE u.y = x)"
+    )
+    assert got == {"dfs.data.a.json": ("x", "id"), "dfs.data.c.json": ("y",)}

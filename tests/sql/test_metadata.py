@@ -93,3 +93,40 @@ def test_trailing_semicolon_and_parse_position(conn: Any) -> None:
     assert rows(conn, "SELECT 1 AS x FROM (VALUES(1));") == [(1,)]
     msg = error(conn, "SELECT a\nFROM t WHERE (")
     assert msg.startswith("PARSE ERROR:") and "line 2" in msg
+
+
+def test_view_definition_is_stored_as_drill_unparses_it(conn: Any) -> None:
+    rows(conn, "USE dfs.tmp")
+    rows(
+        conn,
+        "CREATE VIEW v_def AS SELECT cast(`employee_id` as integer) employeeid "
+        "FROM cp.`employee.json`",
+    )
+    got = rows(conn, "SELECT * FROM INFORMATION_SCHEMA.VIEWS WHERE TABLE_NAME = 'v_def'")
+    assert got == [
+        (
+            "DRILL",
+            "dfs.tmp",
+            "v_def",
+            "SELECT CAST(`employee_id` AS INTEGER) AS `employeeid`\nFROM `cp`.`employee.json`",
+        )
+    ]
+    assert rows(conn, "SHOW TABLES LIKE 'v_def'") == [("dfs.tmp", "v_def")]
+    assert rows(conn, "DESCRIBE `v_def`") == [("employeeid", "INTEGER", "YES")]
+    rows(conn, "DROP VIEW v_def")
+
+
+def test_information_schema_files(conn: Any, data_dir: Path) -> None:
+    (data_dir / "isf").mkdir()
+    (data_dir / "isf" / "inner.json").write_text("{}\n")
+    got = rows(
+        conn,
+        "SELECT FILE_NAME, RELATIVE_PATH, IS_DIRECTORY, WORKSPACE_NAME, ROOT_SCHEMA_NAME "
+        "FROM INFORMATION_SCHEMA.`FILES` WHERE SCHEMA_NAME = 'dfs.data' AND FILE_NAME = 'isf'",
+    )
+    assert got == [("isf", "isf", True, "data", "dfs")]
+    # not recursive by default
+    got = rows(
+        conn, "SELECT COUNT(*) FROM INFORMATION_SCHEMA.`FILES` WHERE FILE_NAME = 'inner.json'"
+    )
+    assert got == [(0,)]

@@ -63,3 +63,7 @@ def test_views_may_not_use_temporary_tables(conn: Any) -> None:
     assert "A non-view table with given name [tt_for_view] already exists in schema [dfs.tmp]" in (
         error(conn, "CREATE VIEW dfs.tmp.tt_for_view AS SELECT 1 FROM (VALUES(1))")
     )
+
+
+def test_unquoted_dotted_file_names(conn: Any) -> None:
+    assert rows(conn, "SELECT COUNT(*) AS n FROM cp.region.json") == [(110,)]

@@ -92,3 +92,31 @@ def test_not_null_default_for_absent_column(conn: Any, data_dir: Path) -> None:
         "PROPERTIES ('drill.strict' = 'true')",
     )
     assert rows(conn, "SELECT * FROM dfs.data.`sch2` ORDER BY id") == [(1, 7), (2, 7)]
+
+
+def test_alter_schema(conn: Any, data_dir: Path) -> None:
+    d = _table(data_dir, "sch3")
+    assert "RESOURCE ERROR: Schema does not exist" in error(
+        conn, "ALTER SCHEMA FOR TABLE dfs.data.`sch3` ADD COLUMNS (a INT)"
+    )
+    rows(conn, "CREATE SCHEMA (id INT) FOR TABLE dfs.data.`sch3`")
+    got = rows(
+        conn,
+        "ALTER SCHEMA FOR TABLE dfs.data.`sch3` ADD COLUMNS (name VARCHAR) "
+        "PROPERTIES ('drill.strict' = 'true')",
+    )
+    assert got == [(True, "Schema for [dfs.data.sch3] was updated")]
+    assert error(conn, "ALTER SCHEMA FOR TABLE dfs.data.`sch3` ADD COLUMNS (id BIGINT)").startswith(
+        "VALIDATION ERROR"
+    )
+    rows(conn, "ALTER SCHEMA FOR TABLE dfs.data.`sch3` ADD OR REPLACE COLUMNS (id BIGINT)")
+    rows(conn, "ALTER SCHEMA FOR TABLE dfs.data.`sch3` REMOVE PROPERTIES ('drill.strict')")
+    raw = json.loads((d / ".drill.schema").read_text())
+    assert [(c["name"], c["type"]) for c in raw["schema"]["columns"]] == [
+        ("id", "BIGINT"),
+        ("name", "VARCHAR"),
+    ]
+    assert "properties" not in raw["schema"]
+    rows(conn, "ALTER SCHEMA FOR TABLE dfs.data.`sch3` REMOVE COLUMNS (`name`)")
+    raw = json.loads((d / ".drill.schema").read_text())
+    assert [c["name"] for c in raw["schema"]["columns"]] == ["id"]

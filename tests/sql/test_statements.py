@@ -80,3 +80,15 @@ def test_malformed_statements_point_at_the_token(sql: str, needle: str) -> None:
     with pytest.raises(UserError) as info:
         parse_command(sql)
     assert needle in str(info.value)
+
+
+def test_alter_schema_grammar() -> None:
+    got = parse_command(
+        "ALTER SCHEMA FOR TABLE dfs.tmp.t ADD OR REPLACE COLUMNS (a INT, b VARCHAR) "
+        "PROPERTIES ('k' = 'v')"
+    )
+    assert got == st.AlterSchema(
+        ("dfs", "tmp", "t"), None, True, True, "a INT, b VARCHAR", {"k": "v"}
+    )
+    got = parse_command("alter schema path '/p/s' remove columns (`a`) properties ('k')")
+    assert got == st.AlterSchema(None, "/p/s", False, False, "`a`", {"k": ""})

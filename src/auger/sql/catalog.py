@@ -180,14 +180,9 @@ class Catalog:
             return None
         return ViewTable(ws.name, name.lstrip("/"), ws, path, read_view(path))
 
-    def resolve_table(self, parts: Sequence[str], default_schema: str | None) -> TableRef:
-        """Resolve a table name's parts to a view, a file or a system table (in that order).
-
-        Raises:
-            UserError: VALIDATION, naming the table and the schema searched.
-        """
-        table = parts[-1]
-        schema_parts = split_schema_path(list(parts[:-1]))
+    def _lookup(
+        self, schema_parts: list[str], table: str, default_schema: str | None
+    ) -> TableRef | None:
         attempts: list[list[str]] = _relative_to(default_schema, schema_parts)
         if schema_parts:
             attempts.append(schema_parts)
@@ -201,6 +196,26 @@ class Catalog:
             if view is not None:
                 return view
             return FileTable(found.name, table, found, found.resolve(table))
+        return None
+
+    def resolve_table(self, parts: Sequence[str], default_schema: str | None) -> TableRef:
+        """Resolve a table name's parts to a view, a file or a system table (in that order).
+
+        Raises:
+            UserError: VALIDATION, naming the table and the schema searched.
+        """
+        table = parts[-1]
+        schema_parts = split_schema_path(list(parts[:-1]))
+        found_ref = self._lookup(schema_parts, table, default_schema)
+        # ``cp.employee.json`` unquoted: the trailing parts are a dotted file name
+        for cut in range(len(parts) - 2, 0, -1):
+            if found_ref is not None:
+                break
+            found_ref = self._lookup(
+                split_schema_path(list(parts[:cut])), ".".join(parts[cut:]), default_schema
+            )
+        if found_ref is not None:
+            return found_ref
         if not schema_parts and not default_schema:
             raise UserError.validation(
                 f"Object '{table}' not found: no default schema selected",

@@ -149,6 +149,17 @@ def _view_of(source: object, views: Sequence[str]) -> int | None:
     return None
 
 
+def _known_outside(
+    scope: Scope | None, name: str, views: Sequence[str], schemas: dict[str, dict[str, str]]
+) -> bool:
+    while scope is not None:
+        for _alias, (_node, src) in scope.selected_sources.items():
+            if isinstance(src, exp.Table) and src.name in views and name in schemas[src.name]:
+                return True
+        scope = scope.parent
+    return False
+
+
 def _complete_schema(
     tree: exp.Expression, views: Sequence[str], schemas: dict[str, dict[str, str]]
 ) -> None:
@@ -180,6 +191,8 @@ def _complete_schema(
                 continue
             if any(name.lower() in schemas[src.name] for src in sources.values()):
                 continue
+            if _known_outside(scope.parent, name.lower(), views, schemas):
+                continue  # a correlated reference to an enclosing query's table
             if name.lower() in aliases and _clause(col, scope) in _ALIAS_CLAUSES:
                 continue
             if len(scope.selected_sources) == 1 and len(sources) == 1:

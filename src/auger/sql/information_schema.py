@@ -1,4 +1,4 @@
-"""``INFORMATION_SCHEMA``: SCHEMATA, TABLES, VIEWS and COLUMNS as small Arrow tables.
+"""``INFORMATION_SCHEMA``: SCHEMATA, TABLES, VIEWS, COLUMNS and FILES as small Arrow tables.
 
 Spark has no such schema; each table is built on demand from the catalog (see
 :mod:`auger.sql.metadata`) with Drill's column names. COLUMNS lists the columns that are known
@@ -143,8 +143,9 @@ def _columns(session: UserSession) -> pa.Table:
 
 def _system_table_columns(schema: str, name: str, session: UserSession) -> list[tuple[str, str]]:
     if schema == "INFORMATION_SCHEMA":
+        static = {"COLUMNS": _COLUMN_FIELDS, "FILES": _FILE_FIELDS}
         arrow_schema = (
-            pa.schema(_COLUMN_FIELDS) if name == "COLUMNS" else INFO_TABLES[name](session).schema
+            pa.schema(static[name]) if name in static else INFO_TABLES[name](session).schema
         )
     else:
         from auger.sql.sys_tables import sys_table
@@ -153,11 +154,88 @@ def _system_table_columns(schema: str, name: str, session: UserSession) -> list[
     return [(c.name, c.type.sql_name) for c in schema_from_arrow(arrow_schema)]
 
 
+_FILE_FIELDS: list[tuple[str, pa.DataType]] = [
+    ("SCHEMA_NAME", pa.string()),
+    ("ROOT_SCHEMA_NAME", pa.string()),
+    ("WORKSPACE_NAME", pa.string()),
+    ("FILE_NAME", pa.string()),
+    ("RELATIVE_PATH", pa.string()),
+    ("IS_DIRECTORY", pa.bool_()),
+    ("IS_FILE", pa.bool_()),
+    ("LENGTH", pa.int64()),
+    ("OWNER", pa.string()),
+    ("GROUP", pa.string()),
+    ("PERMISSION", pa.string()),
+    ("ACCESS_TIME", pa.timestamp("ms")),
+    ("MODIFICATION_TIME", pa.timestamp("ms")),
+]
+
+
+def _files(session: UserSession) -> pa.Table:
+    """Entries of every workspace directory (recursively when
+    ``storage.list_files_recursively`` is set; SHOW FILES never recurses)."""
+    import datetime as dt
+    import os
+    import stat
+
+    from auger.sql.show import file_owner
+
+    try:
+        recursive = bool(session.options.get("storage.list_files_recursively"))
+    except Exception:  # the option is not registered: Drill's default
+        recursive = False
+    rows: list[dict[str, object]] = []
+    for ws in session.catalog.workspaces():
+        pending = [""]
+        while pending:
+            rel_dir = pending.pop(0)
+            directory = os.path.join(ws.location, rel_dir)
+            try:
+                entries = sorted(os.listdir(directory))
+            except OSError:
+                continue
+            for name in entries:
+                full = os.path.join(directory, name)
+                try:
+                    st = os.stat(full)
+                except OSError:
+                    continue
+                rel = os.path.join(rel_dir, name) if rel_dir else name
+                is_dir = stat.S_ISDIR(st.st_mode)
+                user, group = file_owner(st)
+                rows.append(
+                    {
+                        "SCHEMA_NAME": ws.name,
+                        "ROOT_SCHEMA_NAME": ws.plugin.name,
+                        "WORKSPACE_NAME": ws.config.name,
+                        "FILE_NAME": name,
+                        "RELATIVE_PATH": rel,
+                        "IS_DIRECTORY": is_dir,
+                        "IS_FILE": stat.S_ISREG(st.st_mode),
+                        "LENGTH": st.st_size,
+                        "OWNER": user,
+                        "GROUP": group,
+                        "PERMISSION": stat.filemode(st.st_mode)[1:],
+                        "ACCESS_TIME": dt.datetime.fromtimestamp(st.st_atime, dt.UTC).replace(
+                            tzinfo=None
+                        ),
+                        "MODIFICATION_TIME": dt.datetime.fromtimestamp(st.st_mtime, dt.UTC).replace(
+                            tzinfo=None
+                        ),
+                    }
+                )
+                if is_dir and recursive and ws.config.location != "/":
+                    pending.append(rel)
+    fields = pa.schema(_FILE_FIELDS)
+    return pa.table({f.name: pa.array([r[f.name] for r in rows], f.type) for f in fields})
+
+
 INFO_TABLES: dict[str, Callable[[UserSession], pa.Table]] = {
     "SCHEMATA": _schemata,
     "TABLES": _tables,
     "VIEWS": _views,
     "COLUMNS": _columns,
+    "FILES": _files,
 }
 
 

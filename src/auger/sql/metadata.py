@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from auger.storage.selection import is_hidden
+from auger.storage.temporary import OWNER_MARKER
 from auger.storage.views import VIEW_SUFFIX, View, list_views, read_view, view_path
 from auger.storage.workspace import Workspace
 
@@ -37,7 +38,8 @@ def _is_table_entry(ws: Workspace, directory: str, name: str) -> bool:
         return False
     full = os.path.join(directory, name)
     if os.path.isdir(full):
-        return True
+        # a session's temporary-table folder is no table (it is marked by its owner file)
+        return not os.path.isfile(os.path.join(full, OWNER_MARKER))
     return ws.format_for(full) is not None
 
 

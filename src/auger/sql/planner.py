@@ -222,6 +222,10 @@ def build_file_scan(
         elif allow_missing and lname not in never_missing:
             add(ColumnMetadata(name, MinorType.INT, DataMode.OPTIONAL), ColumnSource.MISSING)
 
+    if not len(out):
+        # Nothing projected (``COUNT(*)``): one per-file constant column keeps each batch's
+        # row count through Spark (a batch without columns would arrive as zero rows).
+        add(ColumnMetadata(ROW_COUNT_COLUMN, MinorType.VARCHAR), ColumnSource.FILENAME)
     spec = ScanSpec(
         format_name=fmt.name,
         format_type=fmt.type,
@@ -318,6 +322,9 @@ def _analyse(tree: exp.Expression, tables: list[exp.Table]) -> dict[int, Request
                 req[id(t)].add(root)
     return req
 
+
+#: The column a scan delivers when the query needs none of the table's, only its rows.
+ROW_COUNT_COLUMN = "__auger_row"
 
 #: Views nested deeper than this are taken to reference themselves.
 MAX_VIEW_DEPTH = 32

@@ -106,6 +106,7 @@ COMMAND_HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
     st.CreateSchema: _lazy("auger.sql.schema_commands", "create_schema"),
     st.DropSchema: _lazy("auger.sql.schema_commands", "drop_schema"),
     st.DescribeSchema: _lazy("auger.sql.schema_commands", "describe_schema"),
+    st.AlterSchema: _lazy("auger.sql.schema_commands", "alter_schema"),
 }
 
 

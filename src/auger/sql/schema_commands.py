@@ -13,8 +13,9 @@ import pyarrow as pa
 
 from auger.errors import UserError
 from auger.sql.catalog import FileTable, SystemTable, TableRef, ViewTable, display_schema
+from auger.sql.grammar import Cursor
 from auger.sql.result import QueryResult, ok_result
-from auger.sql.statements import CreateSchema, DescribeSchema, DropSchema
+from auger.sql.statements import AlterSchema, CreateSchema, DescribeSchema, DropSchema
 from auger.storage.schema_file import (
     SCHEMA_FILE_NAME,
     SchemaFile,
@@ -27,7 +28,7 @@ from auger.types import TupleSchema
 if TYPE_CHECKING:
     from auger.session import UserSession
 
-__all__ = ["create_schema", "describe_schema", "drop_schema"]
+__all__ = ["alter_schema", "create_schema", "describe_schema", "drop_schema"]
 
 
 def _local_path(path: str) -> str:
@@ -131,3 +132,50 @@ def describe_schema(c: DescribeSchema, session: UserSession) -> QueryResult:
     return QueryResult(
         table=pa.table({"schema": pa.array([text], pa.string())}), statement="DESCRIBE"
     )
+
+
+def alter_schema(c: AlterSchema, session: UserSession) -> QueryResult:
+    """``ALTER SCHEMA ... ADD [OR REPLACE]`` / ``REMOVE`` columns and properties."""
+    if c.table is not None:
+        parts = list(c.table)
+        _ref, directory = _table_dir(parts, session, writing=True)
+        target = schema_file_path(directory)
+        source = ".".join(parts)
+    else:
+        assert c.path is not None
+        target = _local_path(c.path)
+        source = c.path
+    if not os.path.isfile(target):
+        raise UserError.resource(f"Schema does not exist for [{source}]")
+    current = read_schema_file(target)
+    columns = TupleSchema(current.schema)
+    props = dict(current.properties)
+    if c.add:
+        for col in TupleSchema.parse(c.columns) if c.columns else TupleSchema():
+            if col.name in columns:
+                if not c.replace:
+                    raise UserError.validation(
+                        f"Column [{col.name}] already exists in the schema of [{source}]"
+                    )
+                columns.replace(col)
+            else:
+                columns.add(col)
+        for key, value in c.properties.items():
+            if key in props and not c.replace:
+                raise UserError.validation(
+                    f"Property [{key}] already exists in the schema of [{source}]"
+                )
+            props[key] = value
+    else:
+        drop = set()
+        if c.columns:
+            cur = Cursor(c.columns)
+            while not cur.at_end():
+                drop.add(cur.name()[-1].lower())
+                if cur.at_punct(","):
+                    cur.take()
+        columns = TupleSchema(col for col in columns if col.name.lower() not in drop)
+        for key in c.properties:
+            props.pop(key, None)
+    write_schema_file(target, SchemaFile(columns, props, current.table, current.version))
+    return ok_result(True, f"Schema for [{source}] was updated", "ALTER SCHEMA")

@@ -113,7 +113,7 @@ def _not_workspace(name: str) -> UserError:
     )
 
 
-def _owner(st: os.stat_result) -> tuple[str, str]:
+def file_owner(st: os.stat_result) -> tuple[str, str]:
     try:
         user = pwd.getpwuid(st.st_uid).pw_name
     except KeyError:
@@ -136,7 +136,7 @@ def show_files(c: ShowFiles, session: UserSession) -> QueryResult:
             st = os.stat(full)
         except OSError:
             continue
-        user, group = _owner(st)
+        user, group = file_owner(st)
         rows.append(
             {
                 "name": name,

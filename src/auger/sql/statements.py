@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from auger.sql.grammar import Cursor
 
 __all__ = [
+    "AlterSchema",
     "CreateSchema",
     "CreateView",
     "Describe",
@@ -59,6 +60,16 @@ class CreateSchema:
     table: tuple[str, ...] | None
     path: str | None
     properties: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AlterSchema:
+    table: tuple[str, ...] | None
+    path: str | None
+    add: bool  # ADD, else REMOVE
+    replace: bool
+    columns: str | None  # ADD: column definitions; REMOVE: names
+    properties: dict[str, str] = field(default_factory=dict)  # REMOVE: keys only (values "")
 
 
 @dataclass(frozen=True)
@@ -215,6 +226,40 @@ def _create_view(c: Cursor, replace: bool) -> CreateView:
     return CreateView(replace, if_not_exists, name, columns, query)
 
 
+def _alter(c: Cursor) -> object | None:
+    if not c.accept("ALTER", "SCHEMA"):
+        return None
+    table = path = None
+    if c.accept("FOR"):
+        c.expect("TABLE")
+        table = tuple(c.name())
+    else:
+        c.expect("PATH")
+        path = c.string()
+    add = c.accept("ADD")
+    if not add:
+        c.expect("REMOVE")
+    replace = add and c.accept("OR", "REPLACE")
+    columns = None
+    props: dict[str, str] = {}
+    if c.accept("COLUMNS"):
+        columns = c.balanced()
+    if c.accept("PROPERTIES"):
+        if add:
+            props = _properties(c)
+        else:
+            c.expect_punct("(")
+            while not c.at_punct(")"):
+                props[c.string()] = ""
+                if c.at_punct(","):
+                    c.take()
+            c.expect_punct(")")
+    if columns is None and not props:
+        c.fail()
+    c.end()
+    return AlterSchema(table, path, add, replace, columns, props)
+
+
 def _drop(c: Cursor) -> object | None:
     start = c.i
     if not c.accept("DROP"):
@@ -266,14 +311,14 @@ def _explain(c: Cursor) -> object | None:
     return Explain(query, with_impl)
 
 
-_GRAMMARS = (_show, _describe, _create, _drop, _refresh, _explain)
+_GRAMMARS = (_show, _describe, _create, _alter, _drop, _refresh, _explain)
 
 
 def parse_statement_command(sql: str) -> object | None:
     """Parse one of this module's statements, or None when the text is none of them."""
     text = sql.strip().rstrip(";").strip()
     first = text.split(None, 1)[0].upper() if text else ""
-    if first not in ("SHOW", "DESCRIBE", "DESC", "CREATE", "DROP", "REFRESH", "EXPLAIN"):
+    if first not in ("SHOW", "DESCRIBE", "DESC", "CREATE", "ALTER", "DROP", "REFRESH", "EXPLAIN"):
         return None
     c = Cursor(text)
     for grammar in _GRAMMARS:
