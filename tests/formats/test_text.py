@@ -351,6 +351,18 @@ def test_plain_files_do_not_fall_back(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setattr(text_plugin.TextFormat, "_python_batches", refuse)
     assert len(read(tmp_path, CARS, {}, HEADER, name="c.csvh")) == 4
     assert len(read(tmp_path, "1,2\n3,4\n", {}, name="p.csv.gz")) == 2
+    # every row shorter than the header: blanks, still on the Arrow path
+    short = read(tmp_path, "a,b,c\n1,2\n3,4\n", {}, {**HEADER, "trim": True}, name="s.csvh")
+    assert short == [{"a": "1", "b": "2", "c": ""}, {"a": "3", "b": "4", "c": ""}]
+    # columns[n] beyond the file's width
+    narrow = read(
+        tmp_path,
+        "1,2\n3,4\n",
+        {},
+        columns=["columns"],
+        options={"__projection__": ["columns[1]", "columns[5]"]},
+    )
+    assert cols(narrow) == [["", "2"], ["", "4"]]
 
 
 def test_fallback_resumes_after_delivered_rows(tmp_path: Path) -> None:

@@ -120,6 +120,8 @@ def arrow_tables(
         convert = pacsv.ConvertOptions(
             default_column_type=pa.string(),
             include_columns=None if include is None else [f"f{i}" for i in include],
+            # a position beyond the file's width reads as a null-typed column
+            include_missing_columns=include is not None,
             strings_can_be_null=False,
             quoted_strings_can_be_null=False,
             check_utf8=True,

@@ -216,8 +216,8 @@ class TextFormat(FormatPlugin):
             return None
         if not shape.fields:
             return [0]  # pyarrow needs one column to count rows
-        if shape.header is None:
-            return None  # headerless push-down: positions beyond a row's width are decided later
+        if shape.header is None and shape.width is not None:
+            return list(range(shape.width))  # headerless push-down: only the leading positions
         return shape.fields
 
     # ------------------------------------------------------------- Arrow → output
@@ -225,11 +225,12 @@ class TextFormat(FormatPlugin):
         n = raw.num_rows
         if shape.header is not None:
             names = [shape.header[i] for i in shape.fields or ()]
-            arrays = [_trim(raw.column(f"f{i}"), o) for i in shape.fields or ()]
+            arrays = [_trim(_blank_if_absent(raw.column(f"f{i}")), o) for i in shape.fields or ()]
             return _with_fill(arrays, names, shape.fill, n)
         if shape.fields is not None and not shape.fields:
             return pa.RecordBatch.from_arrays([pa.nulls(n)], names=[ROWS_ONLY])
-        cols = [_trim(c, o) for c in raw.columns]
+        # positions the file does not have come back null-typed, always after the real ones
+        cols = [_trim(c, o) for c in raw.columns if not pa.types.is_null(c.type)]
         if shape.width is not None:
             keep = set(shape.fields or ())
             cols = [
@@ -289,6 +290,13 @@ def _columns_with_header(config_name: str, o: TextOptions) -> UserError:
             *o.error_context(),
         ],
     )
+
+
+def _blank_if_absent(arr: pa.Array) -> pa.Array:
+    """A header column no row of the file reaches: "" as for a short row."""
+    if pa.types.is_null(arr.type):
+        return pa.array(np.full(len(arr), ""), pa.string())
+    return arr
 
 
 def _trim(arr: pa.Array, o: TextOptions) -> pa.Array:
