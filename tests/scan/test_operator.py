@@ -593,3 +593,9 @@ def test_file_outside_the_root_has_no_partitions() -> None:
         lambda s: Rows("a INT", [(1,)]), ["/elsewhere/a.csv"], ["a", "dir0"], selection_root="/w"
     )
     assert rows_of(list(op)) == [(1, None)]
+
+
+def test_reader_plugin_read_arrow_leaves_absent_columns_to_the_caller() -> None:
+    cfg = FormatConfig("t", "twofiles", ())
+    batches = list(TwoFiles().read_arrow(FileSplit("/w/int.t"), cfg, {}, ["a", "zz"], 10))
+    assert [b.schema.names for b in batches] == [["a"]]

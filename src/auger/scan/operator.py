@@ -91,13 +91,29 @@ class ReaderFormatPlugin(FormatPlugin):
         columns: Sequence[str] | None,
         batch_rows: int,
     ) -> Iterator[pa.RecordBatch]:
-        """The file's (projected) columns through the reader lifecycle, no implicit columns."""
+        """The file's (projected) columns through the reader lifecycle: no implicit columns, and
+        no stand-ins for columns the file lacks (the caller types those)."""
         projection = ["*"] if columns is None else [quote_name(c) for c in columns]
         lc = ScanLifecycle(ScanSchemaTracker.build(projection), row_limit=batch_rows)
-        file = FileDescrip(split.path)
-        yield from lc.read_file(
-            file, self.reader(split, config), split=split, options=dict(options)
+        rl = lc.reader(
+            FileDescrip(split.path), self.reader(split, config), split=split, options=options
         )
+        failed = False
+        try:
+            if not rl.open():
+                return
+            while (out := rl.next()) is not None:
+                if not out.num_rows:
+                    continue
+                assert rl.loader is not None
+                written = {n.lower() for n in rl.loader.writer().schema().names()}
+                keep = [i for i, n in enumerate(out.schema.names) if n.lower() in written]
+                yield out if len(keep) == out.num_columns else out.select(keep)
+        except BaseException:
+            failed = True
+            raise
+        finally:
+            rl.close(failed)
 
     def discover_schema(
         self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
