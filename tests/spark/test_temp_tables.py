@@ -489,3 +489,29 @@ def test_session_map_of_generated_names(conn: Any, tmp_workspace: Path) -> None:
     rows(conn, "drop table mapped_name")
     assert session.temporary_tables == {}
     assert session.resolve_temporary_table_name("mapped_name") is None
+
+
+def test_temporary_table_and_view_priority(conn: Any) -> None:
+    conn.cursor().execute("use dfs.data")
+    name = "temporary_table_and_view"
+    rows(conn, f"create TEMPORARY table {name} as select 'temporary_table' as c1 from (values(1))")
+    rows(conn, f"create view {name} as select 'view' as c1 from (values(1))")
+    assert rows(conn, f"select * from dfs.tmp.{name}") == [("temporary_table",)]
+    assert rows(conn, f"select * from dfs.data.{name}") == [("view",)]
+    assert rows(conn, f"select * from {name}") == [("temporary_table",)]
+    assert rows(conn, f"drop table {name}") == [(True, f"Temporary table [{name}] dropped")]
+    assert rows(conn, f"select * from {name}") == [("view",)]
+
+
+def test_view_expansion_refuses_a_temporary_table_of_the_same_name(conn: Any) -> None:
+    conn.cursor().execute("use dfs.data")
+    rows(conn, "create table table_for_expansion as select 'TABLE' as c1 from (values(1))")
+    rows(conn, "create view view_for_expansion as select * from table_for_expansion")
+    assert rows(conn, "select * from view_for_expansion") == [("TABLE",)]
+    rows(conn, "drop table table_for_expansion")
+    rows(conn, "create temporary table table_for_expansion as select 'TEMP' as c1 from (values(1))")
+    msg = error(conn, "select * from view_for_expansion")
+    assert (
+        "Temporary tables usage is disallowed. Used temporary table name: [table_for_expansion]."
+        in msg
+    )

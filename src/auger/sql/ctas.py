@@ -24,6 +24,7 @@ from sqlglot import exp
 
 from auger.errors import UserError
 from auger.sql.result import QueryResult, ok_result
+from auger.storage.views import find_view_file
 from auger.storage.workspace import Workspace
 from auger.storage.writer import TEMPORARY, StorageStrategy, write_table, writer_format
 
@@ -101,7 +102,7 @@ def table_exists(ws: Workspace, name: str, session: UserSession) -> bool:
         return True  # the workspace folder itself
     if os.path.lexists(ws.resolve(name)):
         return True
-    return os.path.lexists(ws.resolve(name + ".view.drill"))
+    return find_view_file(ws.location, name.lstrip("/")) is not None
 
 
 @dataclass(frozen=True)
