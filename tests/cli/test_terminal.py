@@ -1,0 +1,139 @@
+"""The interactive shell in a real terminal (tmux): what a user types and sees.
+
+One shell (one JVM) goes through a whole session: a statement typed over three lines, a
+temporary table, a long cross join cancelled with Ctrl-C while the progress line shows, the
+session (and its table) still there afterwards, an output-format switch, and Ctrl-D to leave.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
+
+WAIT = 400.0  # generous: the JVM starts inside the shell, and CI machines are shared
+
+
+class Terminal:
+    """A tmux session running one command, driven by keys and read from the screen."""
+
+    def __init__(self, name: str, command: str) -> None:
+        self.name = name
+        subprocess.run(
+            ["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "50", command],
+            check=True,
+        )
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+
+    def type(self, text: str) -> None:
+        """Type literal text (tmux reads a trailing ';' as its own separator: escape it)."""
+        if text.endswith(";"):
+            self.keys("-l", text[:-1])
+            self.keys("\\;")
+        else:
+            self.keys("-l", text)
+
+    def line(self, text: str) -> None:
+        self.type(text)
+        self.keys("Enter")
+
+    def screen(self) -> str:
+        done = subprocess.run(
+            ["tmux", "capture-pane", "-p", "-J", "-S", "-500", "-t", self.name],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout
+
+    def wait_for(self, pattern: str, after: int = 0) -> re.Match[str]:
+        """Wait until ``pattern`` shows on the screen past character ``after``."""
+        deadline = time.monotonic() + WAIT
+        while True:
+            text = self.screen()
+            m = re.compile(pattern, re.M).search(text, after)
+            if m:
+                return m
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{pattern!r} never showed; the screen was:\n{text}")
+            time.sleep(0.3)
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], check=False)
+
+
+@pytest.fixture
+def terminal(tmp_path: Path) -> Iterator[tuple[Terminal, Path]]:
+    assert shutil.which("tmux"), "the terminal tests need tmux (apt-get install -y tmux)"
+    workspace = tmp_path / "tmp"
+    workspace.mkdir()
+    config = tmp_path / "auger.toml"
+    config.write_text(
+        "[storage.dfs.workspaces.tmp]\n"
+        f'location = "{workspace}"\n'
+        "writable = true\n"
+        "[spark]\n"
+        'master = "local[2]"\n'
+    )
+    history = tmp_path / "history"
+    env = f"AUGER_HISTORY={shlex.quote(str(history))} TERM=xterm"
+    cmd = f"{shlex.quote(sys.executable)} -m auger --config {shlex.quote(str(config))} sql"
+    command = f"cd {shlex.quote(os.getcwd())} && env {env} {cmd}; echo AUGER-EXIT=$?; sleep 600"
+    term = Terminal(f"auger-test-{os.getpid()}", command)
+    try:
+        yield term, history
+    finally:
+        term.close()
+
+
+def test_shell_session_in_a_terminal(terminal: tuple[Terminal, Path]) -> None:
+    term, history = terminal
+    term.wait_for(r"^auger>")
+
+    # A statement over three lines runs at the ';' and prints a boxed table.
+    term.line("SELECT n_name, n_regionkey")
+    term.wait_for(r"^\. \. \.>")
+    term.line("FROM cp.`tpch/nation.parquet`")
+    term.line("WHERE n_regionkey = 1 ORDER BY n_name;")
+    end = term.wait_for(r"^5 rows selected \(\d+\.\d{3} seconds\)").end()
+    screen = term.screen()
+    assert "| n_name        | n_regionkey |" in screen
+    assert "| UNITED STATES | 1           |" in screen
+
+    # Session state: a temporary table.
+    term.line("CREATE TEMPORARY TABLE kept AS SELECT n_name FROM cp.`tpch/nation.parquet`;")
+    end = term.wait_for(r"^\| 0_0 +\| 25 ", end).end()
+
+    # A long query: the progress line shows, Ctrl-C cancels it, the prompt comes back.
+    term.line(
+        "SELECT COUNT(a.employee_id + b.employee_id + c.employee_id) AS n "
+        "FROM cp.`employee.json` a CROSS JOIN cp.`employee.json` b "
+        "CROSS JOIN cp.`employee.json` c;"
+    )
+    term.wait_for(r"\[Stage \d+: [=> ]+ \d+/\d+\]", end)
+    term.keys("C-c")
+    end = term.wait_for(r"^Query cancelled\.\n^auger>", end).end()
+
+    # Same session: the temporary table is still there.
+    term.line("!set outputformat csv")
+    term.line("SELECT COUNT(n_name) AS c FROM kept;")
+    end = term.wait_for(r"^c\n25\n^1 row selected", end).end()
+
+    # Ctrl-D at an empty prompt closes the session and leaves with status 0.
+    term.keys("C-d")
+    term.wait_for(r"^AUGER-EXIT=0$", end)
+    saved = history.read_text()
+    assert "+SELECT n_name, n_regionkey\n+FROM cp.`tpch/nation.parquet`\n" in saved
+    assert "+SELECT COUNT(n_name) AS c FROM kept;" in saved
