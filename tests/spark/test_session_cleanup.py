@@ -268,3 +268,44 @@ def test_read_only_temporary_workspace_refuses_creation(own_engine: Any) -> None
     eng.update_workspace("dfs.tmp", writable=False)
     msg = error(conn, f"create temporary table t as {SELECT_A}")
     assert "Unable to create or drop tables/views. Schema [dfs.tmp] is immutable." in msg
+
+
+def test_reused_pid_and_forgotten_engine_count_as_dead(own_engine: Any, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    base = {"started": 0.0, "session": "s", "user": "u", "host": socket.gethostname()}
+    # the pid runs, but it is another process than the one that wrote the marker
+    reused = _fake_location(
+        ws, "reused", {**base, "engine_id": "e", "pid": os.getppid(), "pid_start": "0"}
+    )
+    # this very process, but an engine id that no running engine here has
+    forgotten = _fake_location(
+        ws, "forgotten", {**base, "engine_id": "gone", "pid": os.getpid(), "pid_start": None}
+    )
+    live = own_engine()
+    mine = _fake_location(
+        ws, "mine", {**base, "engine_id": live.id, "pid": os.getpid(), "pid_start": None}
+    )
+    own_engine()
+    assert not reused.exists() and not forgotten.exists()
+    assert mine.is_dir()
+
+
+def test_foreign_location_rules(tmp_path: Path) -> None:
+    from auger.storage.temporary import foreign_location
+
+    ws = tmp_path / "ws"
+    mine, theirs = ws / "mine", ws / "theirs"
+    for loc in (mine, theirs):
+        (loc / "t").mkdir(parents=True)
+        (loc / OWNER_MARKER).write_text("{}")
+    (ws / "plain").mkdir()
+    own = [str(mine)]
+    assert foreign_location(str(theirs / "t" / "0_0_0.parquet"), own, [str(ws)]) == str(theirs)
+    assert foreign_location(str(ws), own, [str(ws)]) == str(theirs)  # the whole workspace
+    assert foreign_location(str(ws / "*" / "t"), own, [str(ws)]) == str(theirs)  # a glob
+    assert foreign_location(str(mine / "t"), own, [str(ws)]) is None
+    assert foreign_location(str(ws / "plain"), own, [str(ws)]) is None
+    assert foreign_location(str(tmp_path / "elsewhere"), own, [str(ws)]) is None
+    # known locations of other sessions count wherever they are
+    assert foreign_location(str(tmp_path), own, [], [str(theirs)]) == str(theirs)
