@@ -276,3 +276,36 @@ def test_nested_projection_reads_named_members(tmp_path: Path, json_mode: dict[s
         [pa.field("b", pa.struct([pa.field("c", pa.string())]))]
     )
     assert rows_of(batches) == [{"m": {"b": {"c": "x"}}, "z": 1}]
+
+
+SAMPLES = [
+    [{"a": 1, "b": "x"}, {"a": 2.5, "c": True}],
+    [{"m": {"x": 1, "y": [1, 2]}}, {"m": None}, {"m": {"z": "q"}}],
+    [{"l": []}, {"l": [[1], [2, 3]]}, {"n": None}],
+    [{"r": [{"q": 1}, {"q": None, "w": "s"}]}],
+    [{"Name": "a"}, {"name": "b"}],
+    [{"a": 1, "m": {"k": 2}}, {"a": None, "m": {"k": 1.5}}],
+]
+
+
+@pytest.mark.parametrize("records", SAMPLES)
+@pytest.mark.parametrize("all_text", [False, True])
+def test_bulk_inference_matches_record_by_record(
+    records: list[dict[str, Any]], all_text: bool
+) -> None:
+    from auger.formats.json import SchemaBuilder
+
+    one = SchemaBuilder(all_text, False)
+    for i, r in enumerate(records):
+        one.add(r, "f.json", i + 1)
+    bulk = SchemaBuilder(all_text, False)
+    bulk.add_many(records, list(range(1, len(records) + 1)), "f.json")
+    assert bulk.schema().to_text() == one.schema().to_text()
+
+
+def test_conflict_across_files_is_located(tmp_path: Path) -> None:
+    one = write(tmp_path, '{"a": 1}\n', "1.json")
+    two = write(tmp_path, '{"b": 1}\n{"a": {"x": 1}}\n', "2.json")
+    with pytest.raises(UserError) as info:
+        JsonFormat().discover_schema([str(one), str(two)], CFG, {})
+    assert f"File: {two}" in info.value.context and "Line: 2" in info.value.context

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pyarrow as pa
+
 from auger.errors import UserError
 from auger.formats.base import widen
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
@@ -107,6 +109,21 @@ def _describe(col: ColumnMetadata) -> str:
     return col.type.value
 
 
+def _conflict_error(exc: TypeConflict, path: str, line: int) -> UserError:
+    return UserError.data_read(
+        f"JSON column [{exc.column}] changes type from {_describe(exc.first)} to "
+        f"{_describe(exc.second)}",
+        [
+            f"File: {path}",
+            f"Line: {line}",
+            f"Column: {exc.column}",
+            f"Previous type: {_describe(exc.first)}",
+            f"New type: {_describe(exc.second)}",
+            "Fix: set store.json.all_text_mode = true, or clean the data",
+        ],
+    )
+
+
 class SchemaBuilder:
     """The union of the record types of one or more JSON files, in first-seen column order."""
 
@@ -119,28 +136,97 @@ class SchemaBuilder:
         """Merge one record's types; a conflict is a DATA_READ error naming where."""
         try:
             row = infer_value("", record, self.all_text, self.as_double)
-            for col in row.children or ():
+        except TypeConflict as exc:
+            raise _conflict_error(exc, path, line) from None
+        self._merge_columns(row.children or (), path, line)
+
+    def add_many(self, records: list[dict[str, Any]], lines: list[int], path: str) -> None:
+        """Merge a sample of records at once: pyarrow infers their union type in C; on any
+        doubt (a type mix, two spellings of a key) the records go one by one, which gives the
+        same answer or the located error."""
+        cols = _arrow_infer(records, self.all_text, self.as_double)
+        if cols is None:
+            for record, line in zip(records, lines, strict=True):
+                self.add(record, path, line)
+            return
+        before = self._cols.copy()
+        try:
+            self._merge_columns(cols, path, lines[0] if lines else 1)
+        except UserError:
+            self._cols = before  # find the record that brings the conflict
+            for record, line in zip(records, lines, strict=True):
+                self.add(record, path, line)
+
+    def _merge_columns(self, cols: Any, path: str, line: int) -> None:
+        try:
+            for col in cols:
                 mine = self._cols.column(col.name)
                 if mine is None:
                     self._cols.add(_optional(col, col.name))
                 else:
                     self._cols.replace(_merge(mine.name, mine, col))
         except TypeConflict as exc:
-            raise UserError.data_read(
-                f"JSON column [{exc.column}] changes type from {_describe(exc.first)} to "
-                f"{_describe(exc.second)}",
-                [
-                    f"File: {path}",
-                    f"Line: {line}",
-                    f"Column: {exc.column}",
-                    f"Previous type: {_describe(exc.first)}",
-                    f"New type: {_describe(exc.second)}",
-                    "Fix: set store.json.all_text_mode = true, or clean the data",
-                ],
-            ) from None
+            raise _conflict_error(exc, path, line) from None
 
     def schema(self) -> TupleSchema:
         return TupleSchema(_finalize(c, self.all_text) for c in self._cols)
+
+
+def _arrow_infer(
+    records: list[dict[str, Any]], all_text: bool, as_double: bool
+) -> list[ColumnMetadata] | None:
+    """The columns of a batch of records by pyarrow's inference, or None when unsure."""
+    if not records:
+        return []
+    try:
+        struct = pa.array(records).type
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError):
+        return None
+    if not pa.types.is_struct(struct):
+        return None
+    try:
+        cols = [_from_arrow(f.name, f.type, all_text, as_double) for f in struct]
+    except _Unsure:
+        return None
+    return cols
+
+
+_SIMPLE = (
+    (pa.float64(), MinorType.FLOAT8),
+    (pa.string(), MinorType.VARCHAR),
+    (pa.bool_(), MinorType.BIT),
+)
+
+
+class _Unsure(Exception):
+    pass
+
+
+def _from_arrow(name: str, t: pa.DataType, all_text: bool, as_double: bool) -> ColumnMetadata:
+    """Drill's column for a type pyarrow inferred from JSON values (Python objects)."""
+    if pa.types.is_struct(t):
+        names = [f.name.lower() for f in t]
+        if len(set(names)) != len(names):
+            raise _Unsure  # one key in two spellings: Drill's case-insensitive merge decides
+        kids = [_from_arrow(f.name, f.type, all_text, as_double) for f in t]
+        return ColumnMetadata(name, MinorType.MAP, DataMode.REQUIRED, kids)
+    if pa.types.is_list(t):
+        elem = _from_arrow(name, t.value_type, all_text, as_double)
+        if elem.type is MinorType.NULL:
+            return ColumnMetadata(name, MinorType.NULL, DataMode.REPEATED)
+        if elem.mode is DataMode.REPEATED:
+            return ColumnMetadata(name, MinorType.LIST, DataMode.REPEATED, (elem,))
+        return elem.with_mode(DataMode.REPEATED)
+    if pa.types.is_null(t):
+        return ColumnMetadata(name, MinorType.NULL)
+    if all_text:
+        return ColumnMetadata(name, MinorType.VARCHAR)
+    if pa.types.is_int64(t):
+        return ColumnMetadata(name, MinorType.FLOAT8 if as_double else MinorType.BIGINT)
+    for arrow_type, minor in _SIMPLE:
+        if t.equals(arrow_type):
+            return ColumnMetadata(name, minor)
+    raise _Unsure
 
 
 def _finalize(col: ColumnMetadata, all_text: bool) -> ColumnMetadata:

@@ -189,10 +189,14 @@ class JsonFormat(FormatPlugin):
         for path in files:
             with _open(path) as fh:
                 stream = JsonStream(fh, path, skip_invalid=skip, all_text=all_text)
-                for count, (line, obj) in enumerate(stream):
-                    if count >= sample:
+                records: list[dict[str, Any]] = []
+                lines: list[int] = []
+                for line, obj in stream:
+                    records.append(obj)
+                    lines.append(line)
+                    if len(records) >= sample:
                         break
-                    builder.add(obj, path, line)
+            builder.add_many(records, lines, path)
         return builder.schema()
 
     def read_arrow(
