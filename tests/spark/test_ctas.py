@@ -353,6 +353,8 @@ def test_drop_if_exists(data: Any, data_dir: Path) -> None:
     assert rows(data, "drop table if exists test_table_not_exists") == [
         (False, "Table [test_table_not_exists] not found")
     ]
+    msg = error(data, "drop table dfs.data.test_table_not_exists")
+    assert msg.startswith("VALIDATION ERROR: Table [test_table_not_exists] not found")
     (data_dir / "test_view.view.drill").write_text("{}")
     assert rows(data, "drop table if exists test_view") == [(False, "Table [test_view] not found")]
     assert (data_dir / "test_view.view.drill").exists()

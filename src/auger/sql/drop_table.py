@@ -92,7 +92,10 @@ def drop_table(tree: exp.Drop, session: UserSession) -> QueryResult:
     if formats is None or formats == {None}:  # nothing there, or nothing Drill could read
         if if_exists:
             return ok_result(False, f"Table [{name}] not found", "DROP TABLE")
-        raise UserError.validation(f"Table [{name}] is not found.")
+        if session.is_temporary_workspace(temp_schema):
+            # the name could have meant a temporary table: temporary-tables.txt §5.4's words
+            raise UserError.validation(f"Table [{name}] is not found.")
+        raise UserError.validation(f"Table [{name}] not found")
     if len(formats) > 1:
         raise UserError.validation(_MIXED)
     session.check_path_access(path, name)
