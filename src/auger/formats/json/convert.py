@@ -29,25 +29,27 @@ def drill_type_name(t: pa.DataType) -> str:
         return str(t)
 
 
-def _compatible(src: pa.DataType, dst: pa.DataType) -> bool:
-    """May a value inferred as ``src`` be stored as ``dst`` (the cast then checks range)?"""
+def _compatible(src: pa.DataType, dst: pa.DataType, text: bool = False) -> bool:
+    """May a value inferred as ``src`` be stored as ``dst`` (the cast then checks range)?
+
+    ``text``: all-text mode, where JSON booleans become the strings ``true``/``false``."""
     t = pa.types
     if t.is_null(src) or src.equals(dst):
         return True
     if t.is_integer(src) or t.is_floating(src):
         return t.is_integer(dst) or t.is_floating(dst) or t.is_decimal(dst)
     if t.is_boolean(src):
-        return t.is_boolean(dst)
+        return t.is_boolean(dst) or (text and t.is_string(dst))
     if t.is_string(src) or t.is_large_string(src):
         return t.is_string(dst) or t.is_large_string(dst) or t.is_temporal(dst)
     if t.is_struct(src):
         if not t.is_struct(dst):
             return False
         want = {f.name: f.type for f in dst}
-        return all(_compatible(f.type, want[f.name]) for f in src if f.name in want)
+        return all(_compatible(f.type, want[f.name], text) for f in src if f.name in want)
     if t.is_list(src) or t.is_large_list(src):
         return (t.is_list(dst) or t.is_large_list(dst)) and _compatible(
-            src.value_type, dst.value_type
+            src.value_type, dst.value_type, text
         )
     return False
 
@@ -115,8 +117,6 @@ class RowsConverter:
                 self.skipped += 1
 
     def _normalise(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        if self.all_text:
-            rows = [_texts(r) for r in rows]
         keys: set[str] = set()
         for r in rows:
             keys.update(r)
@@ -131,15 +131,47 @@ class RowsConverter:
 
     def _build(self, rows: list[dict[str, Any]]) -> pa.RecordBatch:
         n = len(rows)
+        if not len(self.schema):
+            return pa.RecordBatch.from_arrays([pa.nulls(n)], names=["__rows__"])
+        whole = self._whole(rows)
         arrays: list[pa.Array] = []
         for f in self.schema:
-            values = [r.get(f.name) for r in rows]
-            arrays.append(unnull_structs(self._column(values, f)))
-        if not arrays:
-            return pa.RecordBatch.from_arrays([pa.nulls(n)], names=["__rows__"])
+            arr = whole(f) if whole is not None else None
+            if arr is None:
+                arr = self._column([r.get(f.name) for r in rows], f)
+            arrays.append(unnull_structs(arr))
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
+    def _whole(self, rows: list[dict[str, Any]]) -> Any:
+        """Columns cut from one struct array pyarrow infers for all rows at once (in C), or
+        None when the rows mix types; a column that does not fit returns None (checked
+        column by column then, which locates the bad value)."""
+        try:
+            struct = pa.array(rows)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError):
+            return None
+        if not pa.types.is_struct(struct.type):
+            return None
+
+        def cut(f: pa.Field) -> pa.Array | None:
+            i = struct.type.get_field_index(f.name)
+            if i < 0:
+                return pa.nulls(len(struct), f.type)
+            arr = struct.field(i)
+            if arr.type.equals(f.type):
+                return arr
+            if not _compatible(arr.type, f.type, self.all_text):
+                return None
+            try:
+                return arr.cast(f.type, safe=True)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+                return None
+
+        return cut
+
     def _column(self, values: list[Any], f: pa.Field) -> pa.Array:
+        if self.all_text:
+            values = [_texts(v) for v in values]
         try:
             inferred = pa.array(values)
         except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
@@ -155,6 +187,8 @@ class RowsConverter:
 
     def _locate(self, values: list[Any], f: pa.Field) -> _BadValue:
         """The first value that cannot be stored in the field (row by row: errors only)."""
+        if self.all_text:
+            values = [_texts(v) for v in values]
         expected = drill_type_name(f.type)
         seen: pa.DataType | None = None
         for i, v in enumerate(values):
