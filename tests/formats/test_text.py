@@ -446,3 +446,9 @@ def test_columns_index_out_of_bounds(tmp_path: Path, text_mode: dict[str, Any]) 
         "`columns`[70000] index out of bounds, max supported size is 65536"
     )
     assert "Actual index: 70000" in info.value.context
+
+
+def test_byte_order_mark_is_dropped(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, b"\xef\xbb\xbfa,b\n1,2\n", text_mode, HEADER)
+    assert got == [{"a": "1", "b": "2"}]
+    assert cols(read(tmp_path, b"\xef\xbb\xbf1,2\n", text_mode)) == [["1", "2"]]

@@ -88,6 +88,8 @@ class _Lines:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise _utf8_error(self.path, self.line_no, raw, exc) from None
+            if self.line_no == 1 and text.startswith("\ufeff"):
+                text = text[1:]  # a byte-order mark is not data (pyarrow drops it too)
             if self._custom:
                 body = text[: -len(self._delim)] if text.endswith(self._delim) else text
                 text = body.replace("\n", _LF).replace("\r", _CR) + "\n"
