@@ -130,3 +130,17 @@ def test_information_schema_files(conn: Any, data_dir: Path) -> None:
         conn, "SELECT COUNT(*) FROM INFORMATION_SCHEMA.`FILES` WHERE FILE_NAME = 'inner.json'"
     )
     assert got == [(0,)]
+
+
+def test_set_without_value_shows_the_option(conn: Any) -> None:
+    cur = conn.cursor().execute("SET `STORE.FORMAT`")
+    assert [d[0] for d in cur.description] == ["name", "value"]
+    assert cur.fetchall() == [("store.format", "parquet")]
+    assert rows(conn, "ALTER SESSION SET `store.format` = 'json';") == [
+        (True, "store.format updated.")
+    ]
+    assert rows(conn, "ALTER SESSION SET `store.format`") == [("store.format", "json")]
+    assert "VALIDATION ERROR: The option 'no.such.option' does not exist." in error(
+        conn, "SET `no.such.option` = 1"
+    )
+    rows(conn, "ALTER SESSION RESET ALL")

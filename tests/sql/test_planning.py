@@ -75,3 +75,17 @@ def test_to_timestamp_and_to_date_with_formats(conn: Any) -> None:
         "TO_DATE('05/03/2024', 'dd/MM/yyyy') AS d FROM (VALUES(1))",
     )
     assert got == [(dt.datetime(2024, 3, 5, 10, 11), dt.date(2024, 3, 5))]
+
+
+def test_to_char_of_numbers_and_dates(conn: Any) -> None:
+    got = rows(
+        conn,
+        "SELECT TO_CHAR(1256.789383, '#,###.###') AS n, "
+        "TO_CHAR(CAST('2024-03-05' AS DATE), 'dd/MM/yyyy') AS d FROM (VALUES(1))",
+    )
+    assert got == [("1,256.789", "05/03/2024")]
+
+
+def test_count_star_counts_rows(conn: Any) -> None:
+    assert rows(conn, "SELECT COUNT(*) FROM cp.`region.json`") == [(110,)]
+    assert rows(conn, "SELECT COUNT(*) AS n FROM cp.`tpch/nation.parquet`") == [(25,)]

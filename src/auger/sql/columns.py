@@ -34,6 +34,7 @@ _log = logging.getLogger(__name__)
 TABLE_TAG = "auger_table"
 DIV_TAG = "auger_div"
 KVGEN_TAG = "auger_kvgen"
+TO_CHAR_TAG = "auger_to_char"
 
 _INTEGER_TYPES = {
     exp.DataType.Type.TINYINT,
@@ -85,6 +86,8 @@ class Analysis:
     integer_divisions: set[int]  # DIV_TAG ids of divisions of two integers
     #: KVGEN_TAG id -> member names, for KVGEN over a struct (a JSON object is one in Spark)
     kvgen_members: dict[int, list[str]] = field(default_factory=dict)
+    #: TO_CHAR_TAG ids of TO_CHAR calls on numbers (Spark's FORMAT_NUMBER, not DATE_FORMAT)
+    numeric_to_char: set[int] = field(default_factory=set)
 
 
 def column_path(col: exp.Column) -> tuple[str, str]:
@@ -269,6 +272,7 @@ def analyse_columns(
             requested[n].add(spelled.get(root.lower(), root), _respell(path, spelled))
     divisions: set[int] = set()
     members: dict[int, list[str]] = {}
+    numeric_to_char: set[int] = set()
     try:
         annotated = annotate_types(qualified, schema=mapping, dialect=AugerDrill)
         for fn in annotated.find_all(exp.Anonymous):
@@ -280,6 +284,11 @@ def analyse_columns(
                 and arg_type.this == exp.DataType.Type.STRUCT
             ):
                 members[tag] = [d.name for d in arg_type.expressions]
+        for to_char in annotated.find_all(exp.TimeToStr):
+            tag = to_char.meta.get(TO_CHAR_TAG)
+            arg = to_char.this.type
+            if tag is not None and arg is not None and arg.is_type(*exp.DataType.NUMERIC_TYPES):
+                numeric_to_char.add(tag)
         for div in annotated.find_all(exp.Div):
             tag = div.meta.get(DIV_TAG)
             if tag is None:
@@ -294,4 +303,4 @@ def analyse_columns(
                 divisions.add(tag)
     except Exception as exc:
         _log.debug("type annotation failed: %s", exc)
-    return Analysis(requested, divisions, members)
+    return Analysis(requested, divisions, members, numeric_to_char)

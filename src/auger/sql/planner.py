@@ -26,7 +26,14 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.sql.catalog import FileTable, SystemTable, TableRef, ViewTable
-from auger.sql.columns import DIV_TAG, KVGEN_TAG, TABLE_TAG, Requested, analyse_columns
+from auger.sql.columns import (
+    DIV_TAG,
+    KVGEN_TAG,
+    TABLE_TAG,
+    TO_CHAR_TAG,
+    Requested,
+    analyse_columns,
+)
 from auger.sql.pruning import prune_scan
 from auger.sql.translate import literal_integer_divisions, to_spark_sql
 from auger.storage.schema_file import SchemaFile, read_schema_file, schema_file_path
@@ -381,6 +388,8 @@ def plan_select(
         for k, fn in enumerate(tree.find_all(exp.Anonymous)):
             if fn.name.upper() == "KVGEN":
                 fn.meta[KVGEN_TAG] = k
+        for k, to_char in enumerate(tree.find_all(exp.TimeToStr)):
+            to_char.meta[TO_CHAR_TAG] = k
         analysis = analyse_columns(tree, names, schemas)
         if analysis is None:  # the coarse rule: every unqualified name for every table
             requested = _analyse(tree, tables)
@@ -422,6 +431,8 @@ def plan_select(
                 tree = _integer_divisions(tree, analysis.integer_divisions)
             if analysis.kvgen_members:
                 tree = _kvgen_over_structs(tree, analysis.kvgen_members)
+            if analysis.numeric_to_char:
+                tree = _numeric_to_char(tree, analysis.numeric_to_char)
         sql = to_spark_sql(tree)
         from auger.spark.errors import unwrap_spark_error
 
@@ -443,11 +454,23 @@ def _table_frame(ref: TableRef, session: UserSession, context: PlanContext | Non
         if ref.schema == "sys":
             from auger.sql.sys_tables import sys_table
 
-            return spark.createDataFrame(sys_table(ref.name, session))
+            return _local_frame(spark, sys_table(ref.name, session))
         from auger.sql.information_schema import info_schema_table
 
-        return spark.createDataFrame(info_schema_table(ref.name, session))
+        return _local_frame(spark, info_schema_table(ref.name, session))
     return session.table_dataframe(ref)
+
+
+def _local_frame(spark: Any, table: Any) -> Any:
+    """A DataFrame of a small Arrow table; its timestamps stay zone-less, as Drill's are."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import TimestampType
+
+    df = spark.createDataFrame(table)
+    for f in df.schema.fields:
+        if isinstance(f.dataType, TimestampType):
+            df = df.withColumn(f.name, F.col(f"`{f.name}`").cast("timestamp_ntz"))
+    return df
 
 
 def _kvgen_over_structs(tree: exp.Expression, members: dict[int, list[str]]) -> exp.Expression:
@@ -465,6 +488,17 @@ def _kvgen_over_structs(tree: exp.Expression, members: dict[int, list[str]]) -> 
         return exp.Anonymous(
             this="MAP_ENTRIES", expressions=[exp.Anonymous(this="MAP", expressions=pairs)]
         )
+
+    return tree.transform(fix)
+
+
+def _numeric_to_char(tree: exp.Expression, tags: set[int]) -> exp.Expression:
+    """``TO_CHAR(number, '#,###.##')``: Spark's FORMAT_NUMBER takes the same decimal pattern."""
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.TimeToStr) and node.meta.get(TO_CHAR_TAG) in tags:
+            return exp.Anonymous(this="FORMAT_NUMBER", expressions=[node.this, node.args["format"]])
+        return node
 
     return tree.transform(fix)
 

@@ -33,8 +33,10 @@ def _set_option(c: cmd.SetOption, session: UserSession) -> QueryResult:
     else:
         target = session.options
     if not c.has_value:
-        name = target.definition(c.name).name if c.scope == "SYSTEM" else c.name
-        value = session.options.get(name)
+        name = session.engine.system_options.definition(c.name).name
+        value = (session.engine.system_options if c.scope == "SYSTEM" else session.options).get(
+            name
+        )
         table = pa.table(
             {
                 "name": [name],
