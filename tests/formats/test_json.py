@@ -309,3 +309,20 @@ def test_conflict_across_files_is_located(tmp_path: Path) -> None:
     with pytest.raises(UserError) as info:
         JsonFormat().discover_schema([str(one), str(two)], CFG, {})
     assert f"File: {two}" in info.value.context and "Line: 2" in info.value.context
+
+
+def test_print_skipped_record_lines(
+    tmp_path: Path, json_mode: dict[str, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    path = write(tmp_path, '{"a": 1}\n{oops\n{"a": 2}\n[1]\n')
+    opts = {
+        **json_mode,
+        "store.json.reader.skip_invalid_records": True,
+        "store.json.reader.print_skipped_invalid_record_number": True,
+        "__table_schema__": "a BIGINT",
+    }
+    with caplog.at_level("WARNING", logger="auger.formats"):
+        assert rows_of(read_file(path, "json", {}, opts)) == [{"a": 1}, {"a": 2}]
+    messages = [r.getMessage() for r in caplog.records]
+    assert f"Skipped invalid record at line 2 of {path}" in messages
+    assert f"Skipped invalid record at line 4 of {path}" in messages

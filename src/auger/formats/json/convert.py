@@ -88,6 +88,7 @@ class RowsConverter:
         self.all_text = all_text
         self.skip_invalid = skip_invalid
         self.skipped = 0
+        self.skipped_lines: list[int] = []
         self._exact = set(schema.names)
         self._lower = {n.lower(): n for n in schema.names}
 
@@ -112,6 +113,7 @@ class RowsConverter:
                             "Fix: set store.json.all_text_mode = true, or cast the column",
                         ],
                     ) from None
+                self.skipped_lines.append(lines[bad.row])
                 del rows[bad.row]
                 del lines[bad.row]
                 self.skipped += 1

@@ -14,6 +14,7 @@ Skipped invalid records (``store.json.reader.skip_invalid_records``) are reporte
 from __future__ import annotations
 
 import codecs
+import logging
 from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, Any
 
@@ -32,6 +33,8 @@ from auger.types import TupleSchema
 from auger.types.arrow import schema_to_arrow
 
 __all__ = ["JsonFormat"]
+
+_log = logging.getLogger("auger.formats")
 
 _BLOCK = 4 << 20
 
@@ -170,6 +173,13 @@ class _Watch:
         self._raw.close()
 
 
+def _print_skips(lines: list[int], path: str, enabled: bool) -> None:
+    """``store.json.reader.print_skipped_invalid_record_number``: one warning per record."""
+    if enabled:
+        for line in sorted(lines):
+            _log.warning("Skipped invalid record at line %d of %s", line, path)
+
+
 class _Fallback(Exception):
     pass
 
@@ -233,8 +243,9 @@ class JsonFormat(FormatPlugin):
             except _Fallback:
                 pass
         allow_nan = _on(options, "store.json.reader.allow_nan_inf", True)
+        print_lines = _on(options, "store.json.reader.print_skipped_invalid_record_number")
         yield from self._python_batches(
-            path, target, all_text, skip, emitted, batch_rows, allow_nan
+            path, target, all_text, skip, emitted, batch_rows, allow_nan, print_lines
         )
 
     @staticmethod
@@ -297,6 +308,7 @@ class JsonFormat(FormatPlugin):
         skip_rows: int,
         batch_rows: int,
         allow_nan: bool = True,
+        print_lines: bool = False,
     ) -> Iterator[pa.RecordBatch]:
         with _open(path) as fh:
             stream = JsonStream(
@@ -318,6 +330,9 @@ class JsonFormat(FormatPlugin):
                 nonlocal reported
                 conv = converter or self._inferred(rows, lines, path, all_text, skip_invalid)
                 batch = conv.convert(rows, lines)
+                _print_skips(stream.skipped_lines + conv.skipped_lines, path, print_lines)
+                stream.skipped_lines.clear()
+                conv.skipped_lines.clear()
                 total = stream.skipped + conv.skipped
                 if total > reported:
                     report_skipped(path, total - reported)
@@ -342,6 +357,7 @@ class JsonFormat(FormatPlugin):
             if rows:
                 yield flush()
             else:
+                _print_skips(stream.skipped_lines, path, print_lines)
                 extra = stream.skipped - reported
                 report_skipped(path, extra)
 

@@ -44,6 +44,7 @@ class JsonStream:
     all_text: bool = False
     allow_nan_inf: bool = True
     skipped: int = 0
+    skipped_lines: list[int] = field(default_factory=list)
     _buf: str = ""
     _pos: int = 0
     _line: int = 1  # line number at _pos
@@ -131,10 +132,12 @@ class JsonStream:
             line = self._line
             value = self._decode()
             if value is _SKIP:
+                self.skipped_lines.append(line)
                 continue
             if not isinstance(value, dict):
                 if self.skip_invalid:
                     self.skipped += 1
+                    self.skipped_lines.append(line)
                     continue
                 raise json_error(
                     self.path,
