@@ -326,3 +326,10 @@ def test_print_skipped_record_lines(
     messages = [r.getMessage() for r in caplog.records]
     assert f"Skipped invalid record at line 2 of {path}" in messages
     assert f"Skipped invalid record at line 4 of {path}" in messages
+
+
+def test_byte_order_mark(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    _, rows = scan(tmp_path, b'\xef\xbb\xbf{"a": 1}\n{"a": 2}\n', json_mode)
+    assert rows == [{"a": 1}, {"a": 2}]
+    _, arr = scan(tmp_path, b'\xef\xbb\xbf[{"a": 1}]', json_mode)
+    assert arr == [{"a": 1}]

@@ -66,7 +66,7 @@ def _first_char(path: str) -> bytes:
             chunk = fh.read(4096)
             if not chunk:
                 return b""
-            stripped = chunk.lstrip(b" \t\r\n")
+            stripped = chunk.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
             if stripped:
                 return stripped[:1]
 

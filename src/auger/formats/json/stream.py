@@ -78,6 +78,9 @@ class JsonStream:
             raise json_error(self.path, "JSON file is not valid UTF-8", line, column) from None
         if not raw:
             self._eof = True
+        if self._bytes_read == 0 and text.startswith("\ufeff"):
+            text = text[1:]  # a byte-order mark is not data
+        self._bytes_read += len(raw)
         # drop what has been consumed (``_line`` already counts it)
         if self._pos:
             self._buf = self._buf[self._pos :]
