@@ -269,3 +269,22 @@ def test_sqlalchemy_drill_with_login(server: Server) -> None:
 
 def test_server_still_alive(server: Server) -> None:
     assert server.alive()
+
+
+def test_airflow_drillhook_style_connection(server: Server) -> None:
+    """What Airflow's DrillHook does: a raw DB-API connection from a login URL ending in the
+    storage plugin, then ``select 1`` and a statement ending in ``;``."""
+    import sqlalchemy as sa
+
+    engine = sa.create_engine(f"drill+sadrill://bob:builder@127.0.0.1:{server.port}/dfs")
+    raw = engine.raw_connection()
+    try:
+        cur = raw.cursor()
+        cur.execute("select 1")
+        assert cur.fetchall() == [(1,)]
+        cur.execute("SELECT r_name FROM cp.`tpch/region.parquet` ORDER BY r_name LIMIT 1;")
+        assert cur.description[0][0] == "r_name"
+        assert cur.fetchall() == [("AFRICA",)]
+    finally:
+        raw.close()
+        engine.dispose()

@@ -97,3 +97,13 @@ def test_per_client_use_does_not_leak(server: Server) -> None:
         rows(b, server.url, "USE sys")
         assert len(rows(a, server.url, "SELECT r_name FROM `tpch/region.parquet`")) == 5
         assert rows(b, server.url, "SELECT version FROM version")[0]["version"] >= "1.19"
+
+
+def test_shutdown_closes_sessions_and_drops_tables(server: Server) -> None:
+    """Runs last in this module: stopping the server ends every session."""
+    http = requests.Session()
+    rows(http, server.url, "CREATE TEMPORARY TABLE at_exit AS SELECT 1 a")
+    assert _session_dirs(server)
+    server.stop()
+    assert not server.alive()
+    assert _session_dirs(server) == []

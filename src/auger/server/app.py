@@ -144,7 +144,9 @@ async def j_security_check(request: Request) -> Response:
     old = st.auth.current(request)
     if old is not None and old is not web:
         await loop.run_in_executor(None, st.sessions.close, old)
-    response = RedirectResponse(redirect, status_code=303)
+    # Jetty's form authenticator: 303 See Other, or 302 for an HTTP/1.0 client.
+    code = 302 if request.scope.get("http_version") == "1.0" else 303
+    response = RedirectResponse(redirect, status_code=code)
     set_cookie(response, web)
     return response
 
@@ -214,7 +216,8 @@ async def stats(request: Request) -> Response:
 
 
 async def threads(request: Request) -> Response:
-    _state(request).auth.require(request, create=False)
+    st = _state(request)
+    _authenticated(st, request)
     return text_response(thread_dump())
 
 

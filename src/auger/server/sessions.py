@@ -84,19 +84,36 @@ class SessionStore:
         if web is None or web.closed:
             return None
         if time.monotonic() - web.last_used > self.timeout and not web.running:
-            self.close(web)
+            # Expired: forget it now, release it off the caller's (event loop) thread.
+            running = self._detach(web)
+            if running is not None:
+                threading.Thread(
+                    target=self._release, args=(web, running), name="auger-session-close"
+                ).start()
             return None
         web.touch()
         return web
 
     def close(self, web: WebSession) -> None:
         """End a session: cancel its queries, then close it (dropping its temporary tables)."""
+        running = self._detach(web)
+        if running is not None:
+            self._release(web, running)
+
+    def _detach(self, web: WebSession, only_if_idle: bool = False) -> list[str] | None:
+        """Mark closed and forget; the running query ids, or None if already closed (or, with
+        ``only_if_idle``, if it was used again since it was found idle)."""
         with self._lock:
             if web.closed:
-                return
+                return None
+            idle = time.monotonic() - web.last_used > self.timeout and not web.running
+            if only_if_idle and not idle:
+                return None
             web.closed = True
             self._sessions.pop(web.token, None)
-            running = list(web.running)
+            return list(web.running)
+
+    def _release(self, web: WebSession, running: list[str]) -> None:
         for query_id in running:
             try:
                 self._cancel_query(query_id)
@@ -118,10 +135,13 @@ class SessionStore:
 
     def reap(self) -> int:
         """Close every idle session; returns how many were closed."""
-        stale = self.expired()
-        for web in stale:
-            self.close(web)
-        return len(stale)
+        closed = 0
+        for web in self.expired():
+            running = self._detach(web, only_if_idle=True)
+            if running is not None:
+                self._release(web, running)
+                closed += 1
+        return closed
 
     def all(self) -> list[WebSession]:
         with self._lock:
