@@ -273,7 +273,8 @@ def main() -> None:
 
     print()
     print(
-        f"machine: {platform.platform()}, {os.cpu_count()} cores, python {platform.python_version()}"
+        f"machine: {platform.platform()}, {os.cpu_count()} cores, "
+        f"python {platform.python_version()}"
     )
     print(f"spark {spark.version}, master {spark.sparkContext.master}, data ~{args.mb} MB per set")
     head = f"| {'data':8s} | {'query':24s} | auger s | spark s | duckdb s | auger/spark | same |"
