@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from auger.config import Config
+from auger.config import Config, FormatConfig
 from auger.errors import UserError
 from auger.sql.grammar import split_schema_path
+from auger.storage.schema_file import SchemaFile
 from auger.storage.views import View, find_view_file, read_view
 from auger.storage.workspace import Workspace
 
@@ -52,6 +53,10 @@ class TableRef:
 class FileTable(TableRef):
     workspace: Workspace
     path: str  # absolute path of the file, directory or glob
+    #: a table function's format (``table(t(type => 'text', ...))``), else the workspace's
+    format_override: FormatConfig | None = None
+    #: a table function's inline schema, used instead of the table's ``.drill.schema``
+    schema_override: SchemaFile | None = None
 
 
 @dataclass(frozen=True)

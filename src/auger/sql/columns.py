@@ -27,7 +27,7 @@ from sqlglot.schema import MappingSchema
 
 from auger.sql.dialect import AugerDrill
 
-__all__ = ["Analysis", "Requested", "analyse_columns", "column_path"]
+__all__ = ["Analysis", "Requested", "analyse_columns", "column_path", "table_alias"]
 
 _log = logging.getLogger(__name__)
 
@@ -88,6 +88,19 @@ class Analysis:
     kvgen_members: dict[int, list[str]] = field(default_factory=dict)
     #: TO_CHAR_TAG ids of TO_CHAR calls on numbers (Spark's FORMAT_NUMBER, not DATE_FORMAT)
     numeric_to_char: set[int] = field(default_factory=set)
+
+
+def table_alias(node: exp.Table) -> str:
+    """The name a table reference goes by: its alias, else its (last) name."""
+    if node.alias:
+        return node.alias
+    if isinstance(node.this, exp.Anonymous):  # table(dfs.`f.csv`(...)): the file's name
+        inner = node.this.expressions[0] if node.this.expressions else None
+        while isinstance(inner, exp.Dot):
+            inner = inner.expression
+        if isinstance(inner, exp.Anonymous):
+            return inner.name
+    return node.name
 
 
 def column_path(col: exp.Column) -> tuple[str, str]:
@@ -226,7 +239,7 @@ def analyse_columns(
         n = node.meta.get(TABLE_TAG)
         if n is None:
             continue
-        alias = node.alias or node.name
+        alias = table_alias(node)
         replacement = exp.Table(this=exp.to_identifier(views[n]))
         replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
         node.replace(replacement)

@@ -33,8 +33,10 @@ from auger.sql.columns import (
     TO_CHAR_TAG,
     Requested,
     analyse_columns,
+    table_alias,
 )
 from auger.sql.pruning import prune_scan
+from auger.sql.table_functions import apply_table_function, is_table_function, table_function
 from auger.sql.translate import literal_integer_divisions, to_spark_sql
 from auger.storage.schema_file import SchemaFile, read_schema_file, schema_file_path
 from auger.storage.selection import FileSelection, select_files
@@ -140,7 +142,7 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> Discove
             [f"Path: {table.path}", *exc.context],
         ) from None
     probe = selection.files[0].path if selection.files else table.path
-    fmt = table.workspace.format_for(probe)
+    fmt = table.format_override or table.workspace.format_for(probe)
     if fmt is None:
         raise UserError.validation(
             f"No format plugin for file [{probe.rsplit('/', 1)[-1]}] in schema [{table.schema}]",
@@ -149,10 +151,13 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> Discove
                 "Fix: use a known extension, or add a format to the workspace config",
             ],
         )
-    files = [f for f in selection.files if table.workspace.format_for(f.path) == fmt]
+    if table.format_override is None:
+        files = [f for f in selection.files if table.workspace.format_for(f.path) == fmt]
+    else:
+        files = list(selection.files)
     selection = FileSelection(selection.root, tuple(files), selection.is_directory)
     table_schema = discover_schema(selection, fmt, options) if files else TupleSchema()
-    provided = provided_schema(selection, options)
+    provided = table.schema_override or provided_schema(selection, options)
     absent: set[str] = set()
     if provided is not None:
         absent = {c.name.lower() for c in provided.schema if c.name not in table_schema}
@@ -275,7 +280,9 @@ def _table_nodes(tree: exp.Expression) -> list[exp.Table]:
     seen: dict[int, exp.Table] = {}
     for scope in traverse_scope(tree):
         for _, (_node, source) in scope.selected_sources.items():
-            if isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier):
+            if isinstance(source, exp.Table) and (
+                isinstance(source.this, exp.Identifier) or is_table_function(source)
+            ):
                 seen.setdefault(id(source), source)
     # Tables in subqueries of non-SELECT wrappers (e.g. CTAS) are found by traverse_scope too.
     return list(seen.values())
@@ -420,7 +427,7 @@ def plan_select(
         for n, node in enumerate(tables):
             frames[n].createOrReplaceTempView(names[n])
             registered.append(names[n])
-            alias = node.alias or node.name
+            alias = table_alias(node)
             replacement = exp.Table(this=exp.to_identifier(names[n]))
             replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
             node.replace(replacement)
@@ -539,14 +546,22 @@ def _pushable_limit(tree: exp.Expression, n_tables: int) -> int | None:
 def resolve_table_node(
     node: exp.Table, session: UserSession, context: PlanContext | None = None
 ) -> TableRef:
-    parts = [p.name for p in node.parts]
+    function = table_function(node) if is_table_function(node) else None
+    parts = function.parts if function else [p.name for p in node.parts]
     if context is not None and context.in_view:
         ref = session.catalog.resolve_table(parts, context.default_schema)
         check = getattr(session, "check_path_access", None)
         if check is not None and isinstance(ref, FileTable):
             check(ref.path, ref.name)  # no view reaches another session's temporary tables
-        return ref
-    return session.resolve_table(parts)
+    else:
+        ref = session.resolve_table(parts)
+    if function is not None:
+        if not isinstance(ref, FileTable):
+            raise UserError.validation(
+                f"Table function options apply to file tables only, not [{'.'.join(parts)}]"
+            )
+        ref = apply_table_function(ref, function)
+    return ref
 
 
 def view_dataframe(ref: ViewTable, session: UserSession, context: PlanContext | None) -> Any:
