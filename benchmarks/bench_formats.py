@@ -148,8 +148,14 @@ def run_case(case: str, fmt: str, path: Path, batch_rows: int) -> dict[str, Any]
 
 def _in_subprocess(case: str, fmt: str, path: Path, batch_rows: int) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--one", case, fmt, str(path), "--batch-rows", str(batch_rows)]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0:
+        # report how the case died (stderr tail); its figures still count if it printed them
+        print(f"  [{case} {fmt}] exited {done.returncode}: {done.stderr.strip()[-800:]}")
+    if not lines:
+        raise RuntimeError(f"{case} {fmt} produced no figures")
+    return json.loads(lines[-1])  # type: ignore[no-any-return]
 
 
 def main() -> None:
