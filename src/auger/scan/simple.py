@@ -109,7 +109,11 @@ def run_scan(
         if remaining is not None and remaining <= 0:
             return
         try:
-            batches = plugin.read_arrow(split, config, options, read_cols, batch_rows)
+            if read_cols == [] and spec.format_type == "parquet":
+                # Nothing to read but the row count (COUNT(*)): the footer has it.
+                batches = _footer_counts(split, batch_rows)
+            else:
+                batches = plugin.read_arrow(split, config, options, read_cols, batch_rows)
             for raw in batches:
                 if raw.num_rows == 0:
                     continue
@@ -164,8 +168,31 @@ def _assemble(
             arrays.append(_missing(col, target, n))
         else:
             value = implicit_value(source, split.path, spec.selection_root, split.mtime)
-            arrays.append(pa.array([value] * n, target.type))
+            arrays.append(_constant(value, n, target.type))
     return pa.RecordBatch.from_arrays(arrays, schema=arrow_schema)
+
+
+def _constant(value: object, n: int, type_: pa.DataType) -> pa.Array:
+    """``n`` copies of one value, built in Arrow rather than from a Python list."""
+    if value is None:
+        return pa.nulls(n, type_)
+    import numpy as np
+
+    return pa.array([value], type_).take(pa.array(np.zeros(n, dtype=np.int32)))
+
+
+def _footer_counts(split: FileSplit, batch_rows: int) -> Iterator[pa.RecordBatch]:
+    """Batches without columns carrying a Parquet file's (or its row groups') row count."""
+    import pyarrow.parquet as pq
+
+    meta = pq.ParquetFile(split.path).metadata
+    groups = split.row_groups if split.row_groups is not None else range(meta.num_row_groups)
+    total = sum(meta.row_group(g).num_rows for g in groups)
+    step = max(batch_rows, 65536)
+    while total > 0:
+        n = min(step, total)
+        yield pa.table({"_": pa.nulls(n)}).select([]).to_batches()[0]
+        total -= n
 
 
 def _missing(col: ColumnMetadata, target: pa.Field, n: int) -> pa.Array:
