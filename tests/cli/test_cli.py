@@ -50,12 +50,29 @@ def test_sql_e_prints_three_rows_and_f_runs_a_file(tmp_path: Path) -> None:
 
 
 def test_errors_exit_1_without_traceback() -> None:
-    done = auger("sql", "-e", "SELECT * FROM cp.`nope.json`")
+    done = auger("sql", "-e", "SELECT * FROM cp.`nope.json`; SELECT 3 AS never")
     assert done.returncode == 1
-    assert "VALIDATION ERROR" in done.stderr and "nope.json" in done.stderr
+    assert done.stderr.startswith("VALIDATION ERROR: Object 'nope.json' not found within 'cp'")
     assert "Traceback" not in done.stderr
+    assert "never" not in done.stdout  # stops at the first failed statement
     bad = auger("sql", "-e", "SELECT FROM WHERE", "--output", "csv")
     assert bad.returncode == 1 and "PARSE ERROR" in bad.stderr
+
+
+def test_stdin_with_continue_runs_every_statement_and_still_fails() -> None:
+    script = (
+        "SELECT * FROM cp.`nope.json`;\n"
+        "SELECT 1/0 AS boom;\n"
+        "-- a comment; with a semicolon\n"
+        "SELECT r_name FROM cp.`tpch/region.parquet` ORDER BY r_name LIMIT 2;\n"
+    )
+    done = auger("sql", "--continue", "--output", "csv", stdin=script)
+    assert done.returncode == 1
+    assert done.stdout == "r_name\nAFRICA\nAMERICA\n"
+    errors = [ln for ln in done.stderr.splitlines() if " ERROR: " in ln]
+    assert [e.split(":")[0] for e in errors] == ["VALIDATION ERROR", "FUNCTION ERROR"]
+    assert "\x1b" not in done.stdout + done.stderr  # no escape codes off a terminal
+    assert "Traceback" not in done.stderr
 
 
 def test_demo_prints_tables() -> None:
