@@ -145,3 +145,13 @@ def test_wrong_parameter_counts_and_styles_are_errors() -> None:
     with pytest.raises(dbapi.InterfaceError, match="parameter of type type"):
         dbapi.bind_parameters("SELECT ?", (object,))
     assert dbapi.bind_parameters("SELECT '?'", None) == "SELECT '?'"
+
+
+def test_the_package_exposes_the_pep_249_names() -> None:
+    import auger
+
+    assert auger.apilevel == "2.0" and auger.paramstyle == "qmark"
+    assert auger.threadsafety == dbapi.threadsafety
+    assert auger.Error is dbapi.Error and auger.DatabaseError is dbapi.DatabaseError
+    assert auger.ProgrammingError is dbapi.ProgrammingError
+    assert auger.Warning is dbapi.Warning

@@ -5,6 +5,21 @@
 >>> conn.cursor().execute("SELECT full_name FROM cp.`employee.json` LIMIT 3")  # doctest: +SKIP
 """
 
+from auger.dbapi import (
+    DatabaseError,
+    DataError,
+    Error,
+    IntegrityError,
+    InterfaceError,
+    InternalError,
+    NotSupportedError,
+    OperationalError,
+    ProgrammingError,
+    Warning,
+    apilevel,
+    paramstyle,
+    threadsafety,
+)
 from auger.errors import AugerError, ErrorKind, UserError
 
 __version__ = "0.1.0"
@@ -17,4 +32,23 @@ def connect(config=None, user=None):  # type: ignore[no-untyped-def]
     return _connect(config=config, user=user)
 
 
-__all__ = ["AugerError", "ErrorKind", "UserError", "__version__", "connect"]
+__all__ = [
+    "AugerError",
+    "DataError",
+    "DatabaseError",
+    "Error",
+    "ErrorKind",
+    "IntegrityError",
+    "InterfaceError",
+    "InternalError",
+    "NotSupportedError",
+    "OperationalError",
+    "ProgrammingError",
+    "UserError",
+    "Warning",
+    "__version__",
+    "apilevel",
+    "connect",
+    "paramstyle",
+    "threadsafety",
+]

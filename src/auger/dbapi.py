@@ -332,6 +332,24 @@ def _arrow_schema(df: Any) -> pa.Schema:
     )
 
 
+class _TableStream:
+    """Batches of a table already in memory, with the same face as a Spark stream."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self.schema = table.schema
+        self._batches = iter(table.to_batches())
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        return self
+
+    def __next__(self) -> pa.RecordBatch:
+        return next(self._batches)
+
+
+class _NoArrowSchema(Exception):
+    """The DataFrame has a column type with no Arrow equivalent on the Python side."""
+
+
 class _SparkBatchStream:
     """Arrow batches of a DataFrame, pulled one partition at a time.
 
@@ -345,7 +363,10 @@ class _SparkBatchStream:
         from pyspark.serializers import NoOpSerializer
         from pyspark.util import _local_iterator_from_socket
 
-        self.schema = _arrow_schema(df)
+        try:
+            self.schema = _arrow_schema(df)
+        except Exception as exc:
+            raise _NoArrowSchema(str(exc)) from exc
         self.batches_read = 0
         sc = df.sparkSession.sparkContext
         with _job_group(group, description):
@@ -393,7 +414,7 @@ class Cursor:
         self.statement: str | None = None
         self._result: Any = None
         self._description: list[tuple[Any, ...]] | None = None
-        self._stream: Iterator[pa.RecordBatch] | None = None
+        self._stream: _SparkBatchStream | _TableStream | None = None
         self._rows: list[tuple[Any, ...]] = []
         self._pos = 0
         self._exhausted = False
@@ -504,14 +525,20 @@ class Cursor:
         return self._result
 
     # ----- the row stream
-    def _open_stream(self) -> Iterator[pa.RecordBatch]:
+    def _open_stream(self) -> _SparkBatchStream | _TableStream:
         result = self._need_result()
         if self._stream is None:
             if result.table is not None:
-                self._stream = iter(result.table.to_batches())
+                self._stream = _TableStream(result.table)
             else:
                 try:
                     self._stream = _SparkBatchStream(result.dataframe, self._group or "", self._sql)
+                except _NoArrowSchema:
+                    # A type Spark's Python side cannot name in Arrow: take the bulk path.
+                    self._stream = _TableStream(self.fetch_arrow_table())
+                    self._exhausted = False
+                    self.rowcount = -1
+                    self._fetched = 0
                 except Exception as exc:
                     raise self._error(exc) from None
         return self._stream
@@ -590,7 +617,7 @@ class Cursor:
             self._finish()
             return table
         stream = self._open_stream()
-        schema = result.table.schema if result.table is not None else stream.schema  # type: ignore[attr-defined]
+        schema = stream.schema
         names = schema.names
         head = self._rows[self._pos :]
         self._fetched += len(head)

@@ -208,3 +208,25 @@ def test_metadata_cache_swallows_failures_and_caches() -> None:
     assert cache.schemas() == [] and cache.columns("t") == []
     cache.columns("t")
     assert calls.count("SELECT * FROM t LIMIT 0") == 1
+
+
+def test_tables_lists_information_schema_or_falls_back_to_show_tables() -> None:
+    def answers(sql: str) -> Answer:
+        if "INFORMATION_SCHEMA" in sql:
+            return ["TABLE_SCHEMA", "TABLE_NAME", "TABLE_TYPE"], [("cp", "v", "VIEW")]
+        return catalog(sql)
+
+    out, err = io.StringIO(), io.StringIO()
+    shell = Shell(FakeConnection(answers), out, err)
+    assert shell.handle("!tables")
+    assert "| cp           | v          | VIEW       |" in out.getvalue()
+    assert "1 row selected" in out.getvalue()
+
+    def no_info_schema(sql: str) -> Answer:
+        if "INFORMATION_SCHEMA" in sql:
+            raise ProgrammingError("VALIDATION ERROR: no such table")
+        return catalog(sql)
+
+    shell = Shell(FakeConnection(no_info_schema), out, err)
+    shell.handle("!tables")
+    assert shell.conn.log[-1] == "SHOW TABLES"

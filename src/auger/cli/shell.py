@@ -245,15 +245,21 @@ class Shell:
         self._print(HELP.rstrip())
 
     def _tables(self, args: list[str]) -> None:
-        sql = (
+        """sqlline's !tables: every table and view, from INFORMATION_SCHEMA when it has them."""
+        from auger.dbapi import Error
+
+        listing = (
             "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE FROM INFORMATION_SCHEMA.`TABLES` "
             "ORDER BY TABLE_SCHEMA, TABLE_NAME"
         )
         try:
-            self._lookup(sql)
-        except Exception:
-            sql = "SHOW TABLES"
-        self.run_sql(sql)
+            names, rows = self._lookup(listing)
+        except Error:
+            self.run_sql("SHOW TABLES")
+            return
+        self._print(render(self.settings.outputformat, names, rows))
+        if self.settings.showtime:
+            self._print(rows_selected(len(rows), 0.0).split(" (")[0])
 
     def _columns(self, args: list[str]) -> None:
         if not args:
