@@ -238,3 +238,21 @@ def test_pushdown_reader_partitions_skip_what_cannot_match(tmp_path: Path) -> No
     splits = [s for p in parts for s in p.files]
     assert [s.path for s in splits] == [str(root / "2023" / "p.parquet")]
     assert splits[0].row_groups == (9,)
+
+
+def test_count_star_through_sql_uses_row_counts_per_task(conn: Any, data_dir: Path) -> None:
+    root = data_dir / "counted"
+    for region, n in (("eu", 12_345), ("us", 7_000)):
+        d = root / f"region={region}"
+        d.mkdir(parents=True)
+        pq.write_table(
+            pa.table({"v": pa.array(range(n), pa.int64())}), d / "p.parquet", row_group_size=1000
+        )
+    cur = conn.cursor()
+    assert cur.execute("SELECT COUNT(*) FROM dfs.data.`counted`").fetchall() == [(19_345,)]
+    got = cur.execute(
+        "SELECT region, COUNT(*) AS n FROM dfs.data.`counted` GROUP BY region ORDER BY region"
+    ).fetchall()
+    assert got == [("eu", 12_345), ("us", 7_000)]
+    got = cur.execute("SELECT COUNT(*) FROM dfs.data.`counted` WHERE v >= 6500").fetchall()
+    assert got == [(12_345 - 6_500 + 500,)]
