@@ -26,3 +26,11 @@ SELECT CONCAT(COALESCE(a, ''), COALESCE(b, '')) AS ab FROM t
 -- Drill sorts nulls last
 SELECT a FROM t ORDER BY a LIMIT 10 OFFSET 5
 SELECT a AS `a` FROM t ORDER BY a NULLS LAST LIMIT 10 OFFSET 5
+
+-- Drill's REGEXP_MATCHES matches the whole value
+SELECT REGEXP_MATCHES(s, 'a.*') AS m FROM t
+SELECT s RLIKE CONCAT('^(?:', 'a.*', ')$') AS m FROM t
+
+-- Drill's LOG(x) is the natural logarithm
+SELECT LOG(8) AS l FROM t
+SELECT LN(8) AS l FROM t

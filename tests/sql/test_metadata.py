@@ -144,3 +144,13 @@ def test_set_without_value_shows_the_option(conn: Any) -> None:
         conn, "SET `no.such.option` = 1"
     )
     rows(conn, "ALTER SESSION RESET ALL")
+
+
+def test_describe_schema_and_values(conn: Any, tmp_workspace: Path) -> None:
+    cur = conn.cursor().execute("DESCRIBE SCHEMA dfs.tmp")
+    assert [d[0] for d in cur.description] == ["schema", "properties"]
+    ((schema, props),) = cur.fetchall()
+    assert schema == "dfs.tmp"
+    assert f'"location" : "{tmp_workspace}"' in props and '"writable" : true' in props
+    assert "Invalid schema name [nope]" in error(conn, "DESCRIBE SCHEMA nope")
+    assert rows(conn, "VALUES (1, 'a')") == [(1, "a")]

@@ -54,6 +54,13 @@ def drill_functions(tree: exp.Expression) -> exp.Expression:
     """Drill functions Spark spells differently (a table: Drill name → Spark name)."""
 
     def fix(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Anonymous) and node.name.upper() == "REGEXP_MATCHES":
+            # Drill's REGEXP_MATCHES must match the whole string; Spark's RLIKE finds a match
+            value, pattern = node.expressions[0], node.expressions[1]
+            anchored = exp.Concat(
+                expressions=[exp.Literal.string("^(?:"), pattern, exp.Literal.string(")$")]
+            )
+            return exp.RegexpLike(this=value, expression=anchored)
         if isinstance(node, exp.Anonymous):
             spark_name = _FUNCTION_NAMES.get(node.name.upper())
             if spark_name is not None:

@@ -101,6 +101,7 @@ COMMAND_HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
     st.ShowTables: _lazy("auger.sql.show", "show_tables"),
     st.ShowFiles: _lazy("auger.sql.show", "show_files"),
     st.Describe: _lazy("auger.sql.show", "describe_table"),
+    st.DescribeSchemaOf: _lazy("auger.sql.show", "describe_schema_of"),
     st.RefreshMetadata: _lazy("auger.sql.show", "refresh_metadata"),
     st.Explain: _lazy("auger.sql.show", "explain"),
     st.CreateView: _lazy("auger.sql.views", "create_view"),
@@ -142,6 +143,7 @@ HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
     exp.Intersect: _select,
     exp.Except: _select,
     exp.Subquery: _select,
+    exp.Values: _select,
 }
 
 

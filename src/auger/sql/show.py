@@ -23,7 +23,14 @@ from auger.errors import ErrorKind, UserError
 from auger.sql.catalog import FileTable, ViewTable
 from auger.sql.grammar import split_schema_path
 from auger.sql.result import QueryResult, ok_result
-from auger.sql.statements import Describe, Explain, RefreshMetadata, ShowFiles, ShowTables
+from auger.sql.statements import (
+    Describe,
+    DescribeSchemaOf,
+    Explain,
+    RefreshMetadata,
+    ShowFiles,
+    ShowTables,
+)
 from auger.storage.selection import is_hidden
 from auger.storage.workspace import Workspace
 from auger.types import DataMode, MinorType
@@ -31,7 +38,14 @@ from auger.types import DataMode, MinorType
 if TYPE_CHECKING:
     from auger.session import UserSession
 
-__all__ = ["describe_table", "explain", "refresh_metadata", "show_files", "show_tables"]
+__all__ = [
+    "describe_schema_of",
+    "describe_table",
+    "explain",
+    "refresh_metadata",
+    "show_files",
+    "show_tables",
+]
 
 NO_DEFAULT_SCHEMA = "No default schema selected. Select a schema using 'USE schema' command"
 
@@ -256,4 +270,38 @@ def explain(c: Explain, session: UserSession) -> QueryResult:
     return QueryResult(
         table=pa.table({"text": pa.array([text], pa.string()), "json": pa.array([plan_json])}),
         statement="EXPLAIN",
+    )
+
+
+def describe_schema_of(c: DescribeSchemaOf, session: UserSession) -> QueryResult:
+    """A schema's name and its configuration as JSON (Drill's ``schema``, ``properties``)."""
+    from auger.storage import drill_json
+
+    name = ".".join(split_schema_path(list(c.schema)))
+    try:
+        found = session.catalog.resolve_schema(name, session.default_schema)
+    except UserError:
+        raise UserError.validation(f"Invalid schema name [{name}]") from None
+    if isinstance(found, str):
+        full = found
+        props: dict[str, Any] = {"type": "system"}
+    else:
+        full = found.name
+        plugin = found.plugin
+        props = {
+            "type": plugin.type,
+            "enabled": plugin.enabled,
+            "formats": {f.name: f.to_dict() for f in plugin.formats.values()},
+            "location": found.location,
+            "writable": found.writable,
+            "defaultInputFormat": found.config.default_format,
+        }
+    return QueryResult(
+        table=pa.table(
+            {
+                "schema": pa.array([full], pa.string()),
+                "properties": pa.array([drill_json.dumps(props)], pa.string()),
+            }
+        ),
+        statement="DESCRIBE",
     )

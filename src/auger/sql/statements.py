@@ -19,6 +19,7 @@ __all__ = [
     "CreateView",
     "Describe",
     "DescribeSchema",
+    "DescribeSchemaOf",
     "DropSchema",
     "DropView",
     "Explain",
@@ -50,6 +51,13 @@ class Describe:
 class DescribeSchema:
     table: tuple[str, ...]
     form: str = "JSON"  # or STATEMENT
+
+
+@dataclass(frozen=True)
+class DescribeSchemaOf:
+    """``DESCRIBE SCHEMA dfs.tmp``: a schema's (workspace's) configuration."""
+
+    schema: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -126,7 +134,12 @@ def _show(c: Cursor) -> object | None:
 def _describe(c: Cursor) -> object | None:
     if not (c.accept("DESCRIBE") or c.accept("DESC")):
         return None
-    if c.accept("SCHEMA"):
+    if c.at("SCHEMA") or c.at("DATABASE"):
+        c.take()
+        if not c.at("FOR"):
+            schema = tuple(c.name())
+            c.end()
+            return DescribeSchemaOf(schema)
         c.expect("FOR", "TABLE")
         table = tuple(c.name())
         form = "JSON"
