@@ -234,7 +234,7 @@ def build_file_scan(
         elif allow_missing and lname not in never_missing:
             add(ColumnMetadata(name, MinorType.INT, DataMode.OPTIONAL), ColumnSource.MISSING)
 
-    if not len(out):
+    if not len(out) and not requested.star:
         # Nothing projected (``COUNT(*)``): one per-file constant column keeps each batch's
         # row count through Spark (a batch without columns would arrive as zero rows).
         add(ColumnMetadata(ROW_COUNT_COLUMN, MinorType.VARCHAR), ColumnSource.FILENAME)

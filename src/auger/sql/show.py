@@ -199,7 +199,9 @@ def describe_table(c: Describe, session: UserSession) -> QueryResult:
     from auger.types.spark import spark_to_column
 
     parts = list(c.table)
-    if len(parts) == 1 and not session.default_schema:
+    probe = getattr(session, "is_temporary_table", None)
+    is_temporary = bool(probe(parts)) if probe is not None else False
+    if len(parts) == 1 and not session.default_schema and not is_temporary:
         raise UserError.validation("No schema selected.")
     table = exp.Table(this=exp.to_identifier(parts[-1], quoted=True))
     schema_parts = parts[:-1]
