@@ -67,3 +67,25 @@ def test_views_may_not_use_temporary_tables(conn: Any) -> None:
 
 def test_unquoted_dotted_file_names(conn: Any) -> None:
     assert rows(conn, "SELECT COUNT(*) AS n FROM cp.region.json") == [(110,)]
+
+
+def test_temporary_table_and_view_priority(conn: Any) -> None:
+    """TestCTTAS testTemporaryTableAndViewPriority, with dfs.data as the second workspace."""
+    rows(conn, "USE dfs.data")
+    rows(
+        conn,
+        "CREATE TEMPORARY TABLE tt_and_view AS SELECT 'temporary_table' AS c1 FROM (VALUES(1))",
+    )
+    got = rows(conn, "CREATE VIEW tt_and_view AS SELECT 'view' AS c1 FROM (VALUES(1))")
+    assert got == [(True, "View 'tt_and_view' created successfully in 'dfs.data' schema")]
+    assert rows(conn, "SELECT * FROM dfs.tmp.tt_and_view") == [("temporary_table",)]
+    assert rows(conn, "SELECT * FROM dfs.data.tt_and_view") == [("view",)]
+    assert rows(conn, "DROP VIEW IF EXISTS dfs.tmp.tt_and_view") == [
+        (False, "View [tt_and_view] not found in schema [dfs.tmp].")
+    ]
+    assert "VALIDATION ERROR: [tt_and_view] is not a VIEW in schema [dfs.tmp]" in error(
+        conn, "DROP VIEW dfs.tmp.tt_and_view"
+    )
+    rows(conn, "DROP TABLE tt_and_view")
+    assert rows(conn, "SELECT * FROM tt_and_view") == [("view",)]
+    rows(conn, "DROP VIEW tt_and_view")
