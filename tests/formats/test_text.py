@@ -452,3 +452,10 @@ def test_byte_order_mark_is_dropped(tmp_path: Path, text_mode: dict[str, Any]) -
     got = read(tmp_path, b"\xef\xbb\xbfa,b\n1,2\n", text_mode, HEADER)
     assert got == [{"a": "1", "b": "2"}]
     assert cols(read(tmp_path, b"\xef\xbb\xbf1,2\n", text_mode)) == [["1", "2"]]
+
+
+def test_skip_first_line_skips_a_physical_line(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, "# heading\n1,a\n2,b\n", text_mode, {"skip_first_line": True})
+    assert cols(got) == [["1", "a"], ["2", "b"]]
+    blank = read(tmp_path, "\n1,a\n", text_mode, {"skip_first_line": True})
+    assert cols(blank) == [["1", "a"]]

@@ -244,7 +244,7 @@ class TextFormat(FormatPlugin):
         self, split: FileSplit, o: TextOptions, shape: _Shape, skip: int, batch_rows: int
     ) -> Iterator[pa.RecordBatch]:
         records = _records(split.path, o, _opener(split, o))
-        if o.extract_header or o.skip_first_line:
+        if o.extract_header:
             next(records, None)
         buf: list[list[str]] = []
         seen = 0

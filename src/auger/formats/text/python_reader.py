@@ -76,6 +76,7 @@ class _Lines:
         self.line_no = 0
         self.current: list[str] = []
         self._custom = not o.standard_lines
+        self._skip_first = o.skip_first_line
         self._delim = o.line_delimiter
         self._source: Iterable[bytes] = (
             _split_custom(stream, o.line_delimiter.encode("utf-8")) if self._custom else stream
@@ -84,6 +85,8 @@ class _Lines:
     def __iter__(self) -> Iterator[str]:
         for raw in self._source:
             self.line_no += 1
+            if self.line_no == 1 and self._skip_first:
+                continue  # skip_first_line drops the first physical line, whatever it holds
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
