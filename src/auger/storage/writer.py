@@ -357,10 +357,33 @@ def write_table(
         if own_group is not None:
             with contextlib.suppress(Exception):
                 sc.cancelJobGroup(own_group)
+        # Cancelled tasks may still be writing for a moment: wait for the group's jobs to end
+        # before removing, so no stray file recreates the staging folder afterwards.
+        _wait_for_jobs(sc, own_group or group)
         shutil.rmtree(staging, ignore_errors=True)
         raise
     _log.debug("wrote %d records in %d files to %s", records, len(files), target)
     return WriteResult(target, files, records)
+
+
+def _wait_for_jobs(sc: Any, group: str | None, timeout: float = 10.0) -> None:
+    """Wait (bounded) until no job of ``group`` is running any more."""
+    if not group:
+        return
+    import time
+
+    deadline = time.monotonic() + timeout
+    with contextlib.suppress(Exception):
+        tracker = sc.statusTracker()
+        while time.monotonic() < deadline:
+            running = [
+                j
+                for j in tracker.getJobIdsForGroup(group)
+                if (info := tracker.getJobInfo(j)) is not None and info.status == "RUNNING"
+            ]
+            if not running:
+                return
+            time.sleep(0.1)
 
 
 def remove_tree_atomically(path: str) -> None:
