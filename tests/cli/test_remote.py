@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
@@ -158,3 +159,26 @@ def test_unreachable_server_is_a_connection_error() -> None:
     assert done.returncode == 1
     assert done.stderr.startswith("CONNECTION ERROR: Cannot reach the auger server at http://")
     assert "Traceback" not in done.stderr
+
+
+def test_remote_shell_asks_for_the_password_in_a_terminal(
+    server: str, tmp_path: Path, tmux: Any
+) -> None:
+    import shlex
+
+    history = tmp_path / "history"
+    cmd = (
+        f"env -u AUGER_PASSWORD AUGER_HISTORY={shlex.quote(str(history))} TERM=xterm "
+        f"{shlex.quote(sys.executable)} -m auger sql --connect {server} --user alice"
+        "; echo AUGER-EXIT=$?; sleep 600"
+    )
+    term = tmux(cmd)
+    term.wait_for(r"^Password for alice:")
+    term.line("s3cret")
+    end = term.wait_for(r"^auger>").end()
+    term.line("SELECT r_name FROM cp.`tpch/region.parquet`")
+    term.line("ORDER BY r_name LIMIT 2;")
+    end = term.wait_for(r"^\| AMERICA +\|\n^\+-+\+\n^2 rows selected", end).end()
+    assert "s3cret" not in term.screen()  # the password was not echoed
+    term.keys("C-d")
+    term.wait_for(r"^AUGER-EXIT=0$", end)

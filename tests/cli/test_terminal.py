@@ -8,75 +8,19 @@ session (and its table) still there afterwards, an output-format switch, and Ctr
 from __future__ import annotations
 
 import os
-import re
 import shlex
-import shutil
-import subprocess
 import sys
-import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
-WAIT = 400.0  # generous: the JVM starts inside the shell, and CI machines are shared
-
-
-class Terminal:
-    """A tmux session running one command, driven by keys and read from the screen."""
-
-    def __init__(self, name: str, command: str) -> None:
-        self.name = name
-        subprocess.run(
-            ["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "50", command],
-            check=True,
-        )
-
-    def keys(self, *keys: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
-
-    def type(self, text: str) -> None:
-        """Type literal text (tmux reads a trailing ';' as its own separator: escape it)."""
-        if text.endswith(";"):
-            self.keys("-l", text[:-1])
-            self.keys("\\;")
-        else:
-            self.keys("-l", text)
-
-    def line(self, text: str) -> None:
-        self.type(text)
-        self.keys("Enter")
-
-    def screen(self) -> str:
-        done = subprocess.run(
-            ["tmux", "capture-pane", "-p", "-J", "-S", "-500", "-t", self.name],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        return done.stdout
-
-    def wait_for(self, pattern: str, after: int = 0) -> re.Match[str]:
-        """Wait until ``pattern`` shows on the screen past character ``after``."""
-        deadline = time.monotonic() + WAIT
-        while True:
-            text = self.screen()
-            m = re.compile(pattern, re.M).search(text, after)
-            if m:
-                return m
-            if time.monotonic() > deadline:
-                raise AssertionError(f"{pattern!r} never showed; the screen was:\n{text}")
-            time.sleep(0.3)
-
-    def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], check=False)
-
 
 @pytest.fixture
-def terminal(tmp_path: Path) -> Iterator[tuple[Terminal, Path]]:
-    assert shutil.which("tmux"), "the terminal tests need tmux (apt-get install -y tmux)"
+def terminal(tmp_path: Path, tmux: Callable[[str], Any]) -> tuple[Any, Path]:
     workspace = tmp_path / "tmp"
     workspace.mkdir()
     config = tmp_path / "auger.toml"
@@ -91,14 +35,10 @@ def terminal(tmp_path: Path) -> Iterator[tuple[Terminal, Path]]:
     env = f"AUGER_HISTORY={shlex.quote(str(history))} TERM=xterm"
     cmd = f"{shlex.quote(sys.executable)} -m auger --config {shlex.quote(str(config))} sql"
     command = f"cd {shlex.quote(os.getcwd())} && env {env} {cmd}; echo AUGER-EXIT=$?; sleep 600"
-    term = Terminal(f"auger-test-{os.getpid()}", command)
-    try:
-        yield term, history
-    finally:
-        term.close()
+    return tmux(command), history
 
 
-def test_shell_session_in_a_terminal(terminal: tuple[Terminal, Path]) -> None:
+def test_shell_session_in_a_terminal(terminal: tuple[Any, Path]) -> None:
     term, history = terminal
     term.wait_for(r"^auger>")
 

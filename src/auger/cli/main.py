@@ -99,28 +99,37 @@ def _isatty(stream: Any) -> bool:
 def _connect(args: argparse.Namespace) -> Any:
     url = getattr(args, "connect", None)
     if url:
-        return _connect_remote(url, getattr(args, "user", None))
+        return _connect_remote(url, getattr(args, "user", None), getattr(args, "password", None))
     import auger
 
     return auger.connect(config=args.config, user=getattr(args, "user", None))
 
 
-def _connect_remote(url: str, user: str | None) -> Any:
-    """A session on a running ``auger serve``; asks for the password when the server has auth."""
+def _connect_remote(url: str, user: str | None, password: str | None = None) -> Any:
+    """A session on a running ``auger serve``.
+
+    When the server has authentication, the user comes from ``--user`` (or is asked for on a
+    terminal) and the password from ``--password``, ``$AUGER_PASSWORD`` or a getpass prompt.
+    """
     import os
 
     from auger.cli.remote import RemoteConnection, server_has_auth
 
     if "://" not in url:
         url = "http://" + url
-    password = None
-    if user is not None and server_has_auth(url):
+    if not server_has_auth(url):
+        return RemoteConnection(url)
+    if user is None and sys.stdin.isatty():
+        user = input("User: ").strip() or None
+    if user is None:
+        return RemoteConnection(url)  # the first statement explains that a login is needed
+    if password is None:
         password = os.environ.get("AUGER_PASSWORD")
-        if password is None:
-            import getpass
+    if password is None:
+        import getpass
 
-            password = getpass.getpass(f"Password for {user}: ")
-    return RemoteConnection(url, user=user if password is not None else None, password=password)
+        password = getpass.getpass(f"Password for {user}: ")
+    return RemoteConnection(url, user=user, password=password)
 
 
 def _read_statements(args: argparse.Namespace) -> list[str] | None:
@@ -216,6 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sql.add_argument("--user", help="session user name; with --connect, log in as this user")
     sql.add_argument("--connect", help="URL of a running `auger serve` (e.g. http://host:8047)")
+    sql.add_argument(
+        "--password", help="with --connect: the password (better: $AUGER_PASSWORD or the prompt)"
+    )
     sql.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="tracebacks")
     sql.set_defaults(func=_cmd_sql)
 
