@@ -110,6 +110,21 @@ def test_nested_values(server: Server) -> None:
     assert types["m"] == "MAP"
 
 
+def test_large_result_is_streamed_in_chunks(server: Server) -> None:
+    body = {"queryType": "SQL", "query": "SELECT x FROM dfs.data.`big.parquet` ORDER BY x"}
+    with requests.post(server.url + "/query.json", json=body, stream=True, timeout=300) as resp:
+        assert resp.status_code == 200
+        assert resp.headers.get("transfer-encoding") == "chunked"
+        assert "content-length" not in resp.headers
+        lines = [ln.decode() for ln in resp.iter_lines()]
+    first = lines.index(',"rows":[') + 1
+    assert lines[first] == '{"x":0}'
+    assert lines[first + 1] == ',{"x":1}'
+    row_lines = [ln for ln in lines if ln.lstrip(",").startswith('{"x":')]
+    assert len(row_lines) == 20000
+    assert lines[-2:] == [',"queryState":"COMPLETED"', "}"]
+
+
 def test_expression_names_are_unique(server: Server) -> None:
     data = ordered(
         post_query(
