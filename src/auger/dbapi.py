@@ -384,8 +384,20 @@ class _SparkBatchStream:
         return batch
 
 
+def _values(column: Any) -> list[Any]:
+    """Python values of one Arrow column; timestamps come back zone-less, as Drill's are.
+
+    Spark ships TIMESTAMP as UTC instants (the session time zone is UTC), so the UTC wall clock
+    is the Drill value.
+    """
+    kind = column.type
+    if pa.types.is_timestamp(kind) and kind.tz is not None:
+        column = column.cast(pa.timestamp(kind.unit))
+    return list(column.to_pylist())
+
+
 def _rows(batch: pa.RecordBatch | pa.Table) -> list[tuple[Any, ...]]:
-    cols = [c.to_pylist() for c in batch.columns]
+    cols = [_values(c) for c in batch.columns]
     return list(zip(*cols, strict=True)) if cols else [() for _ in range(batch.num_rows)]
 
 
