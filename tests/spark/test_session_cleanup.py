@@ -229,34 +229,34 @@ def _ready(proc: subprocess.Popen[str], tmp_path: Path, tag: str) -> str:
     return line
 
 
-def test_sigterm_cleans_up_and_restart_sweeps_after_kill_9(own_engine: Any, tmp_path: Path) -> None:
+def test_signals_clean_up_and_restart_sweeps_after_kill_9(own_engine: Any, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
-    term, killed = _start(ws, tmp_path, "term"), _start(ws, tmp_path, "kill")
+    procs = {tag: _start(ws, tmp_path, tag) for tag in ("term", "int", "kill")}
     try:
-        term_location = ws / _ready(term, tmp_path, "term")
-        kill_location = ws / _ready(killed, tmp_path, "kill")
-        for location in (term_location, kill_location):
+        locations = {tag: ws / _ready(proc, tmp_path, tag) for tag, proc in procs.items()}
+        for tag, location in locations.items():
             assert location.is_dir()
-            assert json.loads((location / OWNER_MARKER).read_text())["pid"] in (
-                term.pid,
-                killed.pid,
-            )
+            assert json.loads((location / OWNER_MARKER).read_text())["pid"] == procs[tag].pid
         # an engine starting meanwhile never touches live sessions of other processes
         own_engine(config(ws))
-        assert term_location.is_dir() and kill_location.is_dir()
+        assert all(location.is_dir() for location in locations.values())
 
-        term.send_signal(signal.SIGTERM)
-        assert term.wait(timeout=120) == 128 + signal.SIGTERM
-        assert not term_location.exists()
+        procs["term"].send_signal(signal.SIGTERM)
+        assert procs["term"].wait(timeout=120) == 128 + signal.SIGTERM
+        assert not locations["term"].exists()
 
-        killed.kill()  # SIGKILL: nothing runs in the process
-        killed.wait(timeout=60)
-        assert kill_location.is_dir()
+        procs["int"].send_signal(signal.SIGINT)  # Ctrl-C: KeyboardInterrupt, then exit hooks
+        assert procs["int"].wait(timeout=120) != 0
+        assert not locations["int"].exists()
+
+        procs["kill"].kill()  # SIGKILL: nothing runs in the process
+        procs["kill"].wait(timeout=60)
+        assert locations["kill"].is_dir()
         own_engine(config(ws))  # a restart sweeps what the dead engine left
-        assert not kill_location.exists()
+        assert not locations["kill"].exists()
     finally:
-        for proc in (term, killed):
+        for proc in procs.values():
             if proc.poll() is None:
                 proc.kill()
                 proc.wait(timeout=60)
