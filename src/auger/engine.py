@@ -81,8 +81,17 @@ class Engine:
 
     # ----- sessions
     def open_session(self, user: str | None = None, admin: bool = True) -> UserSession:
+        """A new session; its temporary tables go when it closes or the engine shuts down.
+
+        Raises:
+            UserError: SYSTEM, when the engine has been shut down (nothing would clean up).
+        """
         session = UserSession(self, user or _os_user(), admin=admin)
         with self._lock:
+            if self.closed:
+                from auger.errors import UserError
+
+                raise UserError.system("The engine has been shut down; start a new one")
             self._sessions[session.id] = session
         return session
 

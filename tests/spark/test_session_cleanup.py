@@ -309,3 +309,13 @@ def test_foreign_location_rules(tmp_path: Path) -> None:
     assert foreign_location(str(tmp_path / "elsewhere"), own, [str(ws)]) is None
     # known locations of other sessions count wherever they are
     assert foreign_location(str(tmp_path), own, [], [str(theirs)]) == str(theirs)
+
+
+def test_no_sessions_after_shutdown(own_engine: Any) -> None:
+    from auger.errors import UserError
+
+    eng = own_engine()
+    eng.shutdown()
+    eng.shutdown()  # idempotent
+    with pytest.raises(UserError, match="shut down"):
+        eng.open_session()
