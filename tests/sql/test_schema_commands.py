@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,6 @@ def test_create_describe_use_drop(conn: Any, data_dir: Path) -> None:
     )
     cur = conn.cursor().execute("SELECT * FROM dfs.data.`sch1` ORDER BY id")
     assert [c[0] for c in cur.description] == ["id", "start_date"]
-    import datetime as dt
 
     assert cur.fetchall() == [(1, dt.date(2019, 2, 1)), (2, dt.date(2018, 11, 30))]
     (described,) = rows(conn, "DESCRIBE SCHEMA FOR TABLE dfs.data.`sch1`")[0]
@@ -120,3 +120,45 @@ def test_alter_schema(conn: Any, data_dir: Path) -> None:
     rows(conn, "ALTER SCHEMA FOR TABLE dfs.data.`sch3` REMOVE COLUMNS (`name`)")
     raw = json.loads((d / ".drill.schema").read_text())
     assert [c["name"] for c in raw["schema"]["columns"]] == ["id"]
+
+
+def test_text_conversion_rules_of_the_drill_docs(conn: Any, data_dir: Path) -> None:
+    """create-schema.md: 1.csvh + 2.csvh, nullable, strict, NOT NULL and default variants."""
+    d = data_dir / "docs_t"
+    d.mkdir()
+    (d / "1.csvh").write_text(
+        "id,name,start_date\n1,Fred,2019-02-01\n2,Wilma,2018-11-30\n3,Pebbles,2016-01-01\n"
+        "4,Barney\n"
+    )
+    (d / "2.csvh").write_text("name\nDino\n")
+    t = "dfs.data.`docs_t`"
+    rows(conn, f"CREATE SCHEMA (id int) FOR TABLE {t}")
+    got = rows(conn, f"SELECT id, name FROM {t} ORDER BY name")
+    assert got == [(4, "Barney"), (None, "Dino"), (1, "Fred"), (3, "Pebbles"), (2, "Wilma")]
+    strict = "PROPERTIES ('drill.strict' = 'true')"
+    rows(
+        conn,
+        "CREATE OR REPLACE SCHEMA (id int not null, start_date date not null format "
+        f"'yyyy-MM-dd') FOR TABLE {t} {strict}",
+    )
+    cur = conn.cursor().execute(f"SELECT * FROM {t} ORDER BY id")
+    assert [c[0] for c in cur.description] == ["id", "start_date"]
+    epoch = dt.date(1970, 1, 1)
+    assert cur.fetchall() == [
+        (0, epoch),
+        (1, dt.date(2019, 2, 1)),
+        (2, dt.date(2018, 11, 30)),
+        (3, dt.date(2016, 1, 1)),
+        (4, epoch),
+    ]
+    rows(
+        conn,
+        "CREATE OR REPLACE SCHEMA (id int not null default '-1', start_date date not null "
+        f"format 'yyyy-MM-dd' default '2017-01-01') FOR TABLE {t} {strict}",
+    )
+    got = rows(conn, f"SELECT * FROM {t} WHERE id IN (-1, 4) ORDER BY id")
+    assert got == [(-1, dt.date(2017, 1, 1)), (4, dt.date(2017, 1, 1))]
+    rows(conn, f"CREATE OR REPLACE SCHEMA (name int) FOR TABLE {t}")
+    msg = error(conn, f"SELECT * FROM {t}")
+    assert msg.startswith("DATA_READ ERROR: Illegal conversion: Column `name` of type INT")
+    assert "Illegal value `" in msg

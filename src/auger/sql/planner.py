@@ -35,6 +35,7 @@ from auger.sql.columns import (
     analyse_columns,
     table_alias,
 )
+from auger.sql.provided import conversion_expressions, needs_conversion, text_scan_column
 from auger.sql.pruning import prune_scan
 from auger.sql.table_functions import apply_table_function, is_table_function, table_function
 from auger.sql.translate import literal_integer_divisions, to_spark_sql
@@ -71,6 +72,8 @@ def _next_id() -> int:
 class PlannedScan:
     spec: ScanSpec
     schema: TupleSchema
+    #: select expressions typing text columns by a provided schema (None: none needed)
+    conversions: tuple[str, ...] | None = None
 
 
 def implicit_labels(options: Mapping[str, Any]) -> dict[str, str]:
@@ -108,6 +111,7 @@ class DiscoveredTable:
     schema: TupleSchema  # discovered (or provided) table columns
     absent: frozenset[str]  # lower names of provided columns no file has
     hive: Mapping[str, str]  # lower key -> key, for key=value directories
+    provided: SchemaFile | None = None
 
     def known_names(self, options: Mapping[str, Any]) -> dict[str, str]:
         """Every column name a query may use of this table -> a Spark type string."""
@@ -163,7 +167,7 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> Discove
         absent = {c.name.lower() for c in provided.schema if c.name not in table_schema}
         table_schema = apply_provided_schema(table_schema, provided)
     hive = {k.lower(): k for k in _hive_keys(selection)}
-    return DiscoveredTable(table, selection, fmt, table_schema, frozenset(absent), hive)
+    return DiscoveredTable(table, selection, fmt, table_schema, frozenset(absent), hive, provided)
 
 
 def plan_file_scan(
@@ -238,6 +242,19 @@ def build_file_scan(
         # Nothing projected (``COUNT(*)``): one per-file constant column keeps each batch's
         # row count through Spark (a batch without columns would arrive as zero rows).
         add(ColumnMetadata(ROW_COUNT_COLUMN, MinorType.VARCHAR), ColumnSource.FILENAME)
+    conversions = None
+    if found.provided is not None and fmt.type == "text":
+        conversions = conversion_expressions(out, found.provided)
+        if conversions is not None:
+            typed = TupleSchema()
+            for col in out:
+                given = found.provided.schema.column(col.name)
+                scanned = sources[col.name] in (ColumnSource.TABLE, ColumnSource.MISSING)
+                if given is not None and needs_conversion(given) and scanned:
+                    typed.add(text_scan_column(col))
+                else:
+                    typed.add(col)
+            out = typed
     spec = ScanSpec(
         format_name=fmt.name,
         format_type=fmt.type,
@@ -251,7 +268,7 @@ def build_file_scan(
         limit=limit,
         table=table.name,
     )
-    return PlannedScan(spec, out)
+    return PlannedScan(spec, out, tuple(conversions) if conversions else None)
 
 
 def provided_schema(selection: FileSelection, options: Mapping[str, Any]) -> SchemaFile | None:
@@ -424,6 +441,8 @@ def plan_select(
                     .option("spec", planned.spec.to_json())
                     .load()
                 )
+                if planned.conversions:
+                    frames[n] = frames[n].selectExpr(*planned.conversions)
         for n, node in enumerate(tables):
             frames[n].createOrReplaceTempView(names[n])
             registered.append(names[n])
