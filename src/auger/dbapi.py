@@ -482,6 +482,7 @@ class Cursor:
         except Exception as exc:
             self._reset()
             raise self._error(exc) from None
+        self._raise_if_cancelled()
         self._result = result
         self._description = description
         self.warnings = list(result.warnings)
@@ -511,6 +512,11 @@ class Cursor:
     def cancelled(self) -> bool:
         """True once ``cancel()`` was called for the current statement."""
         return self._cancelled
+
+    def _raise_if_cancelled(self) -> None:
+        """Cancelled before its Spark jobs started (while planning, or Spark was starting)."""
+        if self._cancelled:
+            raise OperationalError(CANCELLED_MESSAGE, ErrorKind.EXECUTION)
 
     def _error(self, exc: BaseException) -> Error:
         """The PEP 249 error for a failure of this cursor's statement."""
@@ -543,6 +549,7 @@ class Cursor:
             if result.table is not None:
                 self._stream = _TableStream(result.table)
             else:
+                self._raise_if_cancelled()
                 try:
                     self._stream = _SparkBatchStream(result.dataframe, self._group or "", self._sql)
                 except _NoArrowSchema:
@@ -615,6 +622,7 @@ class Cursor:
         """The remaining rows as one ``pyarrow.Table`` (column types as Spark ships them)."""
         result = self._need_result()
         if self._untouched_dataframe():
+            self._raise_if_cancelled()
             try:
                 with _job_group(self._group or "", self._sql):
                     table = result.dataframe.toArrow()

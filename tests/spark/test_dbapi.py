@@ -277,3 +277,15 @@ def test_cancel_from_another_thread_keeps_the_session(conn: Any) -> None:
     assert str(failure[0]) == dbapi.CANCELLED_MESSAGE
     assert cur.cancelled
     assert conn.execute(f"SELECT COUNT(n_name) AS n FROM {NATION}").fetchall() == [(25,)]
+
+
+def test_cancel_before_fetch_runs_no_job(conn: Any) -> None:
+    cur = conn.execute(f"SELECT n_name FROM {NATION}")
+    cur.cancel()
+    with pytest.raises(dbapi.OperationalError, match="cancelled"):
+        cur.fetchone()
+    tracker = conn.session.engine.spark.sparkContext.statusTracker()
+    assert list(tracker.getJobIdsForGroup(cur.job_group)) == []
+    assert conn.execute(f"SELECT n_name FROM {NATION} WHERE n_nationkey = 0").fetchall() == [
+        ("ALGERIA",)
+    ]

@@ -140,10 +140,19 @@ def run_statement(cursor: Any, sql: str, progress_out: TextIO | None = None) -> 
     interrupted = threading.Event()
     meter = ProgressMeter(progress_out, cursor, progress_out is not None)  # type: ignore[arg-type]
     cancelled_at: float | None = None
+    polls = 0
     with _sigint_sets(interrupted):
         worker.start()
         while worker.is_alive():
             worker.join(_POLL)
+            polls += 1
+            if cancelled_at is not None and polls % 10 == 0:
+                # Jobs submitted after the first cancel (the statement was still planning)
+                # belong to the same group: cancel again until the worker gives up.
+                try:
+                    cursor.cancel()
+                except Exception:
+                    pass
             if interrupted.is_set():
                 interrupted.clear()
                 if cancelled_at is None:

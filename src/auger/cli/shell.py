@@ -190,6 +190,8 @@ class Shell:
             outcome = run_statement(self.cursor, sql, progress)
         except Cancelled:
             self._print("Query cancelled.", self.err)
+            # The cancelled statement may still be winding down on its thread: use a new cursor.
+            self.cursor = self.conn.cursor()
             return False
         except Error as exc:
             self._print(str(exc), self.err)
