@@ -203,13 +203,24 @@ def native_frame(spark: Any, ds: str, path: Path, schemas: dict[str, Any]) -> An
     raise ValueError(ds)
 
 
-def _canon(rows: Any) -> list[str]:
-    """Rows as comparable text: floats to 9 significant digits (sums differ in the last bits)."""
+def _same(a: Any, b: Any) -> bool:
+    """Equal results, floats within a relative 1e-9 (sums differ in their last bits)."""
+    import math
 
-    def cell(v: Any) -> str:
-        return f"{v:.9g}" if isinstance(v, float) else repr(v)
+    def key(r: Any) -> str:
+        return "|".join(repr(v) for v in r if not isinstance(v, float))
 
-    return sorted("|".join(cell(v) for v in r) for r in rows)
+    a, b = sorted(a, key=key), sorted(b, key=key)
+    if len(a) != len(b):
+        return False
+    for ra, rb in zip(a, b, strict=True):
+        for x, y in zip(ra, rb, strict=True):
+            if isinstance(x, float) and isinstance(y, float):
+                if not math.isclose(x, y, rel_tol=1e-9):
+                    return False
+            elif x != y:
+                return False
+    return True
 
 
 def best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
@@ -267,7 +278,7 @@ def main() -> None:
             d_t = None
             if duck is not None:
                 d_t, _ = best(lambda sql=d_sql: duck.execute(sql).fetchall(), args.repeat)
-            same = qname.startswith("limit") or _canon(a_res) == _canon(s_res)
+            same = qname.startswith("limit") or _same(a_res, s_res)
             rows.append((ds, qname, a_t, s_t, d_t, same))
             print(f"  {ds:8s} {qname:24s} auger {a_t:7.2f}s  spark {s_t:7.2f}s", flush=True)
 
