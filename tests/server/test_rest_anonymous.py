@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(tmp_path_factory.mktemp("rest_anon"), {"max_body_bytes": 65536})
+    srv = Server(tmp_path_factory.mktemp("rest_anon"), {"max_body_bytes": 65536, "keepalive": 0.5})
     pq.write_table(pa.table({"x": pa.array(range(20000), pa.int64())}), srv.data / "big.parquet")
     pq.write_table(
         pa.table(
@@ -370,6 +370,25 @@ def test_logout_cancels_running_queries(server: Server) -> None:
         http.get(server.url + "/logout", timeout=10)
         thread.join(120)
         assert box["resp"].json()["queryState"] == "CANCELED"
+
+
+def test_slow_query_keeps_the_client_alive(server: Server) -> None:
+    """The id comes at once, then spaces while Spark works; the body stays valid JSON."""
+    body = {"queryType": "SQL", "query": SLOW}
+    with requests.post(server.url + "/query.json", json=body, stream=True, timeout=30) as resp:
+        received = b""
+        chunks = resp.raw.stream(64, decode_content=False)
+        while not received.endswith(b"  "):
+            received += next(chunks)
+        head = received.decode().rstrip()
+        assert head.startswith('{"queryId":"') and "\n" not in head
+        query_id = json.loads(head + "}")["queryId"]
+        requests.get(f"{server.url}/profiles/cancel/{query_id}", timeout=10)
+        for chunk in chunks:
+            received += chunk
+    text = received.decode()
+    assert json.loads(text)["queryState"] == "CANCELED"
+    assert text.splitlines()[1] == ',"queryState":"CANCELED"'
 
 
 def test_cancel_unknown_query(server: Server) -> None:

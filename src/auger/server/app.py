@@ -402,7 +402,12 @@ def build_app(
     profiles_store = ProfileStore(settings.profiles_dir, settings.profiles_kept)
     foreman = settings.host if settings.host not in ("0.0.0.0", "::", "") else socket.gethostname()
     queries = QueryManager(
-        engine, profiles_store, settings.query_threads, settings.send_timeout, foreman
+        engine,
+        profiles_store,
+        settings.query_threads,
+        settings.send_timeout,
+        foreman,
+        settings.keepalive,
     )
     sessions = SessionStore(engine, settings.session_timeout, queries.cancel)
     users = UserStore(settings.users_file, settings.inline_users)

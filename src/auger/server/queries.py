@@ -64,6 +64,7 @@ class QueryManager:
         threads: queries running at the same time; further ones wait for a thread.
         send_timeout: seconds a chunk may wait for a reader before the answer is abandoned.
         foreman: the host name shown in profiles and error ids.
+        keepalive: seconds of silence after which a space is sent to the waiting client.
     """
 
     def __init__(
@@ -73,8 +74,10 @@ class QueryManager:
         threads: int,
         send_timeout: float,
         foreman: str,
+        keepalive: float = 5.0,
     ) -> None:
         self.engine = engine
+        self.keepalive = keepalive
         self.profiles = profiles
         self.send_timeout = send_timeout
         self.foreman = foreman
@@ -140,7 +143,10 @@ class QueryManager:
         queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=4)
         gone = threading.Event()
 
+        sent = [0]
+
         def emit(chunk: bytes | None) -> None:
+            sent[0] += 1
             deadline = time.monotonic() + self.send_timeout
             fut = asyncio.run_coroutine_threadsafe(queue.put(chunk), loop)
             while True:
@@ -160,8 +166,14 @@ class QueryManager:
                 self._run(rq, sql, attempted_limit, row_cap, emit)
             except _ClientGone:
                 _log.info("client of query %s went away", rq.query_id)
-            except BaseException:  # never leave the reader hanging
+            except BaseException as exc:  # never leave the reader hanging
                 _log.exception("query %s failed unexpectedly", rq.query_id)
+                if sent[0] == 0 and not gone.is_set():
+                    message = json_string(f"SYSTEM ERROR: {type(exc).__name__}: {exc}")
+                    try:
+                        emit(f',"errorMessage":{message}\n,"queryState":"FAILED"\n}}'.encode())
+                    except _ClientGone:
+                        pass
             finally:
                 self._finish(rq)
                 try:
@@ -177,11 +189,24 @@ class QueryManager:
 
         future = loop.run_in_executor(self.executor, work)
         try:
+            # The id goes out before the query gets a thread; while nothing else is ready a
+            # space now and then (JSON whitespace) keeps clients' read timeouts from firing.
+            # The spaces end the id's line, so every line keeps Drill's exact layout.
+            yield f'{{"queryId":{json_string(rq.query_id)}'.encode()
+            first = True
             while True:
-                chunk = await queue.get()
+                if first:
+                    try:
+                        chunk = await asyncio.wait_for(queue.get(), self.keepalive)
+                    except TimeoutError:
+                        yield b" "
+                        continue
+                else:
+                    chunk = await queue.get()
                 if chunk is None:
                     break
-                yield chunk
+                yield b"\n" + chunk if first else chunk
+                first = False
         finally:
             gone.set()
             while not queue.empty():  # unblock a producer waiting on a full queue
@@ -211,7 +236,6 @@ class QueryManager:
         emit: Callable[[bytes | None], None],
     ) -> None:
         profile = rq.profile
-        emit(f'{{"queryId":{json_string(rq.query_id)}\n'.encode())
         session = rq.web.session
         verbose = _verbose(session)
         sc = self._job_group(rq)

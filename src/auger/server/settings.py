@@ -48,6 +48,8 @@ class ServerSettings:
         send_timeout: seconds a streamed answer may wait for a client that stopped reading.
         query_threads: queries run at the same time (each is a blocking Spark call).
         profiles_kept: finished profiles kept on disk (oldest removed first).
+        keepalive: seconds of silence in a streamed answer before a space is sent, so clients
+            with short read timeouts (pydrill: 10 s) survive slow queries.
     """
 
     host: str = "127.0.0.1"
@@ -62,6 +64,7 @@ class ServerSettings:
     send_timeout: float = 300.0
     query_threads: int = 16
     profiles_kept: int = 1000
+    keepalive: float = 5.0
     inline_users: Mapping[str, Any] | None = None
 
     @classmethod
@@ -80,6 +83,7 @@ class ServerSettings:
                 send_timeout=float(server.get("send_timeout", 300)),
                 query_threads=int(server.get("query_threads", 16)),
                 profiles_kept=int(server.get("profiles_kept", 1000)),
+                keepalive=float(server.get("keepalive", 5)),
                 inline_users=dict(server.get("users", {}) or {}),
             )
         except (TypeError, ValueError) as exc:
@@ -89,8 +93,8 @@ class ServerSettings:
                 f"server.anonymous_sessions must be 'cookie' or 'per_request', "
                 f"not [{settings.anonymous_sessions}]"
             )
-        if settings.session_timeout <= 0 or settings.query_threads <= 0:
+        if min(settings.session_timeout, settings.query_threads, settings.keepalive) <= 0:
             raise UserError.validation(
-                "server.session_timeout and server.query_threads must be positive"
+                "server.session_timeout, query_threads and keepalive must be positive"
             )
         return settings
