@@ -459,3 +459,24 @@ def test_skip_first_line_skips_a_physical_line(tmp_path: Path, text_mode: dict[s
     assert cols(got) == [["1", "a"], ["2", "b"]]
     blank = read(tmp_path, "\n1,a\n", text_mode, {"skip_first_line": True})
     assert cols(blank) == [["1", "a"]]
+
+
+def test_comment_lines_stay_on_the_arrow_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*_: Any) -> Any:
+        raise AssertionError("fell back to the Python parser")
+
+    monkeypatch.setattr(text_plugin.TextFormat, "_python_batches", refuse)
+    text = '# top\n1,"x\n# inside a quoted field"\n#c2\n2,"y"\n# last'
+    assert cols(read(tmp_path, text, {})) == [["1", "x\n# inside a quoted field"], ["2", "y"]]
+    header = read(tmp_path, "# about\na,b\n#x\n1,2\n", {}, HEADER, name="h.csvh")
+    assert header == [{"a": "1", "b": "2"}]
+    skip = read(tmp_path, "#first\n1,2\n#c\n3,4\n", {}, {"skip_first_line": True})
+    assert cols(skip) == [["1", "2"], ["3", "4"]]
+
+
+def test_many_comment_lines_across_blocks(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    lines = [f"# comment {i}\n{i},{'z' * (i % 50)}\n" for i in range(40_000)]
+    got = read(tmp_path, "".join(lines), text_mode, batch_rows=10_000)
+    assert [r["columns"][0] for r in got] == [str(i) for i in range(40_000)]

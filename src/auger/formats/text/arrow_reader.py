@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -36,38 +37,99 @@ def arrow_possible(o: TextOptions) -> bool:
 
 
 class _Watch:
-    """A file-like wrapper that notices comment lines (and a blank first line) as pyarrow reads.
+    """A file-like wrapper between the file and pyarrow: drops comment lines, counts quotes.
 
-    A line inside a quoted field that starts with the comment character is a false alarm; it
-    costs a fallback to the Python parser, never a wrong row.
+    A line starting with the comment character is dropped when the quotes before it are
+    balanced (it is not inside a quoted field), so pyarrow never sees it. When that cannot be
+    judged (an escape character other than the quote, CR-only line ends) the file is marked
+    ``suspect`` and read by the Python parser instead: slower, never a wrong row.
     """
 
-    def __init__(self, raw: Any, comment: str, quote: str) -> None:
+    def __init__(self, raw: Any, o: TextOptions) -> None:
         self._raw = raw
-        self._quote = quote.encode()
+        self._quote = o.quote.encode()
         self.quotes = 0  # parity of quote characters: odd at the end may mean an open quote
-        self._needle = ("\n" + comment).encode() if comment else b""
-        self._cr_needle = ("\r" + comment).encode() if comment else b""
-        self._last = b"\n"
+        comment = o.comment.encode()
+        self._comment = comment
+        # quote parity tells "inside a quoted field" only when the quote escapes itself
+        self._strip = bool(comment) and (not o.quote or o.escape == o.quote)
+        self._keep_first = o.skip_first_line  # Drill skips the first line, comment or not
+        self._at_start = True
+        self._pending = b""
         self.suspect = False
         self.closed = False
 
     def read(self, n: int = -1) -> bytes:
-        data = self._raw.read(n) if n is not None and n >= 0 else self._raw.read()
-        if data and self._needle and not self.suspect:
-            probe = self._last + data[: len(self._needle)]
-            if (
-                self._needle in probe
-                or self._needle in data
-                or self._cr_needle in probe
-                or self._cr_needle in data
-            ):
-                self.suspect = True
-        if data:
-            self._last = data[-1:]
-            if self._quote:
-                self.quotes += data.count(self._quote)
-        return data
+        while True:
+            raw = self._raw.read(n) if n is not None and n >= 0 else self._raw.read()
+            eof = not raw
+            data = self._pending + raw if self._pending else raw
+            self._pending = b""
+            if not self._comment or self.suspect:
+                self._count(data)
+                return data
+            if not eof:
+                cut = data.rfind(b"\n")
+                if cut < 0:
+                    self._pending = data
+                    continue  # a comment can only be judged on a whole line
+                data, self._pending = data[: cut + 1], data[cut + 1 :]
+            out = self._drop_comments(data)
+            if out or eof:
+                return out
+
+    def _count(self, data: bytes) -> None:
+        if self._quote and data:
+            arr = np.frombuffer(data, dtype=np.uint8)
+            self.quotes += int(np.count_nonzero(arr == self._quote[0]))
+
+    def _drop_comments(self, data: bytes) -> bytes:
+        """The chunk (whole lines, so it starts a line) without its comment lines.
+
+        Vectorised with numpy: bytes.find/count on a busy byte are several times slower."""
+        first = self._at_start
+        self._at_start = self._at_start and not data
+        if not data:
+            return data
+        arr = np.frombuffer(data, dtype=np.uint8)
+        c = self._comment[0]
+        if b"\r" in data:
+            crs = np.flatnonzero(arr[:-1] == 13)
+            if crs.size and np.any(arr[crs + 1] == c):
+                self.suspect = True  # CR-only line ends: let the Python parser judge
+                self._count(data)
+                return data
+        starts = np.flatnonzero(arr[:-1] == 10) + 1
+        cands = starts[arr[starts] == c]
+        if arr[0] == c and not (first and self._keep_first):
+            cands = np.concatenate(([0], cands))
+        if cands.size and not self._strip:
+            self.suspect = True
+            self._count(data)
+            return data
+        qpos = np.flatnonzero(arr == self._quote[0]) if self._quote else np.empty(0, np.int64)
+        if not cands.size:
+            self.quotes += int(qpos.size)
+            return data
+        ends = np.flatnonzero(arr == 10)
+        pieces: list[bytes] = []
+        kept_from, removed_q = 0, 0
+        for pos in cands.tolist():
+            if pos < kept_from:
+                continue
+            before = int(np.searchsorted(qpos, pos)) - removed_q
+            if (self.quotes + before) % 2:
+                continue  # inside a quoted field: data, not a comment
+            i = int(np.searchsorted(ends, pos))
+            end = int(ends[i]) + 1 if i < ends.size else len(data)
+            pieces.append(data[kept_from:pos])
+            removed_q += int(np.searchsorted(qpos, end) - np.searchsorted(qpos, pos))
+            kept_from = end
+        self.quotes += int(qpos.size) - removed_q
+        if not pieces:
+            return data
+        pieces.append(data[kept_from:])
+        return b"".join(pieces)
 
     def readable(self) -> bool:
         return True
@@ -100,7 +162,7 @@ def arrow_tables(
         raw = opener() if opener is not None else pa.input_stream(path, compression="detect")
     except (OSError, pa.ArrowException) as exc:
         raise NeedsFallback(str(exc)) from exc
-    watch = _Watch(raw, o.comment, o.quote)
+    watch = _Watch(raw, o)
     reader: pacsv.CSVStreamingReader | None = None
     try:
         read = pacsv.ReadOptions(
