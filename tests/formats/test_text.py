@@ -480,3 +480,32 @@ def test_many_comment_lines_across_blocks(tmp_path: Path, text_mode: dict[str, A
     lines = [f"# comment {i}\n{i},{'z' * (i % 50)}\n" for i in range(40_000)]
     got = read(tmp_path, "".join(lines), text_mode, batch_rows=10_000)
     assert [r["columns"][0] for r in got] == [str(i) for i in range(40_000)]
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 8, 64])
+def test_comment_stripping_across_chunk_boundaries(chunk: int) -> None:
+    """The Arrow path's stream filter: comment lines go, quoted '#' lines stay, any chunking."""
+    import io
+
+    from auger.formats.text.arrow_reader import _Watch
+
+    text = b'#c0 "\n1,"a\n#q"\n#c1\n2,b\n#c2 ""\n3,"#"\n#end'
+    expected = b'1,"a\n#q"\n2,b\n3,"#"\n'
+
+    class Raw:
+        def __init__(self) -> None:
+            self.buf = io.BytesIO(text)
+
+        def read(self, n: int = -1) -> bytes:
+            return self.buf.read(chunk)
+
+        def close(self) -> None:
+            pass
+
+    watch = _Watch(Raw(), TextOptions())
+    out = b""
+    while piece := watch.read(1 << 20):
+        out += piece
+    assert out == expected
+    assert watch.quotes == expected.count(b'"')
+    assert not watch.suspect

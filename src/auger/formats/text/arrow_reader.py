@@ -55,28 +55,21 @@ class _Watch:
         self._strip = bool(comment) and (not o.quote or o.escape == o.quote)
         self._keep_first = o.skip_first_line  # Drill skips the first line, comment or not
         self._at_start = True
-        self._pending = b""
+        self._line_start = True  # the next byte read starts a line
+        self._in_comment = False  # inside a comment line that began in an earlier chunk
         self.suspect = False
         self.closed = False
 
     def read(self, n: int = -1) -> bytes:
         while True:
-            raw = self._raw.read(n) if n is not None and n >= 0 else self._raw.read()
-            eof = not raw
-            data = self._pending + raw if self._pending else raw
-            self._pending = b""
-            if not self._comment or self.suspect:
+            data = self._raw.read(n) if n is not None and n >= 0 else self._raw.read()
+            if not data or not self._comment or self.suspect:
                 self._count(data)
                 return data
-            if not eof:
-                cut = data.rfind(b"\n")
-                if cut < 0:
-                    self._pending = data
-                    continue  # a comment can only be judged on a whole line
-                data, self._pending = data[: cut + 1], data[cut + 1 :]
             out = self._drop_comments(data)
-            if out or eof:
+            if out:
                 return out
+            # the whole chunk was comment: read on (an empty answer would mean end of file)
 
     def _count(self, data: bytes) -> None:
         if self._quote and data:
@@ -84,36 +77,46 @@ class _Watch:
             self.quotes += int(np.count_nonzero(arr == self._quote[0]))
 
     def _drop_comments(self, data: bytes) -> bytes:
-        """The chunk (whole lines, so it starts a line) without its comment lines.
-
-        Vectorised with numpy: bytes.find/count on a busy byte are several times slower."""
+        """The chunk without its comment lines (a comment line may continue from the previous
+        chunk or into the next). Vectorised with numpy: ``bytes.find``/``count`` on a busy byte
+        are several times slower."""
         first = self._at_start
-        self._at_start = self._at_start and not data
-        if not data:
-            return data
+        self._at_start = False
+        start = 0
+        if self._in_comment:  # the rest of a comment line begun in the previous chunk
+            nl = data.find(b"\n")
+            if nl < 0:
+                return b""
+            start = nl + 1
+            self._in_comment = False
+            self._line_start = True
         arr = np.frombuffer(data, dtype=np.uint8)
         c = self._comment[0]
         if b"\r" in data:
             crs = np.flatnonzero(arr[:-1] == 13)
             if crs.size and np.any(arr[crs + 1] == c):
                 self.suspect = True  # CR-only line ends: let the Python parser judge
-                self._count(data)
-                return data
-        starts = np.flatnonzero(arr[:-1] == 10) + 1
+                self._count(data[start:])
+                return data[start:]
+        starts = np.flatnonzero(arr[start:-1] == 10) + (start + 1)
         cands = starts[arr[starts] == c]
-        if arr[0] == c and not (first and self._keep_first):
-            cands = np.concatenate(([0], cands))
+        if (
+            start < len(data)
+            and self._line_start
+            and arr[start] == c
+            and not (first and self._keep_first)
+        ):
+            cands = np.concatenate(([start], cands))
+        self._line_start = data.endswith(b"\n")
         if cands.size and not self._strip:
             self.suspect = True
-            self._count(data)
-            return data
+        if not cands.size or self.suspect:
+            self._count(data[start:] if start else data)
+            return data[start:] if start else data
         qpos = np.flatnonzero(arr == self._quote[0]) if self._quote else np.empty(0, np.int64)
-        if not cands.size:
-            self.quotes += int(qpos.size)
-            return data
         ends = np.flatnonzero(arr == 10)
         pieces: list[bytes] = []
-        kept_from, removed_q = 0, 0
+        kept_from, removed_q = start, int(np.searchsorted(qpos, start))
         for pos in cands.tolist():
             if pos < kept_from:
                 continue
@@ -121,13 +124,15 @@ class _Watch:
             if (self.quotes + before) % 2:
                 continue  # inside a quoted field: data, not a comment
             i = int(np.searchsorted(ends, pos))
-            end = int(ends[i]) + 1 if i < ends.size else len(data)
+            if i < ends.size:
+                end = int(ends[i]) + 1
+            else:
+                end = len(data)
+                self._in_comment = True  # the comment line goes on in the next chunk
             pieces.append(data[kept_from:pos])
             removed_q += int(np.searchsorted(qpos, end) - np.searchsorted(qpos, pos))
             kept_from = end
         self.quotes += int(qpos.size) - removed_q
-        if not pieces:
-            return data
         pieces.append(data[kept_from:])
         return b"".join(pieces)
 
