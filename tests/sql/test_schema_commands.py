@@ -162,3 +162,14 @@ def test_text_conversion_rules_of_the_drill_docs(conn: Any, data_dir: Path) -> N
     msg = error(conn, f"SELECT * FROM {t}")
     assert msg.startswith("DATA_READ ERROR: Illegal conversion: Column `name` of type INT")
     assert "Illegal value `" in msg
+
+
+def test_provided_columns_in_information_schema(conn: Any, data_dir: Path) -> None:
+    _table(data_dir, "sch4")
+    rows(conn, "CREATE SCHEMA (id INT NOT NULL, name VARCHAR) FOR TABLE dfs.data.`sch4`")
+    got = rows(
+        conn,
+        "SELECT COLUMN_NAME, DATA_TYPE, IS_NULLABLE FROM INFORMATION_SCHEMA.`COLUMNS` "
+        "WHERE TABLE_SCHEMA = 'dfs.data' AND TABLE_NAME = 'sch4' ORDER BY ORDINAL_POSITION",
+    )
+    assert got == [("id", "INTEGER", "NO"), ("name", "CHARACTER VARYING", "YES")]

@@ -2,7 +2,8 @@
 
 Spark has no such schema; each table is built on demand from the catalog (see
 :mod:`auger.sql.metadata`) with Drill's column names. COLUMNS lists the columns that are known
-without reading data: those of views (from their files) and of the system tables.
+without reading data: those of views (from their files), of tables with a provided schema
+(``.drill.schema``) and of the system tables.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from auger.errors import UserError
+from auger.types import ColumnMetadata, DataMode
 from auger.types.arrow import schema_from_arrow
 
 if TYPE_CHECKING:
@@ -113,6 +115,7 @@ _COLUMN_FIELDS: list[tuple[str, pa.DataType]] = [
 
 def _columns(session: UserSession) -> pa.Table:
     from auger.sql.metadata import list_tables
+    from auger.sql.show import data_type_name
 
     rows: list[dict[str, object]] = []
 
@@ -134,11 +137,37 @@ def _columns(session: UserSession) -> pa.Table:
         if entry.type == "VIEW" and entry.view is not None:
             for pos, f in enumerate(entry.view.fields, 1):
                 add(entry.schema, entry.name, pos, f.name, calcite_sql_name(f.type), f.nullable)
+        elif entry.type == "TABLE" and entry.location:
+            for pos, col in enumerate(_provided_columns(entry.location), 1):
+                add(
+                    entry.schema,
+                    entry.name,
+                    pos,
+                    col.name,
+                    data_type_name(col),
+                    col.mode is not DataMode.REQUIRED,
+                )
         elif entry.type == "SYSTEM_TABLE":
-            for pos, col in enumerate(_system_table_columns(entry.schema, entry.name, session), 1):
-                add(entry.schema, entry.name, pos, col[0], col[1], True)
+            system = _system_table_columns(entry.schema, entry.name, session)
+            for pos, (name, dtype) in enumerate(system, 1):
+                add(entry.schema, entry.name, pos, name, dtype, True)
     fields = pa.schema(_COLUMN_FIELDS)
     return pa.table({f.name: pa.array([r.get(f.name) for r in rows], f.type) for f in fields})
+
+
+def _provided_columns(location: str) -> list[ColumnMetadata]:
+    """A table directory's provided schema columns (the only file columns known unread)."""
+    import os
+
+    from auger.storage.schema_file import read_schema_file, schema_file_path
+
+    path = schema_file_path(location)
+    if not os.path.isfile(path):
+        return []
+    try:
+        return list(read_schema_file(path).schema)
+    except UserError:
+        return []
 
 
 def _system_table_columns(schema: str, name: str, session: UserSession) -> list[tuple[str, str]]:
