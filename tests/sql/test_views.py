@@ -123,3 +123,15 @@ def test_view_over_view_and_describe(conn: Any) -> None:
     ]
     rows(conn, "DROP VIEW dfs.tmp.v_top")
     rows(conn, "DROP VIEW dfs.tmp.v_base")
+
+
+def test_duplicate_column_names(conn: Any) -> None:
+    msg = error(
+        conn, "CREATE VIEW dfs.tmp.v_dup AS SELECT region_id, region_id FROM cp.`region.json`"
+    )
+    assert "VALIDATION ERROR: Duplicate column name [region_id]" in msg
+    msg = error(
+        conn,
+        "CREATE VIEW dfs.tmp.v_dup (a, A) AS SELECT region_id, sales_city FROM cp.`region.json`",
+    )
+    assert "Duplicate column name [A]" in msg

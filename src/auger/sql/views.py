@@ -153,7 +153,14 @@ def create_view(c: CreateView, session: UserSession) -> QueryResult:
             raise UserError.validation(
                 "view's field list and the view's query field list have different counts."
             )
+        seen: set[str] = set()
+        for n in c.columns:
+            if n.lower() in seen:
+                raise UserError.validation(f"Duplicate column name [{n}]")
+            seen.add(n.lower())
         cols = [col.renamed(n) for col, n in zip(cols, c.columns, strict=True)]
+    else:
+        _check_duplicate_names(tree)
     view = View(
         name,
         view_sql(tree),
@@ -165,6 +172,26 @@ def create_view(c: CreateView, session: UserSession) -> QueryResult:
     write_view(ws.location, view)
     verb = "replaced" if existing_view else "created"
     return ok_result(True, f"View '{name}' {verb} successfully in '{schema}' schema", "CREATE VIEW")
+
+
+def _check_duplicate_names(tree: exp.Expression) -> None:
+    """Without a field list, the query's own column names must be unique (case-insensitive)."""
+    node = tree
+    while isinstance(node, exp.SetOperation):
+        node = node.this
+    if not isinstance(node, exp.Select):
+        return
+    seen: set[str] = set()
+    for e in node.expressions:
+        if isinstance(e, exp.Alias):
+            name = e.alias
+        elif isinstance(e, exp.Column) and not isinstance(e.this, exp.Star):
+            name = e.name
+        else:
+            continue
+        if name.lower() in seen:
+            raise UserError.validation(f"Duplicate column name [{name}]")
+        seen.add(name.lower())
 
 
 def _has_star(tree: exp.Expression) -> bool:
