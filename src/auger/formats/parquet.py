@@ -113,6 +113,16 @@ def _drill_precision(arr: pa.Array) -> pa.Array:
     return arr
 
 
+def _failing_group(pf: pq.ParquetFile, groups: list[int], columns: list[str] | None) -> str:
+    """Which row group cannot be read (the error path only: each is tried alone)."""
+    for rg in groups:
+        try:
+            pf.read_row_group(rg, columns=columns)
+        except _ERRORS:
+            return str(rg)
+    return ", ".join(map(str, groups))
+
+
 class ParquetFormat(FormatPlugin):
     """Drill's Parquet format plugin (``type = "parquet"``)."""
 
@@ -168,19 +178,25 @@ class ParquetFormat(FormatPlugin):
         if selected is not None and not selected:
             yield from self._counts(pf, groups, batch_rows)
             return
-        for rg in groups:
-            try:
-                batches = pf.iter_batches(
-                    batch_size=batch_rows, row_groups=[rg], columns=selected, use_threads=True
-                )
-                for batch in batches:
-                    arrays = [_drill_precision(c) for c in batch.columns]
-                    yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
-            except _ERRORS as exc:
-                raise UserError.data_read(
-                    "Error reading Parquet data",
-                    [f"File: {split.path}", f"Row group: {rg}", f"Reason: {exc}"],
-                ) from exc
+        if not groups:
+            return
+        try:
+            # one call over all the split's row groups: pyarrow pre-buffers and decodes ahead
+            batches = pf.iter_batches(
+                batch_size=batch_rows, row_groups=groups, columns=selected, use_threads=True
+            )
+            for batch in batches:
+                arrays = [_drill_precision(c) for c in batch.columns]
+                yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
+        except _ERRORS as exc:
+            raise UserError.data_read(
+                "Error reading Parquet data",
+                [
+                    f"File: {split.path}",
+                    f"Row group: {_failing_group(pf, groups, selected)}",
+                    f"Reason: {exc}",
+                ],
+            ) from exc
 
     @staticmethod
     def _counts(pf: pq.ParquetFile, groups: list[int], batch_rows: int) -> Iterator[pa.RecordBatch]:
