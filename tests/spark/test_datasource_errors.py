@@ -116,3 +116,23 @@ def test_errors_through_sql_keep_their_kind(conn: Any, data_dir: Path) -> None:
         conn.cursor().execute("SELECT columns[0] FROM dfs.data.`errs`").fetchall()
     assert str(info.value).startswith("DATA_READ ERROR")
     assert str(bad) in str(info.value)
+
+
+def test_unreachable_spark_connect_master_is_one_clear_error(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "from auger.errors import UserError\n"
+        "from auger.spark.bootstrap import get_spark\n"
+        "try:\n"
+        "    get_spark('sc://127.0.0.1:1')\n"
+        "except UserError as exc:\n"
+        "    print('KIND', exc.kind.value)\n"
+        "    print('MSG', exc.message)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert "KIND SYSTEM" in proc.stdout, proc.stdout + proc.stderr[-2000:]
+    assert "MSG Cannot connect to Spark Connect at sc://127.0.0.1:1" in proc.stdout

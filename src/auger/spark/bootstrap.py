@@ -147,8 +147,16 @@ def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -
 
 def _connect(master: str, conf: Mapping[str, str] | None) -> Any:
     """A Spark Connect session (``sc://host:port``); static confs cannot be set from here."""
+    import importlib.util
+
     from pyspark.sql import SparkSession
 
+    missing = [m for m in ("grpc", "grpc_status", "zstandard") if not importlib.util.find_spec(m)]
+    if missing:  # pyspark would exit the process instead of raising
+        raise UserError.system(
+            f"Cannot connect to Spark Connect at {master}: its client needs {', '.join(missing)}",
+            ["Fix: pip install 'pyspark[connect]' (grpcio, grpcio-status, zstandard)"],
+        )
     builder = SparkSession.builder.remote(master)
     for key, value in (conf or {}).items():
         if key.startswith("spark.sql."):
