@@ -160,3 +160,26 @@ def test_not_parquet_at_all(tmp_path: Path) -> None:
     path.write_text("hello")
     with pytest.raises(UserError, match="Parquet footer"):
         discover(path)
+
+
+def test_data_error_names_the_row_group(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"x": list(range(90))}), path, row_group_size=30)
+
+    def broken_batches(self: Any, *args: Any, **kwargs: Any) -> Any:
+        yield from ()
+        raise pa.ArrowInvalid("bad page")
+
+    real = pq.ParquetFile.read_row_group
+
+    def broken_group(self: Any, i: int, *args: Any, **kwargs: Any) -> Any:
+        if i == 1:
+            raise pa.ArrowInvalid("bad page")
+        return real(self, i, *args, **kwargs)
+
+    monkeypatch.setattr(pq.ParquetFile, "iter_batches", broken_batches)
+    monkeypatch.setattr(pq.ParquetFile, "read_row_group", broken_group)
+    with pytest.raises(UserError) as info:
+        read_file(path, "parquet")
+    assert info.value.kind is ErrorKind.DATA_READ
+    assert "Row group: 1" in info.value.context and f"File: {path}" in info.value.context
