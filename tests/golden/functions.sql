@@ -34,3 +34,7 @@ SELECT s RLIKE CONCAT('^(?:', 'a.*', ')$') AS m FROM t
 -- Drill's LOG(x) is the natural logarithm
 SELECT LOG(8) AS l FROM t
 SELECT LN(8) AS l FROM t
+
+-- Drill's TYPEOF names Drill's types
+SELECT TYPEOF(a) AS t FROM x
+SELECT CASE WHEN a IS NULL THEN 'NULL' WHEN TYPEOF(a) = 'tinyint' THEN 'TINYINT' WHEN TYPEOF(a) = 'smallint' THEN 'SMALLINT' WHEN TYPEOF(a) = 'int' THEN 'INT' WHEN TYPEOF(a) = 'bigint' THEN 'BIGINT' WHEN TYPEOF(a) = 'float' THEN 'FLOAT4' WHEN TYPEOF(a) = 'double' THEN 'FLOAT8' WHEN TYPEOF(a) = 'string' THEN 'VARCHAR' WHEN TYPEOF(a) = 'boolean' THEN 'BIT' WHEN TYPEOF(a) = 'date' THEN 'DATE' WHEN TYPEOF(a) = 'timestamp' THEN 'TIMESTAMP' WHEN TYPEOF(a) = 'timestamp_ntz' THEN 'TIMESTAMP' WHEN TYPEOF(a) = 'binary' THEN 'VARBINARY' WHEN TYPEOF(a) LIKE 'decimal%' THEN 'VARDECIMAL' WHEN TYPEOF(a) LIKE 'struct%' THEN 'MAP' WHEN TYPEOF(a) LIKE 'array%' THEN 'LIST' WHEN TYPEOF(a) LIKE 'map%' THEN 'DICT' WHEN TYPEOF(a) LIKE 'interval%' THEN 'INTERVAL' ELSE UPPER(TYPEOF(a)) END AS t FROM x

@@ -89,3 +89,12 @@ def test_to_char_of_numbers_and_dates(conn: Any) -> None:
 def test_count_star_counts_rows(conn: Any) -> None:
     assert rows(conn, "SELECT COUNT(*) FROM cp.`region.json`") == [(110,)]
     assert rows(conn, "SELECT COUNT(*) AS n FROM cp.`tpch/nation.parquet`") == [(25,)]
+
+
+def test_typeof_names_drill_types(conn: Any) -> None:
+    got = rows(
+        conn,
+        "SELECT TYPEOF(employee_id) AS a, TYPEOF(full_name) AS b, TYPEOF(salary) AS c, "
+        "TYPEOF(nosuch) AS d FROM cp.`employee.json` LIMIT 1",
+    )
+    assert got == [("BIGINT", "VARCHAR", "FLOAT8", "NULL")]

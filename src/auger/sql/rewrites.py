@@ -61,6 +61,8 @@ def drill_functions(tree: exp.Expression) -> exp.Expression:
                 expressions=[exp.Literal.string("^(?:"), pattern, exp.Literal.string(")$")]
             )
             return exp.RegexpLike(this=value, expression=anchored)
+        if isinstance(node, exp.Typeof):
+            return _drill_typeof(node.this)
         if isinstance(node, exp.Anonymous):
             spark_name = _FUNCTION_NAMES.get(node.name.upper())
             if spark_name is not None:
@@ -68,6 +70,44 @@ def drill_functions(tree: exp.Expression) -> exp.Expression:
         return node
 
     return tree.transform(fix)
+
+
+#: Spark ``typeof`` answers → Drill's type names (prefix matches for parameterised types).
+_TYPEOF_NAMES: tuple[tuple[str, str], ...] = (
+    ("tinyint", "TINYINT"),
+    ("smallint", "SMALLINT"),
+    ("int", "INT"),
+    ("bigint", "BIGINT"),
+    ("float", "FLOAT4"),
+    ("double", "FLOAT8"),
+    ("string", "VARCHAR"),
+    ("boolean", "BIT"),
+    ("date", "DATE"),
+    ("timestamp", "TIMESTAMP"),
+    ("timestamp_ntz", "TIMESTAMP"),
+    ("binary", "VARBINARY"),
+    ("decimal%", "VARDECIMAL"),
+    ("struct%", "MAP"),
+    ("array%", "LIST"),
+    ("map%", "DICT"),
+    ("interval%", "INTERVAL"),
+)
+
+
+def _drill_typeof(value: exp.Expression) -> exp.Expression:
+    """Drill's TYPEOF names Drill's types (``BIGINT``, ``VARCHAR``, ``NULL`` for a null)."""
+    spark_type = exp.Anonymous(this="TYPEOF", expressions=[value.copy()])
+    case = exp.Case().when(
+        exp.Is(this=value.copy(), expression=exp.Null()), exp.Literal.string("NULL")
+    )
+    for pattern, name in _TYPEOF_NAMES:
+        test: exp.Expression
+        if pattern.endswith("%"):
+            test = exp.Like(this=spark_type.copy(), expression=exp.Literal.string(pattern))
+        else:
+            test = exp.EQ(this=spark_type.copy(), expression=exp.Literal.string(pattern))
+        case = case.when(test, exp.Literal.string(name))
+    return case.else_(exp.Upper(this=spark_type.copy()))
 
 
 #: Drill function → Spark function of the same arguments and meaning.
