@@ -27,7 +27,6 @@ import datetime as dt
 import decimal
 import itertools
 import math
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -434,7 +433,6 @@ class Cursor:
         self._group: str | None = None
         self._cancelled = False
         self._sql = ""
-        self._lock = threading.Lock()
 
     # ----- PEP 249 attributes
     @property
