@@ -182,3 +182,33 @@ def test_remote_shell_asks_for_the_password_in_a_terminal(
     assert "s3cret" not in term.screen()  # the password was not echoed
     term.keys("C-d")
     term.wait_for(r"^AUGER-EXIT=0$", end)
+
+
+def test_cancel_reaches_the_server_and_the_session_lives_on(server: str) -> None:
+    import threading
+
+    with RemoteConnection(server, user="alice", password="s3cret") as conn:
+        cur = conn.cursor()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                cur.execute(
+                    "SELECT COUNT(a.employee_id + b.employee_id + c.employee_id) AS n "
+                    "FROM cp.`employee.json` a CROSS JOIN cp.`employee.json` b "
+                    "CROSS JOIN cp.`employee.json` c"
+                )
+            except BaseException as exc:
+                failure.append(exc)
+
+        worker = threading.Thread(target=run)
+        worker.start()
+        while cur.query_id is None and worker.is_alive():
+            time.sleep(0.1)
+        assert not cur.abandon_on_cancel  # the id arrived before the rows
+        cur.cancel()
+        worker.join(300)
+        assert not worker.is_alive()
+        assert len(failure) == 1 and isinstance(failure[0], dbapi.OperationalError)
+        assert str(failure[0]) == dbapi.CANCELLED_MESSAGE
+        assert conn.execute("SELECT 1 AS one").fetchall() == [(1,)]

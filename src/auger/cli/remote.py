@@ -10,11 +10,13 @@ tables last as long as the shell).
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from auger.dbapi import (
+    CANCELLED_MESSAGE,
     DatabaseError,
     Error,
     InterfaceError,
@@ -31,6 +33,7 @@ _LOGIN_FAILED = "Invalid username/password credentials"
 _KIND_RE = re.compile(r"^([A-Z_]+) ERROR: ")
 _ERROR_ID_RE = re.compile(r"\s*\[Error Id: [^\]]*\]\s*$")
 _EPOCH = dt.datetime(1970, 1, 1)
+_QUERY_ID_RE = re.compile(rb'"queryId"\s*:\s*"([^"]+)"')
 
 
 def _connection_error(url: str, exc: BaseException) -> OperationalError:
@@ -83,9 +86,6 @@ _SQL_NAMES = {
 class RemoteCursor:
     """A cursor whose statements run on the server; results arrive whole, as JSON."""
 
-    # The runner stops waiting on Ctrl-C: the server finishes the statement on its own.
-    abandon_on_cancel = True
-
     def __init__(self, connection: RemoteConnection) -> None:
         self.connection = connection
         self.arraysize = 1
@@ -105,12 +105,12 @@ class RemoteCursor:
             sql = sql[:-1].rstrip()
         self.description, self._rows, self._pos, self.rowcount = None, [], 0, -1
         self.query_id = None
-        body = self.connection._post_query(sql)
-        self.query_id = body.get("queryId")
+        body = self.connection._post_query(sql, self._started)
+        self.query_id = body.get("queryId") or self.query_id
         if body.get("queryState") != "COMPLETED":
             state = body.get("queryState", "FAILED")
             if state == "CANCELED":
-                raise OperationalError("EXECUTION ERROR: Query cancelled", ErrorKind.EXECUTION)
+                raise OperationalError(CANCELLED_MESSAGE, ErrorKind.EXECUTION)
             raise _server_error(body.get("errorMessage") or f"SYSTEM ERROR: query {state}")
         names = list(body.get("columns", []))
         types = list(body.get("metadata", [])) or ["ANY"] * len(names)
@@ -131,6 +131,14 @@ class RemoteCursor:
         self.rowcount = len(rows)
         return self
 
+    def _started(self, query_id: str) -> None:
+        self.query_id = query_id
+
+    @property
+    def abandon_on_cancel(self) -> bool:
+        """Whether Ctrl-C should stop waiting at once: yes while the query id is unknown."""
+        return self.query_id is None
+
     def fetchone(self) -> tuple[Any, ...] | None:
         rows = self.fetchmany(1)
         return rows[0] if rows else None
@@ -147,7 +155,10 @@ class RemoteCursor:
         return self.fetchmany(len(self._rows) - self._pos)
 
     def cancel(self) -> None:
-        """Ask the server to cancel the running query, when its id is known (best effort)."""
+        """Ask the server to cancel the running query (``/profiles/cancel/{id}``), if it has one.
+
+        The waiting ``execute`` then ends with the server's CANCELED answer.
+        """
         if self.query_id:
             try:
                 self.connection._get(f"/profiles/cancel/{self.query_id}")
@@ -213,25 +224,35 @@ class RemoteConnection:
                 ErrorKind.PERMISSION,
             )
 
-    def _post_query(self, sql: str) -> dict[str, Any]:
+    def _post_query(
+        self, sql: str, on_query_id: Callable[[str], None] | None = None
+    ) -> dict[str, Any]:
+        """Send one statement and read its answer as it streams in.
+
+        The server writes ``{"queryId":"..."`` first, before the rows; ``on_query_id`` gets it
+        as soon as it arrives, so the statement can be cancelled while it runs.
+        """
         answer = self._request(
             "POST",
             "/query.json",
             json={"queryType": "SQL", "query": sql},
             allow_redirects=False,
+            stream=True,
         )
         if answer.status_code in (301, 302, 303, 307, 401, 403) or _login_page(answer):
+            answer.close()
             raise ProgrammingError(
                 f"PERMISSION ERROR: The server at {self.url} needs a login: "
                 "run `auger sql --connect URL --user NAME`",
                 ErrorKind.PERMISSION,
             )
+        text = self._read_streamed(answer, on_query_id)
         try:
-            body = answer.json()
+            body = json.loads(text)
         except ValueError:
             raise OperationalError(
                 f"SYSTEM ERROR: The server answered HTTP {answer.status_code} without JSON: "
-                f"{answer.text[:200]}",
+                f"{text[:200]!r}",
                 ErrorKind.SYSTEM,
             ) from None
         if answer.status_code != 200:
@@ -239,6 +260,25 @@ class RemoteConnection:
         if not isinstance(body, dict):
             raise OperationalError("SYSTEM ERROR: unexpected answer from the server")
         return body
+
+    def _read_streamed(self, answer: Any, on_query_id: Callable[[str], None] | None) -> str:
+        import requests
+
+        chunks: list[bytes] = []
+        seen_id = on_query_id is None
+        try:
+            for chunk in answer.iter_content(chunk_size=None):
+                chunks.append(chunk)
+                if not seen_id:
+                    m = _QUERY_ID_RE.search(b"".join(chunks)[:1024])
+                    if m:
+                        seen_id = True
+                        on_query_id(m.group(1).decode())  # type: ignore[misc]
+        except requests.RequestException as exc:
+            raise _connection_error(self.url, exc) from None
+        finally:
+            answer.close()
+        return b"".join(chunks).decode(answer.encoding or "utf-8")
 
     # ----- DB-API surface the shell uses
     def cursor(self) -> RemoteCursor:
