@@ -163,6 +163,9 @@ class QueryManager:
 
         def work() -> None:
             try:
+                if gone.is_set():  # the client left while the query waited for a thread
+                    rq.cancel_requested.set()
+                    return
                 self._run(rq, sql, attempted_limit, row_cap, emit)
             except _ClientGone:
                 _log.info("client of query %s went away", rq.query_id)
