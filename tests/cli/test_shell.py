@@ -177,6 +177,7 @@ def test_completes_keywords_commands_schemas_tables_and_columns() -> None:
     # default schema: files of it after FROM
     shell.handle("USE cp;")
     assert "`employee.json`" in completions(shell, "SELECT * FROM ")
+    assert completions(shell, "SELECT * FROM emp") == ["`employee.json`"]
     # columns of the tables the statement reads
     text = "SELECT full FROM cp.`employee.json`"
     doc_text = text[: len("SELECT full")]

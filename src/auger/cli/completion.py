@@ -137,7 +137,7 @@ class SqlCompleter(Completer):
 
         def offer(candidates: Iterable[str], meta: str) -> Iterator[Completion]:
             for name in candidates:
-                if name.lower().startswith(bare) and name.lower() not in seen:
+                if name.strip("`").lower().startswith(bare) and name.lower() not in seen:
                     seen.add(name.lower())
                     yield Completion(name, -len(word), display_meta=meta)
 
@@ -156,6 +156,10 @@ class SqlCompleter(Completer):
         prefix = tail.strip("`").lower()
         schemas = {s.lower(): s for s in self.cache.schemas()}
         start = -len(tail)
+        # "dfs.d" may be the start of a schema name ("dfs.data") rather than schema.table
+        for name in schemas.values():
+            if name.lower().startswith(word.lower()):
+                yield Completion(name, -len(word), display_meta="schema")
         if head.lower() in schemas:
             names = [_quote(t) for t in self.cache.tables(schemas[head.lower()])]
             below = f"{head.lower()}."
