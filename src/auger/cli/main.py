@@ -177,6 +177,10 @@ def _cmd_sql(args: argparse.Namespace) -> int:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     with _connect(args) as conn:
+        if not args.verbose:
+            from auger.cli.runner import start_engine
+
+            start_engine(conn, background=False)
         for title, sql in DEMO_QUERIES:
             _print(f"\n-- {title}\n{sql};", sys.stdout)
             status = run_statements(
