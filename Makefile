@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip
 
-.PHONY: run test lint typecheck pytest fast install dev clean sample-data
+.PHONY: run test lint typecheck pytest fast install dev clean sample-data system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -13,6 +13,18 @@ $(BIN)/python:
 $(VENV)/.installed: $(BIN)/python pyproject.toml
 	$(PIP) install -q -e .
 	touch $@
+
+# Programs some tests drive (a terminal, a browser), from Debian's packages. Installed here when
+# missing and we are root (CI, fresh machines); otherwise the command to run is printed.
+SYSTEM_PROGRAMS := tmux chromium chromedriver
+system-deps:
+	@missing=""; for p in $(SYSTEM_PROGRAMS); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing:$$missing"; \
+	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux chromium chromium-driver >/dev/null; \
+	  else echo "tests need:$$missing — install with: sudo apt-get install tmux chromium chromium-driver" >&2; exit 1; fi; \
+	fi
 
 $(VENV)/.installed-dev: $(VENV)/.installed
 	$(PIP) install -q -e '.[dev]'
@@ -33,7 +45,7 @@ lint: dev
 typecheck: dev
 	$(BIN)/mypy
 
-pytest: dev
+pytest: dev system-deps
 	$(BIN)/pytest -q
 
 # Fast suite: everything that needs no Java.

@@ -80,6 +80,7 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
     _d("exec.query.max_rows", "LONG", 0, "Rows returned at most (0: no limit)"),
     _d("exec.query.return_result_set_for_ddl", "BOOLEAN", True),
     _d("exec.errors.verbose", "BOOLEAN", False),
+    _d("drill.exec.http.rest.errors.verbose", "BOOLEAN", False, "REST errors carry stack traces"),
     _d("exec.enable_union_type", "BOOLEAN", False),
     _d("planner.enable_limit_pushdown", "BOOLEAN", True),
     _d("planner.slice_target", "LONG", 100000),
