@@ -160,19 +160,6 @@ def _labels(options: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def _hive_keys(selection: FileSelection) -> list[str]:
-    keys: dict[str, str] = {}
-    for f in selection.files:
-        rel = os.path.relpath(os.path.dirname(f.path), selection.root)
-        if rel == ".":
-            continue
-        for part in rel.split(os.sep):
-            k, sep, _ = part.partition("=")
-            if sep and k:
-                keys.setdefault(k.lower(), k)
-    return list(keys.values())
-
-
 def _root_name(path: str) -> str:
     """The root column of a projected path: ``m.x`` → ``m``, ``columns[1]`` → ``columns``."""
     name = path.strip().strip("`")
@@ -198,7 +185,7 @@ def plan_direct_read(options: Mapping[str, str], given_schema: Any = None) -> Sc
     session = _session_options(options)
     labels = _labels(session)
     dir_label = str(session.get("drill.exec.storage.file.partition.column.label", "dir")).lower()
-    hive_all = {k.lower(): k for k in _hive_keys(selection)}
+    hive_all = {k.lower(): k for k in selection.hive_keys()}
     if given_schema is not None and fmt.type == "parquet":
         from auger.types.spark import spark_to_column
 
@@ -222,7 +209,7 @@ def plan_direct_read(options: Mapping[str, str], given_schema: Any = None) -> Sc
             out.add(col)
             sources[col.name] = source
 
-    hive = {k.lower(): k for k in _hive_keys(selection) if k not in table_schema}
+    hive = {k.lower(): k for k in selection.hive_keys() if k not in table_schema}
     for item in projection:
         if item == "*":
             for col in table_schema:

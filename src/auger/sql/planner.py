@@ -86,21 +86,6 @@ def _partition_source(name: str, dir_label: str) -> str | None:
     return f"dir{m.group(1)}" if m else None
 
 
-def _hive_keys(selection: FileSelection) -> list[str]:
-    import os
-
-    keys: dict[str, str] = {}
-    for f in selection.files:
-        rel = os.path.relpath(os.path.dirname(f.path), selection.root)
-        if rel == ".":
-            continue
-        for part in rel.split(os.sep):
-            k, sep, _ = part.partition("=")
-            if sep and k:
-                keys.setdefault(k.lower(), k)
-    return list(keys.values())
-
-
 @dataclass(frozen=True)
 class DiscoveredTable:
     """A file table before its projection is known: files, format and table schema."""
@@ -166,7 +151,7 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> Discove
     if provided is not None:
         absent = {c.name.lower() for c in provided.schema if c.name not in table_schema}
         table_schema = apply_provided_schema(table_schema, provided)
-    hive = {k.lower(): k for k in _hive_keys(selection)}
+    hive = {k.lower(): k for k in selection.hive_keys()}
     return DiscoveredTable(table, selection, fmt, table_schema, frozenset(absent), hive, provided)
 
 

@@ -42,6 +42,19 @@ class FileSelection:
                 depth = max(depth, len(rel.split(os.sep)))
         return depth
 
+    def hive_keys(self) -> list[str]:
+        """Keys of ``key=value`` directories below the root, first spelling, first-seen order."""
+        keys: dict[str, str] = {}
+        for f in self.files:
+            rel = os.path.relpath(os.path.dirname(f.path), self.root)
+            if rel == ".":
+                continue
+            for part in rel.split(os.sep):
+                k, sep, _ = part.partition("=")
+                if sep and k:
+                    keys.setdefault(k.lower(), k)
+        return list(keys.values())
+
 
 def is_hidden(name: str) -> bool:
     """Hidden from scans: ``.``/``_`` names, and Drill's own ``*.view.drill`` metadata files."""
