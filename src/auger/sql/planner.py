@@ -362,6 +362,7 @@ def plan_select(
     tree: exp.Expression, session: UserSession, context: PlanContext | None = None
 ) -> Any:
     """Plan a SELECT (or a set operation) and return the Spark DataFrame that answers it."""
+    from auger.spark.frames import scan_frame
     from auger.sql.dirfunctions import query_directory_functions
 
     spark = session.engine.spark
@@ -420,12 +421,7 @@ def plan_select(
                         never_missing=defined,
                     )
                 planned = prune_scan(planned, node)  # files ruled out by WHERE on dirN etc.
-                frames[n] = (
-                    spark.read.format("auger")
-                    .schema(planned.schema.to_spark())
-                    .option("spec", planned.spec.to_json())
-                    .load()
-                )
+                frames[n] = scan_frame(spark, planned, options)
                 if planned.conversions:
                     frames[n] = frames[n].selectExpr(*planned.conversions)
         for n, node in enumerate(tables):

@@ -1,0 +1,31 @@
+"""One planned file scan → one Spark DataFrame, by the fastest path with Drill's semantics.
+
+The ``auger`` data source (the scan framework on executors) is the path for everything and the
+semantic reference; other paths are taken only where they give exactly the same rows and types
+(each is tested against the data source as its oracle).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from auger.sql.planner import PlannedScan
+
+__all__ = ["datasource_frame", "scan_frame"]
+
+
+def scan_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> Any:
+    """The DataFrame delivering ``planned.schema`` for the planned scan."""
+    return datasource_frame(spark, planned)
+
+
+def datasource_frame(spark: Any, planned: PlannedScan) -> Any:
+    """The scan framework inside Spark: the ``auger`` Python data source with the spec."""
+    return (
+        spark.read.format("auger")
+        .schema(planned.schema.to_spark())
+        .option("spec", planned.spec.to_json())
+        .load()
+    )
