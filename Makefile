@@ -26,8 +26,9 @@ system-deps:
 	  else echo "tests need:$$missing — install with: sudo apt-get install tmux chromium chromium-driver" >&2; exit 1; fi; \
 	fi
 
+# Tests also cover Spark Connect (tests/spark/test_connect.py), so dev includes its client.
 $(VENV)/.installed-dev: $(VENV)/.installed
-	$(PIP) install -q -e '.[dev]'
+	$(PIP) install -q -e '.[dev,connect]'
 	touch $@
 
 install: $(VENV)/.installed

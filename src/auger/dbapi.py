@@ -306,7 +306,15 @@ def _job_group(group: str, description: str) -> Iterator[None]:
     """
     sc = _spark_context()
     if sc is None:
-        yield
+        # Spark Connect has no SparkContext: an operation tag is its job group (a no-op when
+        # this process is not connected either).
+        from auger.spark.bootstrap import tag_operations
+
+        untag = tag_operations(group)
+        try:
+            yield
+        finally:
+            untag()
         return
     old = [sc.getLocalProperty(k) for k in _GROUP_KEYS]
     for key, value in zip(_GROUP_KEYS, (group, description[:200], "true"), strict=True):
@@ -367,6 +375,11 @@ class _SparkBatchStream:
         except Exception as exc:
             raise _NoArrowSchema(str(exc)) from exc
         self.batches_read = 0
+        from auger.spark.bootstrap import is_connect
+
+        if is_connect(df.sparkSession):
+            self._frames = _connect_batches(df, self.schema, group, description)
+            return
         sc = df.sparkSession.sparkContext
         with _job_group(group, description):
             jrdd = df._jdf.toArrowBatchRdd()
@@ -378,9 +391,49 @@ class _SparkBatchStream:
 
     def __next__(self) -> pa.RecordBatch:
         frame = next(self._frames)
-        batch = pa.ipc.read_record_batch(pa.py_buffer(frame), self.schema)
+        if isinstance(frame, pa.RecordBatch):  # Spark Connect
+            batch = frame
+        else:
+            batch = pa.ipc.read_record_batch(pa.py_buffer(frame), self.schema)
         self.batches_read += 1
         return batch
+
+
+def _connect_batches(
+    df: Any, schema: pa.Schema, group: str, description: str
+) -> Iterator[pa.RecordBatch]:
+    """The result batches of a Spark Connect DataFrame, streamed from the server.
+
+    The server sends Arrow batches as the query produces them; the request is sent here, inside
+    the statement's tag, so ``cancel()`` reaches it. Batches are cast to the schema a classic
+    session would ship (the server may choose e.g. large string types).
+    """
+    client = df.sparkSession.client
+    plan = df._plan.to_proto(client)
+    with _job_group(group, description):
+        stream = client.to_table_as_iterator(plan, df._plan.observations)
+        first = _next_table(stream)
+    return _cast_tables(first, stream, schema)
+
+
+def _next_table(stream: Iterator[Any]) -> pa.Table | None:
+    for item in stream:
+        if isinstance(item, pa.Table):
+            return item
+    return None
+
+
+def _cast_tables(
+    first: pa.Table | None, stream: Iterator[Any], schema: pa.Schema
+) -> Iterator[pa.RecordBatch]:
+    table = first
+    while table is not None:
+        if table.num_rows:
+            if table.schema != schema:
+                columns = [c.cast(f.type) for c, f in zip(table.columns, schema, strict=True)]
+                table = pa.Table.from_arrays(columns, schema=schema)
+            yield from table.to_batches()
+        table = _next_table(stream)
 
 
 def _values(column: Any) -> list[Any]:
@@ -505,6 +558,10 @@ class Cursor:
         sc = _spark_context()
         if sc is not None and self._group is not None:
             sc.cancelJobGroup(self._group)
+        elif self._group is not None:  # Spark Connect: the statement's operations are tagged
+            from auger.spark.bootstrap import interrupt_tag
+
+            interrupt_tag(self._group)
 
     @property
     def cancelled(self) -> bool:

@@ -12,25 +12,40 @@ Why each setting:
   ``auger`` source uses pushed filters to skip files and Parquet row groups.
 - On a cluster (a master that is not ``local``), the ``auger`` package is zipped and shipped to
   executors with ``addPyFile``, so workers need only pyarrow and pyspark installed.
-- A master of the form ``sc://host:port`` connects through Spark Connect instead.
+- A master of the form ``sc://host:port`` connects through Spark Connect instead (see
+  :func:`_connect`): the server runs the queries, this process plans them.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import threading
+import weakref
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from auger.errors import UserError
 
-__all__ = ["check_java", "get_spark", "package_zip", "ship_package", "spark_is_running"]
+__all__ = [
+    "check_java",
+    "connect_session",
+    "get_spark",
+    "interrupt_tag",
+    "is_connect",
+    "package_zip",
+    "ship_package",
+    "spark_context",
+    "spark_is_running",
+    "tag_operations",
+]
 
 _log = logging.getLogger(__name__)
 _lock = threading.Lock()
@@ -101,17 +116,102 @@ def spark_is_running() -> bool:
     return SparkSession.getActiveSession() is not None
 
 
+def is_connect(spark: Any) -> bool:
+    """Whether ``spark`` (a session or a DataFrame's session) is a Spark Connect client.
+
+    Tested by module, so that nothing here imports the Connect client (it needs grpcio).
+    """
+    real = getattr(spark, "_real", spark)
+    return type(real).__module__.startswith("pyspark.sql.connect")
+
+
+def spark_context(spark: Any) -> Any:
+    """The SparkContext behind ``spark``, or None under Spark Connect (the client has none).
+
+    Job groups, the status tracker and RDDs need it; their callers degrade without it.
+    """
+    if spark is None or is_connect(spark):
+        return None
+    try:
+        return spark.sparkContext
+    except Exception:
+        return None
+
+
+#: The Spark Connect session of this process, once one was opened (see :func:`connect_session`).
+_connect_session: Any = None
+
+
+def connect_session() -> Any:
+    """The process's Spark Connect session, or None; never connects just to ask."""
+    return _connect_session
+
+
+def tag_operations(tag: str) -> Any:
+    """Under Spark Connect, tag this thread's next operations with ``tag`` (Connect's job group).
+
+    Returns a callable that removes the tag again (a no-op without a Connect session). Tags are
+    thread-local in the Connect client, like job groups are in a SparkContext.
+    """
+    spark = _connect_session
+    if spark is None:
+        return lambda: None
+    try:
+        spark.addTag(tag)
+    except Exception:
+        _log.debug("cannot tag Spark Connect operations with %s", tag, exc_info=True)
+        return lambda: None
+
+    def remove() -> None:
+        try:
+            spark.removeTag(tag)
+        except Exception:
+            _log.debug("cannot remove Spark Connect tag %s", tag, exc_info=True)
+
+    return remove
+
+
+def interrupt_tag(tag: str) -> bool:
+    """Interrupt the Spark Connect operations tagged ``tag`` (from any thread); False if none."""
+    spark = _connect_session
+    if spark is None:
+        return False
+    try:
+        return bool(spark.interruptTag(tag))
+    except Exception:
+        _log.debug("interruptTag(%s) failed", tag, exc_info=True)
+        return False
+
+
 def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -> Any:
-    """The process's SparkSession, started with auger's settings if none is running yet."""
+    """The process's SparkSession, started with auger's settings if none is running yet.
+
+    A process holds either a classic session or Spark Connect sessions, never both: PySpark
+    switches its whole API (``functions``, ``Column``...) to Connect once a remote session is
+    made, so asking for the other kind is a clear error rather than a broken session.
+    """
     with _lock:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        from pyspark import SparkContext
         from pyspark.sql import SparkSession
 
+        if master.startswith("sc://"):
+            if SparkContext._active_spark_context is not None:
+                raise UserError.system(
+                    f"Cannot connect to Spark Connect at {master}: this process already runs a "
+                    "local Spark, and PySpark cannot mix the two",
+                    ["Fix: use Spark Connect from a process of its own"],
+                )
+            return _connect(master, conf)
+        if _connect_session is not None:
+            raise UserError.system(
+                f"Cannot start Spark with master {master}: this process is connected to Spark "
+                "Connect, and PySpark cannot mix the two",
+                ["Fix: use a process of its own for a local or cluster master"],
+            )
         active = SparkSession.getActiveSession()
-        if active is None and master.startswith("sc://"):
-            active = _connect(master, conf)
-        elif active is None:
+        if active is None:
             check_java()
             log4j = _log4j_file()
             warehouse = Path(tempfile.gettempdir()) / "auger-spark-warehouse"
@@ -137,37 +237,185 @@ def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -
             except Exception as exc:
                 raise UserError.system(f"Spark could not start: {_first_line(exc)}") from exc
             active.sparkContext.setLogLevel("OFF")
-            logging.getLogger("py4j").setLevel(logging.ERROR)
-            logging.getLogger("pyspark").setLevel(logging.CRITICAL)
+            _quiet_python_logging()
             if not master.startswith("local"):
                 ship_package(active)
         _register_data_source(active)
         return active
 
 
+def _quiet_python_logging() -> None:
+    """PySpark logs every failed query (as JSON, on stderr); auger reports errors itself."""
+    for name in ("py4j", "pyspark", "SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+#: Session settings auger relies on (see the module docstring); under Spark Connect they are set
+#: per session, since the server's own defaults may differ.
+_CONNECT_SESSION_CONF = {
+    "spark.sql.ansi.enabled": "true",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.python.filterPushdown.enabled": "true",
+}
+
+
 def _connect(master: str, conf: Mapping[str, str] | None) -> Any:
-    """A Spark Connect session (``sc://host:port``); static confs cannot be set from here."""
+    """A Spark Connect session (``sc://host:port``), wrapped in :class:`ConnectSession`.
+
+    The server runs the scans: its Python workers must import ``auger`` (the server started
+    with ``PYSPARK_PYTHON`` set to a Python that has auger installed). Only session (SQL)
+    settings can be set from a client; static ones belong to the server's own start.
+    """
+    global _connect_session
+    if _connect_session is not None:
+        if _connect_session.url != master:
+            raise UserError.system(
+                f"Cannot connect to Spark Connect at {master}: this process is connected to "
+                f"{_connect_session.url} already"
+            )
+        return _connect_session
     import importlib.util
 
-    from pyspark.sql import SparkSession
-
-    missing = [m for m in ("grpc", "grpc_status", "zstandard") if not importlib.util.find_spec(m)]
+    missing = [
+        m
+        for m in ("grpc", "grpc_status", "google.rpc", "zstandard")
+        if not _find_spec(importlib.util.find_spec, m)
+    ]
     if missing:  # pyspark would exit the process instead of raising
         raise UserError.system(
             f"Cannot connect to Spark Connect at {master}: its client needs {', '.join(missing)}",
-            ["Fix: pip install 'pyspark[connect]' (grpcio, grpcio-status, zstandard)"],
+            ["Fix: pip install 'auger[connect]' (or 'pyspark[connect]')"],
         )
+    _probe_server(master)
+    from pyspark.sql import SparkSession
+
     builder = SparkSession.builder.remote(master)
-    for key, value in (conf or {}).items():
-        if key.startswith("spark.sql."):
-            builder = builder.config(key, value)
+    settings = {**_CONNECT_SESSION_CONF}
+    settings.update({k: v for k, v in (conf or {}).items() if k.startswith("spark.sql.")})
+    for key, value in settings.items():
+        builder = builder.config(key, value)
     try:
-        return builder.getOrCreate()
+        real = builder.getOrCreate()
+        _quiet_python_logging()
+        real.dataSource.register(_data_source_class())
     except Exception as exc:
         raise UserError.system(
             f"Cannot connect to Spark Connect at {master}: {_first_line(exc)}",
             ["Fix: start the server (start-connect-server.sh) or correct [spark] master"],
         ) from exc
+    _connect_session = ConnectSession(real, master)
+    _registered.add(id(_connect_session))
+    return _connect_session
+
+
+def _probe_server(master: str) -> None:
+    """Fail at once when nothing listens at the address: the Connect client would retry (with
+    back-off) for minutes before giving up."""
+    import socket
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit("http://" + master[len("sc://") :].split(";", 1)[0])
+        host, port = parts.hostname or "localhost", parts.port or 15002
+    except ValueError as exc:
+        raise UserError.system(f"Invalid Spark Connect master {master}: {exc}") from exc
+    try:
+        socket.create_connection((host, port), timeout=10).close()
+    except OSError as exc:
+        raise UserError.system(
+            f"Cannot connect to Spark Connect at {master}: {exc.strerror or exc}",
+            ["Fix: start the server (start-connect-server.sh) or correct [spark] master"],
+        ) from exc
+
+
+def _find_spec(find: Any, name: str) -> bool:
+    try:
+        return find(name) is not None
+    except ImportError:  # a missing parent package (``google`` for ``google.rpc``)
+        return False
+
+
+# Temporary views the planner names per query (``__auger_q<query>_t<table>``).
+_VIEW_NAME = re.compile(r"__auger_q\d+_t\d+")
+
+
+class ConnectSession:
+    """A Spark Connect session, as the planner expects a SparkSession to behave.
+
+    One difference matters: a classic ``spark.sql(query)`` analyses the query at once, so the
+    temporary views it names may be dropped right after; over Connect the query is analysed
+    only when it runs, on the server, and must still find its views then. So a view a query
+    names is dropped only when no DataFrame built on that query is left (its plan object is
+    collected); until then ``catalog.dropTempView`` defers. Everything else passes through.
+    """
+
+    def __init__(self, real: Any, url: str) -> None:
+        self._real = real
+        self.url = url
+        self._views_lock = threading.Lock()
+        self._uses: Counter[str] = Counter()
+        self._doomed: set[str] = set()
+        self._ready: list[str] = []
+        self.catalog = _ConnectCatalog(self)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def sql(self, query: str, *args: Any, **kwargs: Any) -> Any:
+        self._drop_ready_views()
+        df = self._real.sql(query, *args, **kwargs)
+        names = frozenset(_VIEW_NAME.findall(query))
+        if names:
+            with self._views_lock:
+                self._uses.update(names)
+            weakref.finalize(df._plan, self._release, names)
+        return df
+
+    def _release(self, names: frozenset[str]) -> None:
+        """A plan naming ``names`` is gone (runs in a finalizer: only bookkeeping here)."""
+        with self._views_lock:
+            for name in names:
+                self._uses[name] -= 1
+                if self._uses[name] <= 0:
+                    del self._uses[name]
+                    if name in self._doomed:
+                        self._doomed.discard(name)
+                        self._ready.append(name)
+
+    def _drop_view(self, name: str) -> bool:
+        with self._views_lock:
+            if self._uses.get(name):
+                self._doomed.add(name)
+                return True
+        self._drop_ready_views()
+        return bool(self._real.catalog.dropTempView(name))
+
+    def _drop_ready_views(self) -> None:
+        with self._views_lock:
+            ready, self._ready = self._ready, []
+        for name in ready:
+            try:
+                self._real.catalog.dropTempView(name)
+            except Exception:
+                _log.debug("dropping temporary view %s failed", name, exc_info=True)
+
+    def pending_views(self) -> set[str]:
+        """Views still kept for live DataFrames or waiting to be dropped (tests, diagnostics)."""
+        with self._views_lock:
+            return set(self._uses) | set(self._ready)
+
+
+class _ConnectCatalog:
+    """The Connect session's catalog, with ``dropTempView`` deferred as explained above."""
+
+    def __init__(self, session: ConnectSession) -> None:
+        self._session = session
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session._real.catalog, name)
+
+    def dropTempView(self, name: str) -> bool:
+        return self._session._drop_view(name)
 
 
 def package_zip() -> str:
@@ -199,14 +447,18 @@ def _register_data_source(spark: Any) -> None:
     key = id(spark)
     if key in _registered:
         return
-    from auger.spark.datasource import AugerDataSource
-
-    spark.dataSource.register(AugerDataSource)
+    spark.dataSource.register(_data_source_class())
     try:  # also when joining a session someone else built
         spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
     except Exception:
         _log.debug("cannot enable Python data source filter push-down", exc_info=True)
     _registered.add(key)
+
+
+def _data_source_class() -> Any:
+    from auger.spark.datasource import AugerDataSource
+
+    return AugerDataSource
 
 
 def _first_line(exc: BaseException) -> str:

@@ -225,7 +225,7 @@ def _spark_write(df: Any, fmt: WriterFormat, staging: str, partition_by: Sequenc
         out = out.withColumn(_PARTITION_KEY, F.xxhash64(*flags, *keys))
         out = out.repartition(F.col(_PARTITION_KEY)).sortWithinPartitions(*keys)
         writer_cols = [_PARTITION_KEY]
-    writer = out.write.mode("errorifexists")
+    writer = out.write.mode("error")  # "errorifexists" is not a mode the Connect client knows
     if writer_cols:
         writer = writer.partitionBy(*writer_cols)
     for key, value in fmt.options.items():
@@ -330,12 +330,15 @@ def write_table(
     parent = os.path.dirname(target.rstrip("/"))
     strategy.create_path(parent)
     staging = _staging_path(target)
-    sc = df.sparkSession.sparkContext
+    from auger.spark.bootstrap import spark_context
+
+    # None under Spark Connect: there the caller's operation tag (if any) covers the write.
+    sc = spark_context(df.sparkSession)
     # A caller (a DB-API cursor) may already run this statement in a job group it can cancel;
     # keep that one. Otherwise use a group of our own so an interrupted write stops its jobs.
-    group = sc.getLocalProperty("spark.jobGroup.id")
+    group = sc.getLocalProperty("spark.jobGroup.id") if sc is not None else None
     own_group = None
-    if not group:
+    if not group and sc is not None:
         own_group = f"auger-write-{uuid.uuid4().hex}"
         sc.setLocalProperty("spark.jobGroup.id", own_group)
         sc.setLocalProperty("spark.job.interruptOnCancel", "true")
@@ -368,7 +371,7 @@ def write_table(
 
 def _wait_for_jobs(sc: Any, group: str | None, timeout: float = 10.0) -> None:
     """Wait (bounded) until no job of ``group`` is running any more."""
-    if not group:
+    if not group or sc is None:
         return
     import time
 

@@ -1,0 +1,229 @@
+"""auger over Spark Connect: a real Connect server started from the installed pyspark on
+127.0.0.1 (``start-connect-server.sh --wait``, its Python workers running this interpreter so
+they import auger), queried from a separate process with ``master = "sc://127.0.0.1:PORT"``,
+then stopped.
+
+The client runs in a subprocess because PySpark switches its whole Python API to Connect once a
+remote session exists in a process; the session-scoped local SparkSession of the other tests
+must not see that. The last test checks that auger refuses to mix the two in one process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pyspark
+import pytest
+
+from auger.errors import UserError
+
+pytestmark = [pytest.mark.slow, pytest.mark.spark]
+
+SPARK_HOME = Path(pyspark.__file__).resolve().parent
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop the server's whole process group (the script, spark-submit and the JVM)."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+    # the JVM may outlive the script for a moment
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+@pytest.fixture(scope="module")
+def connect_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    tmp = tmp_path_factory.mktemp("connect")
+    port = _free_port()
+    log = tmp / "server.log"
+    env = {
+        **os.environ,
+        "SPARK_HOME": str(SPARK_HOME),
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "SPARK_LOG_DIR": str(tmp / "logs"),
+        "SPARK_PID_DIR": str(tmp),
+        # the server's Python workers run the data source: they must import auger
+        "PYSPARK_PYTHON": sys.executable,
+    }
+    proc = subprocess.Popen(
+        [
+            str(SPARK_HOME / "sbin" / "start-connect-server.sh"),
+            "--wait",
+            "--master",
+            "local[2]",
+            "--conf",
+            f"spark.connect.grpc.binding.port={port}",
+            "--conf",
+            "spark.connect.grpc.binding.address=127.0.0.1",
+            "--conf",
+            "spark.ui.enabled=false",
+            "--conf",
+            "spark.sql.shuffle.partitions=2",
+        ],
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+        env=env,
+        cwd=tmp,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not _listening(port):
+            if time.monotonic() > deadline or proc.poll() is not None:
+                pytest.fail(f"the Spark Connect server did not come up:\n{log.read_text()[-3000:]}")
+            time.sleep(0.5)
+        yield f"sc://127.0.0.1:{port}"
+    finally:
+        _stop(proc)
+
+
+CLIENT = textwrap.dedent(
+    """
+    import gc, json, sys
+    import auger
+    from auger.spark.bootstrap import is_connect
+
+    master, data = sys.argv[1], sys.argv[2]
+    conn = auger.connect(config={
+        "storage": {"dfs": {"type": "file", "workspaces": {
+            "data": {"location": data, "writable": True}}}},
+        "spark": {"master": master},
+    })
+    out = {}
+
+    def run(key, sql):
+        cur = conn.cursor()
+        cur.execute(sql)
+        out[key] = [list(r) for r in cur.fetchall()]
+        out[key + "_names"] = [d[0] for d in cur.description]
+        cur.close()
+
+    spark = conn.session.engine.spark
+    out["connect"] = is_connect(spark)
+    run("csv", "SELECT dir0, COUNT(*) AS n, SUM(CAST(columns[1] AS INT)) AS s "
+               "FROM dfs.data.`tree` GROUP BY dir0 ORDER BY dir0")
+    run("pruned", "SELECT columns[0] AS c FROM dfs.data.`tree` WHERE dir0 = 'b' ORDER BY c")
+    run("json", "SELECT t.m.k AS k, t.m.s AS s FROM dfs.data.`maps.json` t ORDER BY k")
+    run("parquet", "SELECT id, name, ts FROM dfs.data.`p.parquet` ORDER BY id")
+    run("ctas", "CREATE TABLE dfs.data.copied AS SELECT dir0 AS d, CAST(columns[1] AS INT) AS v "
+                "FROM dfs.data.`tree`")
+    run("ctas_read", "SELECT d, SUM(v) AS s FROM dfs.data.copied GROUP BY d ORDER BY d")
+    run("view", "CREATE VIEW dfs.data.big AS SELECT dir0 AS d, CAST(columns[1] AS INT) AS v "
+                "FROM dfs.data.`tree` WHERE CAST(columns[1] AS INT) >= 5")
+    run("view_read", "SELECT d, COUNT(*) AS n FROM dfs.data.big GROUP BY d ORDER BY d")
+    run("temp", "CREATE TEMPORARY TABLE small AS SELECT t.m.s AS s FROM dfs.data.`maps.json` t")
+    run("temp_read", "SELECT s FROM small ORDER BY s")
+    try:
+        conn.cursor().execute("SELECT columns[0] FROM dfs.data.`bad`").fetchall()
+    except auger.dbapi.Error as exc:
+        out["error"] = str(exc)
+        out["error_type"] = type(exc).__name__
+    gc.collect()
+    spark.sql("SELECT 1").collect()  # drops the views whose DataFrames are gone
+    out["views_kept"] = sorted(spark.pending_views())
+    out["views_in_server"] = sorted(
+        t.name for t in spark.catalog.listTables() if t.name.startswith("__auger_q"))
+    conn.close()
+    print("RESULT " + json.dumps(out, default=str))
+    """
+)
+
+
+def test_queries_run_through_spark_connect(connect_url: str, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    for name, rows in (("a", 6), ("b", 4), ("c", 2)):
+        d = data / "tree" / name
+        d.mkdir(parents=True)
+        for part in range(2):
+            (d / f"p{part}.csv").write_text(
+                "".join(f"{name}{i},{i}\n" for i in range(part, rows, 2))
+            )
+    (data / "maps.json").write_text(
+        '{"m": {"k": 2, "s": "two"}}\n{"m": {"k": 1, "s": "one"}}\n{"m": {"k": 3, "s": "three"}}\n'
+    )
+    pq.write_table(
+        pa.table(
+            {
+                "id": pa.array([2, 1], pa.int32()),
+                "name": ["b", "a"],
+                "ts": pa.array([1_700_000_000_000_000, 0], pa.timestamp("us")),
+            }
+        ),
+        data / "p.parquet",
+    )
+    (data / "bad").mkdir()
+    (data / "bad" / "x.csv").write_bytes(b"ok\n\xff\xfe\n")
+    script = tmp_path / "client.py"
+    script.write_text(CLIENT)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK_", "SPARK_"))}
+    proc = subprocess.run(
+        [sys.executable, str(script), connect_url, str(data)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=tmp_path,
+    )
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert lines, proc.stdout[-3000:] + proc.stderr[-3000:]
+    out: dict[str, Any] = json.loads(lines[-1][len("RESULT ") :])
+    assert out["connect"] is True
+    assert out["csv"] == [["a", 6, 15], ["b", 4, 6], ["c", 2, 1]]
+    assert out["csv_names"] == ["dir0", "n", "s"]
+    assert out["pruned"] == [["b0"], ["b1"], ["b2"], ["b3"]]
+    assert out["json"] == [[1, "one"], [2, "two"], [3, "three"]]
+    # zone-less timestamps come back as Drill's: the same wall clock, no zone
+    assert out["parquet"] == [[1, "a", "1970-01-01 00:00:00"], [2, "b", "2023-11-14 22:13:20"]]
+    assert out["ctas"][0][1] == 12  # records written
+    assert out["ctas_read"] == [["a", 15], ["b", 6], ["c", 1]]
+    assert out["view_read"] == [["a", 1]]  # only a5 has a value >= 5
+    assert out["temp"][0][1] == 3
+    assert out["temp_read"] == [["one"], ["three"], ["two"]]
+    assert out["error_type"] == "DataError"
+    assert out["error"].startswith("DATA_READ ERROR"), out["error"]
+    assert str(data / "bad" / "x.csv") in out["error"]
+    # the planner's per-query views are dropped once their DataFrames are gone (no leak)
+    assert out["views_kept"] == []
+    assert out["views_in_server"] == []
+
+
+def test_connect_master_in_a_process_running_local_spark_is_one_clear_error(spark: Any) -> None:
+    from auger.spark.bootstrap import get_spark
+
+    with pytest.raises(UserError) as info:
+        get_spark("sc://127.0.0.1:15002")
+    assert "cannot mix" in info.value.message
+    assert get_spark("local[2]") is spark  # the local session is untouched
