@@ -64,6 +64,28 @@ def _clean(message: str) -> str:
     return first
 
 
+_FAILED_READ_RE = re.compile(r"\[FAILED_READ_FILE[A-Z_.]*\][^\n]*? reading file (\S+)")
+_CAUSE_RE = re.compile(r"^Caused by: [\w.$]+: (.+)$", re.MULTILINE)
+
+
+def _failed_read(text: str) -> UserError | None:
+    """A file Spark's own reader could not read (the native Parquet path): DATA_READ, naming
+    the file as a path (Spark names it as a URI) and the innermost cause."""
+    m = _FAILED_READ_RE.search(text)
+    if not m:
+        return None
+    from urllib.parse import unquote
+
+    uri = m.group(1).rstrip(".")
+    path = unquote(re.sub(r"^file:(//)?", "", uri))
+    causes = [c.strip() for c in _CAUSE_RE.findall(text)]
+    reason = causes[-1] if causes else _clean(text)
+    return UserError.data_read(
+        "Error reading file",
+        [f"File: {path}", f"Reason: {reason}", "Spark condition: FAILED_READ_FILE"],
+    )
+
+
 def unwrap_spark_error(exc: BaseException) -> UserError:
     """Turn any exception from a Spark call into the ``UserError`` the user should see."""
     if isinstance(exc, UserError):
@@ -72,6 +94,9 @@ def unwrap_spark_error(exc: BaseException) -> UserError:
     restored = _decode(text)
     if restored is not None:
         return restored
+    failed_read = _failed_read(text)
+    if failed_read is not None:
+        return failed_read
     condition = ""
     get_condition = getattr(exc, "getCondition", None) or getattr(exc, "getErrorClass", None)
     if callable(get_condition):

@@ -1,0 +1,485 @@
+"""Parquet scans planned onto Spark's own Parquet reader, where it gives exactly Drill's answer.
+
+The ``auger`` data source runs the scan framework in Python workers: every batch crosses from
+the JVM to Python and back. For Parquet, Spark's vectorized reader can often deliver the very
+same rows and types without leaving the JVM, with row-group filter push-down and nested column
+pruning for free. This module decides, column by column, whether it can, and builds that frame:
+
+* table columns are read with an explicit read schema (the Spark type the native reader gives
+  for every file's column), then cast to the output type only where the cast is known to give
+  identical values (a UTC instant to a zone-less timestamp, the session zone being UTC);
+* a column missing from some files is null there, as in the scan framework; columns missing
+  from every file (or provided-schema columns no file has) are typed nulls or their default;
+* implicit and partition columns (``filename``, ``dir0``, ``key=value``...) are computed on the
+  driver with the scan framework's own :func:`~auger.scan.simple.implicit_value`, per file, and
+  looked up by the file each row comes from (Spark's ``_metadata.file_path``);
+* a member projection (``m.qty``) reads only those members and rebuilds the table's struct
+  with nulls for the rest, as the scan framework does.
+
+Anything the native reader would read differently makes the whole scan ineligible (the caller
+falls back to the data source): unsigned 64-bit integers, INT96, nanosecond timestamps, times,
+intervals, decimals wider than 38 digits, files whose column types differ (the scan framework
+widens them), struct members some files lack, names only the case tells apart, and paths Spark's
+file index would glob or cannot parse.
+
+``COUNT(*)`` with nothing projected needs no reader at all: the footers (cached per file, size
+and modification time) give the row count, and the frame is a range of that many rows.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from auger.scan.simple import implicit_value
+from auger.scan.spec import ColumnSource, FileSplit
+from auger.types import ColumnMetadata, DataMode, MinorType
+from auger.types.arrow import field_to_arrow
+from auger.types.spark import column_to_spark
+
+if TYPE_CHECKING:
+    from auger.sql.planner import PlannedScan
+
+__all__ = ["OPTION", "clear_cache", "footer_row_count", "native_parquet_frame"]
+
+_log = logging.getLogger(__name__)
+
+#: The session option that switches this path on (default) or off.
+OPTION = "auger.scan.native_parquet"
+
+#: Scans of more files than this stay on the data source (footers are checked on the driver).
+MAX_FILES = 4096
+
+#: Characters Spark's file index treats as glob syntax or cannot put in a Hadoop path.
+_UNSAFE_PATH_CHARS = frozenset("*?[]{}\\:")
+
+_UTC_ZONES = frozenset({"UTC", "Etc/UTC", "GMT", "Etc/GMT", "Z", "+00:00", "UTC+00:00"})
+
+
+# ---------------------------------------------------------------------------------- footers
+@dataclass(frozen=True)
+class _Footer:
+    """What planning needs of one file's footer."""
+
+    fields: Mapping[str, pa.Field | None]  # lower top-level name -> field (None: ambiguous)
+    num_rows: int
+    int96: frozenset[str]  # lower top-level names with an INT96 leaf
+
+
+_CACHE_SIZE = 4096
+_cache: OrderedDict[tuple[str, float, int], _Footer] = OrderedDict()
+_lock = threading.Lock()
+
+
+def clear_cache() -> None:
+    """Forget every cached footer (tests; after bulk file changes)."""
+    with _lock:
+        _cache.clear()
+
+
+def _footer(split: FileSplit) -> _Footer:
+    """The file's footer facts, cached per path, modification time and size."""
+    key = (split.path, split.mtime, split.size)
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+    pf = pq.ParquetFile(split.path)
+    fields: dict[str, pa.Field | None] = {}
+    for f in pf.schema_arrow:
+        lname = f.name.lower()
+        fields[lname] = None if lname in fields else f
+    leaves = pf.schema
+    int96 = frozenset(
+        leaves.column(i).path.split(".")[0].lower()
+        for i in range(len(leaves))
+        if leaves.column(i).physical_type == "INT96"
+    )
+    footer = _Footer(fields, pf.metadata.num_rows, int96)
+    with _lock:
+        _cache[key] = footer
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return footer
+
+
+def footer_row_count(files: Sequence[FileSplit]) -> int:
+    """Rows in the files, from their footers alone (whole files or the splits' row groups)."""
+    total = 0
+    for split in files:
+        if split.row_groups is None:
+            total += _footer(split).num_rows
+        else:
+            meta = pq.ParquetFile(split.path).metadata
+            total += sum(meta.row_group(g).num_rows for g in split.row_groups)
+    return total
+
+
+# ------------------------------------------------------------------------------ type rules
+def _read_type(t: pa.DataType) -> Any:
+    """The Spark type Spark's Parquet reader gives for a column pyarrow sees as ``t``, when it
+    holds the same values the scan framework delivers (None: it does not, or cannot be read).
+    """
+    from pyspark.sql import types as T
+
+    if pa.types.is_dictionary(t):
+        return _read_type(t.value_type)
+    scalars: list[tuple[Any, Any]] = [
+        (pa.types.is_int8, T.ByteType()),
+        (pa.types.is_int16, T.ShortType()),
+        (pa.types.is_int32, T.IntegerType()),
+        (pa.types.is_int64, T.LongType()),
+        # unsigned: Parquet INT(8|16|32, false) read one size up, as Drill widens them
+        (pa.types.is_uint8, T.ShortType()),
+        (pa.types.is_uint16, T.IntegerType()),
+        (pa.types.is_uint32, T.LongType()),
+        (pa.types.is_float32, T.FloatType()),
+        (pa.types.is_float64, T.DoubleType()),
+        (pa.types.is_boolean, T.BooleanType()),
+        (pa.types.is_string, T.StringType()),
+        (pa.types.is_large_string, T.StringType()),
+        (pa.types.is_binary, T.BinaryType()),
+        (pa.types.is_large_binary, T.BinaryType()),
+        (pa.types.is_fixed_size_binary, T.BinaryType()),
+        (pa.types.is_date, T.DateType()),
+    ]
+    if isinstance(t, pa.ExtensionType):
+        return None
+    for check, spark_type in scalars:
+        if check(t):
+            return spark_type
+    if pa.types.is_timestamp(t):
+        if t.unit == "ns":
+            return None  # Spark refuses TIMESTAMP(NANOS)
+        return T.TimestampType() if t.tz else T.TimestampNTZType()
+    if pa.types.is_decimal(t):
+        return T.DecimalType(t.precision, t.scale) if t.precision <= 38 else None
+    if pa.types.is_struct(t):
+        if t.num_fields == 0:
+            return None
+        members = []
+        seen: set[str] = set()
+        for f in t:
+            rt = _read_type(f.type)
+            if rt is None or f.name.lower() in seen:
+                return None
+            seen.add(f.name.lower())
+            members.append(T.StructField(f.name, rt, True))
+        return T.StructType(members)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        elem = _read_type(t.value_type)
+        return None if elem is None else T.ArrayType(elem, True)
+    if pa.types.is_map(t):
+        key, value = _read_type(t.key_type), _read_type(t.item_type)
+        return None if key is None or value is None else T.MapType(key, value, True)
+    return None  # uint64, float16, time, interval, duration, null...
+
+
+# A projection tree: member name (lower) -> subtree, or WHOLE for the member and all below it.
+_WHOLE: dict[str, Any] = {}
+_Tree = dict[str, Any]
+
+
+def _projection_tree(root: str, projection: Sequence[str], target: Any) -> _Tree | None:
+    """The members of struct column ``root`` the query projects (None: the whole column).
+
+    Mirrors :func:`auger.formats.parquet.nested_selection`: a bare name or an array index
+    reads the whole column; otherwise each dotted path is followed while the type is a struct.
+    """
+    from pyspark.sql import types as T
+
+    if "*" in projection or not isinstance(target, T.StructType):
+        return None
+    paths: list[list[str]] = []
+    for path in projection:
+        parts = [p.strip("`") for p in path.split(".")]
+        if parts[0].lower() != root:
+            continue
+        if len(parts) == 1 or "[" in path:
+            return None
+        paths.append(parts[1:])
+    if not paths:
+        return None
+    tree: _Tree = {}
+    for parts in paths:
+        node = tree
+        for i, part in enumerate(parts):
+            key = part.lower()
+            last = i == len(parts) - 1
+            if node.get(key) is _WHOLE:
+                break
+            if last:
+                node[key] = _WHOLE
+                break
+            node = node.setdefault(key, {})
+    return tree
+
+
+def _prune(t: Any, tree: _Tree) -> Any:
+    """``t`` reduced to the tree's members (None: a member ``t`` lacks, as a file may)."""
+    from pyspark.sql import types as T
+
+    if not isinstance(t, T.StructType):
+        return t  # the path goes on below a non-struct: the whole member is read
+    by_name = {f.name.lower(): f for f in t.fields}
+    if len(by_name) != len(t.fields) or any(k not in by_name for k in tree):
+        return None
+    out = []
+    for f in t.fields:
+        sub = tree.get(f.name.lower())
+        if sub is None:
+            continue
+        member = f.dataType if sub is _WHOLE else _prune(f.dataType, sub)
+        if member is None:
+            return None
+        out.append(T.StructField(f.name, member, True))
+    return T.StructType(out)
+
+
+def _rebuild(t: Any, tree: _Tree, col: Any) -> Any:
+    """The full struct type ``t`` from its projected members; the others are typed nulls."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    if not isinstance(t, T.StructType):
+        return col
+    members = []
+    for f in t.fields:
+        sub = tree.get(f.name.lower())
+        if sub is None:
+            value = F.lit(None).cast(f.dataType)
+        elif sub is _WHOLE:
+            value = col.getField(f.name)
+        else:
+            value = _rebuild(f.dataType, sub, col.getField(f.name))
+        members.append(value.alias(f.name))
+    return F.when(col.isNotNull(), F.struct(*members))
+
+
+# ------------------------------------------------------------------------------ the frame
+def _enabled(options: Mapping[str, Any]) -> bool:
+    value = options.get(OPTION, True)
+    if isinstance(value, str):
+        return value.strip().lower() not in ("false", "0", "no", "off")
+    return bool(value)
+
+
+def _plain_path(path: str) -> bool:
+    """A local absolute path Spark's file index takes literally and reports back unchanged."""
+    name = os.path.basename(path)
+    return (
+        os.path.isabs(path)
+        and os.path.normpath(path) == path
+        and not _UNSAFE_PATH_CHARS.intersection(path)
+        and not name.startswith(("_", "."))
+    )
+
+
+def _row_count_only(planned: PlannedScan) -> bool:
+    from auger.sql.planner import ROW_COUNT_COLUMN
+
+    cols = list(planned.schema)
+    return (
+        len(cols) == 1
+        and cols[0].name == ROW_COUNT_COLUMN
+        and planned.spec.sources.get(ROW_COUNT_COLUMN) == ColumnSource.FILENAME
+    )
+
+
+def _count_frame(spark: Any, planned: PlannedScan) -> Any:
+    """``COUNT(*)`` with nothing projected: as many rows as the footers count, no reader.
+
+    The row-count column's values are never looked at (nothing else is projected), so it is
+    a typed null rather than the file name the data source carries.
+    """
+    from pyspark.sql import functions as F
+
+    from auger.sql.planner import ROW_COUNT_COLUMN
+
+    total = footer_row_count(planned.spec.files)
+    if planned.spec.limit is not None:
+        total = min(total, max(0, planned.spec.limit))
+    return spark.range(total).select(F.lit(None).cast("string").alias(ROW_COUNT_COLUMN))
+
+
+def _missing_value(col: ColumnMetadata) -> tuple[bool, Any]:
+    """The value of a column no file has: (True, value) or (False, _) when not expressible."""
+    default = col.default_value
+    if col.mode is not DataMode.REQUIRED or default is None:
+        return True, None
+    value: object = default
+    if col.type in (MinorType.INT, MinorType.BIGINT, MinorType.SMALLINT, MinorType.TINYINT):
+        try:
+            value = int(default)
+        except ValueError:
+            return False, None
+    elif col.type in (MinorType.FLOAT4, MinorType.FLOAT8):
+        try:
+            value = float(default)
+        except ValueError:
+            return False, None
+    elif col.type is MinorType.DATE:
+        import datetime as dt
+
+        try:
+            value = dt.date.fromisoformat(default)
+        except ValueError:
+            return False, None
+    elif col.type is not MinorType.VARCHAR:
+        return False, None
+    try:  # exactly the scan framework's conversion, so out-of-range defaults stay its errors
+        return True, pa.array([value], field_to_arrow(col).type)[0].as_py()
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, ValueError):
+        return False, None
+
+
+def _session_is_utc(spark: Any) -> bool:
+    try:
+        return str(spark.conf.get("spark.sql.session.timeZone")) in _UTC_ZONES
+    except Exception:
+        return False
+
+
+def native_parquet_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> Any:
+    """Spark's Parquet reader delivering ``planned.schema`` exactly, or None (not eligible)."""
+    spec = planned.spec
+    if spec.format_type != "parquet" or not _enabled(options):
+        return None
+    if planned.conversions or spec.reader_schema or len(spec.files) > MAX_FILES:
+        return None
+    try:
+        if _row_count_only(planned):
+            return _count_frame(spark, planned)
+        if not spec.files or any(f.is_range or f.row_groups is not None for f in spec.files):
+            return None
+        if not all(_plain_path(f.path) for f in spec.files):
+            return None
+        footers = [_footer(f) for f in spec.files]
+        return _scan_frame(spark, planned, footers)
+    except (OSError, pa.ArrowException) as exc:
+        # an unreadable footer: the data source reports it with the file and the reason
+        _log.debug("native Parquet path declined: %s", exc)
+        return None
+
+
+def _scan_frame(spark: Any, planned: PlannedScan, footers: list[_Footer]) -> Any:
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    spec = planned.spec
+    read_fields: list[Any] = []
+    selects: list[Any] = []
+    file_index: Any = None
+    utc: bool | None = None
+    for col in planned.schema:
+        source = spec.sources.get(col.name, ColumnSource.TABLE)
+        target = column_to_spark(col)
+        if source == ColumnSource.TABLE:
+            lname = col.name.lower()
+            if any(lname in ft.int96 for ft in footers):
+                return None
+            present = [ft.fields[lname] for ft in footers if lname in ft.fields]
+            if any(f is None for f in present):
+                return None  # two columns the case alone tells apart
+            tree = _projection_tree(lname, spec.projection, target)
+            wanted = target if tree is None else _prune(target, tree)
+            if wanted is None:
+                if present:
+                    return None
+                selects.append(F.lit(None).cast(target).alias(col.name))
+                continue
+            read_types = set()
+            for f in present:
+                assert f is not None
+                rt = _read_type(f.type)
+                if rt is None:
+                    return None
+                if tree is not None:
+                    rt = _prune(rt, tree)
+                    if rt is None:
+                        return None  # a projected member this file lacks
+                read_types.add(rt.json())
+            if len(read_types) > 1:
+                return None  # the files disagree: the scan framework widens or converts
+            if not read_types:
+                selects.append(F.lit(None).cast(target).alias(col.name))
+                continue
+            read_type = T._parse_datatype_json_string(read_types.pop())
+            value: Any = F.col(f"`{col.name}`")
+            if read_type != wanted:
+                if isinstance(read_type, T.TimestampType) and isinstance(
+                    wanted, T.TimestampNTZType
+                ):
+                    if utc is None:
+                        utc = _session_is_utc(spark)
+                    if not utc:
+                        return None
+                    value = value.cast(T.TimestampNTZType())
+                else:
+                    return None
+            if tree is not None:
+                value = _rebuild(target, tree, value)
+            read_fields.append(T.StructField(col.name, read_type, True))
+            selects.append(value.alias(col.name))
+        elif source == ColumnSource.MISSING:
+            ok, default = _missing_value(col)
+            if not ok:
+                return None
+            selects.append(_nullable(F.lit(default).cast(target), target).alias(col.name))
+        else:
+            values = [
+                implicit_value(source, f.path, spec.selection_root, f.mtime) for f in spec.files
+            ]
+            if len(set(values)) == 1:
+                implicit = F.lit(values[0]).cast(target)
+            else:
+                if file_index is None:
+                    file_index = _file_index(spec.files)
+                lookup = F.array(*[F.lit(v).cast(target) for v in values])
+                implicit = F.element_at(lookup, file_index + 1)
+            selects.append(_nullable(implicit, target).alias(col.name))
+    reader = spark.read.schema(T.StructType(read_fields)).option("recursiveFileLookup", "true")
+    df = reader.parquet(*[f.path for f in spec.files]).select(*selects)
+    if spec.limit is not None:
+        df = df.limit(max(0, spec.limit))
+    expected = planned.schema.to_spark()
+    if df.schema != expected:
+        _log.warning("native Parquet frame has schema %s, not %s", df.schema, expected)
+        return None
+    return df
+
+
+def _nullable(value: Any, spark_type: Any) -> Any:
+    """``value``, typed nullable as every column the data source delivers: a literal is NOT
+    NULL to Spark, and ``NULLIF(v, NULL)`` is ``v`` without that promise."""
+    from pyspark.sql import functions as F
+
+    return F.nullif(value, F.lit(None).cast(spark_type))
+
+
+def _file_index(files: Sequence[FileSplit]) -> Any:
+    """The 0-based index in ``files`` of the file each row was read from.
+
+    Spark reports the file as a URI (``file:///dir/a%20b.parquet``): decoded back to the path
+    (``+`` is a literal plus in a URI path, not a space) and looked up in a map of the paths.
+    A path the map lacks is a bug, and fails the query rather than giving wrong values.
+    """
+    from pyspark.sql import functions as F
+
+    uri = F.col("_metadata.file_path")
+    decoded = F.url_decode(F.regexp_replace(uri, r"\+", "%2B"))
+    path = F.regexp_replace(decoded, r"^file:(//)?", "")
+    mapping = F.create_map(*[x for i, f in enumerate(files) for x in (F.lit(f.path), F.lit(i))])
+    return F.coalesce(
+        mapping[path],
+        F.raise_error(F.concat(F.lit("auger: no planned file for "), uri)).cast("int"),
+    )
