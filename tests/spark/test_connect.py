@@ -112,7 +112,7 @@ def connect_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 CLIENT = textwrap.dedent(
     """
-    import gc, json, sys
+    import gc, json, sys, threading
     import auger
     from auger.spark.bootstrap import is_connect
 
@@ -135,7 +135,6 @@ CLIENT = textwrap.dedent(
     out["connect"] = is_connect(spark)
     run("csv", "SELECT dir0, COUNT(*) AS n, SUM(CAST(columns[1] AS INT)) AS s "
                "FROM dfs.data.`tree` GROUP BY dir0 ORDER BY dir0")
-    run("pruned", "SELECT columns[0] AS c FROM dfs.data.`tree` WHERE dir0 = 'b' ORDER BY c")
     run("json", "SELECT t.m.k AS k, t.m.s AS s FROM dfs.data.`maps.json` t ORDER BY k")
     run("parquet", "SELECT id, name, ts FROM dfs.data.`p.parquet` ORDER BY id")
     run("ctas", "CREATE TABLE dfs.data.copied AS SELECT dir0 AS d, CAST(columns[1] AS INT) AS v "
@@ -151,6 +150,25 @@ CLIENT = textwrap.dedent(
     except auger.dbapi.Error as exc:
         out["error"] = str(exc)
         out["error_type"] = type(exc).__name__
+    # cancel() from another thread interrupts the running operation (its tag) on the server;
+    # uncancelled, this count of 27 billion joined rows would not end within the test
+    cur = conn.cursor()
+    done = threading.Event()
+
+    def cancel_until_done():
+        while not done.wait(1.0):
+            cur.cancel()
+
+    threading.Thread(target=cancel_until_done, daemon=True).start()
+    try:
+        cur.execute("SELECT COUNT(*) FROM dfs.data.`big.csv` a CROSS JOIN dfs.data.`big.csv` b "
+                    "CROSS JOIN dfs.data.`big.csv` c")
+        out["cancelled"] = cur.fetchall()
+    except auger.dbapi.Error as exc:
+        out["cancelled"] = type(exc).__name__ + ": " + str(exc)
+    done.set()
+    cur.close()  # a cursor keeps its result's DataFrame, and so the views it names
+    run("after_cancel", "SELECT COUNT(*) AS n FROM dfs.data.`tree`")
     gc.collect()
     spark.sql("SELECT 1").collect()  # drops the views whose DataFrames are gone
     out["views_kept"] = sorted(spark.pending_views())
@@ -184,6 +202,7 @@ def test_queries_run_through_spark_connect(connect_url: str, tmp_path: Path) -> 
         ),
         data / "p.parquet",
     )
+    (data / "big.csv").write_text("".join(f"{i}\n" for i in range(3000)))
     (data / "bad").mkdir()
     (data / "bad" / "x.csv").write_bytes(b"ok\n\xff\xfe\n")
     script = tmp_path / "client.py"
@@ -203,7 +222,6 @@ def test_queries_run_through_spark_connect(connect_url: str, tmp_path: Path) -> 
     assert out["connect"] is True
     assert out["csv"] == [["a", 6, 15], ["b", 4, 6], ["c", 2, 1]]
     assert out["csv_names"] == ["dir0", "n", "s"]
-    assert out["pruned"] == [["b0"], ["b1"], ["b2"], ["b3"]]
     assert out["json"] == [[1, "one"], [2, "two"], [3, "three"]]
     # zone-less timestamps come back as Drill's: the same wall clock, no zone
     assert out["parquet"] == [[1, "a", "1970-01-01 00:00:00"], [2, "b", "2023-11-14 22:13:20"]]
@@ -215,6 +233,8 @@ def test_queries_run_through_spark_connect(connect_url: str, tmp_path: Path) -> 
     assert out["error_type"] == "DataError"
     assert out["error"].startswith("DATA_READ ERROR"), out["error"]
     assert str(data / "bad" / "x.csv") in out["error"]
+    assert out["cancelled"] == "OperationalError: EXECUTION ERROR: Query cancelled by the user"
+    assert out["after_cancel"] == [[12]]
     # the planner's per-query views are dropped once their DataFrames are gone (no leak)
     assert out["views_kept"] == []
     assert out["views_in_server"] == []

@@ -101,7 +101,11 @@ class QueryManager:
             return False
         rq.cancel_requested.set()
         spark = self.engine._spark
-        if spark is not None:
+        from auger.spark.bootstrap import interrupt_tag, is_connect
+
+        if spark is not None and is_connect(spark):
+            interrupt_tag(query_id)  # Spark Connect: the query's operations carry its id
+        elif spark is not None:
             try:
                 spark.sparkContext.cancelJobGroup(query_id)
             except Exception:
@@ -326,7 +330,14 @@ class QueryManager:
 
     # ----- Spark job groups and stage timings
     def _job_group(self, rq: RunningQuery) -> Any:
+        """The SparkContext with the query's job group set; under Spark Connect (no
+        SparkContext) the query's operations are tagged instead and the tag's remover is
+        returned, for :meth:`_clear_job_group`."""
         try:
+            from auger.spark.bootstrap import is_connect, tag_operations
+
+            if is_connect(self.engine.spark):
+                return tag_operations(rq.query_id)
             sc = self.engine.spark.sparkContext
             sc.setJobGroup(rq.query_id, rq.profile.query[:200], interruptOnCancel=True)
             return sc
@@ -338,6 +349,9 @@ class QueryManager:
     def _clear_job_group(sc: Any) -> None:
         if sc is None:
             return
+        if callable(sc):  # a Spark Connect tag's remover
+            sc()
+            return
         for key in ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel"):
             try:
                 sc.setLocalProperty(key, None)
@@ -347,7 +361,7 @@ class QueryManager:
     @staticmethod
     def _stages(sc: Any, group: str) -> list[dict[str, Any]]:
         """The Spark stages of the query's jobs with their timings (best effort)."""
-        if sc is None:
+        if sc is None or callable(sc):  # none to read under Spark Connect
             return []
         out: list[dict[str, Any]] = []
         try:

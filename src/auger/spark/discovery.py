@@ -9,7 +9,7 @@ When a table has many files (more than ``auger.scan.parallel_discovery_files``, 
 a SparkSession is running in this process, the files are examined by a Spark job, one group per
 task, and the per-group schemas merged on the driver in file order (the same result as a
 sequential pass). Inside Spark's own planner worker (plain PySpark reads) there is no session,
-and discovery runs in place.
+and under Spark Connect no SparkContext: there discovery runs in place.
 """
 
 from __future__ import annotations
@@ -85,8 +85,12 @@ def _active_spark() -> Any:
     try:
         from pyspark.sql import SparkSession
 
+        from auger.spark.bootstrap import is_connect
+
         spark = SparkSession.getActiveSession() or SparkSession._instantiatedSession
-        if spark is None or spark.sparkContext._jsc is None:
+        # A Spark Connect client has no SparkContext to run the job: discover in place (the
+        # files are listed here anyway, so this process can read them).
+        if spark is None or is_connect(spark) or spark.sparkContext._jsc is None:
             return None
         return spark
     except Exception:
