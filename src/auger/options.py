@@ -96,9 +96,11 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
     _d("auger.scan.target_split_bytes", "LONG", 128 * 1024 * 1024, "Bytes per Spark task"),
     _d("auger.scan.parallelism", "LONG", 0, "Spark tasks a scan aims for (0: the cores)"),
     _d("auger.scan.parallel_discovery_files", "LONG", 64, "Discovery uses Spark past this"),
+    _d("auger.scan.local_limit_rows", "LONG", 10_000, "LIMITs up to this are read on the driver"),
     _d("auger.scan.text_max_field_bytes", "LONG", 16 * 1024 * 1024, "Longest text field accepted"),
     _d("auger.scan.text_force_python", "BOOLEAN", False, "Read text with the Python parser only"),
     _d("auger.scan.json_force_python", "BOOLEAN", False, "Read JSON with the Python parser only"),
+    _d("auger.scan.native_parquet", "BOOLEAN", True, "Parquet through Spark's reader if exact"),
 )
 
 OPTIONS: Mapping[str, OptionDefinition] = {d.name: d for d in _DEFINITIONS}

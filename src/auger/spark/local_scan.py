@@ -1,0 +1,47 @@
+"""Small LIMIT scans read on the driver: ``SELECT * FROM t LIMIT 10`` without a Spark job.
+
+A pushed-down LIMIT makes the scan one task that reads files in order until it has enough rows.
+For a handful of rows the cost of that task is nearly all fixed: planning the Python data
+source, starting or waking a Python worker, shipping Arrow batches into the JVM. Running the very
+same scan (``run_scan`` with the same spec) on the driver and handing Spark the rows as a local
+relation gives identical rows, types and errors, and Spark then answers the rest of the query
+(expressions, aliases) over a ``LocalTableScan`` without scheduling anything.
+
+Taken only when the limit is at most ``auger.scan.local_limit_rows`` (0 turns it off), so the
+driver never holds more than a few batches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from auger.sql.planner import PlannedScan
+
+__all__ = ["DEFAULT_LOCAL_LIMIT_ROWS", "local_limit_frame"]
+
+#: The largest pushed LIMIT read on the driver by default.
+DEFAULT_LOCAL_LIMIT_ROWS = 10_000
+
+
+def local_limit_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> Any:
+    """A DataFrame of the scan's first rows read here, or None when the scan is not small."""
+    spec = planned.spec
+    most = int(options.get("auger.scan.local_limit_rows", DEFAULT_LOCAL_LIMIT_ROWS) or 0)
+    if most <= 0 or spec.limit is None or spec.limit > most:
+        return None
+    import pyarrow as pa
+
+    from auger.scan.simple import run_scan
+    from auger.spark.datasource import conform_to_spark
+    from auger.types.spark import spark_arrow_schema
+
+    spark_schema = planned.schema.to_spark()
+    target = spark_arrow_schema(spark_schema)
+    batch_rows = max(1, min(int(spec.options.get("auger.scan.batch_rows", 4096)), spec.limit))
+    batches = [conform_to_spark(b, target) for b in run_scan(spec, None, batch_rows)]
+    if not any(b.num_rows for b in batches):  # Spark cannot build a frame of no Arrow chunks
+        return spark.createDataFrame([], spark_schema)
+    table = pa.Table.from_batches(batches, schema=target)
+    return spark.createDataFrame(table, schema=spark_schema)
