@@ -8,7 +8,7 @@ the Python parser, skipping the rows already delivered, so both paths give ident
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,9 +18,10 @@ import pyarrow.csv as pacsv
 
 from auger.formats.text.options import MAX_FIELDS, TextOptions
 
-__all__ = ["NeedsFallback", "arrow_possible", "arrow_tables"]
+__all__ = ["BLOCK_SIZE", "NeedsFallback", "arrow_possible", "arrow_tables"]
 
-_BLOCK_SIZE = 4 << 20
+#: pyarrow block size of a full scan (a batch is about one block)
+BLOCK_SIZE = 4 << 20
 
 
 class NeedsFallback(Exception):
@@ -153,12 +154,15 @@ def arrow_tables(
     skip_rows: int,
     include: Sequence[int] | None,
     opener: Callable[[], Any] | None = None,
-) -> Iterator[pa.RecordBatch]:
+    block_size: int = BLOCK_SIZE,
+) -> Generator[pa.RecordBatch, None, None]:
     """Batches of string columns ``f<i>`` (file field i), after ``skip_rows`` leading rows.
 
     Args:
         include: the field positions to convert (``None``: all of them).
         opener: opens the bytes to read (a byte range of the file); default the whole file.
+        block_size: bytes per pyarrow block; a smaller one (a LIMIT) also turns off
+            read-ahead threads, so that little more than the rows needed is parsed.
 
     Raises:
         NeedsFallback: on anything the Python parser must handle or report.
@@ -173,8 +177,8 @@ def arrow_tables(
         read = pacsv.ReadOptions(
             autogenerate_column_names=True,
             skip_rows=skip_rows,
-            block_size=_BLOCK_SIZE,
-            use_threads=True,
+            block_size=block_size,
+            use_threads=block_size >= BLOCK_SIZE,
         )
         parse = pacsv.ParseOptions(
             delimiter=o.delimiter,
@@ -195,7 +199,7 @@ def arrow_tables(
         )
         try:
             reader = pacsv.open_csv(watch, read, parse, convert)
-        except (pa.ArrowInvalid, pa.ArrowKeyError, KeyError, OSError) as exc:
+        except (pa.ArrowInvalid, pa.ArrowKeyError, KeyError, OSError, EOFError) as exc:
             raise NeedsFallback(str(exc)) from exc
         if watch.suspect:
             raise NeedsFallback("comment line")
@@ -211,7 +215,7 @@ def arrow_tables(
                 if pending is not None:
                     yield pending
                 return
-            except (pa.ArrowInvalid, pa.ArrowKeyError, KeyError, OSError) as exc:
+            except (pa.ArrowInvalid, pa.ArrowKeyError, KeyError, OSError, EOFError) as exc:
                 raise NeedsFallback(str(exc)) from exc
             if watch.suspect:
                 raise NeedsFallback("comment line")

@@ -11,6 +11,8 @@ delivered, so a file is never read twice into the output and memory stays bounde
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import re
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +25,13 @@ import pyarrow.compute as pc
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import FormatPlugin, open_input
-from auger.formats.text.arrow_reader import NeedsFallback, arrow_possible, arrow_tables
+from auger.formats.text.arrow_reader import (
+    BLOCK_SIZE,
+    NeedsFallback,
+    arrow_possible,
+    arrow_tables,
+)
+from auger.formats.text.counting import block_counts
 from auger.formats.text.header import clean_header
 from auger.formats.text.options import MAX_FIELDS, TextOptions
 from auger.formats.text.python_reader import iter_records, too_many_fields
@@ -35,6 +43,27 @@ __all__ = ["TextFormat", "columns_indexes"]
 _INDEX = re.compile(r"^\s*`?columns`?\s*\[\s*(\d+)\s*\]", re.IGNORECASE)
 #: reader name of a batch column that only carries the row count (nothing projected)
 ROWS_ONLY = "__rows__"
+#: block size when counting records (``counting``): a few passes over each block, which stay
+#: in the CPU cache at this size
+_COUNT_BLOCK = 1 << 20
+#: smallest block read for a scan with a LIMIT (a few rows need a few kilobytes)
+_MIN_BLOCK = 1 << 16
+#: rows per rows-only batch: these batches carry no data, only a count
+_COUNT_BATCH_ROWS = 65536
+
+
+class _Fallback(Exception):
+    """The Arrow path gave up after delivering ``emitted`` rows: the Python parser goes on."""
+
+    def __init__(self, emitted: int) -> None:
+        super().__init__(emitted)
+        self.emitted = emitted
+
+
+def _limit_hint(options: Mapping[str, Any]) -> int | None:
+    """The scan's pushed-down LIMIT (``run_scan`` passes it), to read small blocks for it."""
+    value = options.get("__limit__")
+    return None if value is None else int(value)
 
 
 def columns_indexes(projection: Sequence[str] | None) -> list[int] | None:
@@ -142,22 +171,95 @@ class TextFormat(FormatPlugin):
         shape = self._shape(config.name, path, o, options, columns)
         if shape is None:
             return
-        emitted = 0
         force_python = bool(options.get("auger.scan.text_force_python", False))
+        limit = _limit_hint(options)
+        emitted = 0
         if not force_python and arrow_possible(o) and not _starts_blank(path):
-            skip = 1 if (o.extract_header or o.skip_first_line) else 0
-            try:
-                fields = self._arrow_fields(shape)
-                for raw in arrow_tables(path, o, skip, fields, _opener(split, o)):
-                    out = self._from_arrow(raw, shape, o)
-                    for start in range(0, out.num_rows, batch_rows):
-                        piece = out.slice(start, batch_rows)
-                        emitted += piece.num_rows
-                        yield piece
-                return
-            except NeedsFallback:
-                pass
+            if shape.fields == []:
+                # nothing of the file is needed, only its record count
+                counted = yield from self._counted(split, o, shape, batch_rows, limit)
+                if counted is None:
+                    return
+                emitted = counted
+            if emitted == 0:
+                try:
+                    yield from self._arrow_batches(split, o, shape, batch_rows, limit)
+                    return
+                except _Fallback as exc:
+                    emitted = exc.emitted
         yield from self._python_batches(split, o, shape, emitted, batch_rows)
+
+    def _arrow_batches(
+        self, split: FileSplit, o: TextOptions, shape: _Shape, batch_rows: int, limit: int | None
+    ) -> Iterator[pa.RecordBatch]:
+        """The Arrow path; raises :class:`_Fallback` (with the rows delivered) when it must
+        hand over to the Python parser."""
+        skip = 1 if (o.extract_header or o.skip_first_line) else 0
+        # a small LIMIT wants its first rows after little reading: small blocks, no read-ahead
+        block = BLOCK_SIZE if limit is None else min(BLOCK_SIZE, max(_MIN_BLOCK, limit * 512))
+        fields = self._arrow_fields(shape)
+        emitted = 0
+        try:
+            while True:
+                restart = False
+                batches = arrow_tables(split.path, o, skip, fields, _opener(split, o), block)
+                with contextlib.closing(batches):
+                    for raw in batches:
+                        if emitted == 0 and shape.width and _narrower(raw, shape, fields):
+                            # the file has fewer fields than the highest position asked for:
+                            # the array's length is the file's width, which only reading every
+                            # position tells
+                            fields, restart = list(range(shape.width)), True
+                            break
+                        out = self._from_arrow(raw, shape, o)
+                        for start in range(0, out.num_rows, batch_rows):
+                            piece = out.slice(start, batch_rows)
+                            emitted += piece.num_rows
+                            yield piece
+                if not restart:
+                    return
+        except NeedsFallback:
+            raise _Fallback(emitted) from None
+
+    def _counted(
+        self, split: FileSplit, o: TextOptions, shape: _Shape, batch_rows: int, limit: int | None
+    ) -> Generator[pa.RecordBatch, None, int | None]:
+        """Rows-only batches from a newline count (see ``counting``); returns None when done,
+        else the number of rows already delivered, for the parsers to go on after them.
+
+        Without a limit nothing is delivered before the whole file is counted, so giving up
+        late still lets the fast Arrow path read the file from the start."""
+        skip = 1 if (o.extract_header or o.skip_first_line) else 0
+        eager = limit is not None
+        block = _COUNT_BLOCK if limit is None else min(_COUNT_BLOCK, max(_MIN_BLOCK, limit * 512))
+        total = emitted = 0
+        step = max(batch_rows, _COUNT_BATCH_ROWS)
+        counts = block_counts(_opener(split, o), o, block)
+        while True:
+            try:
+                got = next(counts, -1)
+            except Exception:  # unreadable or corrupt input: the parsers report it properly
+                return emitted
+            if got is None:
+                return emitted
+            if got < 0:
+                break
+            total += got
+            ready = max(0, total - skip) - emitted
+            if eager and ready > 0:
+                for start in range(0, ready, step):
+                    yield self._rows_only(min(step, ready - start), shape)
+                emitted += ready
+        ready = max(0, total - skip) - emitted
+        for start in range(0, ready, step):
+            yield self._rows_only(min(step, ready - start), shape)
+        return None
+
+    @staticmethod
+    def _rows_only(n: int, shape: _Shape) -> pa.RecordBatch:
+        if shape.header is not None:
+            return _with_fill([], [], shape.fill, n)
+        return pa.RecordBatch.from_arrays([pa.nulls(n)], names=[ROWS_ONLY])
 
     def _shape(
         self,
@@ -216,8 +318,6 @@ class TextFormat(FormatPlugin):
             return None
         if not shape.fields:
             return [0]  # pyarrow needs one column to count rows
-        if shape.header is None and shape.width is not None:
-            return list(range(shape.width))  # headerless push-down: only the leading positions
         return shape.fields
 
     # ------------------------------------------------------------- Arrow → output
@@ -229,15 +329,21 @@ class TextFormat(FormatPlugin):
             return _with_fill(arrays, names, shape.fill, n)
         if shape.fields is not None and not shape.fields:
             return pa.RecordBatch.from_arrays([pa.nulls(n)], names=[ROWS_ONLY])
-        # positions the file does not have come back null-typed, always after the real ones
-        cols = [_trim(c, o) for c in raw.columns if not pa.types.is_null(c.type)]
-        if shape.width is not None:
+        # positions the file does not have come back null-typed
+        real = {
+            int(name[1:]): _trim(col, o)
+            for name, col in zip(raw.schema.names, raw.columns, strict=True)
+            if not pa.types.is_null(col.type)
+        }
+        if shape.width is None:
+            slots: list[pa.Array | None] = [real[i] for i in sorted(real)]
+        else:
+            # every position below the width was read when some came back absent (the file is
+            # narrower), else only the needed ones: the others are "" up to the width
+            length = len(real) if len(real) < raw.num_columns else shape.width
             keep = set(shape.fields or ())
-            cols = [
-                c if i in keep else pa.array(np.full(n, ""), pa.string())
-                for i, c in enumerate(cols[: shape.width])
-            ]
-        return pa.RecordBatch.from_arrays([_interleave(cols, n)], names=["columns"])
+            slots = [real.get(i) if i in keep else None for i in range(length)]
+        return pa.RecordBatch.from_arrays([_interleave(slots, n)], names=["columns"])
 
     # --------------------------------------------------------------- Python path
     def _python_batches(
@@ -281,6 +387,15 @@ class TextFormat(FormatPlugin):
         return pa.RecordBatch.from_arrays([arr], names=["columns"])
 
 
+def _narrower(raw: pa.RecordBatch, shape: _Shape, fields: list[int] | None) -> bool:
+    """A headerless push-down that read only the needed positions finds one absent."""
+    if shape.header is not None or shape.width is None or fields is None:
+        return False
+    if fields == list(range(shape.width)):
+        return False
+    return any(pa.types.is_null(c.type) for c in raw.columns)
+
+
 def _columns_with_header(config_name: str, o: TextOptions) -> UserError:
     return UserError.validation(
         "Unexpected `columns`[x]; file has headers or schema",
@@ -295,7 +410,7 @@ def _columns_with_header(config_name: str, o: TextOptions) -> UserError:
 def _blank_if_absent(arr: pa.Array) -> pa.Array:
     """A header column no row of the file reaches: "" as for a short row."""
     if pa.types.is_null(arr.type):
-        return pa.array(np.full(len(arr), ""), pa.string())
+        return _blanks(len(arr))
     return arr
 
 
@@ -307,20 +422,44 @@ def _with_fill(arrays: list[pa.Array], names: list[str], fill: list[str], n: int
     if not arrays and not fill:
         return pa.RecordBatch.from_arrays([pa.nulls(n)], names=[ROWS_ONLY])
     if fill:
-        blank = pa.array(np.full(n, ""), pa.string()) if n else pa.array([], pa.string())
+        blank = _blanks(n)
         arrays = [*arrays, *([blank] * len(fill))]
         names = [*names, *fill]
     return pa.RecordBatch.from_arrays(arrays, names=names)
 
 
-def _interleave(cols: list[pa.Array], n: int) -> pa.Array:
-    """Row-major list<string> of ``n`` rows from equal-length string columns (no Python loop)."""
-    k = len(cols)
+def _blanks(n: int) -> pa.Array:
+    """``n`` empty strings, straight from buffers (no per-value work)."""
+    offsets = pa.py_buffer(np.zeros(n + 1, np.int32))
+    return pa.StringArray.from_buffers(n, offsets, pa.py_buffer(b""))
+
+
+def _interleave(slots: Sequence[pa.Array | None], n: int) -> pa.Array:
+    """Row-major list<string> of ``n`` rows from equal-length string columns, a None slot
+    being "" in every row; one vectorised gather, no Python loop over rows."""
+    k = len(slots)
     if k > 65536:
         raise too_many_fields()
     offsets = pa.array(np.arange(0, n * k + 1, k, dtype=np.int32))
-    if k == 0:
-        return pa.ListArray.from_arrays(offsets, pa.array([], pa.string()))
-    flat = pa.concat_arrays([c.cast(pa.string()) for c in cols])
-    order = np.arange(n * k, dtype=np.int64).reshape(k, n).T.reshape(-1)
-    return pa.ListArray.from_arrays(offsets, flat.take(pa.array(order)))
+    real = [c for c in slots if c is not None]
+    if k == 1 and real:
+        return pa.ListArray.from_arrays(offsets, real[0])
+    if not real:
+        return pa.ListArray.from_arrays(offsets, _blanks(n * k))
+    flat = pa.concat_arrays([*real, pa.array([""], pa.string())])
+    order = _gather_order(n, tuple(c is not None for c in slots))
+    return pa.ListArray.from_arrays(offsets, flat.take(order))
+
+
+@functools.lru_cache(maxsize=8)
+def _gather_order(n: int, present: tuple[bool, ...]) -> pa.Array:
+    """Take indices turning column-major ``[col0 rows, col1 rows, ..., ""]`` into row-major
+    values; absent slots point at the trailing "". Batches mostly share ``n``: cached."""
+    k, m = len(present), sum(present)
+    order = np.full((n, k), m * n, dtype=np.int32)
+    j = 0
+    for pos, has in enumerate(present):
+        if has:
+            order[:, pos] = np.arange(j * n, (j + 1) * n, dtype=np.int32)
+            j += 1
+    return pa.array(order.reshape(-1))

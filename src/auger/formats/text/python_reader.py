@@ -16,7 +16,7 @@ from typing import IO, Any
 from auger.errors import UserError
 from auger.formats.text.options import MAX_FIELDS, TextOptions
 
-__all__ = ["Record", "field_too_long", "iter_records", "too_many_fields"]
+__all__ = ["Record", "field_too_long", "in_open_quote", "iter_records", "too_many_fields"]
 
 #: (first line number of the record, its fields)
 Record = tuple[int, list[str]]
@@ -104,7 +104,7 @@ def _restore(fields: list[str]) -> list[str]:
     return [f.replace(_LF, "\n").replace(_CR, "\r") for f in fields]
 
 
-def _in_open_quote(text: str, o: TextOptions) -> bool:
+def in_open_quote(text: str, o: TextOptions) -> bool:
     """Does this record's raw text end inside a quoted field (an unbalanced quote)?"""
     inside, at_start, i, n = False, True, 0, len(text)
     while i < n:
@@ -178,7 +178,7 @@ def iter_records(stream: IO[bytes], o: TextOptions, path: str) -> Iterator[Recor
             f"Malformed text: {exc}", [f"File: {path}", f"Line: {lines.line_no}"]
         ) from None
     if held is not None:
-        if o.quote and o.quote in held[2] and _in_open_quote(held[2], o):
+        if o.quote and o.quote in held[2] and in_open_quote(held[2], o):
             raise UserError.data_read(
                 "Unbalanced quote: a quoted field is not closed before the end of the file",
                 [
@@ -194,7 +194,7 @@ def iter_records(stream: IO[bytes], o: TextOptions, path: str) -> Iterator[Recor
 def _open_quote_field(text: str, o: TextOptions) -> int:
     """0-based index of the field in which the unclosed quote starts (best effort)."""
     for i in range(len(text), 0, -1):
-        if _in_open_quote(text[:i], o) and not _in_open_quote(text[: i - 1], o):
+        if in_open_quote(text[:i], o) and not in_open_quote(text[: i - 1], o):
             return text[: i - 1].count(o.delimiter)
     return 0
 
