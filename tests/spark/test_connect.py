@@ -247,3 +247,55 @@ def test_connect_master_in_a_process_running_local_spark_is_one_clear_error(spar
         get_spark("sc://127.0.0.1:15002")
     assert "cannot mix" in info.value.message
     assert get_spark("local[2]") is spark  # the local session is untouched
+
+
+class _FakePlan:
+    pass
+
+
+class _FakeFrame:
+    def __init__(self) -> None:
+        self._plan = _FakePlan()
+
+
+class _FakeCatalog:
+    def __init__(self) -> None:
+        self.dropped: list[str] = []
+
+    def dropTempView(self, name: str) -> bool:
+        self.dropped.append(name)
+        return True
+
+
+class _FakeRemote:
+    """Stands in for a Connect session: queries are lazy, so their views must outlive them."""
+
+    def __init__(self) -> None:
+        self.catalog = _FakeCatalog()
+        self.version = "4.3.0"
+
+    def sql(self, query: str) -> _FakeFrame:
+        return _FakeFrame()
+
+
+def test_views_a_lazy_query_names_are_dropped_when_its_plan_is_gone() -> None:
+    import gc
+
+    from auger.spark.bootstrap import ConnectSession
+
+    remote = _FakeRemote()
+    spark = ConnectSession(remote, "sc://fake")
+    assert spark.version == "4.3.0"  # everything else passes through
+    df = spark.sql("SELECT * FROM __auger_q7_t0 JOIN __auger_q7_t1 ON true")
+    derived = df._plan  # a frame built on the query holds its plan
+    del df
+    spark.catalog.dropTempView("__auger_q7_t0")
+    spark.catalog.dropTempView("__auger_q7_t1")
+    spark.catalog.dropTempView("other_view")  # not named by a live query: dropped at once
+    assert remote.catalog.dropped == ["other_view"]
+    assert spark.pending_views() == {"__auger_q7_t0", "__auger_q7_t1"}
+    del derived
+    gc.collect()
+    spark.sql("SELECT 1")  # the next statement drops what became free
+    assert sorted(remote.catalog.dropped) == ["__auger_q7_t0", "__auger_q7_t1", "other_view"]
+    assert spark.pending_views() == set()

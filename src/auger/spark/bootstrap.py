@@ -292,6 +292,12 @@ def _connect(master: str, conf: Mapping[str, str] | None) -> Any:
     builder = SparkSession.builder.remote(master)
     settings = {**_CONNECT_SESSION_CONF}
     settings.update({k: v for k, v in (conf or {}).items() if k.startswith("spark.sql.")})
+    ignored = sorted(k for k in (conf or {}) if not k.startswith("spark.sql."))
+    if ignored:  # executor memory, cores...: the server's, fixed when it was started
+        _log.warning(
+            "Spark Connect: [spark.conf] %s ignored; set them when starting the server",
+            ", ".join(ignored),
+        )
     for key, value in settings.items():
         builder = builder.config(key, value)
     try:
