@@ -245,24 +245,67 @@ def _prune(t: Any, tree: _Tree) -> Any:
     return T.StructType(out)
 
 
-def _rebuild(t: Any, tree: _Tree, col: Any) -> Any:
-    """The full struct type ``t`` from its projected members; the others are typed nulls."""
-    from pyspark.sql import functions as F
+def _rebuild(t: Any, tree: _Tree, value: str) -> str:
+    """SQL for the full struct type ``t`` from its projected members; the others typed nulls."""
     from pyspark.sql import types as T
 
     if not isinstance(t, T.StructType):
-        return col
+        return value
     members = []
     for f in t.fields:
         sub = tree.get(f.name.lower())
+        member = f"{value}.{_ident(f.name)}"
         if sub is None:
-            value = F.lit(None).cast(f.dataType)
-        elif sub is _WHOLE:
-            value = col.getField(f.name)
-        else:
-            value = _rebuild(f.dataType, sub, col.getField(f.name))
-        members.append(value.alias(f.name))
-    return F.when(col.isNotNull(), F.struct(*members))
+            member = _null(f.dataType)
+        elif sub is not _WHOLE:
+            member = _rebuild(f.dataType, sub, member)
+        members.append(f"{_string(f.name)}, {member}")
+    return f"CASE WHEN {value} IS NOT NULL THEN named_struct({', '.join(members)}) END"
+
+
+# ----------------------------------------------------------------------------- SQL text
+# The frame is built from SQL expression strings: one Py4J call per column instead of one per
+# function, which is most of the planning time of a small query.
+def _ident(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _string(value: str) -> str:
+    """A Spark SQL string literal (backslash escapes are on by default)."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _type_sql(t: Any) -> str:
+    """A Spark type as SQL, member names quoted (``simpleString`` leaves them bare)."""
+    from pyspark.sql import types as T
+
+    if isinstance(t, T.StructType):
+        members = ", ".join(f"{_ident(f.name)}: {_type_sql(f.dataType)}" for f in t.fields)
+        return f"STRUCT<{members}>"
+    if isinstance(t, T.ArrayType):
+        return f"ARRAY<{_type_sql(t.elementType)}>"
+    if isinstance(t, T.MapType):
+        return f"MAP<{_type_sql(t.keyType)}, {_type_sql(t.valueType)}>"
+    return str(t.simpleString()).upper()
+
+
+def _null(t: Any) -> str:
+    return f"CAST(NULL AS {_type_sql(t)})"
+
+
+def _literal(value: object, t: Any) -> str:
+    """A constant of Spark type ``t``, as nullable as any scanned column: Spark takes a
+    literal for NOT NULL, and ``NULLIF(v, NULL)`` is ``v`` without that promise."""
+    import datetime as dt
+
+    if value is None:
+        return _null(t)
+    if isinstance(value, bool) or not isinstance(value, int | float | str | dt.date):
+        raise TypeError(f"no SQL literal rule for {type(value).__name__}")
+    text = _string(value.isoformat() if isinstance(value, dt.date) else str(value))
+    if isinstance(value, float):
+        text = _string(repr(value))
+    return f"NULLIF(CAST({text} AS {_type_sql(t)}), {_null(t)})"
 
 
 # ------------------------------------------------------------------------------ the frame
@@ -301,14 +344,12 @@ def _count_frame(spark: Any, planned: PlannedScan) -> Any:
     The row-count column's values are never looked at (nothing else is projected), so it is
     a typed null rather than the file name the data source carries.
     """
-    from pyspark.sql import functions as F
-
     from auger.sql.planner import ROW_COUNT_COLUMN
 
     total = footer_row_count(planned.spec.files)
     if planned.spec.limit is not None:
         total = min(total, max(0, planned.spec.limit))
-    return spark.range(total).select(F.lit(None).cast("string").alias(ROW_COUNT_COLUMN))
+    return spark.range(total).selectExpr(f"CAST(NULL AS STRING) AS {_ident(ROW_COUNT_COLUMN)}")
 
 
 def _missing_value(col: ColumnMetadata) -> tuple[bool, Any]:
@@ -372,17 +413,17 @@ def native_parquet_frame(spark: Any, planned: PlannedScan, options: Mapping[str,
 
 
 def _scan_frame(spark: Any, planned: PlannedScan, footers: list[_Footer]) -> Any:
-    from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
     spec = planned.spec
     read_fields: list[Any] = []
-    selects: list[Any] = []
-    file_index: Any = None
+    selects: list[str] = []
+    file_index: str | None = None
     utc: bool | None = None
     for col in planned.schema:
         source = spec.sources.get(col.name, ColumnSource.TABLE)
         target = column_to_spark(col)
+        name = _ident(col.name)
         if source == ColumnSource.TABLE:
             lname = col.name.lower()
             if any(lname in ft.int96 for ft in footers):
@@ -395,91 +436,71 @@ def _scan_frame(spark: Any, planned: PlannedScan, footers: list[_Footer]) -> Any
             if wanted is None:
                 if present:
                     return None
-                selects.append(F.lit(None).cast(target).alias(col.name))
+                selects.append(f"{_null(target)} AS {name}")
                 continue
             read_types = set()
             for f in present:
                 assert f is not None
                 rt = _read_type(f.type)
+                if rt is not None and tree is not None:
+                    rt = _prune(rt, tree)  # None: a projected member this file lacks
                 if rt is None:
                     return None
-                if tree is not None:
-                    rt = _prune(rt, tree)
-                    if rt is None:
-                        return None  # a projected member this file lacks
                 read_types.add(rt.json())
             if len(read_types) > 1:
                 return None  # the files disagree: the scan framework widens or converts
             if not read_types:
-                selects.append(F.lit(None).cast(target).alias(col.name))
+                selects.append(f"{_null(target)} AS {name}")
                 continue
             read_type = T._parse_datatype_json_string(read_types.pop())
-            value: Any = F.col(f"`{col.name}`")
+            value = name
             if read_type != wanted:
-                if isinstance(read_type, T.TimestampType) and isinstance(
-                    wanted, T.TimestampNTZType
+                if not (
+                    isinstance(read_type, T.TimestampType)
+                    and isinstance(wanted, T.TimestampNTZType)
                 ):
-                    if utc is None:
-                        utc = _session_is_utc(spark)
-                    if not utc:
-                        return None
-                    value = value.cast(T.TimestampNTZType())
-                else:
                     return None
+                if utc is None:
+                    utc = _session_is_utc(spark)
+                if not utc:
+                    return None
+                value = f"CAST({value} AS TIMESTAMP_NTZ)"  # the instant's UTC wall clock
             if tree is not None:
                 value = _rebuild(target, tree, value)
             read_fields.append(T.StructField(col.name, read_type, True))
-            selects.append(value.alias(col.name))
+            selects.append(f"{value} AS {name}")
         elif source == ColumnSource.MISSING:
             ok, default = _missing_value(col)
             if not ok:
                 return None
-            selects.append(_nullable(F.lit(default).cast(target), target).alias(col.name))
+            selects.append(f"{_literal(default, target)} AS {name}")
         else:
             values = [
                 implicit_value(source, f.path, spec.selection_root, f.mtime) for f in spec.files
             ]
             if len(set(values)) == 1:
-                implicit = F.lit(values[0]).cast(target)
-            else:
-                if file_index is None:
-                    file_index = _file_index(spec.files)
-                lookup = F.array(*[F.lit(v).cast(target) for v in values])
-                implicit = F.element_at(lookup, file_index + 1)
-            selects.append(_nullable(implicit, target).alias(col.name))
+                selects.append(f"{_literal(values[0], target)} AS {name}")
+                continue
+            if file_index is None:
+                file_index = _file_index(spec.files)
+            lookup = ", ".join(_literal(v, target) for v in values)
+            selects.append(f"element_at(array({lookup}), {file_index} + 1) AS {name}")
     reader = spark.read.schema(T.StructType(read_fields)).option("recursiveFileLookup", "true")
-    df = reader.parquet(*[f.path for f in spec.files]).select(*selects)
+    df = reader.parquet(*[f.path for f in spec.files]).selectExpr(*selects)
     if spec.limit is not None:
         df = df.limit(max(0, spec.limit))
-    expected = planned.schema.to_spark()
-    if df.schema != expected:
-        _log.warning("native Parquet frame has schema %s, not %s", df.schema, expected)
-        return None
     return df
 
 
-def _nullable(value: Any, spark_type: Any) -> Any:
-    """``value``, typed nullable as every column the data source delivers: a literal is NOT
-    NULL to Spark, and ``NULLIF(v, NULL)`` is ``v`` without that promise."""
-    from pyspark.sql import functions as F
-
-    return F.nullif(value, F.lit(None).cast(spark_type))
-
-
-def _file_index(files: Sequence[FileSplit]) -> Any:
-    """The 0-based index in ``files`` of the file each row was read from.
+def _file_index(files: Sequence[FileSplit]) -> str:
+    """SQL for the 0-based index in ``files`` of the file each row was read from.
 
     Spark reports the file as a URI (``file:///dir/a%20b.parquet``): decoded back to the path
     (``+`` is a literal plus in a URI path, not a space) and looked up in a map of the paths.
     A path the map lacks is a bug, and fails the query rather than giving wrong values.
     """
-    from pyspark.sql import functions as F
-
-    uri = F.col("_metadata.file_path")
-    decoded = F.url_decode(F.regexp_replace(uri, r"\+", "%2B"))
-    path = F.regexp_replace(decoded, r"^file:(//)?", "")
-    mapping = F.create_map(*[x for i, f in enumerate(files) for x in (F.lit(f.path), F.lit(i))])
-    return F.coalesce(
-        mapping[path],
-        F.raise_error(F.concat(F.lit("auger: no planned file for "), uri)).cast("int"),
-    )
+    uri = "_metadata.file_path"
+    path = f"regexp_replace(url_decode(replace({uri}, '+', '%2B')), '^file:(//)?', '')"
+    entries = ", ".join(f"{_string(f.path)}, {i}" for i, f in enumerate(files))
+    missing = f"CAST(raise_error(concat('auger: no planned file for ', {uri})) AS INT)"
+    return f"coalesce(map({entries})[{path}], {missing})"
