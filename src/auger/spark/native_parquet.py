@@ -486,10 +486,9 @@ def _scan_frame(spark: Any, planned: PlannedScan, footers: list[_Footer]) -> Any
             lookup = ", ".join(_literal(v, target) for v in values)
             selects.append(f"element_at(array({lookup}), {file_index} + 1) AS {name}")
     reader = spark.read.schema(T.StructType(read_fields)).option("recursiveFileLookup", "true")
-    df = reader.parquet(*[f.path for f in spec.files]).selectExpr(*selects)
-    if spec.limit is not None:
-        df = df.limit(max(0, spec.limit))
-    return df
+    # No ``limit`` here: a pushed LIMIT is still the query's own (one table, nothing between),
+    # and Spark stops this reader as early as it stops the data source.
+    return reader.parquet(*[f.path for f in spec.files]).selectExpr(*selects)
 
 
 def _file_index(files: Sequence[FileSplit]) -> str:
