@@ -11,9 +11,9 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
-from abc import ABC, abstractmethod
+from abc import ABC
 from collections.abc import Iterator, Mapping, Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -22,24 +22,55 @@ from auger.errors import UserError
 from auger.scan.spec import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
-__all__ = ["FormatPlugin", "merge_schemas", "open_input", "widen"]
+if TYPE_CHECKING:
+    from auger.scan.lifecycle import FormatReader
+
+__all__ = ["FormatPlugin", "merge_schemas", "open_input", "uses_reader", "widen"]
 
 
-class FormatPlugin(ABC):
-    """A file format: its reader type name, default config, schema discovery and reading."""
+class FormatPlugin(ABC):  # noqa: B024 - every method has a default; a plugin picks its own
+    """A file format: its reader type name, default extensions, schema discovery and reading.
+
+    A plugin either implements :meth:`reader` (DESIGN §3.4: one :class:`FormatReader` per file,
+    writing rows through the result set loader) and gets ``discover_schema`` and ``read_arrow``
+    derived from it, or it reads Arrow itself and overrides those two (the built-in readers do,
+    for speed). ``name`` and ``type_name`` are the same thing: the reader type of a workspace
+    format entry (``type = "regexlog"``).
+    """
 
     #: reader type, as in ``type = "text"`` of a workspace format entry
     type_name: str = ""
+    #: the same, under the name DESIGN §3.4 gives it
+    name: str = ""
     #: default extensions when a config names none
     extensions: tuple[str, ...] = ()
+    #: how many files the derived ``discover_schema`` opens to learn the columns
+    discovery_sample: int = 8
 
-    @abstractmethod
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.name and not cls.type_name:
+            cls.type_name = cls.name
+        elif cls.type_name and not cls.name:
+            cls.name = cls.type_name
+
+    def reader(self, file: FileSplit, config: FormatConfig) -> FormatReader:
+        """A new reader for one file (its negotiator brings projection, options, schemas)."""
+        raise NotImplementedError(
+            f"format plugin {type(self).__name__} implements neither reader() nor read_arrow()"
+        )
+
     def discover_schema(
         self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
     ) -> TupleSchema:
-        """The table columns of these files, as far as can be known cheaply on the driver."""
+        """The table columns of these files, as far as can be known cheaply on the driver.
 
-    @abstractmethod
+        Derived from :meth:`reader`: the union of the first files' schemas (each reader's early
+        schema, else its first batch's)."""
+        from auger.scan.operator import discover_through_reader
+
+        return discover_through_reader(self, files, config, options)
+
     def read_arrow(
         self,
         split: FileSplit,
@@ -48,7 +79,17 @@ class FormatPlugin(ABC):
         columns: Sequence[str] | None,
         batch_rows: int,
     ) -> Iterator[pa.RecordBatch]:
-        """Batches of the file's own columns; ``columns`` (lower-cased names) may be read only."""
+        """Batches of the file's own columns; ``columns`` (lower-cased names) may be read only.
+
+        Derived from :meth:`reader`: the file runs through the reader lifecycle."""
+        from auger.scan.operator import read_through_reader
+
+        return read_through_reader(self, split, config, options, columns, batch_rows)
+
+
+def uses_reader(plugin: FormatPlugin) -> bool:
+    """Whether the plugin reads through :meth:`FormatPlugin.reader` (not Arrow-native)."""
+    return type(plugin).reader is not FormatPlugin.reader
 
 
 def open_input(path: str) -> IO[bytes]:

@@ -3,6 +3,11 @@
 Third-party plugins register a ``FormatPlugin`` subclass under the entry-point group
 ``auger.formats``; the entry-point name is the reader type used in workspace configs. A second
 registration of the same type name is an error (STYLE #11).
+
+A plugin registered in code (``register_format``) exists only in the process that registered
+it; Spark's Python workers never ran that line. Such a plugin travels with each scan instead:
+:func:`shipped_plugin` pickles it by value (cloudpickle, as Spark ships functions) into the scan
+spec, and :func:`install_shipped` registers it in the worker before the scan runs.
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ from auger.formats.base import FormatPlugin
 __all__ = [
     "DuplicateFormatError",
     "get_format",
+    "install_shipped",
     "known_formats",
     "register_format",
+    "shipped_plugin",
     "unregister_format",
 ]
 
@@ -35,6 +42,8 @@ _BUILTIN: dict[str, str] = {
 _instances: dict[str, FormatPlugin] = {}
 _registered: dict[str, type[FormatPlugin]] = {}
 _entry_points_loaded = False
+_from_entry_points: set[str] = set()
+_shipped: dict[str, str] = {}  # type name -> the pickled plugin, made once
 
 
 def register_format(name: str, plugin: type[FormatPlugin] | FormatPlugin) -> None:
@@ -58,6 +67,7 @@ def register_format(name: str, plugin: type[FormatPlugin] | FormatPlugin) -> Non
 def unregister_format(name: str) -> None:
     """Forget a registered (non built-in) plugin; for tests and embedded re-configuration."""
     _registered.pop(name, None)
+    _shipped.pop(name, None)
     if name not in _BUILTIN:
         _instances.pop(name, None)
 
@@ -69,6 +79,7 @@ def _load_entry_points() -> None:
     _entry_points_loaded = True
     for ep in entry_points(group="auger.formats"):
         register_format(ep.name, ep.load())
+        _from_entry_points.add(ep.name)
 
 
 def known_formats() -> list[str]:
@@ -92,3 +103,47 @@ def get_format(name: str) -> FormatPlugin:
         )
     _instances[name] = cls()
     return _instances[name]
+
+
+def shipped_plugin(name: str) -> str:
+    """A plugin registered in code under ``name``, pickled by value for other processes.
+
+    Empty for built-ins and entry points, which every process finds by itself. The plugin's
+    module is pickled by value too, so a module the workers cannot import (a script, a test
+    file loaded by path) still arrives whole.
+    """
+    if name in _BUILTIN or name in _from_entry_points or name not in _registered:
+        return ""
+    if name not in _shipped:
+        import base64
+        import sys
+
+        from pyspark import cloudpickle
+
+        plugin: object = _instances.get(name) or _registered[name]
+        module_name = (plugin if isinstance(plugin, type) else type(plugin)).__module__
+        module = sys.modules.get(module_name)
+        by_value = module is not None and module_name != "__main__"
+        if by_value:
+            cloudpickle.register_pickle_by_value(module)
+        try:
+            blob = cloudpickle.dumps(plugin)
+        finally:
+            if by_value:
+                cloudpickle.unregister_pickle_by_value(module)
+        _shipped[name] = base64.b64encode(blob).decode("ascii")
+    return _shipped[name]
+
+
+def install_shipped(name: str, shipped: str) -> None:
+    """Register a plugin that came with a scan spec, unless this process already knows it."""
+    if not shipped or name in _BUILTIN or name in _registered:
+        return
+    _load_entry_points()
+    if name in _registered:
+        return
+    import base64
+    import pickle
+
+    plugin = pickle.loads(base64.b64decode(shipped))  # the driver pickled it for us
+    register_format(name, plugin)

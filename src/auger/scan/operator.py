@@ -37,7 +37,7 @@ import pyarrow as pa
 
 from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.formats.base import FormatPlugin, conflict_error, merge_schemas, widen
+from auger.formats.base import FormatPlugin, conflict_error, merge_schemas, uses_reader, widen
 from auger.scan.conflicts import ErrorContext
 from auger.scan.file_scan import ArrowFileScan
 from auger.scan.implicit import (
@@ -70,83 +70,85 @@ ReaderSource: TypeAlias = (
 
 
 class ReaderFormatPlugin(FormatPlugin):
-    """A format plugin written as a :class:`FormatReader` factory.
+    """A format plugin written as a :class:`FormatReader` factory: :meth:`reader` is required.
 
-    Implement :meth:`reader`; ``read_arrow`` and ``discover_schema`` are derived from it, so the
-    plugin works both through :class:`ScanOperator` and through Arrow-native callers.
+    ``read_arrow`` and ``discover_schema`` come from :class:`FormatPlugin`, derived from
+    :meth:`reader`, so the plugin works both through :class:`ScanOperator` and through
+    Arrow-native callers (the Spark data source).
     """
-
-    #: how many files ``discover_schema`` opens to learn the columns
-    discovery_sample: int = 8
 
     @abstractmethod
     def reader(self, file: FileSplit, config: FormatConfig) -> FormatReader:
         """A new reader for one file (its negotiator brings projection and options)."""
 
-    def read_arrow(
-        self,
-        split: FileSplit,
-        config: FormatConfig,
-        options: Mapping[str, Any],
-        columns: Sequence[str] | None,
-        batch_rows: int,
-    ) -> Iterator[pa.RecordBatch]:
-        """The file's (projected) columns through the reader lifecycle: no implicit columns, and
-        no stand-ins for columns the file lacks (the caller types those)."""
-        projection = ["*"] if columns is None else [quote_name(c) for c in columns]
-        lc = ScanLifecycle(ScanSchemaTracker.build(projection), row_limit=batch_rows)
-        rl = lc.reader(
-            FileDescrip(split.path), self.reader(split, config), split=split, options=options
-        )
-        failed = False
-        try:
-            if not rl.open():
-                return
-            while (out := rl.next()) is not None:
-                if not out.num_rows:
-                    continue
-                assert rl.loader is not None
-                written = {n.lower() for n in rl.loader.writer().schema().names()}
-                keep = [i for i, n in enumerate(out.schema.names) if n.lower() in written]
-                yield out if len(keep) == out.num_columns else out.select(keep)
-        except BaseException:
-            failed = True
-            raise
-        finally:
-            rl.close(failed)
 
-    def discover_schema(
-        self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
-    ) -> TupleSchema:
-        """The union of the first files' schemas (an early schema, else the first batch's)."""
-        merged = TupleSchema()
-        for path in list(files)[: self.discovery_sample]:
-            schema = self._file_schema(FileSplit(path), config, options)
-            for col in schema:
-                mine = merged.column(col.name)
-                if mine is not None and widen(mine, col) is None:
-                    raise conflict_error(path, col.name, mine, col)
-            merged = merge_schemas(merged, schema) or merged
-        return merged
+def read_through_reader(
+    plugin: FormatPlugin,
+    split: FileSplit,
+    config: FormatConfig,
+    options: Mapping[str, Any],
+    columns: Sequence[str] | None,
+    batch_rows: int,
+) -> Iterator[pa.RecordBatch]:
+    """A file's (projected) columns through the reader lifecycle: no implicit columns, and
+    no stand-ins for columns the file lacks (the caller types those)."""
+    projection = ["*"] if columns is None else [quote_name(c) for c in columns]
+    lc = ScanLifecycle(ScanSchemaTracker.build(projection), row_limit=batch_rows)
+    rl = lc.reader(
+        FileDescrip(split.path), plugin.reader(split, config), split=split, options=options
+    )
+    failed = False
+    try:
+        if not rl.open():
+            return
+        while (out := rl.next()) is not None:
+            if not out.num_rows:
+                continue
+            assert rl.loader is not None
+            written = {n.lower() for n in rl.loader.writer().schema().names()}
+            keep = [i for i, n in enumerate(out.schema.names) if n.lower() in written]
+            yield out if len(keep) == out.num_columns else out.select(keep)
+    except BaseException:
+        failed = True
+        raise
+    finally:
+        rl.close(failed)
 
-    def _file_schema(
-        self, split: FileSplit, config: FormatConfig, options: Mapping[str, Any]
-    ) -> TupleSchema:
-        lc = ScanLifecycle(ScanSchemaTracker.build(["*"]), row_limit=64)
-        rl = lc.reader(FileDescrip(split.path), self.reader(split, config), options=options)
-        failed = False
-        try:
-            if not rl.open():
-                return TupleSchema()
-            neg = rl.negotiator
-            if not (neg.table_schema is not None and neg.schema_complete):
-                rl.next()
-            return lc.tracker.output_schema() if lc.tracker.is_resolved() else TupleSchema()
-        except BaseException:
-            failed = True
-            raise
-        finally:
-            rl.close(failed)
+
+def discover_through_reader(
+    plugin: FormatPlugin, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
+) -> TupleSchema:
+    """The union of the first files' schemas (each reader's early schema, else its first
+    batch's); a type no widening reconciles is a conflict naming the file."""
+    merged = TupleSchema()
+    for path in list(files)[: plugin.discovery_sample]:
+        schema = _file_schema(plugin, FileSplit(path), config, options)
+        for col in schema:
+            mine = merged.column(col.name)
+            if mine is not None and widen(mine, col) is None:
+                raise conflict_error(path, col.name, mine, col)
+        merged = merge_schemas(merged, schema) or merged
+    return merged
+
+
+def _file_schema(
+    plugin: FormatPlugin, split: FileSplit, config: FormatConfig, options: Mapping[str, Any]
+) -> TupleSchema:
+    lc = ScanLifecycle(ScanSchemaTracker.build(["*"]), row_limit=64)
+    rl = lc.reader(FileDescrip(split.path), plugin.reader(split, config), options=options)
+    failed = False
+    try:
+        if not rl.open():
+            return TupleSchema()
+        neg = rl.negotiator
+        if not (neg.table_schema is not None and neg.schema_complete):
+            rl.next()
+        return lc.tracker.output_schema() if lc.tracker.is_resolved() else TupleSchema()
+    except BaseException:
+        failed = True
+        raise
+    finally:
+        rl.close(failed)
 
 
 def _under(path: str, root: str | None) -> bool:
@@ -345,9 +347,8 @@ class ScanOperator:
         source = self.source
         try:
             if isinstance(source, FormatPlugin):
-                reader = getattr(source, "reader", None)
-                if callable(reader):
-                    return reader(split, self.config)
+                if uses_reader(source):
+                    return source.reader(split, self.config)
                 options = {**self.options, **self.reader_options}
                 cols = self._arrow_columns()
                 return source.read_arrow(split, self.config, options, cols, self.batch_rows)

@@ -79,6 +79,8 @@ class ScanSpec:
         reader_schema: the types readers should produce for the table columns when they differ
             from the output's (a user-given schema over discovered files: readers read what the
             files hold, the scan converts); empty means the output's own table columns.
+        plugin: a format plugin registered in code on the driver, pickled for the workers
+            (:func:`auger.formats.registry.shipped_plugin`); empty for built-ins and entry points.
     """
 
     format_name: str
@@ -93,6 +95,7 @@ class ScanSpec:
     limit: int | None = None
     table: str = ""
     reader_schema: str = ""
+    plugin: str = ""
 
     def schema(self) -> TupleSchema:
         return TupleSchema.parse(self.output_schema) if self.output_schema else TupleSchema()

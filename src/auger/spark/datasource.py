@@ -100,12 +100,13 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
 
     def partitions(self) -> list[InputPartition]:
         from auger.errors import UserError
-        from auger.formats.registry import get_format
+        from auger.formats.registry import get_format, install_shipped
         from auger.spark.errors import encode_user_error
         from auger.spark.partitions import plan_partitions
 
         try:
             spec = self.spec
+            install_shipped(spec.format_type, spec.plugin)
             row_group_filter = None
             if self.predicates:
                 from auger.spark.pushdown import file_may_match
@@ -140,6 +141,7 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
         import pyarrow as pa
 
         from auger.errors import UserError
+        from auger.formats.registry import install_shipped
         from auger.scan.simple import run_scan
         from auger.spark.errors import encode_user_error
         from auger.types.spark import spark_arrow_schema
@@ -149,6 +151,7 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
         batch_rows = int(self.spec.options.get("auger.scan.batch_rows", 4096))
         produced = False
         try:
+            install_shipped(self.spec.format_type, self.spec.plugin)
             for batch in run_scan(self.spec, files, batch_rows):
                 produced = True
                 yield conform_to_spark(batch, target)

@@ -24,6 +24,7 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from auger.config import FormatConfig
 from auger.errors import UserError
+from auger.formats.registry import shipped_plugin
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.sql.catalog import FileTable, SystemTable, TableRef, ViewTable
 from auger.sql.columns import (
@@ -252,6 +253,7 @@ def build_file_scan(
         options={k: v for k, v in options.items() if k.startswith(_SCAN_OPTION_PREFIXES)},
         limit=limit,
         table=table.name,
+        plugin=shipped_plugin(fmt.type),
     )
     return PlannedScan(spec, out, tuple(conversions) if conversions else None)
 
