@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -238,6 +239,73 @@ def test_queries_run_through_spark_connect(connect_url: str, tmp_path: Path) -> 
     # the planner's per-query views are dropped once their DataFrames are gone (no leak)
     assert out["views_kept"] == []
     assert out["views_in_server"] == []
+
+
+def test_rest_server_answers_and_cancels_through_spark_connect(
+    connect_url: str, tmp_path: Path
+) -> None:
+    """``auger serve`` on a Connect master: a query answers, and cancelling a running one
+    interrupts its tagged operations on the Connect server."""
+    import requests
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "rows.csv").write_text("a,1\nb,2\n")
+    (data / "big.csv").write_text("".join(f"{i}\n" for i in range(3000)))
+    config = tmp_path / "auger.toml"
+    config.write_text(
+        f'[spark]\nmaster = "{connect_url}"\n'
+        f'[storage.dfs.workspaces.data]\nlocation = "{data}"\nwritable = false\n'
+    )
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK_", "SPARK_"))}
+    log = tmp_path / "serve.log"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "auger", "serve", "--port", str(port), "--config", str(config)],
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+        env=env,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while not _listening(port):
+            if time.monotonic() > deadline or server.poll() is not None:
+                pytest.fail(f"auger serve did not come up:\n{log.read_text()[-3000:]}")
+            time.sleep(0.3)
+
+        def query(sql: str) -> dict[str, Any]:
+            body = {"queryType": "SQL", "query": sql}
+            return dict(requests.post(f"{url}/query.json", json=body, timeout=240).json())
+
+        ok = query("SELECT columns[0] AS c FROM dfs.data.`rows.csv` ORDER BY c")
+        assert ok["queryState"] == "COMPLETED", ok
+        assert ok["rows"] == [{"c": "a"}, {"c": "b"}]
+
+        slow = (
+            "SELECT COUNT(*) AS n FROM dfs.data.`big.csv` a CROSS JOIN dfs.data.`big.csv` b "
+            "CROSS JOIN dfs.data.`big.csv` c"
+        )
+        box: dict[str, Any] = {}
+        thread = threading.Thread(target=lambda: box.update(query(slow)), daemon=True)
+        thread.start()
+        query_id = None
+        for _ in range(600):
+            running = requests.get(f"{url}/profiles.json", timeout=10).json()["runningQueries"]
+            query_id = next((q["queryId"] for q in running if q["query"] == slow[:150]), None)
+            if query_id:
+                break
+            time.sleep(0.1)
+        assert query_id, "the slow query never showed up as running"
+        time.sleep(2)  # let it reach the Connect server: its operation must be interrupted
+        resp = requests.get(f"{url}/profiles/cancel/{query_id}", timeout=10)
+        assert resp.text == f"Cancelled query {query_id} on locally running node."
+        thread.join(120)
+        assert box.get("queryState") == "CANCELED", box
+    finally:
+        _stop(server)
 
 
 def test_connect_master_in_a_process_running_local_spark_is_one_clear_error(spark: Any) -> None:
