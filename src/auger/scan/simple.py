@@ -113,6 +113,8 @@ def run_scan(
                 # Nothing to read but the row count (COUNT(*)): the footer has it.
                 batches = _footer_counts(split, batch_rows)
             else:
+                # Rows still wanted (LIMIT push-down): a reader may read less to deliver them.
+                options["__limit__"] = remaining
                 batches = plugin.read_arrow(split, config, options, read_cols, batch_rows)
             for raw in batches:
                 if raw.num_rows == 0:

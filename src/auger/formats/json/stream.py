@@ -105,6 +105,11 @@ class JsonStream:
             if not self._fill():
                 return None
 
+    @property
+    def decoder(self) -> json.JSONDecoder:
+        """The decoder records are parsed with (the options' number and constant rules)."""
+        return self._decoder
+
     def _column(self, pos: int) -> int:
         return pos - (self._buf.rfind("\n", 0, pos) + 1) + 1
 
