@@ -113,8 +113,9 @@ def connect_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 CLIENT = textwrap.dedent(
     """
-    import gc, json, sys, threading
+    import gc, io, json, sys, threading
     import auger
+    from auger.cli.runner import ProgressMeter
     from auger.spark.bootstrap import is_connect
 
     master, data = sys.argv[1], sys.argv[2]
@@ -157,6 +158,12 @@ CLIENT = textwrap.dedent(
     done = threading.Event()
 
     def cancel_until_done():
+        # the shell's progress line: stages the server reports for the statement's tag
+        meter = ProgressMeter(io.StringIO(), cur, True)
+        for _ in range(240):
+            out["progress"] = meter._status()
+            if out["progress"] or done.wait(0.5):
+                break
         while not done.wait(1.0):
             cur.cancel()
 
@@ -235,6 +242,7 @@ def test_queries_run_through_spark_connect(connect_url: str, tmp_path: Path) -> 
     assert out["error"].startswith("DATA_READ ERROR"), out["error"]
     assert str(data / "bad" / "x.csv") in out["error"]
     assert out["cancelled"] == "OperationalError: EXECUTION ERROR: Query cancelled by the user"
+    assert out["progress"].startswith("[Stage "), out["progress"]
     assert out["after_cancel"] == [[12]]
     # the planner's per-query views are dropped once their DataFrames are gone (no leak)
     assert out["views_kept"] == []

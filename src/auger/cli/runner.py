@@ -57,7 +57,13 @@ class ProgressMeter:
         group = getattr(self.cursor, "job_group", None)
         sc = _spark_context() if group else None
         if sc is None:
-            return ""
+            if not group:
+                return ""
+            # Spark Connect (no SparkContext): the stages the server reported for the tag
+            from auger.spark.bootstrap import connect_stages
+
+            bars = [_bar(s, done, n) for s, done, n in connect_stages(group) if done < n]
+            return " ".join(bars[:3])
         tracker = sc.statusTracker()
         parts = []
         for job_id in tracker.getJobIdsForGroup(group):

@@ -27,7 +27,7 @@ import sys
 import tempfile
 import threading
 import weakref
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -183,6 +183,37 @@ def interrupt_tag(tag: str) -> bool:
         return False
 
 
+# Stages of the running Spark Connect operations, by operation tag: (stage, done tasks, tasks).
+_progress: dict[str, list[tuple[int, int, int]]] = {}
+
+
+def connect_stages(tag: str) -> list[tuple[int, int, int]]:
+    """The unfinished stages of the Connect operation tagged ``tag``, as the server last
+    reported them (``(stage id, completed tasks, tasks)``); empty when unknown."""
+    return list(_progress.get(tag, ()))
+
+
+def _on_progress(
+    stages: Any, inflight_tasks: int, operation_id: str | None, done: bool, **_: Any
+) -> None:
+    """Connect progress handler; runs in the thread reading the operation's results, whose
+    (thread-local) tags name the statement."""
+    spark = _connect_session
+    if spark is None:
+        return
+    try:
+        tags = spark._real.getTags()
+    except Exception:
+        return
+    for tag in tags:
+        if done:
+            _progress.pop(tag, None)
+        else:
+            _progress[tag] = [
+                (s.stage_id, s.num_completed_tasks, s.num_tasks) for s in stages or () if not s.done
+            ]
+
+
 def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -> Any:
     """The process's SparkSession, started with auger's settings if none is running yet.
 
@@ -301,9 +332,10 @@ def _connect(master: str, conf: Mapping[str, str] | None) -> Any:
     for key, value in settings.items():
         builder = builder.config(key, value)
     try:
-        real = builder.getOrCreate()
+        real: Any = builder.getOrCreate()
         _quiet_python_logging()
         real.dataSource.register(_data_source_class())
+        real.registerProgressHandler(_on_progress)
     except Exception as exc:
         raise UserError.system(
             f"Cannot connect to Spark Connect at {master}: {_first_line(exc)}",
@@ -362,6 +394,9 @@ class ConnectSession:
         self._uses: Counter[str] = Counter()
         self._doomed: set[str] = set()
         self._ready: list[str] = []
+        # Filled by finalizers, which may run inside any allocation (even under the lock
+        # above), so they only append here; the lock holders settle it.
+        self._released: deque[frozenset[str]] = deque()
         self.catalog = _ConnectCatalog(self)
 
     def __getattr__(self, name: str) -> Any:
@@ -374,13 +409,14 @@ class ConnectSession:
         if names:
             with self._views_lock:
                 self._uses.update(names)
-            weakref.finalize(df._plan, self._release, names)
+            weakref.finalize(df._plan, self._released.append, names)
         return df
 
-    def _release(self, names: frozenset[str]) -> None:
-        """A plan naming ``names`` is gone (runs in a finalizer: only bookkeeping here)."""
-        with self._views_lock:
-            for name in names:
+    def _settle(self) -> None:
+        """Count down the views of collected plans; doomed views no plan names become ready
+        to drop. Called with ``_views_lock`` held."""
+        while self._released:
+            for name in self._released.popleft():
                 self._uses[name] -= 1
                 if self._uses[name] <= 0:
                     del self._uses[name]
@@ -390,6 +426,7 @@ class ConnectSession:
 
     def _drop_view(self, name: str) -> bool:
         with self._views_lock:
+            self._settle()
             if self._uses.get(name):
                 self._doomed.add(name)
                 return True
@@ -398,6 +435,7 @@ class ConnectSession:
 
     def _drop_ready_views(self) -> None:
         with self._views_lock:
+            self._settle()
             ready, self._ready = self._ready, []
         for name in ready:
             try:
@@ -408,6 +446,7 @@ class ConnectSession:
     def pending_views(self) -> set[str]:
         """Views still kept for live DataFrames or waiting to be dropped (tests, diagnostics)."""
         with self._views_lock:
+            self._settle()
             return set(self._uses) | set(self._ready)
 
 
