@@ -93,18 +93,18 @@ def _footer(split: FileSplit) -> _Footer:
         if hit is not None:
             _cache.move_to_end(key)
             return hit
-    pf = pq.ParquetFile(split.path)
-    fields: dict[str, pa.Field | None] = {}
-    for f in pf.schema_arrow:
-        lname = f.name.lower()
-        fields[lname] = None if lname in fields else f
-    leaves = pf.schema
-    int96 = frozenset(
-        leaves.column(i).path.split(".")[0].lower()
-        for i in range(len(leaves))
-        if leaves.column(i).physical_type == "INT96"
-    )
-    footer = _Footer(fields, pf.metadata.num_rows, int96)
+    with pq.ParquetFile(split.path) as pf:
+        fields: dict[str, pa.Field | None] = {}
+        for f in pf.schema_arrow:
+            lname = f.name.lower()
+            fields[lname] = None if lname in fields else f
+        leaves = pf.schema
+        int96 = frozenset(
+            leaves.column(i).path.split(".")[0].lower()
+            for i in range(len(leaves))
+            if leaves.column(i).physical_type == "INT96"
+        )
+        footer = _Footer(fields, pf.metadata.num_rows, int96)
     with _lock:
         _cache[key] = footer
         while len(_cache) > _CACHE_SIZE:
@@ -119,8 +119,9 @@ def footer_row_count(files: Sequence[FileSplit]) -> int:
         if split.row_groups is None:
             total += _footer(split).num_rows
         else:
-            meta = pq.ParquetFile(split.path).metadata
-            total += sum(meta.row_group(g).num_rows for g in split.row_groups)
+            with pq.ParquetFile(split.path) as pf:
+                meta = pf.metadata
+                total += sum(meta.row_group(g).num_rows for g in split.row_groups)
     return total
 
 
@@ -402,7 +403,8 @@ def native_parquet_frame(spark: Any, planned: PlannedScan, options: Mapping[str,
             return _count_frame(spark, planned)
         if not spec.files or any(f.is_range or f.row_groups is not None for f in spec.files):
             return None
-        if not all(_plain_path(f.path) for f in spec.files):
+        paths = [f.path for f in spec.files]
+        if not all(_plain_path(p) for p in paths) or len(set(paths)) != len(paths):
             return None
         footers = [_footer(f) for f in spec.files]
         return _scan_frame(spark, planned, footers)
@@ -485,6 +487,8 @@ def _scan_frame(spark: Any, planned: PlannedScan, footers: list[_Footer]) -> Any
                 file_index = _file_index(spec.files)
             lookup = ", ".join(_literal(v, target) for v in values)
             selects.append(f"element_at(array({lookup}), {file_index} + 1) AS {name}")
+    if file_index is not None and any(f.name.lower() == "_metadata" for f in read_fields):
+        return None  # a data column of that name hides Spark's file metadata
     reader = spark.read.schema(T.StructType(read_fields)).option("recursiveFileLookup", "true")
     # No ``limit`` here: a pushed LIMIT is still the query's own (one table, nothing between),
     # and Spark stops this reader as early as it stops the data source.
