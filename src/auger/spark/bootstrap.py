@@ -60,6 +60,10 @@ appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 logger.spark.name = org.apache.spark
 logger.spark.level = off
+# PySpark's gateway counts as a shell: Spark prints "Setting default log level" unless the
+# shell's logger has the root's level.
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = error
 logger.hadoop.name = org.apache.hadoop
 logger.hadoop.level = off
 logger.jetty.name = org.sparkproject.jetty
