@@ -31,6 +31,8 @@ def path_of(df: Any) -> str:
         return "native"
     if "Range (" in plan:
         return "footer"
+    if "LocalTableScan" in plan:
+        return "local"
     return "datasource"
 
 
@@ -238,7 +240,7 @@ def test_provided_schema_changing_a_type_stays_on_the_data_source(run: Any, tmp_
     run(f"SELECT a FROM dfs.`{tmp_path}`", expect="datasource")
 
 
-def test_count_star_from_footers(run: Any, tmp_path: Path) -> None:
+def test_count_star_from_footers(run: Any, session: Any, tmp_path: Path) -> None:
     for d in ("x", "y"):
         (tmp_path / d).mkdir()
         pq.write_table(
@@ -248,13 +250,24 @@ def test_count_star_from_footers(run: Any, tmp_path: Path) -> None:
     # pruning on dir0 happens before the scan: only one file's footer is counted
     rows = run(f"SELECT COUNT(*) FROM dfs.`{tmp_path}` WHERE dir0 = 'y'", expect="native")
     assert rows == [(5,)]
-    rows = run(f"SELECT 1 AS one FROM dfs.`{tmp_path}` LIMIT 3", expect="footer")
+    session.execute("ALTER SESSION SET `auger.scan.local_limit_rows` = 0")
+    try:
+        rows = run(f"SELECT 1 AS one FROM dfs.`{tmp_path}` LIMIT 3", expect="footer")
+    finally:
+        session.execute("ALTER SESSION RESET `auger.scan.local_limit_rows`")
     assert rows == [(1,)] * 3
 
 
-def test_limit(run: Any, tmp_path: Path) -> None:
+def test_limit(run: Any, session: Any, tmp_path: Path) -> None:
     pq.write_table(pa.table({"v": list(range(100))}), tmp_path / "p.parquet")
-    assert len(run(f"SELECT * FROM dfs.`{tmp_path}` LIMIT 7", ordered=True)) == 7
+    sql = f"SELECT * FROM dfs.`{tmp_path}` LIMIT 7"
+    # a small LIMIT is read on the driver, before the native path is asked
+    assert path_of(session.execute(sql).dataframe) == "local"
+    session.execute("ALTER SESSION SET `auger.scan.local_limit_rows` = 0")
+    try:
+        assert len(run(sql, ordered=True)) == 7
+    finally:
+        session.execute("ALTER SESSION RESET `auger.scan.local_limit_rows`")
 
 
 def test_empty_selection(run: Any, tmp_path: Path) -> None:

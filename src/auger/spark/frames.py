@@ -18,15 +18,16 @@ __all__ = ["datasource_frame", "scan_frame"]
 
 def scan_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> Any:
     """The DataFrame delivering ``planned.schema`` for the planned scan."""
-    from auger.spark.native_parquet import native_parquet_frame
-
-    if (native := native_parquet_frame(spark, planned, options)) is not None:
-        return native
     from auger.spark.local_scan import local_limit_frame
 
     frame = local_limit_frame(spark, planned, options)
     if frame is not None:
         return frame
+    from auger.spark.native_parquet import native_parquet_frame
+
+    # after the driver-side small LIMIT, which needs no Spark job at all (faster still)
+    if (native := native_parquet_frame(spark, planned, options)) is not None:
+        return native
     return datasource_frame(spark, planned)
 
 
