@@ -231,15 +231,18 @@ class _Watch:
             except UnicodeDecodeError:
                 self.suspect = True
                 return data
-        if len(self._scratch) < len(data):
-            self._scratch = np.empty(len(data), dtype=np.uint8)
-        if self._keys and not (self._lower_names and not _has_upper(data, self._scratch)):
+        if self._keys and not (self._lower_names and not self._capitals(data)):
             lowered = data.lower()
             for exact, low in self._keys:
                 if lowered.count(low) != data.count(exact):
                     self.suspect = True
                     break
         return data
+
+    def _capitals(self, data: bytes) -> bool:
+        if len(self._scratch) < len(data):  # one buffer for the whole file
+            self._scratch = np.empty(len(data), dtype=np.uint8)
+        return _has_upper(data, self._scratch)
 
     def readable(self) -> bool:
         return True
