@@ -5,12 +5,19 @@ times, each in a fresh subprocess (so peak RSS is per case):
 
 * every reader through ``auger.scan.simple.run_scan`` reading all 20 columns,
 * the raw pyarrow reader of the same file (the practical limit on this machine),
-* the scan reading 2 of the 20 columns.
+* the scan reading 2 of the 20 columns,
+* the raw reader converting 2 of the 20 columns (pyarrow's ``include_columns`` / ``columns``):
+  the speed-up the reader itself gets from a narrow projection, to compare the scan's with.
 
 Printed side by side; nothing is asserted. Targets from issue 5: text >= 0.7x raw pyarrow,
-JSON >= 0.5x, Parquet >= 0.8x; 2 of 20 columns >= 4x faster than all 20.
+JSON >= 0.5x, Parquet >= 0.8x; 2 of 20 columns >= 4x faster than all 20. ``raw up`` is the
+raw reader's own 2-of-20 speed-up: a text scan cannot do much better than the parser it uses,
+which still has to split every field of every line.
 
-Usage: ``python benchmarks/bench_formats.py [--size-mb 300] [--batch-rows 4096] [--keep DIR]``
+Timings are best of ``--repeat`` subprocess runs (the machine may be shared).
+
+Usage: ``python benchmarks/bench_formats.py [--size-mb 300] [--batch-rows 4096] [--keep DIR]
+[--repeat N] [--formats text,json,parquet]``
 """
 
 from __future__ import annotations
@@ -116,25 +123,28 @@ def run_case(case: str, fmt: str, path: Path, batch_rows: int) -> dict[str, Any]
 
     start = time.perf_counter()
     rows = 0
-    if case == "raw":
+    if case in ("raw", "raw_two"):
+        wanted = WANTED if case == "raw_two" else None
         if fmt == "text":
             reader = pacsv.open_csv(
                 str(path),
                 read_options=pacsv.ReadOptions(block_size=4 << 20),
                 convert_options=pacsv.ConvertOptions(
-                    default_column_type=__import__("pyarrow").string()
+                    default_column_type=__import__("pyarrow").string(), include_columns=wanted
                 ),
             )
             for b in reader:
                 rows += b.num_rows
         elif fmt == "json":
+            # pyarrow's JSON reader has no column selection: it parses and converts them all
             reader = pajson.open_json(
                 str(path), read_options=pajson.ReadOptions(block_size=4 << 20)
             )
             for b in reader:
-                rows += b.num_rows
+                rows += b.select(wanted).num_rows if wanted else b.num_rows
         else:
-            for b in pq.ParquetFile(str(path)).iter_batches(batch_size=batch_rows):
+            pf = pq.ParquetFile(str(path))
+            for b in pf.iter_batches(batch_size=batch_rows, columns=wanted):
                 rows += b.num_rows
     else:
         spec = _spec(fmt, path, None if case == "scan_all" else WANTED)
@@ -158,10 +168,19 @@ def _in_subprocess(case: str, fmt: str, path: Path, batch_rows: int) -> dict[str
     return json.loads(lines[-1])  # type: ignore[no-any-return]
 
 
+def _best(case: str, fmt: str, path: Path, batch_rows: int, repeat: int) -> dict[str, Any]:
+    """The fastest of ``repeat`` runs (peak RSS: the largest)."""
+    runs = [_in_subprocess(case, fmt, path, batch_rows) for _ in range(max(1, repeat))]
+    best = min(runs, key=lambda r: r["seconds"])
+    return {**best, "rss_mb": max(r["rss_mb"] for r in runs)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size-mb", type=int, default=300, help="approximate CSV size to generate")
     ap.add_argument("--batch-rows", type=int, default=4096)
+    ap.add_argument("--repeat", type=int, default=1, help="runs per case, the best counts")
+    ap.add_argument("--formats", default="text,json,parquet", help="formats to time")
     ap.add_argument("--keep", help="generate into (or reuse) this directory")
     ap.add_argument("--one", nargs=3, metavar=("CASE", "FMT", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -179,22 +198,26 @@ def main() -> None:
     print()
     header = (
         f"{'format':8s} {'raw MB/s':>9s} {'scan MB/s':>9s} {'ratio':>6s} {'target':>6s}"
-        f" {'2/20 s':>7s} {'20/20 s':>8s} {'speed-up':>8s} {'rows':>9s} {'RSS raw':>8s}"
-        f" {'RSS scan':>8s}"
+        f" {'2/20 s':>7s} {'20/20 s':>8s} {'speed-up':>8s} {'raw 2/20':>8s} {'raw up':>7s}"
+        f" {'rows':>9s} {'RSS raw':>8s} {'RSS scan':>8s}"
     )
     print(header)
     targets = {"text": 0.7, "json": 0.5, "parquet": 0.8}
     for fmt, path in paths.items():
+        if fmt not in args.formats.split(","):
+            continue
         mb = path.stat().st_size / 2**20
-        raw = _in_subprocess("raw", fmt, path, args.batch_rows)
-        full = _in_subprocess("scan_all", fmt, path, args.batch_rows)
-        two = _in_subprocess("scan_two", fmt, path, args.batch_rows)
-        assert raw["rows"] == full["rows"] == two["rows"], (raw, full, two)
+        raw = _best("raw", fmt, path, args.batch_rows, args.repeat)
+        full = _best("scan_all", fmt, path, args.batch_rows, args.repeat)
+        two = _best("scan_two", fmt, path, args.batch_rows, args.repeat)
+        raw_two = _best("raw_two", fmt, path, args.batch_rows, args.repeat)
+        assert raw["rows"] == full["rows"] == two["rows"] == raw_two["rows"], (raw, full, two)
         ratio = raw["seconds"] / full["seconds"]
         print(
             f"{fmt:8s} {mb / raw['seconds']:9.1f} {mb / full['seconds']:9.1f} {ratio:6.2f}"
             f" {targets[fmt]:6.1f} {two['seconds']:7.2f} {full['seconds']:8.2f}"
-            f" {full['seconds'] / two['seconds']:7.1f}x {full['rows']:9d}"
+            f" {full['seconds'] / two['seconds']:7.1f}x {raw_two['seconds']:8.2f}"
+            f" {raw['seconds'] / raw_two['seconds']:6.1f}x {full['rows']:9d}"
             f" {raw['rss_mb']:7.0f}M {full['rss_mb']:7.0f}M"
         )
     if not args.keep:
