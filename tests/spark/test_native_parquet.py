@@ -205,13 +205,13 @@ def test_implicit_dir_and_hive_columns(run: Any, tmp_path: Path) -> None:
 
 
 def test_odd_file_and_directory_names(run: Any, tmp_path: Path) -> None:
-    names = ["a b", "100%", "plus+sign", "ünï €", "q#h&x=1"]
+    names = ["a b", "100%", "plus+sign", "ünï €", "q#h&x=1", "it's"]
     for i, name in enumerate(names):
         d = tmp_path / name
         d.mkdir()
-        pq.write_table(pa.table({"v": [i]}), d / f"{name} {i}.parquet")
-    rows = run(f"SELECT v, dir0, filename, fqn FROM dfs.`{tmp_path}`")
-    assert {r[1] for r in rows} == set(names)
+        pq.write_table(pa.table({"v": [i], "odd name": [str(i)]}), d / f"{name} {i}.parquet")
+    rows = run(f"SELECT v, `odd name`, dir0, filename, fqn FROM dfs.`{tmp_path}`")
+    assert {r[2] for r in rows} == set(names)
 
 
 def test_names_spark_would_glob_stay_on_the_data_source(run: Any, tmp_path: Path) -> None:
