@@ -324,6 +324,7 @@ def _plain_path(path: str) -> bool:
         os.path.isabs(path)
         and os.path.normpath(path) == path
         and not _UNSAFE_PATH_CHARS.intersection(path)
+        and all(ch >= " " for ch in path)  # no control characters (newlines...) either
         and not name.startswith(("_", "."))
     )
 
