@@ -63,6 +63,10 @@ def generate(root: Path, size_mb: int) -> dict[str, Path]:
     rnd = random.Random(42)
     names = [f"c{i}" for i in range(NCOLS)]
     csv_path, json_path, pq_path = root / "data.csvh", root / "data.json", root / "data.parquet"
+    out = {"text": csv_path, "json": json_path, "parquet": pq_path}
+    marker = root / f".done-{size_mb}"
+    if marker.exists():  # a --keep directory generated before at this size
+        return out
     chunk = 20000
     written = 0
     i = 0
@@ -84,7 +88,8 @@ def generate(root: Path, size_mb: int) -> dict[str, Path]:
             writer.write_table(table)
     assert writer is not None
     writer.close()
-    return {"text": csv_path, "json": json_path, "parquet": pq_path}
+    marker.write_text("ok")
+    return out
 
 
 # ------------------------------------------------------------------------ cases
