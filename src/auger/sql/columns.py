@@ -243,6 +243,12 @@ def analyse_columns(
         replacement = exp.Table(this=exp.to_identifier(views[n]))
         replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias)))
         node.replace(replacement)
+    # Drill matches names without regard to case, quoted or not: a quoted `Year` is the
+    # header's Year. The copy only serves the analysis, so its quoted names are lower-cased to
+    # meet the lower-cased schema (the scan's spelling comes from ``spelled``).
+    for ident in copy.find_all(exp.Identifier):
+        if ident.quoted:
+            ident.set("this", ident.name.lower())
     full = {v: dict(schemas.get(v, {})) for v in views}
     try:
         _complete_schema(copy, views, full)

@@ -36,13 +36,15 @@ from auger.sql.columns import (
     analyse_columns,
     table_alias,
 )
+from auger.sql.missing_members import member_paths, missing_column, with_missing_members
 from auger.sql.provided import conversion_expressions, needs_conversion, text_scan_column
 from auger.sql.pruning import prune_scan
 from auger.sql.table_functions import apply_table_function, is_table_function, table_function
+from auger.sql.text_rules import check_text_projection, text_missing_column
 from auger.sql.translate import literal_integer_divisions, to_spark_sql
 from auger.storage.schema_file import SchemaFile, read_schema_file, schema_file_path
 from auger.storage.selection import FileSelection, select_files
-from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+from auger.types import ColumnMetadata, MinorType, TupleSchema
 
 if TYPE_CHECKING:
     from auger.session import UserSession
@@ -205,24 +207,41 @@ def build_file_scan(
             return True
         return False
 
-    if requested.star:
-        for col in table_schema:
-            if col.name.lower() in labels:
-                continue  # an implicit column of the same name overrides the table's
-            add(col, ColumnSource.MISSING if col.name.lower() in absent else ColumnSource.TABLE)
+    if fmt.type == "text":
+        check_text_projection(fmt, table_schema, requested.paths, options)
+
+    def add_table(col: ColumnMetadata) -> None:
+        lname = col.name.lower()
+        col = with_missing_members(col, member_paths(requested.paths, lname))
+        add(col, ColumnSource.MISSING if lname in absent else ColumnSource.TABLE)
+
+    def add_partitions() -> None:
         for level in range(selection.max_depth):
             add(ColumnMetadata(f"{dir_label}{level}", MinorType.VARCHAR), f"dir{level}")
         for key in hive.values():
             if key not in table_schema:
                 add(ColumnMetadata(key, MinorType.VARCHAR), f"key:{key}")
+
+    if requested.star:
+        if fmt.type == "parquet":  # Drill's Parquet wildcard puts dirN first (text and JSON last)
+            add_partitions()
+        for col in table_schema:
+            if col.name.lower() in labels:
+                continue  # an implicit column of the same name overrides the table's
+            add_table(col)
+        add_partitions()
     for lname, name in requested.columns.items():
         if add_special(name):
             continue
         known = table_schema.column(lname)
         if known is not None:
-            add(known, ColumnSource.MISSING if lname in absent else ColumnSource.TABLE)
+            add_table(known)
         elif allow_missing and lname not in never_missing:
-            add(ColumnMetadata(name, MinorType.INT, DataMode.OPTIONAL), ColumnSource.MISSING)
+            members = member_paths(requested.paths, lname)
+            if fmt.type == "text" and not members:
+                add(text_missing_column(name), ColumnSource.MISSING)
+            else:
+                add(missing_column(name, members), ColumnSource.MISSING)
 
     if not len(out) and not requested.star:
         # Nothing projected (``COUNT(*)``): one per-file constant column keeps each batch's
