@@ -183,3 +183,13 @@ def test_data_error_names_the_row_group(tmp_path: Path, monkeypatch: pytest.Monk
         read_file(path, "parquet")
     assert info.value.kind is ErrorKind.DATA_READ
     assert "Row group: 1" in info.value.context and f"File: {path}" in info.value.context
+
+
+def test_columns_differing_only_in_case_are_a_data_read_error(tmp_path: Path) -> None:
+    path = tmp_path / "dupcase.parquet"
+    pq.write_table(pa.table({"A": [1], "a": [2]}), path)
+    with pytest.raises(UserError) as err:
+        discover(path)
+    assert err.value.kind is ErrorKind.DATA_READ
+    assert f"File: {path}" in err.value.context
+    assert "Columns: A, a" in err.value.context

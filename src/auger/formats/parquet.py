@@ -123,6 +123,27 @@ def _failing_group(pf: pq.ParquetFile, groups: list[int], columns: list[str] | N
     return ", ".join(map(str, groups))
 
 
+def _file_schema(path: str) -> TupleSchema:
+    """A file's columns; names only case tells apart are one column to Drill, so an error."""
+    arrow = _open(path).schema_arrow
+    try:
+        return schema_from_arrow(arrow)
+    except ValueError as exc:
+        seen: dict[str, str] = {}
+        clash = next(
+            (f"{seen[n.lower()]}, {n}" for n in arrow.names if seen.setdefault(n.lower(), n) != n),
+            "",
+        )
+        raise UserError.data_read(
+            "Parquet file has columns whose names differ only in case",
+            [
+                f"File: {path}",
+                f"Columns: {clash}" if clash else f"Reason: {exc}",
+                "Fix: rename one of the columns (names are case-insensitive in SQL)",
+            ],
+        ) from exc
+
+
 class ParquetFormat(FormatPlugin):
     """Drill's Parquet format plugin (``type = "parquet"``)."""
 
@@ -135,7 +156,7 @@ class ParquetFormat(FormatPlugin):
         schema = TupleSchema()
         origin: dict[str, str] = {}  # lower column name -> the file that typed it
         for path in files:
-            file_schema = schema_from_arrow(_open(path).schema_arrow)
+            file_schema = _file_schema(path)
             for col in file_schema:
                 mine = schema.column(col.name)
                 if mine is None:
