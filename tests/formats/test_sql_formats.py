@@ -104,3 +104,14 @@ def test_json_all_text_mode_by_alter_session(conn: Any, fmt_dir: Path) -> None:
 def test_json_int_then_double(conn: Any, fmt_dir: Path) -> None:
     (fmt_dir / "n.json").write_text('{"v": 1}\n{"v": 2.5}\n')
     assert rows(conn, f"SELECT SUM(v) AS s FROM dfs.data.`{fmt_dir.name}/n.json`") == [(3.5,)]
+
+
+def test_parquet_column_of_null_type_reads_as_null_int(conn: Any, tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"a": [1, 2], "x": pa.nulls(2)}), tmp_path / "n.parquet")
+    cur = conn.cursor()
+    cur.execute(f"SELECT a, x FROM dfs.`{tmp_path}/n.parquet` ORDER BY a")
+    assert cur.fetchall() == [(1, None), (2, None)]
+    assert cur.description[1][1] == "INTEGER"

@@ -24,7 +24,7 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import FormatPlugin, widen
 from auger.scan.spec import FileSplit
-from auger.types import ColumnMetadata, TupleSchema
+from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import schema_from_arrow
 
 __all__ = ["ParquetFormat", "nested_selection"]
@@ -127,7 +127,7 @@ def _file_schema(path: str) -> TupleSchema:
     """A file's columns; names only case tells apart are one column to Drill, so an error."""
     arrow = _open(path).schema_arrow
     try:
-        return schema_from_arrow(arrow)
+        schema = schema_from_arrow(arrow)
     except ValueError as exc:
         seen: dict[str, str] = {}
         clash = next(
@@ -142,6 +142,12 @@ def _file_schema(path: str) -> TupleSchema:
                 "Fix: rename one of the columns (names are case-insensitive in SQL)",
             ],
         ) from exc
+    # A column of Parquet's null type (every value null, no physical type) is Drill's type for
+    # a column without values: a nullable INT.
+    return TupleSchema(
+        ColumnMetadata(c.name, MinorType.INT, DataMode.OPTIONAL) if c.type is MinorType.NULL else c
+        for c in schema
+    )
 
 
 class ParquetFormat(FormatPlugin):
