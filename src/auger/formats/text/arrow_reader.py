@@ -83,6 +83,11 @@ class _Watch:
         are several times slower."""
         first = self._at_start
         self._at_start = False
+        if not self._in_comment and self._comment not in data:
+            # no line of this chunk can be a comment (a memchr, against the numpy passes below)
+            self._line_start = data.endswith(b"\n")
+            self._count(data)
+            return data
         start = 0
         if self._in_comment:  # the rest of a comment line begun in the previous chunk
             nl = data.find(b"\n")
