@@ -105,6 +105,7 @@ def run_scan(
     options["__table_schema__"] = spec.reader_schema or TupleSchema(table_cols).to_text()
     options["__projection__"] = list(spec.projection)
     remaining = spec.limit
+    counts_rows = ColumnSource.ROWS in spec.sources.values()
     for split in files if files is not None else spec.files:
         if remaining is not None and remaining <= 0:
             return
@@ -125,7 +126,12 @@ def run_scan(
                     if raw.num_rows > remaining:
                         raw = raw.slice(0, remaining)
                     remaining -= raw.num_rows
-                yield _assemble(spec, schema, arrow_schema, raw, split)
+                if counts_rows:  # one row standing for the batch's rows
+                    yield _assemble(
+                        spec, schema, arrow_schema, raw.slice(0, 1), split, raw.num_rows
+                    )
+                else:
+                    yield _assemble(spec, schema, arrow_schema, raw, split)
         except UserError:
             raise
         except Exception as exc:  # a reader bug or an unexpected file: name the file
@@ -159,7 +165,9 @@ def _assemble(
     arrow_schema: pa.Schema,
     raw: pa.RecordBatch,
     split: FileSplit,
+    stands_for: int = 0,
 ) -> pa.RecordBatch:
+    """The output batch of one reader batch; ``stands_for`` fills a ROWS column."""
     n = raw.num_rows
     arrays: list[pa.Array] = []
     for col, target in zip(schema, arrow_schema, strict=True):
@@ -168,6 +176,8 @@ def _assemble(
             arrays.append(_conform_column(raw, col, target, split.path))
         elif source == ColumnSource.MISSING:
             arrays.append(_missing(col, target, n))
+        elif source == ColumnSource.ROWS:
+            arrays.append(pa.array([stands_for] * n, target.type))
         else:
             value = implicit_value(source, split.path, spec.selection_root, split.mtime)
             arrays.append(_constant(value, n, target.type))

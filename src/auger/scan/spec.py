@@ -30,6 +30,9 @@ class ColumnSource:
     FILENAME = "filename"
     SUFFIX = "suffix"
     LMT = "lmt"
+    #: how many rows of the file this output row stands for (the scan then sends one row per
+    #: batch: a query that only counts rows needs no more, see auger.sql.row_counts)
+    ROWS = "rows"
     # "dir<N>" for partition directories, "key:<name>" for hive-style key=value directories
 
     IMPLICIT = frozenset({FQN, FILEPATH, FILENAME, SUFFIX, LMT})

@@ -39,6 +39,7 @@ from auger.sql.columns import (
 from auger.sql.missing_members import member_paths, missing_column, with_missing_members
 from auger.sql.provided import conversion_expressions, needs_conversion, text_scan_column
 from auger.sql.pruning import prune_scan
+from auger.sql.row_counts import count_rows_query, counting_scan, sum_row_weights
 from auger.sql.table_functions import apply_table_function, is_table_function, table_function
 from auger.sql.text_rules import check_text_projection, text_missing_column
 from auger.sql.translate import literal_integer_divisions, to_spark_sql
@@ -398,6 +399,7 @@ def plan_select(
     names = [f"__auger_q{qid}_t{n}" for n in range(len(tables))]
     registered: list[str] = []
     limit = _pushable_limit(tree, len(tables))
+    counting = count_rows_query(tree, len(tables))
     try:
         frames: dict[int, Any] = {}
         discovered: dict[int, DiscoveredTable] = {}
@@ -442,6 +444,12 @@ def plan_select(
                         never_missing=defined,
                     )
                 planned = prune_scan(planned, node)  # files ruled out by WHERE on dirN etc.
+                if counting:
+                    weighted = counting_scan(planned)
+                    if weighted is None:
+                        counting = False
+                    else:
+                        planned = weighted  # type: ignore[assignment]
                 frames[n] = scan_frame(spark, planned, options)
                 if planned.conversions:
                     frames[n] = frames[n].selectExpr(*planned.conversions)
@@ -452,6 +460,8 @@ def plan_select(
             replacement = exp.Table(this=exp.to_identifier(names[n]))
             replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
             node.replace(replacement)
+        if counting and discovered:
+            tree = sum_row_weights(tree)
         if analysis is None:
             tree = literal_integer_divisions(tree)
         else:
