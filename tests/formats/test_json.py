@@ -333,3 +333,11 @@ def test_byte_order_mark(tmp_path: Path, json_mode: dict[str, Any]) -> None:
     assert rows == [{"a": 1}, {"a": 2}]
     _, arr = scan(tmp_path, b'\xef\xbb\xbf[{"a": 1}]', json_mode)
     assert arr == [{"a": 1}]
+
+
+def test_integer_beyond_bigint_says_so(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    with pytest.raises(UserError) as err:
+        scan(tmp_path, '{"a": 1}\n{"a": 12345678901234567890}\n', json_mode)
+    assert err.value.kind is ErrorKind.DATA_READ
+    assert "integer beyond BIGINT" in err.value.message
+    assert "Line: 2" in err.value.context

@@ -196,6 +196,9 @@ class RowsConverter:
         for i, v in enumerate(values):
             if v is None:
                 continue
+            if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
+                # beyond BIGINT: no Drill type holds it as a whole number
+                return _BadValue(i, f.name, "an integer beyond BIGINT's range", expected, str(v))
             try:
                 one = pa.array([v])
             except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
