@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from auger.config import FormatConfig
-from auger.errors import UserError
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 __all__ = ["check_text_projection", "text_missing_column"]
@@ -31,20 +30,18 @@ def check_text_projection(
 ) -> None:
     """Raise Drill's errors for ``columns[n]`` / ``columns.x`` where the table cannot have them."""
     from auger.formats.text.options import TextOptions
+    from auger.formats.text.plugin import COLUMNS_WITH_HEADER, text_validation_error
 
     used = [lower for lower in paths if lower.startswith(("columns[", "columns."))]
     if not used:
         return
     col = schema.column("columns")
     is_array = col is not None and col.type is MinorType.VARCHAR and col.mode is DataMode.REPEATED
-    o = TextOptions.from_config(fmt, options)
-    context = ["Format plugin type: text", f"Plugin config name: {fmt.name}", *o.error_context()]
     for lower in used:
         if lower.startswith("columns[") and not is_array:
-            raise UserError.validation(
-                "Unexpected `columns`[x]; file has headers or schema", context
-            )
-        if lower.startswith("columns.") and is_array:
-            raise UserError.validation(
-                "Column `columns` has map elements, but must be an array", context
-            )
+            message = COLUMNS_WITH_HEADER
+        elif lower.startswith("columns.") and is_array:
+            message = "Column `columns` has map elements, but must be an array"
+        else:
+            continue
+        raise text_validation_error(message, fmt.name, TextOptions.from_config(fmt, options))

@@ -51,6 +51,9 @@ _MIN_BLOCK = 1 << 16
 #: rows per rows-only batch: these batches carry no data, only a count
 _COUNT_BATCH_ROWS = 65536
 
+#: Drill's error for ``columns[n]`` on a file read with headers or a schema.
+COLUMNS_WITH_HEADER = "Unexpected `columns`[x]; file has headers or schema"
+
 
 class _Fallback(Exception):
     """The Arrow path gave up after delivering ``emitted`` rows: the Python parser goes on."""
@@ -396,15 +399,20 @@ def _narrower(raw: pa.RecordBatch, shape: _Shape, fields: list[int] | None) -> b
     return any(pa.types.is_null(c.type) for c in raw.columns)
 
 
-def _columns_with_header(config_name: str, o: TextOptions) -> UserError:
+def text_validation_error(message: str, config_name: str, o: TextOptions) -> UserError:
+    """A VALIDATION error about a text table, with Drill's format context lines."""
     return UserError.validation(
-        "Unexpected `columns`[x]; file has headers or schema",
+        message,
         [
             "Format plugin type: text",
             f"Plugin config name: {config_name}",
             *o.error_context(),
         ],
     )
+
+
+def _columns_with_header(config_name: str, o: TextOptions) -> UserError:
+    return text_validation_error(COLUMNS_WITH_HEADER, config_name, o)
 
 
 def _blank_if_absent(arr: pa.Array) -> pa.Array:
