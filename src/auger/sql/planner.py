@@ -224,13 +224,15 @@ def build_file_scan(
                 add(ColumnMetadata(key, MinorType.VARCHAR), f"key:{key}")
 
     if requested.star:
-        if fmt.type == "parquet":  # Drill's Parquet wildcard puts dirN first (text and JSON last)
+        partitions_first = fmt.type == "parquet"  # Drill's Parquet wildcard: dirN, then data
+        if partitions_first:
             add_partitions()
         for col in table_schema:
             if col.name.lower() in labels:
                 continue  # an implicit column of the same name overrides the table's
             add_table(col)
-        add_partitions()
+        if not partitions_first:
+            add_partitions()
     for lname, name in requested.columns.items():
         if add_special(name):
             continue
@@ -449,7 +451,7 @@ def plan_select(
                     if weighted is None:
                         counting = False
                     else:
-                        planned = weighted  # type: ignore[assignment]
+                        planned = weighted
                 frames[n] = scan_frame(spark, planned, options)
                 if planned.conversions:
                     frames[n] = frames[n].selectExpr(*planned.conversions)

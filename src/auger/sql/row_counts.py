@@ -12,11 +12,15 @@ implicit columns stay exact: every row of a batch has the same values for them.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from auger.scan.spec import ColumnSource
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+
+if TYPE_CHECKING:
+    from auger.sql.planner import PlannedScan
 
 __all__ = ["ROWS_COLUMN", "count_rows_query", "counting_scan", "sum_row_weights"]
 
@@ -47,11 +51,10 @@ def count_rows_query(tree: exp.Expression, n_tables: int) -> bool:
     return True
 
 
-def counting_scan(planned: object) -> object | None:
+def counting_scan(planned: PlannedScan) -> PlannedScan | None:
     """The planned scan with the weight column, or None when it reads table data."""
-    from auger.sql.planner import ROW_COUNT_COLUMN, PlannedScan
+    from auger.sql.planner import ROW_COUNT_COLUMN
 
-    assert isinstance(planned, PlannedScan)
     spec = planned.spec
     if spec.format_type == "parquet" or planned.conversions:
         return None  # Parquet counts from footers or natively (auger.spark.native_parquet)
