@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -22,13 +21,9 @@ import requests
 from auger import dbapi
 from auger.cli.remote import RemoteConnection, server_has_auth
 
+from ..server.helpers import free_port
+
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +46,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "[spark]\n"
         'master = "local[1]"\n'
     )
-    port = _free_port()
+    port = free_port()
     log = open(home / "server.log", "w")  # noqa: SIM115 - closed after the server stops
     proc = subprocess.Popen(
         [sys.executable, "-m", "auger", "--config", str(config), "serve", "--port", str(port)],
@@ -155,7 +150,7 @@ def test_remote_connection_decodes_types_and_raises_pep_249_errors(server: str) 
 
 
 def test_unreachable_server_is_a_connection_error() -> None:
-    done = auger_sql(f"http://127.0.0.1:{_free_port()}", "-e", "SELECT 1")
+    done = auger_sql(f"http://127.0.0.1:{free_port()}", "-e", "SELECT 1")
     assert done.returncode == 1
     assert done.stderr.startswith("CONNECTION ERROR: Cannot reach the auger server at http://")
     assert "Traceback" not in done.stderr

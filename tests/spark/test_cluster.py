@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import textwrap
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,15 +16,11 @@ from pathlib import Path
 import pyspark
 import pytest
 
+from .processes import free_port, run_client, stop_group, wait_until
+
 pytestmark = [pytest.mark.slow, pytest.mark.spark]
 
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
@@ -50,20 +43,10 @@ def _alive_workers(ui_port: int) -> int:
         return -1
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     tmp = tmp_path_factory.mktemp("cluster")
-    port, ui = _free_port(), _free_port()
+    port, ui = free_port(), free_port()
     procs = [
         _start(
             [
@@ -95,23 +78,26 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                         "--memory",
                         "1g",
                         "--webui-port",
-                        str(_free_port()),
+                        str(free_port()),
                         "--work-dir",
                         str(work),
                     ],
                     tmp / f"worker{n}.log",
                 )
             )
-        deadline = time.monotonic() + 60
-        while _alive_workers(ui) < 2:
-            if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
-                logs = "\n".join(p.read_text()[-2000:] for p in sorted(tmp.glob("*.log")))
-                pytest.fail(f"the standalone cluster did not come up:\n{logs}")
-            time.sleep(0.5)
+        wait_until(
+            lambda: _alive_workers(ui) >= 2,
+            procs,
+            60,
+            lambda: (
+                "the standalone cluster did not come up:\n"
+                + "\n".join(p.read_text()[-2000:] for p in sorted(tmp.glob("*.log")))
+            ),
+        )
         yield url
     finally:
         for p in reversed(procs):
-            _stop(p)
+            stop_group(p, grace=15)
 
 
 CLIENT = textwrap.dedent(
@@ -162,21 +148,9 @@ def test_queries_run_on_a_standalone_cluster(cluster: str, tmp_path: Path) -> No
             (d / f"p{part}.csv").write_text(lines)
     (data / "bad").mkdir()
     (data / "bad" / "x.csv").write_bytes(b"ok\n\xff\xfe\n")
-    script = tmp_path / "client.py"
-    script.write_text(CLIENT)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_")}
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
-    proc = subprocess.run(
-        [sys.executable, str(script), cluster, str(data)],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env=env,
-        cwd=tmp_path,
-    )
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-    assert lines, proc.stdout[-3000:] + proc.stderr[-3000:]
-    out = json.loads(lines[-1][len("RESULT ") :])
+    out = run_client(CLIENT, tmp_path, [cluster, str(data)], env, timeout=240)
     assert out["master"] == cluster
     assert out["executor_hosts"] >= 1
     assert out["agg"] == [

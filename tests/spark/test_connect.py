@@ -10,10 +10,7 @@ must not see that. The last test checks that auger refuses to mix the two in one
 
 from __future__ import annotations
 
-import json
 import os
-import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -30,45 +27,17 @@ import pytest
 
 from auger.errors import UserError
 
+from .processes import free_port, listening, run_client, stop_group, wait_until
+
 pytestmark = [pytest.mark.slow, pytest.mark.spark]
 
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _listening(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """Stop the server's whole process group (the script, spark-submit and the JVM)."""
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
-    # the JVM may outlive the script for a moment
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
 @pytest.fixture(scope="module")
 def connect_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     tmp = tmp_path_factory.mktemp("connect")
-    port = _free_port()
+    port = free_port()
     log = tmp / "server.log"
     env = {
         **os.environ,
@@ -101,14 +70,15 @@ def connect_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 120
-        while not _listening(port):
-            if time.monotonic() > deadline or proc.poll() is not None:
-                pytest.fail(f"the Spark Connect server did not come up:\n{log.read_text()[-3000:]}")
-            time.sleep(0.5)
+        wait_until(
+            lambda: listening(port),
+            [proc],
+            120,
+            lambda: f"the Spark Connect server did not come up:\n{log.read_text()[-3000:]}",
+        )
         yield f"sc://127.0.0.1:{port}"
     finally:
-        _stop(proc)
+        stop_group(proc)
 
 
 CLIENT = textwrap.dedent(
@@ -213,20 +183,8 @@ def test_queries_run_through_spark_connect(connect_url: str, tmp_path: Path) -> 
     (data / "big.csv").write_text("".join(f"{i}\n" for i in range(3000)))
     (data / "bad").mkdir()
     (data / "bad" / "x.csv").write_bytes(b"ok\n\xff\xfe\n")
-    script = tmp_path / "client.py"
-    script.write_text(CLIENT)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK_", "SPARK_"))}
-    proc = subprocess.run(
-        [sys.executable, str(script), connect_url, str(data)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-        cwd=tmp_path,
-    )
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-    assert lines, proc.stdout[-3000:] + proc.stderr[-3000:]
-    out: dict[str, Any] = json.loads(lines[-1][len("RESULT ") :])
+    out = run_client(CLIENT, tmp_path, [connect_url, str(data)], env, timeout=300)
     assert out["connect"] is True
     assert out["csv"] == [["a", 6, 15], ["b", 4, 6], ["c", 2, 1]]
     assert out["csv_names"] == ["dir0", "n", "s"]
@@ -265,7 +223,7 @@ def test_rest_server_answers_and_cancels_through_spark_connect(
         f'[spark]\nmaster = "{connect_url}"\n'
         f'[storage.dfs.workspaces.data]\nlocation = "{data}"\nwritable = false\n'
     )
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYSPARK_", "SPARK_"))}
     log = tmp_path / "serve.log"
     server = subprocess.Popen(
@@ -278,11 +236,13 @@ def test_rest_server_answers_and_cancels_through_spark_connect(
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while not _listening(port):
-            if time.monotonic() > deadline or server.poll() is not None:
-                pytest.fail(f"auger serve did not come up:\n{log.read_text()[-3000:]}")
-            time.sleep(0.3)
+        wait_until(
+            lambda: listening(port),
+            [server],
+            60,
+            lambda: f"auger serve did not come up:\n{log.read_text()[-3000:]}",
+            step=0.3,
+        )
 
         def query(sql: str) -> dict[str, Any]:
             body = {"queryType": "SQL", "query": sql}
@@ -313,7 +273,7 @@ def test_rest_server_answers_and_cancels_through_spark_connect(
         thread.join(120)
         assert box.get("queryState") == "CANCELED", box
     finally:
-        _stop(server)
+        stop_group(server)
 
 
 def test_connect_master_in_a_process_running_local_spark_is_one_clear_error(spark: Any) -> None:
