@@ -186,6 +186,18 @@ def test_empty_projection_keeps_the_row_count(fmt: str, tmp_path: Path) -> None:
     assert all(b.num_columns == 0 for b in batches)
 
 
+def test_spec_travels_with_its_projection(fmt: str, tmp_path: Path) -> None:
+    """Executors get the spec as JSON: an empty projection (COUNT(*), implicit columns only)
+    must stay empty there, not become the wildcard that parses every field."""
+    files = layout(fmt, tmp_path)
+    for select in ([], ["filename"], ["id"], None):
+        spec = plan(fmt, tmp_path, files, select)
+        assert ScanSpec.from_json(spec.to_json()) == spec
+    legacy = json.loads(plan(fmt, tmp_path, files, None).to_json())
+    del legacy["projection"]
+    assert ScanSpec.from_json(json.dumps(legacy)).projection == ("*",)
+
+
 def test_files_with_different_columns(tmp_path: Path) -> None:
     """JSON files that disagree on columns: missing values null, extra columns dropped."""
     write_json(tmp_path / "a.json", [{"id": 1, "name": "x", "m": {"k": 1}}])

@@ -123,7 +123,8 @@ class ScanSpec:
             )
             for f in raw["files"]
         )
-        raw["projection"] = tuple(raw.get("projection") or ("*",))
+        # an empty projection is meaningful (COUNT(*), implicit columns only): keep it
+        raw["projection"] = tuple(raw["projection"]) if "projection" in raw else ("*",)
         return cls(**raw)
 
     def with_files(self, files: tuple[FileSplit, ...]) -> ScanSpec:
