@@ -815,8 +815,9 @@ class Connection:
             result = self.session.execute(bind_parameters(sql, parameters))
         except Exception as exc:
             raise to_dbapi_error(exc) from None
-        if result.dataframe is not None:
-            return result.dataframe
+        frame = result.frame()
+        if frame is not None:
+            return frame
         return self.session.engine.spark.createDataFrame(result.table)
 
     def commit(self) -> None:

@@ -33,7 +33,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _frame(conn: Any, sql: str, local_rows: int) -> Any:
     conn.cursor().execute(f"ALTER SESSION SET `auger.scan.local_limit_rows` = {local_rows}")
-    return conn.session.execute(sql).dataframe
+    return conn.session.execute(sql).frame()
 
 
 def _is_local(df: Any) -> bool:
@@ -82,3 +82,128 @@ def test_local_read_error_is_the_users(conn: Any, tree: Path) -> None:
         conn.session.execute(f"SELECT * FROM dfs.`{tree}/bad` LIMIT 5").to_arrow()
     assert err.value.kind is ErrorKind.DATA_READ
     assert any("a.json" in c for c in err.value.context)
+
+
+# ------------------------------------------------- SELECT * ... LIMIT n answered on the driver
+@pytest.fixture(scope="module")
+def zoo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Files of many types, for comparing the driver's answer with Spark's, type by type."""
+    import datetime as dt
+    from decimal import Decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root = tmp_path_factory.mktemp("local_answer")
+    (root / "pq" / "d1").mkdir(parents=True)
+    n = 6
+    table = pa.table(
+        {
+            "i8": pa.array([1, None, -3, 4, 5, 6], pa.int8()),
+            "i32": pa.array(range(n), pa.int32()),
+            "i64": pa.array([2**40 + i for i in range(n)], pa.int64()),
+            "f32": pa.array([1.5, None, float("nan"), 0.0, -2.25, 1e30], pa.float32()),
+            "f64": pa.array([0.1 * i for i in range(n)], pa.float64()),
+            "b": pa.array([True, False, None, True, False, True]),
+            "s": pa.array(["a", "é", None, "", "x y", "z"]),
+            "bin": pa.array([b"\x00\x01", None, b"", b"a", b"b", b"c"]),
+            "d": pa.array([dt.date(2024, 1, i + 1) for i in range(n)], pa.date32()),
+            "ts": pa.array(
+                [dt.datetime(2024, 3, 1, 12, 0, i) for i in range(n)], pa.timestamp("ms")
+            ),
+            "dec": pa.array(
+                [Decimal("1.25"), None] + [Decimal(i) for i in range(4)], pa.decimal128(10, 2)
+            ),
+            "l": pa.array([[1, 2], [], None, [3], [None, 4], [5]], pa.list_(pa.int64())),
+            "st": pa.array(
+                [{"a": i, "b": [f"v{i}"]} for i in range(n)],
+                pa.struct([("a", pa.int64()), ("b", pa.list_(pa.string()))]),
+            ),
+            "mp": pa.array([[("k", i)] for i in range(n)], pa.map_(pa.string(), pa.int64())),
+        }
+    )
+    pq.write_table(table, root / "pq" / "d1" / "a.parquet")
+    (root / "js").mkdir()
+    rows = [
+        {"id": 1, "m": {"a": 1, "b": [1.5, 2.5]}, "t": True, "l": [{"x": "a"}]},
+        {"id": None, "m": None, "t": None, "l": []},
+        {"id": 3, "m": {"a": None, "c": "new"}, "t": False, "extra": 9.5},
+    ]
+    (root / "js" / "a.json").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    (root / "txt").mkdir()
+    (root / "txt" / "a.csv").write_text('1,"quoted, field",\n2,,x\n')
+    (root / "txt" / "b.csvh").write_text("k,k,\n1,2,3\n")
+    return root
+
+
+STAR_LIMITS = [
+    "SELECT * FROM dfs.`{root}/pq` LIMIT 10",
+    "SELECT * FROM dfs.`{root}/pq` LIMIT 2",
+    "SELECT * FROM dfs.`{root}/js` LIMIT 10",
+    "SELECT * FROM dfs.`{root}/js` t LIMIT 1",
+    "SELECT * FROM dfs.`{root}/txt/a.csv` LIMIT 10",
+    "SELECT * FROM dfs.`{root}/txt/b.csvh` LIMIT 10",
+    "SELECT * FROM dfs.`{root}/pq` LIMIT 0",
+    "select * from table(dfs.`{root}/txt/a.csv`(type => 'text', fieldDelimiter => ',')) limit 5",
+]
+
+
+def _values(table: Any) -> list[Any]:
+    """Column values, NaN made comparable (NaN != NaN would fail equal tables)."""
+    return [
+        ["NaN" if isinstance(v, float) and v != v else v for v in col.to_pylist()]
+        for col in table.columns
+    ]
+
+
+@pytest.mark.parametrize("query", STAR_LIMITS)
+def test_star_limit_is_answered_on_the_driver_as_spark_would(
+    session: Any, zoo: Path, query: str
+) -> None:
+    from auger.sql.result import QueryResult
+
+    sql = query.format(root=zoo)
+    answered = session.execute(sql)
+    assert answered.dataframe is None and answered.table is not None  # no Spark job
+    spark_table = answered.frame().toArrow()  # the same query's DataFrame, run by Spark
+    assert answered.table.schema.equals(spark_table.schema, check_metadata=True)
+    assert _values(answered.table) == _values(spark_table)
+    assert answered.schema == QueryResult(dataframe=answered.frame()).schema
+    session.execute("ALTER SESSION SET `auger.scan.local_limit_rows` = 0")
+    try:
+        remote = session.execute(sql)  # the data source on executors
+        assert remote.table is None
+        assert _values(remote.to_arrow()) == _values(answered.table)
+        assert remote.schema == answered.schema
+    finally:
+        session.execute("ALTER SESSION RESET `auger.scan.local_limit_rows`")
+
+
+def test_star_limit_through_the_dbapi(conn: Any, zoo: Path) -> None:
+    sql = f"SELECT * FROM dfs.`{zoo}/js` LIMIT 3"
+    local = conn.cursor().execute(sql)
+    local_desc, local_rows = local.description, local.fetchall()
+    conn.cursor().execute("ALTER SESSION SET `auger.scan.local_limit_rows` = 0")
+    remote = conn.cursor().execute(sql)
+    assert remote.description == local_desc
+    assert remote.fetchall() == local_rows
+    assert len(local_rows) == 3
+    assert conn.sql(sql).count() == 3  # a DataFrame is still there for those who ask
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT * FROM dfs.`{root}/js` WHERE id = 1 LIMIT 5",
+        "SELECT * FROM dfs.`{root}/js` ORDER BY id LIMIT 5",
+        "SELECT * FROM dfs.`{root}/js` LIMIT 5 OFFSET 1",
+        "SELECT DISTINCT * FROM dfs.`{root}/js` LIMIT 5",
+        "SELECT id FROM dfs.`{root}/js` LIMIT 5",
+        "SELECT *, 1 AS one FROM dfs.`{root}/js` LIMIT 5",
+        "SELECT * FROM (SELECT * FROM dfs.`{root}/js`) LIMIT 5",
+        "SELECT * FROM dfs.`{root}/js`",
+    ],
+)
+def test_other_shapes_run_in_spark(session: Any, zoo: Path, query: str) -> None:
+    result = session.execute(query.format(root=zoo))
+    assert result.dataframe is not None and result.table is None

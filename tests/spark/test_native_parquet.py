@@ -46,13 +46,13 @@ def run(session: Any) -> Iterator[Any]:
 
     def go(sql: str, expect: str = "native", ordered: bool = False) -> list[Any]:
         if expect == "datasource":  # both runs would take the same path: one is enough
-            df = session.execute(sql).dataframe
+            df = session.execute(sql).frame()
             assert path_of(df) == "datasource", _plan(df)
             return [tuple(r) for r in df.collect()]
         session.execute("ALTER SESSION SET `auger.scan.native_parquet` = false")
-        oracle = session.execute(sql).dataframe
+        oracle = session.execute(sql).frame()
         session.execute("ALTER SESSION SET `auger.scan.native_parquet` = true")
-        native = session.execute(sql).dataframe
+        native = session.execute(sql).frame()
         assert path_of(oracle) == "datasource"
         assert path_of(native) == expect, _plan(native)
         assert native.schema == oracle.schema
@@ -262,7 +262,7 @@ def test_limit(run: Any, session: Any, tmp_path: Path) -> None:
     pq.write_table(pa.table({"v": list(range(100))}), tmp_path / "p.parquet")
     sql = f"SELECT * FROM dfs.`{tmp_path}` LIMIT 7"
     # a small LIMIT is read on the driver, before the native path is asked
-    assert path_of(session.execute(sql).dataframe) == "local"
+    assert path_of(session.execute(sql).frame()) == "local"
     session.execute("ALTER SESSION SET `auger.scan.local_limit_rows` = 0")
     try:
         assert len(run(sql, ordered=True)) == 7
@@ -285,7 +285,7 @@ def test_corrupt_data_page_is_a_data_read_error(session: Any, tmp_path: Path) ->
         raw[i] = 0xFF
     path.write_bytes(bytes(raw))
     result = session.execute(f"SELECT SUM(v) FROM dfs.`{tmp_path}`")
-    assert path_of(result.dataframe) == "native"
+    assert path_of(result.frame()) == "native"
     with pytest.raises(UserError) as info:
         result.to_arrow()
     assert info.value.kind is ErrorKind.DATA_READ

@@ -24,7 +24,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def run(conn: Any, sql: str) -> tuple[list[tuple[Any, ...]], bool]:
     """The rows, and whether the query counted weighted rows."""
-    df = conn.session.execute(sql).dataframe
+    df = conn.session.execute(sql).frame()
     weighted = "__auger_rows" in df._jdf.queryExecution().analyzed().toString()
     return [tuple(r) for r in df.collect()], weighted
 

@@ -17,16 +17,19 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from auger.sql.planner import PlannedScan
 
-__all__ = ["DEFAULT_LOCAL_LIMIT_ROWS", "local_limit_frame"]
+__all__ = ["DEFAULT_LOCAL_LIMIT_ROWS", "local_limit_frame", "local_limit_table"]
 
 #: The largest pushed LIMIT read on the driver by default.
 DEFAULT_LOCAL_LIMIT_ROWS = 10_000
 
 
-def local_limit_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> Any:
-    """A DataFrame of the scan's first rows read here, or None when the scan is not small."""
+def local_limit_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Table | None:
+    """The scan's first rows read here, in Spark's Arrow schema; None when the scan is not a
+    small pushed LIMIT."""
     spec = planned.spec
     most = int(options.get("auger.scan.local_limit_rows", DEFAULT_LOCAL_LIMIT_ROWS) or 0)
     if most <= 0 or spec.limit is None or spec.limit > most:
@@ -37,11 +40,18 @@ def local_limit_frame(spark: Any, planned: PlannedScan, options: Mapping[str, An
     from auger.spark.datasource import conform_to_spark
     from auger.types.spark import spark_arrow_schema
 
-    spark_schema = planned.schema.to_spark()
-    target = spark_arrow_schema(spark_schema)
+    target = spark_arrow_schema(planned.schema.to_spark())
     batch_rows = max(1, min(int(spec.options.get("auger.scan.batch_rows", 4096)), spec.limit))
     batches = [conform_to_spark(b, target) for b in run_scan(spec, None, batch_rows)]
-    if not any(b.num_rows for b in batches):  # Spark cannot build a frame of no Arrow chunks
+    return pa.Table.from_batches(batches, schema=target)
+
+
+def local_limit_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> Any:
+    """A DataFrame of the scan's first rows read here, or None when the scan is not small."""
+    table = local_limit_table(planned, options)
+    if table is None:
+        return None
+    spark_schema = planned.schema.to_spark()
+    if not table.num_rows:  # Spark cannot build a frame of no Arrow chunks
         return spark.createDataFrame([], spark_schema)
-    table = pa.Table.from_batches(batches, schema=target)
     return spark.createDataFrame(table, schema=spark_schema)

@@ -36,6 +36,7 @@ from auger.sql.columns import (
     analyse_columns,
     table_alias,
 )
+from auger.sql.local_answer import LocalAnswer, is_star_limit, spark_result_table
 from auger.sql.missing_members import member_paths, missing_column, with_missing_members
 from auger.sql.provided import conversion_expressions, needs_conversion, text_scan_column
 from auger.sql.pruning import prune_scan
@@ -383,9 +384,16 @@ class PlanContext:
 
 
 def plan_select(
-    tree: exp.Expression, session: UserSession, context: PlanContext | None = None
+    tree: exp.Expression,
+    session: UserSession,
+    context: PlanContext | None = None,
+    local: bool = False,
 ) -> Any:
-    """Plan a SELECT (or a set operation) and return the Spark DataFrame that answers it."""
+    """Plan a SELECT (or a set operation) and return the Spark DataFrame that answers it.
+
+    With ``local``, a bare ``SELECT * ... LIMIT n`` whose scan is read on the driver anyway
+    returns a :class:`~auger.sql.local_answer.LocalAnswer` instead (see that module).
+    """
     from auger.spark.frames import scan_frame
     from auger.sql.dirfunctions import query_directory_functions
 
@@ -402,6 +410,7 @@ def plan_select(
     registered: list[str] = []
     limit = _pushable_limit(tree, len(tables))
     counting = count_rows_query(tree, len(tables))
+    answer_here = local and len(tables) == 1 and is_star_limit(tree)
     try:
         frames: dict[int, Any] = {}
         discovered: dict[int, DiscoveredTable] = {}
@@ -452,6 +461,10 @@ def plan_select(
                         counting = False
                     else:
                         planned = weighted
+                if answer_here and not counting and not planned.conversions:
+                    answer = _local_answer(spark, planned, options)
+                    if answer is not None:
+                        return answer
                 frames[n] = scan_frame(spark, planned, options)
                 if planned.conversions:
                     frames[n] = frames[n].selectExpr(*planned.conversions)
@@ -483,6 +496,17 @@ def plan_select(
     finally:
         for view in registered:
             spark.catalog.dropTempView(view)
+
+
+def _local_answer(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> Any:
+    from auger.spark.local_scan import local_limit_table
+
+    table = local_limit_table(planned, options)
+    if table is None or planned.spec.limit is None:
+        return None
+    spark_schema = planned.schema.to_spark()
+    table = spark_result_table(table.slice(0, planned.spec.limit), spark_schema, spark)
+    return LocalAnswer(table, spark_schema)
 
 
 def _table_frame(ref: TableRef, session: UserSession, context: PlanContext | None) -> Any:

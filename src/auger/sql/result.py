@@ -6,7 +6,7 @@ DataFrame that is only run when rows are fetched, so clients can stream it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,26 +27,37 @@ class QueryResult:
         dataframe: the Spark DataFrame of a SELECT, run on demand.
         warnings: things the user should know (columns dropped, schema conflicts resolved).
         statement: the statement kind (``SELECT``, ``USE``, ``CREATE TABLE``...).
+        spark_schema: the Spark schema of a SELECT answered as a ``table`` on the driver
+            (:mod:`auger.sql.local_answer`), so its column types are the DataFrame's.
+        frame_factory: builds the DataFrame of such a SELECT when one is asked for.
     """
 
     table: pa.Table | None = None
     dataframe: Any = None
     warnings: list[str] = field(default_factory=list)
     statement: str = "SELECT"
+    spark_schema: Any = None
+    frame_factory: Callable[[], Any] | None = None
 
     @property
     def schema(self) -> TupleSchema:
         """Drill types of the result columns (for cursor descriptions and REST metadata)."""
-        if self.table is not None:
+        # a SELECT's types are its DataFrame's, before and after its rows are fetched
+        if self.dataframe is not None:
+            fields = self.dataframe.schema.fields
+        elif self.spark_schema is not None:
+            fields = self.spark_schema.fields
+        elif self.table is not None:
             return schema_from_arrow(self.table.schema)
         from auger.types.spark import spark_to_column
 
-        return TupleSchema(
-            _dedupe(
-                spark_to_column(f.name, f.dataType, f.nullable)
-                for f in self.dataframe.schema.fields
-            )
-        )
+        return TupleSchema(_dedupe(spark_to_column(f.name, f.dataType, f.nullable) for f in fields))
+
+    def frame(self) -> Any:
+        """The result as a Spark DataFrame: the SELECT's own, or one built for it."""
+        if self.dataframe is None and self.frame_factory is not None:
+            self.dataframe = self.frame_factory()
+        return self.dataframe
 
     @property
     def names(self) -> list[str]:

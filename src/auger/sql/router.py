@@ -114,9 +114,18 @@ COMMAND_HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
 
 
 def _select(tree: exp.Expression, session: UserSession) -> QueryResult:
+    from auger.sql.local_answer import LocalAnswer
     from auger.sql.planner import plan_select
 
-    return QueryResult(dataframe=plan_select(tree, session), statement="SELECT")
+    planned = plan_select(tree, session, local=True)
+    if isinstance(planned, LocalAnswer):
+        return QueryResult(
+            table=planned.table,
+            spark_schema=planned.spark_schema,
+            frame_factory=lambda: plan_select(tree, session),
+            statement="SELECT",
+        )
+    return QueryResult(dataframe=planned, statement="SELECT")
 
 
 def _create(tree: exp.Create, session: UserSession) -> QueryResult:
