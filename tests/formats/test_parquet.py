@@ -113,7 +113,7 @@ def test_drill_type_mapping(tmp_path: Path) -> None:
     pq.write_table(t.drop_columns(["i96"]), tmp_path / "plain.parquet")
     pq.write_table(t.select(["i96"]), path, use_deprecated_int96_timestamps=True)
     assert discover(tmp_path / "plain.parquet") == (
-        "`dec` DECIMAL(6, 2), `d` DATE, `ts` TIMESTAMP, `ns` TIMESTAMP, `u` BIGINT, `f` FLOAT, "
+        "`dec` DECIMAL(6, 2), `d` DATE, `ts` TIMESTAMP, `ns` TIMESTAMP, `u` INT, `f` FLOAT, "
         "`bin` VARBINARY, `flag` BOOLEAN, `l` ARRAY<BIGINT>"
     )
     assert discover(path) == "`i96` TIMESTAMP"

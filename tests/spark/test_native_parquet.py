@@ -85,6 +85,7 @@ def zoo(n: int = 3) -> pa.Table:
             "u8": col([255, 1, 2], pa.uint8()),
             "u16": col([65535, 1, 2], pa.uint16()),
             "u32": col([4294967295, 1, 2], pa.uint32()),
+            "u64": col([2**64 - 1, 2**63, 2], pa.uint64()),
             "f32": col([1.5, -0.25, 3.0], pa.float32()),
             "f64": col([1.5, float("nan"), 3.0], pa.float64()),
             "b": col([True, False, True], pa.bool_()),
@@ -140,7 +141,10 @@ def test_type_zoo_projection_and_filter(run: Any, zoo_dir: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "table"),
     [
-        ("u64", pa.table({"x": pa.array([2**62, 1], pa.uint64())})),
+        (
+            "u64",
+            pa.table({"x": pa.array([{"v": 2**64 - 1}, None], pa.struct([("v", pa.uint64())]))}),
+        ),
         ("ns", pa.table({"x": pa.array([1_000_000_001, 2], pa.timestamp("ns"))})),
         ("time", pa.table({"x": pa.array([dt.time(1, 2, 3), None], pa.time64("us"))})),
         ("dec40", pa.table({"x": pa.array([decimal.Decimal(1), None], pa.decimal256(40, 2))})),
@@ -180,6 +184,9 @@ def test_widened_types_stay_on_the_data_source(run: Any, tmp_path: Path) -> None
     pq.write_table(pa.table({"x": pa.array([2], pa.int64()), "y": [2]}), tmp_path / "2.parquet")
     run(f"SELECT x FROM dfs.`{tmp_path}`", expect="datasource")
     run(f"SELECT y FROM dfs.`{tmp_path}`")
+    # an unsigned column Spark reads as BIGINT must not pass for a signed one
+    pq.write_table(pa.table({"x": pa.array([2**32 - 1], pa.uint32())}), tmp_path / "1.parquet")
+    assert sorted(run(f"SELECT x FROM dfs.`{tmp_path}`", expect="datasource")) == [(-1,), (2,)]
 
 
 def test_struct_members_missing_in_some_files(run: Any, tmp_path: Path) -> None:

@@ -4,8 +4,11 @@
   (``__projection__`` paths), and the scan casts the partial map to the table's map type.
 * Nothing projected (``COUNT(*)``): row counts come from the footer, no data page is read.
 * Drill's type mapping: INT96 reads as TIMESTAMP (microseconds), decimals as DECIMAL(p, s),
-  unsigned integers widen, nanosecond timestamps and times are truncated to Drill's precision
-  (Drill keeps milliseconds; auger keeps microseconds) rather than failing the cast.
+  nanosecond timestamps and times are truncated to Drill's precision (Drill keeps milliseconds;
+  auger keeps microseconds) rather than failing the cast.
+* Unsigned integers keep their stored bits, as Drill's readers do: UINT_8/16/32 are INT and
+  UINT_64 is BIGINT, so a value above the signed maximum wraps (UINT_32 4294967295 is -1,
+  UINT_64 2**64-1 is -1) instead of failing the scan.
 * Files of one directory may differ: ``discover_schema`` merges them (missing columns null,
   INT with BIGINT → BIGINT...) and a real conflict names both files and both types.
 * A corrupt footer or page is a DATA_READ error naming the file (and row group).
@@ -113,6 +116,48 @@ def _drill_precision(arr: pa.Array) -> pa.Array:
     return arr
 
 
+def _unsigned_free(t: pa.DataType) -> pa.DataType | None:
+    """``t`` with every unsigned integer replaced by Drill's signed type (None: none inside)."""
+    signed = {8: pa.int32(), 16: pa.int32(), 32: pa.int32(), 64: pa.int64()}
+    if pa.types.is_unsigned_integer(t):
+        return signed[t.bit_width]
+    if pa.types.is_struct(t):
+        kids = [_unsigned_free(f.type) for f in t]
+        if all(k is None for k in kids):
+            return None
+        return pa.struct([f.with_type(k or f.type) for f, k in zip(t, kids, strict=True)])
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        item = _unsigned_free(t.value_type)
+        if item is None:
+            return None
+        field = t.value_field.with_type(item)
+        return pa.list_(field) if pa.types.is_list(t) else pa.large_list(field)
+    if pa.types.is_fixed_size_list(t):
+        item = _unsigned_free(t.value_type)
+        return None if item is None else pa.list_(t.value_field.with_type(item), t.list_size)
+    if pa.types.is_map(t):
+        key, item = _unsigned_free(t.key_type), _unsigned_free(t.item_type)
+        if key is None and item is None:
+            return None
+        return pa.map_(
+            t.key_field.with_type(key or t.key_type), t.item_field.with_type(item or t.item_type)
+        )
+    if pa.types.is_dictionary(t):
+        value = _unsigned_free(t.value_type)
+        return None if value is None else value
+    return None
+
+
+def _signed_ints(arr: pa.Array) -> pa.Array:
+    """Unsigned integers (top level or nested) as Drill reads them: the same bits, signed.
+
+    The unsafe cast keeps the two's-complement bits of a 32/64-bit value (4294967295 as INT is
+    -1); 8/16-bit values fit an INT unchanged.
+    """
+    target = _unsigned_free(arr.type)
+    return arr if target is None else pc.cast(arr, target, safe=False)
+
+
 def _failing_group(pf: pq.ParquetFile, groups: list[int], columns: list[str] | None) -> str:
     """Which row group cannot be read (the error path only: each is tried alone)."""
     for rg in groups:
@@ -213,7 +258,7 @@ class ParquetFormat(FormatPlugin):
                 batch_size=batch_rows, row_groups=groups, columns=selected, use_threads=True
             )
             for batch in batches:
-                arrays = [_drill_precision(c) for c in batch.columns]
+                arrays = [_signed_ints(_drill_precision(c)) for c in batch.columns]
                 yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
         except _ERRORS as exc:
             raise UserError.data_read(

@@ -17,7 +17,7 @@ pruning for free. This module decides, column by column, whether it can, and bui
   with nulls for the rest, as the scan framework does.
 
 Anything the native reader would read differently makes the whole scan ineligible (the caller
-falls back to the data source): unsigned 64-bit integers, INT96, nanosecond timestamps, times,
+falls back to the data source): INT96, nanosecond timestamps, times,
 intervals, decimals wider than 38 digits, files whose column types differ (the scan framework
 widens them), struct members some files lack, names only the case tells apart, and paths Spark's
 file index would glob or cannot parse.
@@ -139,10 +139,13 @@ def _read_type(t: pa.DataType) -> Any:
         (pa.types.is_int16, T.ShortType()),
         (pa.types.is_int32, T.IntegerType()),
         (pa.types.is_int64, T.LongType()),
-        # unsigned: Parquet INT(8|16|32, false) read one size up, as Drill widens them
-        (pa.types.is_uint8, T.ShortType()),
+        # unsigned: UINT_8/16 fit Drill's INT as they are; UINT_32/64 come as Spark reads them
+        # (BIGINT, DECIMAL(20, 0)) and are wrapped to Drill's INT/BIGINT by ``_wrapped``. Asking
+        # the reader for INT/BIGINT directly fails on dictionary-encoded pages.
+        (pa.types.is_uint8, T.IntegerType()),
         (pa.types.is_uint16, T.IntegerType()),
         (pa.types.is_uint32, T.LongType()),
+        (pa.types.is_uint64, T.DecimalType(20, 0)),
         (pa.types.is_float32, T.FloatType()),
         (pa.types.is_float64, T.DoubleType()),
         (pa.types.is_boolean, T.BooleanType()),
@@ -170,19 +173,49 @@ def _read_type(t: pa.DataType) -> Any:
         members = []
         seen: set[str] = set()
         for f in t:
-            rt = _read_type(f.type)
+            rt = None if _wraps(f.type) else _read_type(f.type)
             if rt is None or f.name.lower() in seen:
                 return None
             seen.add(f.name.lower())
             members.append(T.StructField(f.name, rt, True))
         return T.StructType(members)
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
-        elem = _read_type(t.value_type)
+        elem = None if _wraps(t.value_type) else _read_type(t.value_type)
         return None if elem is None else T.ArrayType(elem, True)
     if pa.types.is_map(t):
+        if _wraps(t.key_type) or _wraps(t.item_type):
+            return None
         key, value = _read_type(t.key_type), _read_type(t.item_type)
         return None if key is None or value is None else T.MapType(key, value, True)
-    return None  # uint64, float16, time, interval, duration, null...
+    return None  # float16, time, interval, duration, null...
+
+
+def _wraps(t: pa.DataType) -> bool:
+    """An unsigned 32/64-bit integer: Drill's value (the bits, signed) needs ``_wrapped``.
+
+    That is only done for a top-level column; one inside a struct, list or map refuses the
+    native path.
+    """
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return bool(pa.types.is_uint32(t) or pa.types.is_uint64(t))
+
+
+def _is_uint32(t: pa.DataType) -> bool:
+    return bool(pa.types.is_uint32(t.value_type if pa.types.is_dictionary(t) else t))
+
+
+def _wrapped(t: pa.DataType, value: str) -> str:
+    """SQL giving Drill's signed value of an unsigned column Spark read as BIGINT/DECIMAL.
+
+    Spelled as arithmetic rather than a narrowing cast, so it is exact under ANSI mode too.
+    """
+    if _is_uint32(t):
+        return f"CAST(IF({value} > 2147483647, {value} - 4294967296, {value}) AS INT)"
+    return (
+        f"CAST(IF({value} > 9223372036854775807, {value} - 18446744073709551616, {value})"
+        " AS BIGINT)"
+    )
 
 
 # A projection tree: member name (lower) -> subtree, or WHOLE for the member and all below it.
@@ -441,23 +474,31 @@ def _scan_frame(spark: Any, planned: PlannedScan, footers: list[_Footer]) -> Any
                     return None
                 selects.append(f"{_null(target)} AS {name}")
                 continue
-            read_types = set()
+            read_types: set[tuple[str, str]] = set()
+            wrap: pa.DataType | None = None  # the unsigned type every file has, if any
             for f in present:
                 assert f is not None
                 rt = _read_type(f.type)
+                if _wraps(f.type):
+                    wrap = f.type
                 if rt is not None and tree is not None:
                     rt = _prune(rt, tree)  # None: a projected member this file lacks
                 if rt is None:
                     return None
-                read_types.add(rt.json())
+                # an unsigned column reads like a signed or decimal one: tell them apart
+                read_types.add((rt.json(), str(f.type) if _wraps(f.type) else ""))
             if len(read_types) > 1:
                 return None  # the files disagree: the scan framework widens or converts
             if not read_types:
                 selects.append(f"{_null(target)} AS {name}")
                 continue
-            read_type = T._parse_datatype_json_string(read_types.pop())
+            read_type = T._parse_datatype_json_string(read_types.pop()[0])
             value = name
-            if read_type != wanted:
+            if wrap is not None:
+                if wanted != (T.IntegerType() if _is_uint32(wrap) else T.LongType()):
+                    return None
+                value = _wrapped(wrap, value)
+            elif read_type != wanted:
                 if not (
                     isinstance(read_type, T.TimestampType)
                     and isinstance(wanted, T.TimestampNTZType)

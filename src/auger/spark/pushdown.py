@@ -143,8 +143,26 @@ def _stats(meta: Any, group: int, column: str) -> tuple[Any, Any, int, int] | No
         nulls = st.null_count if st.has_null_count else -1
         if not st.has_min_max:
             return (None, None, nulls, rg.num_rows)
-        return (st.min, st.max, nulls, rg.num_rows)
+        return (*_signed_bounds(st), nulls, rg.num_rows)
     return None
+
+
+def _signed_bounds(st: Any) -> tuple[Any, Any]:
+    """min/max in the order of the values the scan delivers.
+
+    Parquet orders UINT_32/UINT_64 statistics as unsigned numbers, but Drill reads the stored
+    bits as signed (4294967295 is -1): bounds on both sides of the signed maximum say nothing.
+    """
+    lo, hi = st.min, st.max
+    width = {"UINT_32": 32, "UINT_64": 64}.get(str(getattr(st, "converted_type", "")))
+    if width is None or not isinstance(hi, int) or not isinstance(lo, int):
+        return lo, hi
+    top = 2 ** (width - 1) - 1
+    if hi <= top:
+        return lo, hi  # every value fits: the same numbers either way
+    if lo > top:
+        return lo - 2**width, hi - 2**width  # all wrap by the same amount: order kept
+    return None, None
 
 
 def _group_may_match(stats: tuple[Any, Any, int, int], op: str, x: Any) -> bool:

@@ -94,9 +94,11 @@ def _scalar_from_arrow(t: pa.DataType) -> MinorType:
         (pa.types.is_int16, MinorType.SMALLINT),
         (pa.types.is_int32, MinorType.INT),
         (pa.types.is_int64, MinorType.BIGINT),
-        (pa.types.is_uint8, MinorType.SMALLINT),
+        # Drill reads Parquet's unsigned integers as its signed ones of the stored width
+        # (UINT_8/16/32 in an INT32, UINT_64 in an INT64): the Parquet reader wraps the values.
+        (pa.types.is_uint8, MinorType.INT),
         (pa.types.is_uint16, MinorType.INT),
-        (pa.types.is_uint32, MinorType.BIGINT),
+        (pa.types.is_uint32, MinorType.INT),
         (pa.types.is_uint64, MinorType.BIGINT),
         (pa.types.is_float16, MinorType.FLOAT4),
         (pa.types.is_float32, MinorType.FLOAT4),
