@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +63,36 @@ def test_parquet_unsigned_integers_inside_a_struct_wrap_too(conn: Any, tmp_path:
     pq.write_table(pa.table({"s": s}), tmp_path / "s.parquet")
     assert rows(conn, f"SELECT t.s.x, t.s.l FROM dfs.`{tmp_path}` t") == [(-1, [-1, 7])]
     assert rows(conn, f"SELECT s FROM dfs.`{tmp_path}`") == [({"x": -1, "l": [-1, 7]},)]
+
+
+@pytest.fixture
+def nested_json(tmp_path: Path) -> Path:
+    rows = [{"m": {"a": 1, "b": {"c": "x"}}, "n": 1}, {"m": {"a": 2}, "n": 2}]
+    (tmp_path / "nested.json").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return tmp_path
+
+
+def test_members_of_a_column_no_file_has_are_null(conn: Any, nested_json: Path) -> None:
+    table = f"dfs.`{nested_json}` t"
+    sql = f"SELECT t.n, t.nope.x, t.nope.y.z FROM {table} ORDER BY t.n"
+    assert rows(conn, sql) == [(1, None, None), (2, None, None)]
+    # Drill's type for a missing column: nullable INT; names as Drill gives them
+    assert described(conn, sql) == [("n", "BIGINT"), ("EXPR$1", "INTEGER"), ("EXPR$2", "INTEGER")]
+    assert rows(conn, f"SELECT t.n FROM {table} WHERE t.nope.x IS NULL ORDER BY t.n") == [
+        (1,),
+        (2,),
+    ]
+    assert rows(conn, f"SELECT COUNT(*) FROM {table} WHERE t.nope.x = 1") == [(0,)]
+
+
+def test_members_of_a_missing_column_in_parquet_and_text(conn: Any, tmp_path: Path) -> None:
+    pq.write_table(pa.table({"id": [1, 2]}), tmp_path / "p.parquet")
+    sql = f"SELECT t.id, t.nope.x FROM dfs.`{tmp_path}/p.parquet` t WHERE t.nope.x IS NULL"
+    assert sorted(rows(conn, sql)) == [(1, None), (2, None)]
+    assert described(conn, sql)[1] == ("EXPR$1", "INTEGER")
+    # a text file's missing column is a blank VARCHAR; a member of it resolves to nothing:
+    # Drill's NULL (nullable INT), as for a member of any non-map value
+    (tmp_path / "cars.csvh").write_text("Year,Make\n1999,Chevy\n")
+    sql = f"SELECT t.Year, t.nope.x FROM dfs.`{tmp_path}/cars.csvh` t WHERE t.nope.x IS NULL"
+    assert rows(conn, sql) == [("1999", None)]
+    assert described(conn, sql)[1] == ("EXPR$1", "INTEGER")

@@ -183,6 +183,7 @@ def _complete_schema(
 
     qualify cannot place names no schema has; these are exactly Drill's missing columns.
     """
+    trees: dict[tuple[str, str], dict[str, Any]] = {}  # (view, root) -> members used
     for scope in traverse_scope(tree):
         sources = {
             alias: src
@@ -198,6 +199,7 @@ def _complete_schema(
                 src = _table_source(scope, col.table)
                 n = _view_of(src, views)
                 if n is None:
+                    _add_missing_map(scope, col, views, schemas, trees)
                     continue
                 if col.args.get("db"):
                     continue  # t.m.a: qualify resolves m itself when m is known
@@ -214,6 +216,43 @@ def _complete_schema(
             if len(scope.selected_sources) == 1 and len(sources) == 1:
                 (src,) = sources.values()
                 schemas[src.name][name.lower()] = "int"
+    for (view, root), members in trees.items():
+        schemas[view][root] = _struct_type(members)
+
+
+def _add_missing_map(
+    scope: Scope,
+    col: exp.Column,
+    views: Sequence[str],
+    schemas: dict[str, dict[str, str]],
+    trees: dict[tuple[str, str], dict[str, Any]],
+) -> None:
+    """``t.nope.x`` where ``nope`` is no column of table ``t``: a map the data lacks.
+
+    The parser reads the alias as a schema name (``db``) and ``nope`` as the table; qualify
+    would reject the unknown column, so ``nope`` joins the schema as a struct of the members
+    the query names (the scan then plans it as Drill's missing map: NULL members).
+    """
+    parts = [p.name.lower() for p in col.parts]
+    if len(parts) < 3:
+        return
+    n = _view_of(_table_source(scope, parts[0]), views)
+    if n is None:
+        return
+    root = parts[1]
+    if root in schemas[views[n]] and (views[n], root) not in trees:
+        return  # a known column: qualify resolves its members
+    node = trees.setdefault((views[n], root), {})
+    for part in parts[2:]:
+        node = node.setdefault(part, {})
+
+
+def _struct_type(members: Mapping[str, Any]) -> str:
+    """A Spark type string for a tree of member names (leaves as INT, Drill's null type)."""
+    if not members:
+        return "int"
+    inner = ",".join(f"`{k}`:{_struct_type(v)}" for k, v in members.items())
+    return f"struct<{inner}>"
 
 
 def analyse_columns(

@@ -34,6 +34,7 @@ from auger.sql.columns import (
     TO_CHAR_TAG,
     Requested,
     analyse_columns,
+    column_path,
     table_alias,
 )
 from auger.sql.local_answer import LocalAnswer, is_star_limit, spark_result_table
@@ -357,7 +358,8 @@ def _analyse(tree: exp.Expression, tables: list[exp.Table]) -> dict[int, Request
             parts = parts[1:]
         root = parts[0]
         if target is not None:
-            req[id(target)].add(root)
+            # the member path too (``t.nope.x``): a map no file has is planned with its members
+            req[id(target)].add(root, ".".join([*parts[:-1], column_path(col)[1]]))
         else:
             for t in tables:
                 req[id(t)].add(root)
