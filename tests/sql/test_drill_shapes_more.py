@@ -96,3 +96,19 @@ def test_members_of_a_missing_column_in_parquet_and_text(conn: Any, tmp_path: Pa
     sql = f"SELECT t.Year, t.nope.x FROM dfs.`{tmp_path}/cars.csvh` t WHERE t.nope.x IS NULL"
     assert rows(conn, sql) == [("1999", None)]
     assert described(conn, sql)[1] == ("EXPR$1", "INTEGER")
+
+
+def test_wildcard_shows_the_files_own_map_beside_a_missing_member(
+    conn: Any, nested_json: Path
+) -> None:
+    table = f"dfs.`{nested_json}` t"
+    sql = f"SELECT *, t.m.zz FROM {table} WHERE t.m.b.nope IS NULL ORDER BY t.n"
+    assert rows(conn, sql) == [
+        ({"a": 1, "b": {"c": "x"}}, 1, None),
+        ({"a": 2, "b": None}, 2, None),
+    ]
+    assert described(conn, sql) == [("m", "STRUCT"), ("n", "BIGINT"), ("EXPR$1", "INTEGER")]
+    # a missing root used through its members adds no column to the wildcard either
+    sql = f"SELECT t.*, t.nope.x FROM {table} ORDER BY t.n"
+    assert [name for name, _ in described(conn, sql)] == ["m", "n", "EXPR$1"]
+    assert [r[1:] for r in rows(conn, sql)] == [(1, None), (2, None)]

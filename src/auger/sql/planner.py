@@ -38,7 +38,12 @@ from auger.sql.columns import (
     table_alias,
 )
 from auger.sql.local_answer import LocalAnswer, is_star_limit, spark_result_table
-from auger.sql.missing_members import member_paths, missing_column, with_missing_members
+from auger.sql.missing_members import (
+    member_paths,
+    missing_column,
+    null_missing_members,
+    with_missing_members,
+)
 from auger.sql.provided import conversion_expressions, needs_conversion, text_scan_column
 from auger.sql.pruning import prune_scan
 from auger.sql.row_counts import count_rows_query, counting_scan, sum_row_weights
@@ -215,7 +220,8 @@ def build_file_scan(
 
     def add_table(col: ColumnMetadata) -> None:
         lname = col.name.lower()
-        col = with_missing_members(col, member_paths(requested.paths, lname))
+        if not requested.star:  # under a wildcard the query's NULLs stand for them instead
+            col = with_missing_members(col, member_paths(requested.paths, lname))
         add(col, ColumnSource.MISSING if lname in absent else ColumnSource.TABLE)
 
     def add_partitions() -> None:
@@ -243,6 +249,10 @@ def build_file_scan(
             add_table(known)
         elif allow_missing and lname not in never_missing:
             members = member_paths(requested.paths, lname)
+            if requested.star and members:
+                if lname not in requested.paths:
+                    continue  # only its members are used: each is a NULL in the query
+                members = []  # used whole too: a plain missing column, its members NULLs
             if fmt.type == "text" and not members:
                 add(text_missing_column(name), ColumnSource.MISSING)
             else:
@@ -441,8 +451,12 @@ def plan_select(
             requested = _analyse(tree, tables)
             defined = _defined_names(tree)
             coarse = {id(t): requested[id(t)] for t in tables}
+        starred: dict[str, TupleSchema] = {}  # alias -> schema of a file table under ``*``
         for n, node in enumerate(tables):
             if n in discovered:
+                star = (analysis.requested[n] if analysis else coarse[id(node)]).star
+                if star:
+                    starred.setdefault(table_alias(node).lower(), discovered[n].schema)
                 if analysis is not None:
                     planned = build_file_scan(
                         discovered[n], analysis.requested[n], options, True, limit
@@ -470,6 +484,8 @@ def plan_select(
                 frames[n] = scan_frame(spark, planned, options)
                 if planned.conversions:
                     frames[n] = frames[n].selectExpr(*planned.conversions)
+        if starred:
+            null_missing_members(tree, starred)
         for n, node in enumerate(tables):
             frames[n].createOrReplaceTempView(names[n])
             registered.append(names[n])
