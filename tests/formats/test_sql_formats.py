@@ -87,6 +87,18 @@ def test_csv_bad_quote_is_data_read_error(conn: Any, fmt_dir: Path) -> None:
     assert "q.csv" in str(info.value)
 
 
+def test_csv_quotes_inside_fields_as_drill_reads_them(conn: Any, fmt_dir: Path) -> None:
+    """A quote not closing its field stays in the value; the field may go on over a line."""
+    (fmt_dir / "m.csv").write_text('1,"not"end"\n2,ab"c\n3,"a"b\nc"\n')
+    table = f"dfs.data.`{fmt_dir.name}/m.csv`"
+    assert rows(conn, f"SELECT columns[0], columns[1] FROM {table}") == [
+        ("1", 'not"end'),
+        ("2", 'ab"c'),
+        ("3", 'a"b\nc'),
+    ]
+    assert rows(conn, f"SELECT COUNT(*) FROM {table}") == [(3,)]
+
+
 def test_json_all_text_mode_by_alter_session(conn: Any, fmt_dir: Path) -> None:
     (fmt_dir / "mixed.json").write_text(
         '{"a": 1, "m": {"b": 1.50}}\n{"a": "x", "m": {"b": true}}\n'

@@ -507,5 +507,144 @@ def test_comment_stripping_across_chunk_boundaries(chunk: int) -> None:
     while piece := watch.read(1 << 20):
         out += piece
     assert out == expected
-    assert watch.quotes == expected.count(b'"')
-    assert not watch.suspect
+    assert watch.odd_quotes() == bool(expected.count(b'"') % 2)
+    assert watch.checked() and not watch.suspect
+
+
+# ------------------------------------------------- quotes inside fields (Drill's rules)
+# TestCsvTableProperties.testMessyQuotes: the values Drill reads from messy quoting
+MESSY = (
+    'first"field"here,another "field\n'
+    'end quote",another"\n'
+    'many"""",more""\n'
+    '"not"end",""wtf" "\n'
+    '"newline\nhere","and here""\n"\n'
+)
+MESSY_ROWS = [
+    ['first"field"here', 'another "field'],
+    ['end quote"', 'another"'],
+    ['many""""', 'more""'],
+    ['not"end', '"wtf" '],
+    ["newline\nhere", 'and here"\n'],
+]
+
+
+def test_drill_messy_quotes(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    assert cols(read(tmp_path, MESSY, text_mode)) == MESSY_ROWS
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('"not"end"\n', ['not"end']),  # a quote followed by text stays in the value
+        ('ab"c,d\n', ['ab"c', "d"]),  # quotes inside an unquoted field are plain text
+        ('"a"b c",d\n', ['a"b c', "d"]),  # quote, text, then a delimiter
+        ('x,"a"b"\n', ["x", 'a"b']),  # ... at the end of the line
+        ('"a"""b",c\n', ['a""b', "c"]),  # a doubled quote, then a lone one
+        ('"a" ,b\n', ["a", "b"]),  # white space after the closing quote is dropped
+        ('"a" \r\n', ["a"]),
+        ('"a" b",c\n', ['a" b', "c"]),  # ... unless more of the field follows it
+        ('"a"b\nc",d\n', ['a"b\nc', "d"]),  # the field goes on over the line end
+    ],
+)
+def test_quote_inside_quoted_field(
+    tmp_path: Path, text_mode: dict[str, Any], line: str, expected: list[str]
+) -> None:
+    assert cols(read(tmp_path, "1,2\n" + line + "3,4\n", text_mode)) == [
+        ["1", "2"],
+        expected,
+        ["3", "4"],
+    ]
+
+
+def test_quote_inside_field_at_end_of_file(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    assert cols(read(tmp_path, '1,2\nx,"a"b"', text_mode)) == [["1", "2"], ["x", 'a"b']]
+
+
+def test_quote_inside_field_with_header(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(tmp_path, 'a,b\n"x"y",z\n1,"2"3"\n', text_mode, HEADER, name="f.csvh")
+    assert got == [{"a": 'x"y', "b": "z"}, {"a": "1", "b": '2"3'}]
+
+
+def test_quote_inside_field_columns_index(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    got = read(
+        tmp_path,
+        '1,"a"b",x\n2,c"d,y\n',
+        text_mode,
+        columns=["columns"],
+        options={"__projection__": ["columns[1]"]},
+    )
+    assert [r[1] for r in cols(got)] == ['a"b', 'c"d']
+
+
+def test_distinct_escape_follows_drill(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+    config = {"quote": "@", "escape": "~"}
+    text = "1,@foo@\n2,@foo~@bar@\n3,@foo~bar@\n4,@foo~~bar@\n"
+    assert cols(read(tmp_path, text, text_mode, config)) == [
+        ["1", "foo"],
+        ["2", "foo@bar"],
+        ["3", "foo~bar"],  # the escape escapes only a following quote
+        ["4", "foo~~bar"],
+    ]
+    with pytest.raises(UserError, match="Unexpected character 'b' after the closing quote") as info:
+        read(tmp_path, "1,@a@b@\n", text_mode, config)
+    assert info.value.kind is ErrorKind.DATA_READ
+
+
+def test_clean_quoting_stays_on_the_arrow_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Openers, closers and doubled quotes, in any amount: pyarrow reads them as Drill."""
+
+    def refuse(*_: Any) -> Any:
+        raise AssertionError("fell back to the Python parser")
+
+    monkeypatch.setattr(text_plugin.TextFormat, "_python_batches", refuse)
+    text = '"",""""," ""a"" ",",","x\n""y"\n' * 2000
+    row = ["", '"', ' "a" ', ",", 'x\n"y']
+    assert cols(read(tmp_path, text, {})) == [row] * 2000
+
+
+def _reference_check(data: bytes) -> bool:
+    """The quote runs rule of ``_QuoteCheck``, one run at a time."""
+    inside, i, n = False, 0, len(data)
+    while i < n:
+        if data[i] != ord('"'):
+            i += 1
+            continue
+        j = i
+        while j < n and data[j] == ord('"'):
+            j += 1
+        before = data[i - 1] if i else 10
+        after = data[j] if j < n else 10
+        odd = (j - i) % 2 == 1
+        end_before, end_after = before in b",\n\r", after in b",\n\r"
+        ok = (not odd or end_after) if inside else (end_before and (odd or end_after))
+        if not ok:
+            return False
+        inside ^= odd
+        i = j
+    return True
+
+
+def test_quote_check_any_blocks() -> None:
+    """The bit-parallel check equals the run by run rule, however the stream is cut."""
+    import random
+
+    from auger.formats.text.arrow_reader import _QuoteCheck
+
+    rnd = random.Random(7)
+    pieces = ['"', '"', '""', ",", "\n", "a", " ", "\r\n", "x" * 70]
+    for _ in range(400):
+        data = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 40))).encode()
+        cuts = sorted(rnd.sample(range(len(data) + 1), min(3, len(data) + 1)))
+        check = _QuoteCheck(TextOptions())
+        ok = True
+        for lo, hi in zip([0, *cuts], [*cuts, len(data)], strict=True):
+            ok = check.feed(data[lo:hi]) and ok
+            if not ok:
+                break
+        ok = ok and check.feed(b"")
+        assert ok == _reference_check(data), data
+        if ok:
+            assert check.odd == bool(data.count(b'"') % 2)
