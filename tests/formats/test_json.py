@@ -56,6 +56,16 @@ def test_types_by_drill_rules(tmp_path: Path, json_mode: dict[str, Any]) -> None
     assert rows == [{"i": 1, "d": 1.5, "s": "x", "b": True, "n": None}]
 
 
+def test_empty_objects_are_rows(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    """Drill's JSON loader (TestBasics.testEmptyTuple): ``{} {} {}`` is three rows, no columns;
+    among real objects a ``{}`` is a row of NULLs."""
+    schema, rows = scan(tmp_path, "{}\n{}\n{}\n", json_mode)
+    assert schema == ""  # no columns
+    assert len(rows) == 3 and all(set(r) <= {"__rows__"} for r in rows)  # the count only
+    _, mixed = scan(tmp_path, '{}\n{"a": 1}\n{}\n', json_mode, name="m.json")
+    assert mixed == [{"a": None}, {"a": 1}, {"a": None}]
+
+
 def test_top_level_array(tmp_path: Path, json_mode: dict[str, Any]) -> None:
     _, rows = scan(tmp_path, '[\n {"a": 1},\n {"a": 2}\n]\n', json_mode)
     assert rows == [{"a": 1}, {"a": 2}]

@@ -99,6 +99,22 @@ def test_csv_quotes_inside_fields_as_drill_reads_them(conn: Any, fmt_dir: Path) 
     assert rows(conn, f"SELECT COUNT(*) FROM {table}") == [(3,)]
 
 
+def test_json_empty_objects_agree_with_count(conn: Any, fmt_dir: Path) -> None:
+    """``{}`` lines are rows: SELECT * gives them (rows of no columns, as Drill's wildcard over
+    an empty schema), and COUNT(*) counts them; beside real objects they are rows of NULLs."""
+    (fmt_dir / "e.json").write_text("{}\n{}\n{}\n")
+    empty = f"dfs.data.`{fmt_dir.name}/e.json`"
+    cur = conn.cursor().execute(f"SELECT * FROM {empty}")
+    assert (cur.description or []) == [] and cur.fetchall() == [(), (), ()]
+    assert rows(conn, f"SELECT * FROM {empty} LIMIT 2") == [(), ()]
+    assert rows(conn, f"SELECT COUNT(*) FROM {empty}") == [(3,)]
+    assert rows(conn, f"SELECT COUNT(*) FROM (SELECT * FROM {empty})") == [(3,)]
+    (fmt_dir / "m.json").write_text('{}\n{"a": 1}\n{}\n')
+    mixed = f"dfs.data.`{fmt_dir.name}/m.json`"
+    assert rows(conn, f"SELECT * FROM {mixed}") == [(None,), (1,), (None,)]
+    assert rows(conn, f"SELECT COUNT(*) FROM {mixed}") == [(3,)]
+
+
 def test_json_all_text_mode_by_alter_session(conn: Any, fmt_dir: Path) -> None:
     (fmt_dir / "mixed.json").write_text(
         '{"a": 1, "m": {"b": 1.50}}\n{"a": "x", "m": {"b": true}}\n'

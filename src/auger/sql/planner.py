@@ -16,7 +16,7 @@ import itertools
 import re
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -258,9 +258,10 @@ def build_file_scan(
             else:
                 add(missing_column(name, members), ColumnSource.MISSING)
 
-    if not len(out) and not requested.star:
-        # Nothing projected (``COUNT(*)``): one per-file constant column keeps each batch's
-        # row count through Spark (a batch without columns would arrive as zero rows).
+    if not len(out):
+        # Nothing projected (``COUNT(*)``, or ``*`` over files of ``{}`` objects only): one
+        # per-file constant column keeps each batch's row count through Spark (a batch
+        # without columns would arrive as zero rows). Under ``*`` the query never sees it.
         add(ColumnMetadata(ROW_COUNT_COLUMN, MinorType.VARCHAR), ColumnSource.FILENAME)
     conversions = None
     if found.provided is not None and fmt.type == "text":
@@ -452,6 +453,7 @@ def plan_select(
             defined = _defined_names(tree)
             coarse = {id(t): requested[id(t)] for t in tables}
         starred: dict[str, TupleSchema] = {}  # alias -> schema of a file table under ``*``
+        no_columns = False  # some ``*`` is over a table without columns
         for n, node in enumerate(tables):
             if n in discovered:
                 star = (analysis.requested[n] if analysis else coarse[id(node)]).star
@@ -477,11 +479,16 @@ def plan_select(
                         counting = False
                     else:
                         planned = weighted
+                # ``*`` over a table without columns: rows of no columns, as in Drill
+                rows_only = star and planned.schema.names() == [ROW_COUNT_COLUMN]
                 if answer_here and not counting and not planned.conversions:
-                    answer = _local_answer(spark, planned, options)
+                    answer = _local_answer(spark, planned, options, rows_only)
                     if answer is not None:
                         return answer
                 frames[n] = scan_frame(spark, planned, options)
+                if rows_only:
+                    frames[n] = frames[n].drop(ROW_COUNT_COLUMN)
+                    no_columns = True
                 if planned.conversions:
                     frames[n] = frames[n].selectExpr(*planned.conversions)
         if starred:
@@ -508,7 +515,12 @@ def plan_select(
         from auger.spark.errors import unwrap_spark_error
 
         try:
-            return spark.sql(sql)
+            frame = spark.sql(sql)
+            if local and no_columns and not frame.columns:
+                # Arrow batches without columns carry no row count, so Spark would ship no
+                # rows: they are counted here and answered as rows of no columns
+                return LocalAnswer(_no_columns(frame.count()), frame.schema)
+            return frame
         except Exception as exc:
             raise unwrap_spark_error(exc) from exc
     finally:
@@ -516,12 +528,24 @@ def plan_select(
             spark.catalog.dropTempView(view)
 
 
-def _local_answer(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> Any:
+def _no_columns(rows: int) -> Any:
+    """An Arrow table of ``rows`` rows and no columns."""
+    import pyarrow as pa
+
+    return pa.table({"rows": pa.nulls(rows)}).drop_columns(["rows"])
+
+
+def _local_answer(
+    spark: Any, planned: PlannedScan, options: Mapping[str, Any], rows_only: bool = False
+) -> Any:
     from auger.spark.local_scan import local_limit_table
 
     table = local_limit_table(planned, options)
     if table is None or planned.spec.limit is None:
         return None
+    if rows_only:  # only the rows' count was scanned: the answer has no columns
+        table = table.drop_columns([ROW_COUNT_COLUMN])
+        planned = replace(planned, schema=TupleSchema())
     spark_schema = planned.schema.to_spark()
     table = spark_result_table(table.slice(0, planned.spec.limit), spark_schema, spark)
     return LocalAnswer(table, spark_schema)
