@@ -47,6 +47,7 @@ from auger.sql.missing_members import (
 from auger.sql.provided import conversion_expressions, needs_conversion, text_scan_column
 from auger.sql.pruning import prune_scan
 from auger.sql.row_counts import count_rows_query, counting_scan, sum_row_weights
+from auger.sql.star_columns import spell_out_star
 from auger.sql.table_functions import apply_table_function, is_table_function, table_function
 from auger.sql.text_rules import check_text_projection, text_missing_column
 from auger.sql.translate import literal_integer_divisions, to_spark_sql
@@ -485,6 +486,8 @@ def plan_select(
                     answer = _local_answer(spark, planned, options, rows_only)
                     if answer is not None:
                         return answer
+                if star and not rows_only:
+                    _hide_implicit_from_star(node, planned)
                 frames[n] = scan_frame(spark, planned, options)
                 if rows_only:
                     frames[n] = frames[n].drop(ROW_COUNT_COLUMN)
@@ -526,6 +529,15 @@ def plan_select(
     finally:
         for view in registered:
             spark.catalog.dropTempView(view)
+
+
+def _hide_implicit_from_star(node: exp.Table, planned: PlannedScan) -> None:
+    """The scan delivers implicit columns the query names; Drill's ``*`` does not show them."""
+    sources = planned.spec.sources
+    names = planned.schema.names()
+    if any(sources.get(n) in ColumnSource.IMPLICIT for n in names):
+        visible = [n for n in names if sources.get(n) not in ColumnSource.IMPLICIT]
+        spell_out_star(node, table_alias(node), visible)
 
 
 def _no_columns(rows: int) -> Any:
