@@ -144,6 +144,12 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> Discove
         ) from None
     probe = selection.files[0].path if selection.files else table.path
     fmt = table.format_override or table.workspace.format_for(probe)
+    if fmt is None and selection.is_directory and not selection.files:
+        # Drill reads a directory with no visible files (empty, or only ``_SUCCESS``/``.crc``)
+        # as an empty table of no columns, not as a file of unknown format. No file will be
+        # opened; JSON's rules give a column the query names Drill's nullable INT.
+        known = list(table.workspace.plugin.formats.values())
+        fmt = next((f for f in known if f.type == "json"), known[0] if known else None)
     if fmt is None:
         raise UserError.validation(
             f"No format plugin for file [{probe.rsplit('/', 1)[-1]}] in schema [{table.schema}]",
