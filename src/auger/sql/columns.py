@@ -88,6 +88,8 @@ class Analysis:
     kvgen_members: dict[int, list[str]] = field(default_factory=dict)
     #: TO_CHAR_TAG ids of TO_CHAR calls on numbers (Spark's FORMAT_NUMBER, not DATE_FORMAT)
     numeric_to_char: set[int] = field(default_factory=set)
+    #: KVGEN_TAG id -> "member TYPE" of a struct whose members have no common value type
+    kvgen_mixed: dict[int, list[str]] = field(default_factory=dict)
 
 
 def table_alias(node: exp.Table) -> str:
@@ -330,6 +332,7 @@ def analyse_columns(
             requested[n].add(spelled.get(root.lower(), root), _respell(path, spelled))
     divisions: set[int] = set()
     members: dict[int, list[str]] = {}
+    kvgen_mixed: dict[int, list[str]] = {}
     numeric_to_char: set[int] = set()
     try:
         annotated = annotate_types(qualified, schema=mapping, dialect=AugerDrill)
@@ -342,6 +345,12 @@ def analyse_columns(
                 and arg_type.this == exp.DataType.Type.STRUCT
             ):
                 members[tag] = [d.name for d in arg_type.expressions]
+                kinds = [d.args.get("kind") for d in arg_type.expressions]
+                if _mixed_value_types(kinds):
+                    kvgen_mixed[tag] = [
+                        f"{d.name} {k.sql(dialect=AugerDrill) if k else '?'}"
+                        for d, k in zip(arg_type.expressions, kinds, strict=True)
+                    ]
         for to_char in annotated.find_all(exp.TimeToStr):
             tag = to_char.meta.get(TO_CHAR_TAG)
             arg = to_char.this.type
@@ -361,4 +370,15 @@ def analyse_columns(
                 divisions.add(tag)
     except Exception as exc:
         _log.debug("type annotation failed: %s", exc)
-    return Analysis(requested, divisions, members, numeric_to_char)
+    return Analysis(requested, divisions, members, numeric_to_char, kvgen_mixed)
+
+
+def _mixed_value_types(kinds: Sequence[exp.DataType | None]) -> bool:
+    """Whether KVGEN's values (one per member) have no common type: Spark would force them into
+    one by casting (``'x'`` to BIGINT fails mid-query), where Drill's KVGEN takes maps of one
+    value type. Numbers of different widths have one (the wider); NULL-typed members fit any."""
+    seen = {k.sql() for k in kinds if k is not None and k.this != exp.DataType.Type.NULL}
+    if len(seen) < 2:
+        return False
+    numeric = [k for k in kinds if k is not None and k.is_type(*exp.DataType.NUMERIC_TYPES)]
+    return len({k.sql() for k in numeric}) != len(seen)

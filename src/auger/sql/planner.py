@@ -516,6 +516,11 @@ def plan_select(
         else:
             if analysis.integer_divisions:
                 tree = _integer_divisions(tree, analysis.integer_divisions)
+            if analysis.kvgen_mixed:
+                raise UserError.unsupported(
+                    "kvgen function only supports maps whose values are all of one type",
+                    [f"Members: {', '.join(next(iter(analysis.kvgen_mixed.values())))}"],
+                )
             if analysis.kvgen_members:
                 tree = _kvgen_over_structs(tree, analysis.kvgen_members)
             if analysis.numeric_to_char:
