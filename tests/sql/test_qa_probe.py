@@ -19,6 +19,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "only_hidden" / ".part-0.crc").write_text("crc")
     (root / "maps.json").write_text('{"m": {"a": "x", "b": 1}}\n{"m": {"a": "y", "b": 2}}\n')
     (root / "nums.json").write_text('{"m": {"a": 1, "b": 2.5}}\n')
+    (root / "scalars.json").write_text('{"a": 1, "l": [1, 2], "m": {"x": "s"}}\n')
     return root
 
 
@@ -47,3 +48,30 @@ def test_kvgen_of_mixed_value_types_is_a_clear_error(conn: Any, files: Path) -> 
 def test_kvgen_of_numbers_of_two_widths_still_works(conn: Any, files: Path) -> None:
     got = rows(conn, f"SELECT FLATTEN(KVGEN(m)) AS kv FROM dfs.`{files}/nums.json`")
     assert [(r[0]["key"], r[0]["value"]) for r in got] == [("a", 1.0), ("b", 2.5)]
+
+
+@pytest.mark.parametrize(
+    ("expr", "projected", "column"),
+    [
+        ("t.a[0]", "a[0]", "`a` BIGINT"),
+        ("t.a.b", "a {b}", "`a` BIGINT"),
+        ("t.m.x.y", "x {y}", "`x` VARCHAR"),  # Drill names the member it checks
+    ],
+)
+def test_column_used_against_its_type_is_drills_projection_error(
+    conn: Any, files: Path, expr: str, projected: str, column: str
+) -> None:
+    # Before: Spark's DATATYPE_MISMATCH about "get(a, 0)", or a SYSTEM error
+    # INVALID_EXTRACT_BASE_FIELD_TYPE, for what Drill's reader refuses as a VALIDATION error.
+    msg = error(conn, f"SELECT {expr} FROM dfs.`{files}/scalars.json` t")
+    assert (
+        "VALIDATION ERROR: Reader column type not compatible with projection specification" in msg
+    )
+    assert f"Projected column: {projected}" in msg
+    assert f"column: {column}" in msg
+
+
+def test_arrays_and_maps_used_as_such_still_read(conn: Any, files: Path) -> None:
+    assert rows(conn, f"SELECT t.l[1], t.m.x, t.m.zz FROM dfs.`{files}/scalars.json` t") == [
+        (2, "s", None)
+    ]

@@ -173,6 +173,27 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> Discove
     return DiscoveredTable(table, selection, fmt, table_schema, frozenset(absent), hive, provided)
 
 
+def _check_projection_types(schema: TupleSchema, requested: Requested, path: str) -> None:
+    """Drill's reader refuses a column whose type cannot meet how the query uses it: ``a[0]``
+    on a scalar, ``a.b`` on a non-map, at any depth of maps. Left to Spark, the same query
+    fails later with a message about Spark's own ``get(a, 0)`` or a SYSTEM error."""
+    from auger.projection import RequestedTuple, is_consistent
+    from auger.scan.conflicts import ErrorContext, projection_conflict
+
+    def check(cols: TupleSchema, wanted: RequestedTuple) -> None:
+        for proj in wanted:
+            col = cols.column(proj.name)
+            if col is None:
+                continue
+            if not is_consistent(proj, col):
+                raise projection_conflict("Reader", proj, col, ErrorContext(f"File: {path}"))
+            if proj.members is not None and col.is_map:
+                check(col.schema, proj.members)
+
+    if any("." in p or "[" in p for p in requested.paths):
+        check(schema, RequestedTuple.parse(requested.paths.values()))
+
+
 def plan_file_scan(
     table: FileTable,
     requested: Requested,
@@ -193,8 +214,13 @@ def build_file_scan(
     allow_missing: bool,
     limit: int | None = None,
     never_missing: set[str] | frozenset[str] = frozenset(),
+    check_types: bool = False,
 ) -> PlannedScan:
-    """The scan spec of a discovered table for what the query requests of it."""
+    """The scan spec of a discovered table for what the query requests of it.
+
+    ``check_types``: the request is exact (the query's columns were resolved to this table),
+    so a column used against its type (``a[0]`` on a scalar) can be refused as Drill does.
+    """
     table, selection, fmt = found.table, found.selection, found.fmt
     table_schema, absent, hive = found.schema, found.absent, found.hive
     labels = implicit_labels(options)
@@ -224,6 +250,8 @@ def build_file_scan(
 
     if fmt.type == "text":
         check_text_projection(fmt, table_schema, requested.paths, options)
+    if check_types:
+        _check_projection_types(table_schema, requested, table.path)
 
     def add_table(col: ColumnMetadata) -> None:
         lname = col.name.lower()
@@ -468,7 +496,7 @@ def plan_select(
                     starred.setdefault(table_alias(node).lower(), discovered[n].schema)
                 if analysis is not None:
                     planned = build_file_scan(
-                        discovered[n], analysis.requested[n], options, True, limit
+                        discovered[n], analysis.requested[n], options, True, limit, check_types=True
                     )
                 else:
                     planned = build_file_scan(
