@@ -75,3 +75,45 @@ def test_arrays_and_maps_used_as_such_still_read(conn: Any, files: Path) -> None
     assert rows(conn, f"SELECT t.l[1], t.m.x, t.m.zz FROM dfs.`{files}/scalars.json` t") == [
         (2, "s", None)
     ]
+
+
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        (
+            "SELECT CAST(123456 AS DECIMAL(4, 0)) FROM (VALUES(1))",
+            "VALIDATION ERROR: Value 123456 overflows specified precision 4 with scale 0",
+        ),
+        (
+            "SELECT CAST(12345.123 AS DECIMAL(4, 0)) FROM (VALUES(1))",
+            "VALIDATION ERROR: Value 12345.123 overflows specified precision 4 with scale 0",
+        ),
+        (
+            "SELECT CAST(1 AS DECIMAL(3, 5)) FROM (VALUES(1))",
+            "VALIDATION ERROR: Expected scale less than or equal to precision, "
+            "but was precision 3 and scale 5",
+        ),
+    ],
+)
+def test_decimal_cast_errors_use_drills_texts(conn: Any, sql: str, message: str) -> None:
+    # Drill's TestCastFunctions texts; Spark's were SYSTEM errors advising spark.sql.ansi.enabled
+    msg = error(conn, sql)
+    assert message in msg
+    assert "ansi" not in msg
+
+
+def test_decimal_error_mapping_without_spark() -> None:
+    from auger.errors import ErrorKind
+    from auger.spark.errors import unwrap_spark_error
+
+    err = unwrap_spark_error(
+        RuntimeError(
+            "[NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION]  -7.5 cannot be represented as "
+            'Decimal(2, 1). If necessary set "spark.sql.ansi.enabled" to "false".'
+        )
+    )
+    assert err.kind is ErrorKind.VALIDATION
+    assert err.message == "Value -7.5 overflows specified precision 2 with scale 1"
+    # an unrelated out-of-range text keeps Spark's words rather than a made-up value
+    other = unwrap_spark_error(RuntimeError("[NUMERIC_VALUE_OUT_OF_RANGE] something else"))
+    assert "overflows" not in other.message

@@ -86,6 +86,33 @@ def _failed_read(text: str) -> UserError | None:
     )
 
 
+_OUT_OF_RANGE_RE = re.compile(r"(\S+) cannot be represented as Decimal\((\d+), ?(\d+)\)")
+_SCALE_RE = re.compile(r"Decimal scale \((\d+)\) cannot be greater than precision \((\d+)\)")
+
+
+def _decimal_error(condition: str, text: str) -> UserError | None:
+    """Drill's VALIDATION errors for a DECIMAL cast, instead of Spark's texts (whose advice to
+    turn off ``spark.sql.ansi.enabled`` means nothing to a Drill user)."""
+    if condition.startswith("NUMERIC_VALUE_OUT_OF_RANGE"):
+        m = _OUT_OF_RANGE_RE.search(text)
+        if m:
+            value, precision, scale = m.groups()
+            return UserError.validation(
+                f"Value {value} overflows specified precision {precision} with scale {scale}",
+                [f"Spark condition: {condition}"],
+            )
+    if condition.startswith("DECIMAL_SCALE_EXCEEDS_PRECISION"):
+        m = _SCALE_RE.search(text)
+        if m:
+            scale, precision = m.groups()
+            return UserError.validation(
+                "Expected scale less than or equal to precision, "
+                f"but was precision {precision} and scale {scale}",
+                [f"Spark condition: {condition}"],
+            )
+    return None
+
+
 def unwrap_spark_error(exc: BaseException) -> UserError:
     """Turn any exception from a Spark call into the ``UserError`` the user should see."""
     if isinstance(exc, UserError):
@@ -107,6 +134,9 @@ def unwrap_spark_error(exc: BaseException) -> UserError:
     if not condition:
         m = re.search(r"\[([A-Z_]+(?:\.[A-Z_]+)?)\]", text)
         condition = m.group(1) if m else ""
+    decimal = _decimal_error(condition, text)
+    if decimal is not None:
+        return decimal
     for prefix, kind in _CONDITION_KINDS:
         if condition.startswith(prefix):
             return UserError(kind, _clean(text), [f"Spark condition: {condition}"])
