@@ -99,6 +99,12 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
     _d("auger.scan.local_limit_rows", "LONG", 10_000, "LIMITs up to this are read on the driver"),
     _d("auger.scan.text_max_field_bytes", "LONG", 16 * 1024 * 1024, "Longest text field accepted"),
     _d("auger.scan.text_force_python", "BOOLEAN", False, "Read text with the Python parser only"),
+    _d(
+        "auger.scan.text_reader",
+        "VARCHAR",
+        "auto",
+        "Text tokenizer before any fallback: auto (auger's own when built) or arrow (pyarrow's)",
+    ),
     _d("auger.scan.json_force_python", "BOOLEAN", False, "Read JSON with the Python parser only"),
     _d("auger.scan.native_parquet", "BOOLEAN", True, "Parquet through Spark's reader if exact"),
 )

@@ -7,11 +7,15 @@ from typing import Any
 import pytest
 
 
-@pytest.fixture(params=["auto", "python"])
+@pytest.fixture(params=["auto", "arrow", "python"])
 def text_mode(request: pytest.FixtureRequest) -> dict[str, Any]:
-    """Session options that run a text test through the default path (pyarrow first, with
-    fallback) or through the Python parser only; both must give the same answers."""
-    return {"auger.scan.text_force_python": request.param == "python"}
+    """Session options that run a text test through each path: the default (auger's own
+    tokenizer, with fallback), pyarrow's parser (with fallback), or the Python parser only;
+    all must give the same answers."""
+    return {
+        "auger.scan.text_force_python": request.param == "python",
+        "auger.scan.text_reader": "arrow" if request.param == "arrow" else "auto",
+    }
 
 
 @pytest.fixture(params=["auto", "python"])

@@ -246,13 +246,17 @@ def test_limit_reads_small_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     path = tmp_path / "f.csv"
     path.write_bytes(b"".join(f"{i},{'v' * 40}\n".encode() for i in range(100_000)))
     sizes: list[int] = []
-    real = arrow_reader.arrow_tables
 
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        sizes.append(args[5] if len(args) > 5 else kwargs.get("block_size", 0))
-        return real(*args, **kwargs)
+    def spy(real: Any) -> Any:
+        def spied(*args: Any, **kwargs: Any) -> Any:
+            sizes.append(args[5] if len(args) > 5 else kwargs.get("block_size", 0))
+            return real(*args, **kwargs)
 
-    monkeypatch.setattr(text_plugin, "arrow_tables", spy)
+        return spied
+
+    # whichever tokenizer reads it (both take the block size sixth)
+    monkeypatch.setattr(text_plugin, "arrow_tables", spy(arrow_reader.arrow_tables))
+    monkeypatch.setattr(text_plugin, "native_batches", spy(text_plugin.native_batches))
     cfg = FormatConfig("text", "text", (), {})
     reader = text_plugin.TextFormat().read_arrow(
         FileSplit(str(path)), cfg, {"__limit__": 10}, None, 10

@@ -33,6 +33,7 @@ from auger.formats.text.arrow_reader import (
 )
 from auger.formats.text.counting import block_counts
 from auger.formats.text.header import clean_header
+from auger.formats.text.native_reader import native_batches, native_possible
 from auger.formats.text.options import MAX_FIELDS, TextOptions
 from auger.formats.text.python_reader import iter_records, too_many_fields
 from auger.scan.spec import FileSplit, open_split
@@ -175,6 +176,7 @@ class TextFormat(FormatPlugin):
         if shape is None:
             return
         force_python = bool(options.get("auger.scan.text_force_python", False))
+        reader = str(options.get("auger.scan.text_reader", "auto")).lower()
         limit = _limit_hint(options)
         emitted = 0
         if not force_python and arrow_possible(o) and not _starts_blank(path):
@@ -186,7 +188,10 @@ class TextFormat(FormatPlugin):
                 emitted = counted
             if emitted == 0:
                 try:
-                    yield from self._arrow_batches(split, o, shape, batch_rows, limit)
+                    if reader != "arrow" and native_possible(o):
+                        yield from self._native_batches(split, o, shape, batch_rows, limit)
+                    else:
+                        yield from self._arrow_batches(split, o, shape, batch_rows, limit)
                     return
                 except _Fallback as exc:
                     emitted = exc.emitted
@@ -223,6 +228,36 @@ class TextFormat(FormatPlugin):
                     return
         except NeedsFallback:
             raise _Fallback(emitted) from None
+
+    def _native_batches(
+        self, split: FileSplit, o: TextOptions, shape: _Shape, batch_rows: int, limit: int | None
+    ) -> Iterator[pa.RecordBatch]:
+        """The projecting tokenizer (``native_reader``); raises :class:`_Fallback` like
+        :meth:`_arrow_batches`."""
+        skip = 1 if (o.extract_header or o.skip_first_line) else 0
+        block = BLOCK_SIZE if limit is None else min(BLOCK_SIZE, max(_MIN_BLOCK, limit * 512))
+        fields = self._arrow_fields(shape)
+        headerless = shape.header is None and not (shape.fields is not None and not shape.fields)
+        width = (-1 if shape.width is None else shape.width) if headerless else None
+        emitted = 0
+        try:
+            for raw in native_batches(_opener(split, o), o, skip, fields, width, block):
+                out = self._from_native(raw, o) if headerless else self._from_arrow(raw, shape, o)
+                for start in range(0, out.num_rows, batch_rows):
+                    piece = out.slice(start, batch_rows)
+                    emitted += piece.num_rows
+                    yield piece
+        except NeedsFallback:
+            raise _Fallback(emitted) from None
+
+    @staticmethod
+    def _from_native(raw: pa.RecordBatch, o: TextOptions) -> pa.RecordBatch:
+        """A row-major ``columns`` batch, trimmed when the options say so."""
+        if not o.trim:
+            return raw
+        arr = raw.column(0)
+        trimmed = pa.ListArray.from_arrays(arr.offsets, pc.utf8_trim_whitespace(arr.flatten()))
+        return pa.RecordBatch.from_arrays([trimmed], names=["columns"])
 
     def _counted(
         self, split: FileSplit, o: TextOptions, shape: _Shape, batch_rows: int, limit: int | None

@@ -1,0 +1,218 @@
+"""The projecting text path: auger's own tokenizer (``auger._textscan``), used for narrow reads.
+
+pyarrow's parser must split and convert every field of every line, so a query that needs 2
+fields of 20 costs nearly as much as one needing all 20, and the ``columns`` array of a
+headerless file has to be rebuilt row-major from pyarrow's columns. The tokenizer keeps only
+the needed fields, skips the rest of each line once the last one is read, and writes the
+``columns`` array row-major directly, as Drill's text reader does.
+
+It understands the common options only (see :func:`native_possible`) and stops with a reason
+at anything it does not read exactly as Drill would; :class:`NeedsFallback` then hands over
+to the Python parser after the rows delivered, exactly as the Arrow path does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from types import ModuleType
+from typing import IO
+
+import numpy as np
+import pyarrow as pa
+
+from auger.formats.text.arrow_reader import BLOCK_SIZE, NeedsFallback
+from auger.formats.text.options import MAX_FIELDS, TextOptions
+
+_textscan: ModuleType | None
+try:
+    from auger import _textscan
+except ImportError:  # built without a C compiler: pyarrow and the Python parser read text
+    _textscan = None
+
+__all__ = ["native_available", "native_batches", "native_possible"]
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def native_available() -> bool:
+    """Whether the compiled tokenizer was built with this installation."""
+    return _textscan is not None
+
+
+def native_possible(o: TextOptions) -> bool:
+    """Options the tokenizer reads exactly as Drill: one-byte delimiter, quote and comment,
+    a quote that escapes itself, lines ending in ``\\n`` (``\\r\\n`` taken as one)."""
+    if _textscan is None or o.line_delimiter not in ("\n", "\r\n"):
+        return False
+    if o.quote and o.escape != o.quote:
+        return False
+    chars = [o.delimiter, o.quote, o.comment]
+    if any(len(c.encode()) > 1 for c in chars if c):
+        return False
+    if o.delimiter in ("\n", "\r") or o.quote in ("\n", "\r", o.delimiter):
+        return False
+    return o.comment not in ("\n", "\r")
+
+
+def native_batches(
+    opener: Callable[[], IO[bytes]],
+    o: TextOptions,
+    skip: int,
+    fields: Sequence[int] | None,
+    width: int | None,
+    block_size: int = BLOCK_SIZE,
+) -> Iterator[pa.RecordBatch]:
+    """Batches of one block each, after ``skip`` leading records.
+
+    Args:
+        fields: the field positions to keep, ``None`` for all of them.
+        width: ``None`` for named columns ``f<i>`` (one per kept position, "" where a row is
+            short); else the ``columns`` array, each row cut to ``width`` fields (all when
+            negative), positions not kept being "".
+
+    Raises:
+        NeedsFallback: at anything the Python parser must read or report (nothing of the
+            block it is met in has been yielded).
+    """
+    assert _textscan is not None
+    row_major = width is not None
+    if fields is None:
+        keep = None
+    else:
+        top = max(fields, default=-1) + 1
+        mapping = np.full(top, -1, dtype=np.int32)
+        for k, pos in enumerate(fields):
+            mapping[pos] = 1 if row_major else k
+        keep = mapping.tobytes()
+    if not row_major and keep is None:
+        raise ValueError("named columns need their positions")
+    delimiter = ord(o.delimiter)
+    quote = ord(o.quote) if o.quote else -1
+    comment = ord(o.comment) if o.comment else -1
+    limit = -1 if width is None or width < 0 else width
+    # Drill's skipFirstLine drops the first line as bytes (a quote in it opens nothing); it
+    # is one of the ``skip`` rows the caller counts
+    raw_line = o.skip_first_line
+    if raw_line:
+        skip = max(0, skip - 1)
+    try:
+        fh = opener()
+    except (OSError, EOFError) as exc:
+        raise NeedsFallback(str(exc)) from exc
+    with fh:
+        blocks = _Blocks(fh, block_size)
+        while True:
+            data, final = blocks.next()
+            if not data:
+                return
+            reason, consumed, rows, skip, payload = _textscan.scan(
+                data,
+                final,
+                delimiter=delimiter,
+                quote=quote,
+                comment=comment,
+                keep=keep,
+                row_major=row_major,
+                limit=limit,
+                skip=skip,
+                skip_line=raw_line,
+                max_field=o.max_field_bytes,
+                max_fields=MAX_FIELDS,
+            )
+            if consumed:
+                raw_line = False
+                _check_utf8(data, consumed)
+            data.release()
+            if rows:
+                yield _batch(rows, payload, fields, row_major)
+            if reason:
+                raise NeedsFallback(reason)
+            if final:
+                return
+            blocks.consumed(consumed)
+
+
+class _Blocks:
+    """The input a block at a time in one reused buffer, the unparsed tail of a block (a
+    record it cut) moved to the front of the next: no fresh 4 MiB allocation per block, whose
+    page faults cost as much as a good part of the parse."""
+
+    def __init__(self, fh: IO[bytes], block_size: int) -> None:
+        self._fh = fh
+        self._size = block_size
+        self._buf = bytearray(block_size)
+        self._have = 0  # bytes at the front carried from the last block
+        self._end = 0
+        self._started = False
+
+    def next(self) -> tuple[memoryview, bool]:
+        """The carried bytes and the next block read after them; True when the input ended."""
+        if len(self._buf) < self._have + self._size:
+            self._buf.extend(bytes(self._have + self._size - len(self._buf)))
+        got = self._fill(self._have)
+        if not self._started:
+            self._started = True
+            if self._buf[:3] == _BOM:  # a UTF-8 byte order mark is not data
+                self._buf[: got - 3] = self._buf[3:got]
+                got -= 3
+        self._end = self._have + got
+        return memoryview(self._buf)[: self._end], got == 0
+
+    def consumed(self, n: int) -> None:
+        """``n`` bytes of the last answer were parsed; the rest leads the next one."""
+        rest = self._end - n
+        if rest:
+            self._buf[:rest] = self._buf[n : self._end]
+        self._have = rest
+        if n == 0 and rest >= self._size:
+            self._size *= 2  # a record longer than a block: read more at once
+
+    def _fill(self, at: int) -> int:
+        """Read up to a block at ``at``; fewer bytes only at the end of the input."""
+        view = memoryview(self._buf)
+        got = 0
+        try:
+            while got < self._size:
+                n = self._fh.readinto(view[at + got : at + self._size])  # type: ignore[attr-defined]
+                if not n:
+                    break
+                got += n
+        except (OSError, EOFError) as exc:  # a corrupt or truncated compressed file
+            raise NeedsFallback(str(exc)) from exc
+        finally:
+            view.release()
+        return got
+
+
+def _check_utf8(data: bytes | memoryview, size: int) -> None:
+    """The records parsed are valid UTF-8, fields not kept included, as the other paths
+    require; the Python parser says where they are not. Checking the bytes once covers every
+    field cut from them: delimiters, quotes and line ends are ASCII, which never occurs
+    inside a multi-byte character."""
+    whole = pa.StringArray.from_buffers(
+        1, pa.py_buffer(np.array([0, size], dtype=np.int32)), pa.py_buffer(data)
+    )
+    try:
+        whole.validate(full=True)
+    except pa.ArrowInvalid as exc:
+        raise NeedsFallback(str(exc)) from exc
+
+
+def _strings(n: int, offsets: bytes, data: bytes) -> pa.Array:
+    """A string array over the tokenizer's buffers (UTF-8 checked on the input block)."""
+    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
+
+
+def _batch(
+    rows: int, payload: list[tuple[bytes, ...]], fields: Sequence[int] | None, row_major: bool
+) -> pa.RecordBatch:
+    if row_major:
+        lists, offsets, data = payload[0]
+        values = _strings(len(offsets) // 4 - 1, offsets, data)
+        arr = pa.Array.from_buffers(
+            pa.list_(pa.string()), rows, [None, pa.py_buffer(lists)], children=[values]
+        )
+        return pa.RecordBatch.from_arrays([arr], names=["columns"])
+    assert fields is not None
+    arrays = [_strings(rows, off, data) for off, data in payload]
+    return pa.RecordBatch.from_arrays(arrays, names=[f"f{i}" for i in fields])
