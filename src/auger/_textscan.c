@@ -99,6 +99,7 @@ typedef struct {
     /* output */
     Buf *off, *dat;         /* columnar: ncols each; row-major: off[0]=string offsets */
     Buf loff;               /* row-major list offsets */
+    Buf counts;             /* columnar: fields seen per row (past the last kept: at least) */
     int status;
 } Scan;
 
@@ -211,6 +212,7 @@ static int parse_record(Scan *sc, Py_ssize_t *ppos) {
             if (r < 0) return REC_INCOMPLETE;
             if (r == 1) {
                 *ppos = next;
+                if (buf_i32(&sc->counts, (int32_t)fi) < 0) goto nomem;
                 return REC_DONE;
             }
             slow_rest = 1; /* something in the rest needs the full parse */
@@ -319,6 +321,7 @@ static int parse_record(Scan *sc, Py_ssize_t *ppos) {
             int col = sc->colmap[k];
             if (col >= 0 && end_field(sc, col) < 0) return REC_FAIL;
         }
+        if (buf_i32(&sc->counts, (int32_t)(fi < INT32_MAX ? fi : INT32_MAX)) < 0) goto nomem;
     }
     *ppos = pos;
     return REC_DONE;
@@ -442,6 +445,7 @@ static PyObject *textscan_scan(PyObject *self, PyObject *args, PyObject *kwargs)
             marks[k].off = sc.off[k].len;
             marks[k].dat = sc.dat[k].len;
         }
+        Py_ssize_t counts_mark = sc.counts.len;
         Py_ssize_t next = pos;
         int r = parse_record(&sc, &next);
         if (r == REC_DONE && skip > 0) {
@@ -453,6 +457,7 @@ static PyObject *textscan_scan(PyObject *self, PyObject *args, PyObject *kwargs)
                 sc.off[k].len = marks[k].off;
                 sc.dat[k].len = marks[k].dat;
             }
+            sc.counts.len = counts_mark;
             if (r != REC_INCOMPLETE + 10) break;
         } else {
             rows++;
@@ -495,7 +500,8 @@ static PyObject *textscan_scan(PyObject *self, PyObject *args, PyObject *kwargs)
             Py_DECREF(t);
         }
     }
-    result = Py_BuildValue("(snnnN)", status_text[sc.status], consumed, rows, skip, payload);
+    result = Py_BuildValue("(snnnNN)", status_text[sc.status], consumed, rows, skip, payload,
+                           bytes_of(&sc.counts));
 done:
     if (sc.off) {
         for (Py_ssize_t k = 0; k < nbuf; k++) free(sc.off[k].p);
@@ -506,6 +512,7 @@ done:
         free(sc.dat);
     }
     free(sc.loff.p);
+    free(sc.counts.p);
     free(marks);
     PyBuffer_Release(&data);
     if (keep.buf != NULL) PyBuffer_Release(&keep);
@@ -515,7 +522,7 @@ done:
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))textscan_scan, METH_VARARGS | METH_KEYWORDS,
      "scan(data, final, delimiter, quote, comment, keep, row_major, limit, skip, skip_line, "
-     "max_field, max_fields) -> (fallback_reason, consumed, rows, skip_left, buffers)"},
+     "max_field, max_fields) -> (fallback_reason, consumed, rows, skip_left, buffers, counts)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -15,6 +15,7 @@ def scan(
     skip_line: bool,
     max_field: int,
     max_fields: int,
-) -> tuple[str, int, int, int, list[tuple[bytes, ...]]]:
+) -> tuple[str, int, int, int, list[tuple[bytes, ...]], bytes]:
     """Parse the whole records of ``data``: (fallback reason or "", bytes consumed, rows,
-    records still to skip, Arrow buffers of the kept fields)."""
+    records still to skip, Arrow buffers of the kept fields, int32 fields seen per row of a
+    columnar scan)."""

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import threading
@@ -36,6 +37,11 @@ from auger.sql.columns import (
     analyse_columns,
     column_path,
     table_alias,
+)
+from auger.sql.compact_columns import (
+    compact_columns_scan,
+    compacted_positions,
+    read_positions_directly,
 )
 from auger.sql.local_answer import LocalAnswer, is_star_limit, spark_result_table
 from auger.sql.missing_members import (
@@ -461,6 +467,7 @@ def plan_select(
     answer_here = local and len(tables) == 1 and is_star_limit(tree)
     try:
         frames: dict[int, Any] = {}
+        direct_positions: dict[int, set[int]] = {}
         discovered: dict[int, DiscoveredTable] = {}
         schemas: dict[str, dict[str, str]] = {}
         for n, node in enumerate(tables):
@@ -514,6 +521,9 @@ def plan_select(
                         counting = False
                     else:
                         planned = weighted
+                if not counting and (compact := compact_columns_scan(planned)) is not None:
+                    planned = compact  # columns[n] as plain string columns, see the module
+                    direct_positions[n] = compacted_positions(planned)
                 # ``*`` over a table without columns: rows of no columns, as in Drill
                 rows_only = star and planned.schema.names() == [ROW_COUNT_COLUMN]
                 if answer_here and not counting and not planned.conversions:
@@ -553,7 +563,10 @@ def plan_select(
                 tree = _kvgen_over_structs(tree, analysis.kvgen_members)
             if analysis.numeric_to_char:
                 tree = _numeric_to_char(tree, analysis.numeric_to_char)
-        sql = to_spark_sql(tree)
+        finish = None
+        if len(tables) == 1 and 0 in direct_positions:
+            finish = functools.partial(read_positions_directly, positions=direct_positions[0])
+        sql = to_spark_sql(tree, finish)
         from auger.spark.errors import unwrap_spark_error
 
         try:

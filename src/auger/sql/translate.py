@@ -7,6 +7,8 @@ Drill's output names.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
 
@@ -43,11 +45,15 @@ def literal_integer_divisions(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
-def to_spark_sql(tree: exp.Expression) -> str:
-    """Apply the rewrites and Drill's output names, and generate Spark SQL."""
+def to_spark_sql(
+    tree: exp.Expression, finish: Callable[[exp.Expression], exp.Expression] | None = None
+) -> str:
+    """Apply the rewrites and Drill's output names (then ``finish``), and generate Spark SQL."""
     for rule in REWRITES:
         tree = rule(tree)
     tree = drill_output_names(tree)
+    if finish is not None:
+        tree = finish(tree)
     return tree.sql(dialect="spark")
 
 

@@ -61,6 +61,7 @@ def native_batches(
     fields: Sequence[int] | None,
     width: int | None,
     block_size: int = BLOCK_SIZE,
+    nulls_past_end: bool = False,
 ) -> Iterator[pa.RecordBatch]:
     """Batches of one block each, after ``skip`` leading records.
 
@@ -69,6 +70,7 @@ def native_batches(
         width: ``None`` for named columns ``f<i>`` (one per kept position, "" where a row is
             short); else the ``columns`` array, each row cut to ``width`` fields (all when
             negative), positions not kept being "".
+        nulls_past_end: named columns are NULL, not "", where a row is shorter.
 
     Raises:
         NeedsFallback: at anything the Python parser must read or report (nothing of the
@@ -105,7 +107,7 @@ def native_batches(
             data, final = blocks.next()
             if not data:
                 return
-            reason, consumed, rows, skip, payload = _textscan.scan(
+            reason, consumed, rows, skip, payload, counts = _textscan.scan(
                 data,
                 final,
                 delimiter=delimiter,
@@ -124,7 +126,7 @@ def native_batches(
                 _check_utf8(data, consumed)
             data.release()
             if rows:
-                yield _batch(rows, payload, fields, row_major)
+                yield _batch(rows, payload, fields, row_major, counts if nulls_past_end else None)
             if reason:
                 raise NeedsFallback(reason)
             if final:
@@ -198,21 +200,33 @@ def _check_utf8(data: bytes | memoryview, size: int) -> None:
         raise NeedsFallback(str(exc)) from exc
 
 
-def _strings(n: int, offsets: bytes, data: bytes) -> pa.Array:
-    """A string array over the tokenizer's buffers (UTF-8 checked on the input block)."""
-    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
-
-
 def _batch(
-    rows: int, payload: list[tuple[bytes, ...]], fields: Sequence[int] | None, row_major: bool
+    rows: int,
+    payload: list[tuple[bytes, ...]],
+    fields: Sequence[int] | None,
+    row_major: bool,
+    counts: bytes | None,
 ) -> pa.RecordBatch:
     if row_major:
         lists, offsets, data = payload[0]
-        values = _strings(len(offsets) // 4 - 1, offsets, data)
+        # (UTF-8 was checked on the input block)
+        values = pa.StringArray.from_buffers(
+            len(offsets) // 4 - 1, pa.py_buffer(offsets), pa.py_buffer(data)
+        )
         arr = pa.Array.from_buffers(
             pa.list_(pa.string()), rows, [None, pa.py_buffer(lists)], children=[values]
         )
         return pa.RecordBatch.from_arrays([arr], names=["columns"])
     assert fields is not None
-    arrays = [_strings(rows, off, data) for off, data in payload]
+    seen = None if counts is None else np.frombuffer(counts, dtype=np.int32)
+    arrays = []
+    for pos, (off, data) in zip(fields, payload, strict=True):
+        valid = None
+        if seen is not None:
+            present = seen > pos
+            if not present.all():  # rows too short for this position: NULL
+                valid = pa.py_buffer(np.packbits(present, bitorder="little"))
+        arrays.append(
+            pa.StringArray.from_buffers(rows, pa.py_buffer(off), pa.py_buffer(data), valid)
+        )
     return pa.RecordBatch.from_arrays(arrays, names=[f"f{i}" for i in fields])

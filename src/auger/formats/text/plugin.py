@@ -35,6 +35,7 @@ from auger.formats.text.counting import block_counts
 from auger.formats.text.header import clean_header
 from auger.formats.text.native_reader import native_batches, native_possible
 from auger.formats.text.options import MAX_FIELDS, TextOptions
+from auger.formats.text.positions import compact_position
 from auger.formats.text.python_reader import iter_records, too_many_fields
 from auger.scan.spec import FileSplit, open_split
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
@@ -126,6 +127,9 @@ class _Shape:
     fields: list[int] | None  # file field positions to read, None: all
     fill: list[str]  # table columns this (header) file lacks, read as ""
     width: int | None  # headerless push-down: keep positions < width
+    #: headerless positions as scalar columns ``__columns_<n>``, NULL past a row's end (the
+    #: ``header`` then holds those names)
+    compact: bool = False
 
 
 class TextFormat(FormatPlugin):
@@ -241,7 +245,10 @@ class TextFormat(FormatPlugin):
         width = (-1 if shape.width is None else shape.width) if headerless else None
         emitted = 0
         try:
-            for raw in native_batches(_opener(split, o), o, skip, fields, width, block):
+            batches = native_batches(
+                _opener(split, o), o, skip, fields, width, block, nulls_past_end=shape.compact
+            )
+            for raw in batches:
                 out = self._from_native(raw, o) if headerless else self._from_arrow(raw, shape, o)
                 for start in range(0, out.num_rows, batch_rows):
                     piece = out.slice(start, batch_rows)
@@ -326,6 +333,12 @@ class TextFormat(FormatPlugin):
                 if c.name.lower() not in mine and (wanted is None or c.name.lower() in wanted)
             ]
             return _Shape(header, fields, fill, None)
+        positions = [compact_position(c.name) for c in table]
+        if positions and all(p is not None for p in positions):
+            # single positions of the columns array (auger.sql.compact_columns)
+            names = [c.name for c in table if wanted is None or c.name.lower() in wanted]
+            kept = [compact_position(n) for n in names]
+            return _Shape(names, [p for p in kept if p is not None], [], None, compact=True)
         if len(table) and "columns" not in table:
             # a schema over a headerless file (provided, or given to Spark): fields map to its
             # columns by position; extra fields are ignored, missing ones read as ""
@@ -361,6 +374,10 @@ class TextFormat(FormatPlugin):
     # ------------------------------------------------------------- Arrow → output
     def _from_arrow(self, raw: pa.RecordBatch, shape: _Shape, o: TextOptions) -> pa.RecordBatch:
         n = raw.num_rows
+        if shape.compact and shape.header is not None:
+            # a position no row reaches comes back null-typed: NULL strings
+            arrays = [_trim(raw.column(f"f{i}").cast(pa.string()), o) for i in shape.fields or ()]
+            return _with_fill(arrays, shape.header, [], n)
         if shape.header is not None:
             names = [shape.header[i] for i in shape.fields or ()]
             arrays = [_trim(_blank_if_absent(raw.column(f"f{i}")), o) for i in shape.fields or ()]
@@ -407,6 +424,12 @@ class TextFormat(FormatPlugin):
 
     def _from_rows(self, rows: list[list[str]], shape: _Shape, o: TextOptions) -> pa.RecordBatch:
         n = len(rows)
+        if shape.compact and shape.header is not None:
+            arrays = [
+                _trim(pa.array([r[i] if i < len(r) else None for r in rows], pa.string()), o)
+                for i in shape.fields or ()
+            ]
+            return _with_fill(arrays, shape.header, [], n)
         if shape.header is not None:
             arrays = [
                 _trim(pa.array([r[i] if i < len(r) else "" for r in rows], pa.string()), o)
