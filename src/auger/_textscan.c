@@ -212,7 +212,7 @@ static int parse_record(Scan *sc, Py_ssize_t *ppos) {
             if (r < 0) return REC_INCOMPLETE;
             if (r == 1) {
                 *ppos = next;
-                if (buf_i32(&sc->counts, (int32_t)fi) < 0) goto nomem;
+                if (!sc->row_major && buf_i32(&sc->counts, (int32_t)fi) < 0) goto nomem;
                 return REC_DONE;
             }
             slow_rest = 1; /* something in the rest needs the full parse */
