@@ -28,6 +28,7 @@ from auger.errors import UserError
 from auger.formats.base import FormatPlugin, open_input
 from auger.formats.json.convert import RowsConverter, unnull_structs
 from auger.formats.json.infer import SchemaBuilder
+from auger.formats.json.projector import ProjectedStream, projector_available
 from auger.formats.json.stream import JsonStream
 from auger.formats.skips import SKIPPED_KEY, report_skipped
 from auger.scan.spec import FileSplit
@@ -118,6 +119,16 @@ def _sample_lines(
     if len(values) != len(lines) or not all(type(v) is dict for v in values):
         return None
     return values, numbers
+
+
+def _members_of_first(head: bytes) -> int:
+    """How many top-level members the file's first object has (0 when unknown)."""
+    line = head.split(b"\n", 1)[0]
+    try:
+        first = json.loads(line)
+    except ValueError:
+        return 0
+    return len(first) if isinstance(first, dict) else 0
 
 
 def _block_for(limit: int | None, head: bytes) -> int:
@@ -320,8 +331,11 @@ class JsonFormat(FormatPlugin):
             and not options.get("auger.scan.json_force_python", False)
         )
         if fast and target is not None:
+            # fewer members than the objects have: cut them down before pyarrow parses them
+            project = projector_available() and len(target) < _members_of_first(head)
             try:
-                for batch in self._arrow_batches(path, target, _block_for(limit, head)):
+                block = _block_for(limit, head)
+                for batch in self._arrow_batches(path, target, block, project):
                     for start in range(0, batch.num_rows, batch_rows):
                         piece = batch.slice(start, batch_rows)
                         emitted += piece.num_rows
@@ -352,10 +366,15 @@ class JsonFormat(FormatPlugin):
 
     # ------------------------------------------------------------------ Arrow path
     def _arrow_batches(
-        self, path: str, target: pa.Schema, block: int = _BLOCK
+        self, path: str, target: pa.Schema, block: int = _BLOCK, project: bool = False
     ) -> Iterator[pa.RecordBatch]:
+        source: _Watch | ProjectedStream
         try:
-            source = _Watch(pa.input_stream(path, compression="detect"), target.names)
+            raw = pa.input_stream(path, compression="detect")
+            if project:
+                source = ProjectedStream(raw, target.names, block)
+            else:
+                source = _Watch(raw, target.names)
             reader = pajson.open_json(
                 source,
                 read_options=pajson.ReadOptions(block_size=block, use_threads=True),
@@ -372,6 +391,9 @@ class JsonFormat(FormatPlugin):
                 try:
                     batch = reader.read_next_batch()
                 except StopIteration:
+                    fallback = getattr(source, "fallback", None)  # where the projector stopped
+                    if fallback:
+                        raise _Fallback(fallback) from None
                     return
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
                     raise _Fallback(str(exc)) from exc
