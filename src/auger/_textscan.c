@@ -191,11 +191,44 @@ static int skip_rest(const Scan *sc, Py_ssize_t pos, Py_ssize_t *next) {
     }
 }
 
+/* After a field, at pos: the delimiter (another field follows: *more = 1) or the line end
+ * (\n or \r\n: *more = 0) that ends it; anything else is refused. */
+static int field_end(Scan *sc, Py_ssize_t *ppos, int *more) {
+    const char *s = sc->s;
+    Py_ssize_t pos = *ppos;
+    int c = (unsigned char)s[pos];
+    if (c == sc->delim) {
+        *more = 1;
+        *ppos = pos + 1;
+        return REC_DONE;
+    }
+    *more = 0;
+    if (c == '\n') {
+        *ppos = pos + 1;
+        return REC_DONE;
+    }
+    if (c == '\r') {
+        if (pos + 1 >= sc->n) {
+            if (!sc->final) return REC_INCOMPLETE;
+            sc->status = ST_LONE_CR;
+            return REC_FAIL;
+        }
+        if (s[pos + 1] != '\n') {
+            sc->status = ST_LONE_CR;
+            return REC_FAIL;
+        }
+        *ppos = pos + 2;
+        return REC_DONE;
+    }
+    sc->status = ST_MESSY_QUOTE; /* text after a closing quote, or a quote inside a field */
+    return REC_FAIL;
+}
+
 /* Parse one record starting at *ppos (not an empty or comment line). */
 static int parse_record(Scan *sc, Py_ssize_t *ppos) {
     const char *s = sc->s;
     const Py_ssize_t n = sc->n;
-    const int quote = sc->quote, delim = sc->delim;
+    const int quote = sc->quote;
     Py_ssize_t pos = *ppos;
     Py_ssize_t fi = 0;
     int slow_rest = 0;
@@ -247,28 +280,8 @@ static int parse_record(Scan *sc, Py_ssize_t *ppos) {
                     continue;
                 }
                 pos = qp + 1;
-                if (c == delim) {
-                    pos++;
-                    more = 1;
-                } else if (c == '\n') {
-                    pos++;
-                    more = 0;
-                } else if (c == '\r') {
-                    if (pos + 1 >= n) {
-                        if (!sc->final) return REC_INCOMPLETE;
-                        sc->status = ST_LONE_CR;
-                        return REC_FAIL;
-                    }
-                    if (s[pos + 1] != '\n') {
-                        sc->status = ST_LONE_CR;
-                        return REC_FAIL;
-                    }
-                    pos += 2;
-                    more = 0;
-                } else {
-                    sc->status = ST_MESSY_QUOTE;
-                    return REC_FAIL;
-                }
+                int r = field_end(sc, &pos, &more);
+                if (r != REC_DONE) return r;
                 break;
             }
         } else {
@@ -280,29 +293,8 @@ static int parse_record(Scan *sc, Py_ssize_t *ppos) {
                 if (!sc->final) return REC_INCOMPLETE;
                 more = 0;
             } else {
-                int c = (unsigned char)s[pos];
-                if (c == delim) {
-                    pos++;
-                    more = 1;
-                } else if (c == '\n') {
-                    pos++;
-                    more = 0;
-                } else if (c == '\r') {
-                    if (pos + 1 >= n) {
-                        if (!sc->final) return REC_INCOMPLETE;
-                        sc->status = ST_LONE_CR;
-                        return REC_FAIL;
-                    }
-                    if (s[pos + 1] != '\n') {
-                        sc->status = ST_LONE_CR;
-                        return REC_FAIL;
-                    }
-                    pos += 2;
-                    more = 0;
-                } else { /* a quote inside an unquoted field */
-                    sc->status = ST_MESSY_QUOTE;
-                    return REC_FAIL;
-                }
+                int r = field_end(sc, &pos, &more);
+                if (r != REC_DONE) return r;
             }
             if (d && buf_put(d, s + start, flen) < 0) goto nomem;
         }

@@ -25,7 +25,7 @@ from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 if TYPE_CHECKING:
     from auger.scan.lifecycle import FormatReader
 
-__all__ = ["FormatPlugin", "merge_schemas", "open_input", "uses_reader", "widen"]
+__all__ = ["FormatPlugin", "merge_schemas", "open_input", "uses_reader", "valid_utf8", "widen"]
 
 
 class FormatPlugin(ABC):  # noqa: B024 - every method has a default; a plugin picks its own
@@ -115,6 +115,23 @@ _NUMERIC_ORDER = [
     MinorType.FLOAT4,
     MinorType.FLOAT8,
 ]
+
+
+def valid_utf8(data: bytes | memoryview, size: int) -> bool:
+    """Whether the first ``size`` bytes are valid UTF-8, checked by Arrow's vectorised
+    validator (the input of the compiled readers, before any value cut from it is trusted:
+    their delimiters are ASCII, which never occurs inside a multi-byte character)."""
+    import numpy as np
+    import pyarrow as pa
+
+    whole = pa.StringArray.from_buffers(
+        1, pa.py_buffer(np.array([0, size], dtype=np.int32)), pa.py_buffer(data)
+    )
+    try:
+        whole.validate(full=True)
+    except pa.ArrowInvalid:
+        return False
+    return True
 
 
 def widen(a: ColumnMetadata, b: ColumnMetadata) -> ColumnMetadata | None:

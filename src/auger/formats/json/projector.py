@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
+from auger.formats.base import valid_utf8
 
 _jsonscan: ModuleType | None
 try:
@@ -72,7 +71,7 @@ class ProjectedStream:
         final = not chunk
         data = self._carry + chunk if self._carry else chunk
         reason, consumed, _, cut = _jsonscan.project(data, final, self._keys)
-        if consumed and not _valid_utf8(data, consumed):
+        if consumed and not valid_utf8(data, consumed):
             reason, cut = "invalid UTF-8", b""
         self._out, self._at = cut, 0
         if reason:
@@ -94,14 +93,3 @@ class ProjectedStream:
     def close(self) -> None:
         self.closed = True
         self._raw.close()
-
-
-def _valid_utf8(data: bytes, size: int) -> bool:
-    whole = pa.StringArray.from_buffers(
-        1, pa.py_buffer(np.array([0, size], dtype=np.int32)), pa.py_buffer(data)
-    )
-    try:
-        whole.validate(full=True)
-    except pa.ArrowInvalid:
-        return False
-    return True

@@ -20,6 +20,7 @@ from typing import IO
 import numpy as np
 import pyarrow as pa
 
+from auger.formats.base import valid_utf8
 from auger.formats.text.arrow_reader import BLOCK_SIZE, NeedsFallback
 from auger.formats.text.options import MAX_FIELDS, TextOptions
 
@@ -123,7 +124,8 @@ def native_batches(
             )
             if consumed:
                 raw_line = False
-                _check_utf8(data, consumed)
+                if not valid_utf8(data, consumed):  # the Python parser says where
+                    raise NeedsFallback("invalid UTF-8")
             data.release()
             if rows:
                 yield _batch(rows, payload, fields, row_major, counts if nulls_past_end else None)
@@ -184,20 +186,6 @@ class _Blocks:
         finally:
             view.release()
         return got
-
-
-def _check_utf8(data: bytes | memoryview, size: int) -> None:
-    """The records parsed are valid UTF-8, fields not kept included, as the other paths
-    require; the Python parser says where they are not. Checking the bytes once covers every
-    field cut from them: delimiters, quotes and line ends are ASCII, which never occurs
-    inside a multi-byte character."""
-    whole = pa.StringArray.from_buffers(
-        1, pa.py_buffer(np.array([0, size], dtype=np.int32)), pa.py_buffer(data)
-    )
-    try:
-        whole.validate(full=True)
-    except pa.ArrowInvalid as exc:
-        raise NeedsFallback(str(exc)) from exc
 
 
 def _batch(
