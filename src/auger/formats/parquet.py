@@ -8,7 +8,9 @@
   auger keeps microseconds) rather than failing the cast.
 * Unsigned integers keep their stored bits, as Drill's readers do: UINT_8/16/32 are INT and
   UINT_64 is BIGINT, so a value above the signed maximum wraps (UINT_32 4294967295 is -1,
-  UINT_64 2**64-1 is -1) instead of failing the scan.
+  UINT_64 2**64-1 is -1) instead of failing the scan. INT_8/INT_16 are INT too.
+* Fixed or variable bytes whose annotation Drill's converter does not know (UUID, FLOAT16,
+  JSON) are VARBINARY, the stored bytes (:func:`_drill_type`).
 * Files of one directory may differ: ``discover_schema`` merges them (missing columns null,
   INT with BIGINT → BIGINT...) and a real conflict names both files and both types.
 * A corrupt footer or page is a DATA_READ error naming the file (and row group).
@@ -104,58 +106,120 @@ def _resolve(field: pa.Field, parts: list[str]) -> str | None:
     return ".".join(names)
 
 
-def _drill_precision(arr: pa.Array) -> pa.Array:
-    """Nanosecond timestamps/times truncated to microseconds (beyond Drill's precision)."""
-    t = arr.type
-    if pa.types.is_timestamp(t) and t.unit == "ns":
-        return pc.cast(arr, pa.timestamp("us", t.tz), safe=False)
-    if pa.types.is_time64(t) and t.unit == "ns":
-        return pc.cast(arr, pa.time64("us"), safe=False)
-    if pa.types.is_time(t):
-        return pc.cast(arr, pa.time32("ms"), safe=False)
-    return arr
+def _drill_type(t: pa.DataType) -> pa.DataType:
+    """The Arrow type auger delivers for a Parquet column pyarrow reads as ``t``: Drill's.
 
+    Drill types a column by its physical type and converted type
+    (``ParquetToDrillTypeConverter``), not by the newer logical types pyarrow understands:
 
-def _unsigned_free(t: pa.DataType) -> pa.DataType | None:
-    """``t`` with every unsigned integer replaced by Drill's signed type (None: none inside)."""
-    signed = {8: pa.int32(), 16: pa.int32(), 32: pa.int32(), 64: pa.int64()}
-    if pa.types.is_unsigned_integer(t):
-        return signed[t.bit_width]
-    if pa.types.is_struct(t):
-        kids = [_unsigned_free(f.type) for f in t]
-        if all(k is None for k in kids):
-            return None
-        return pa.struct([f.with_type(k or f.type) for f, k in zip(t, kids, strict=True)])
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        item = _unsigned_free(t.value_type)
-        if item is None:
-            return None
-        field = t.value_field.with_type(item)
-        return pa.list_(field) if pa.types.is_list(t) else pa.large_list(field)
-    if pa.types.is_fixed_size_list(t):
-        item = _unsigned_free(t.value_type)
-        return None if item is None else pa.list_(t.value_field.with_type(item), t.list_size)
-    if pa.types.is_map(t):
-        key, item = _unsigned_free(t.key_type), _unsigned_free(t.item_type)
-        if key is None and item is None:
-            return None
-        return pa.map_(
-            t.key_field.with_type(key or t.key_type), t.item_field.with_type(item or t.item_type)
-        )
-    if pa.types.is_dictionary(t):
-        value = _unsigned_free(t.value_type)
-        return None if value is None else value
-    return None
-
-
-def _signed_ints(arr: pa.Array) -> pa.Array:
-    """Unsigned integers (top level or nested) as Drill reads them: the same bits, signed.
-
-    The unsafe cast keeps the two's-complement bits of a 32/64-bit value (4294967295 as INT is
-    -1); 8/16-bit values fit an INT unchanged.
+    * INT_8/INT_16 (and UINT_8/16/32) are stored in an INT32 and read as INT; UINT_64 as BIGINT;
+    * a FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY without a converted type Drill knows (UUID, FLOAT16,
+      JSON, BSON) is VARBINARY: the stored bytes;
+    * times are TIME (milliseconds), nanosecond timestamps are cut to auger's microseconds.
     """
-    target = _unsigned_free(arr.type)
-    return arr if target is None else pc.cast(arr, target, safe=False)
+    if isinstance(t, pa.BaseExtensionType):
+        storage = _drill_type(t.storage_type)
+        return pa.binary() if pa.types.is_string(storage) else storage
+    if pa.types.is_dictionary(t):
+        value = _drill_type(t.value_type)
+        return t if value == t.value_type else value
+    if pa.types.is_integer(t):
+        if t.bit_width < 32 or pa.types.is_uint32(t):
+            return pa.int32()
+        return pa.int64() if pa.types.is_uint64(t) else t
+    if pa.types.is_float16(t) or pa.types.is_fixed_size_binary(t):
+        return pa.binary()
+    if pa.types.is_time(t):
+        return pa.time32("ms")
+    if pa.types.is_timestamp(t) and t.unit == "ns":
+        return pa.timestamp("us", t.tz)
+    if pa.types.is_struct(t):
+        return pa.struct([f.with_type(_drill_type(f.type)) for f in t])
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        field = t.value_field.with_type(_drill_type(t.value_type))
+        if pa.types.is_fixed_size_list(t):
+            return pa.list_(field, t.list_size)
+        return pa.list_(field) if pa.types.is_list(t) else pa.large_list(field)
+    if pa.types.is_map(t):
+        return pa.map_(
+            t.key_field.with_type(_drill_type(t.key_type)),
+            t.item_field.with_type(_drill_type(t.item_type)),
+        )
+    return t
+
+
+def drill_schema(schema: pa.Schema) -> pa.Schema:
+    """The file's Arrow schema with every column typed as Drill reads it."""
+    return pa.schema([f.with_type(_drill_type(f.type)) for f in schema])
+
+
+def _cast_refused(t: pa.DataType) -> bool:
+    """Whether ``t`` holds a type Arrow's cast cannot bring to its Drill type (rebuilt by hand)."""
+    if isinstance(t, pa.BaseExtensionType) or pa.types.is_float16(t):
+        return True
+    if pa.types.is_dictionary(t):
+        return _cast_refused(t.value_type)
+    if pa.types.is_struct(t):
+        return any(_cast_refused(f.type) for f in t)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return _cast_refused(t.value_type)
+    if pa.types.is_map(t):
+        return _cast_refused(t.key_type) or _cast_refused(t.item_type)
+    return False
+
+
+def _conform(arr: pa.Array, target: pa.DataType) -> pa.Array:
+    """``arr`` as Drill's type ``target`` (from :func:`_drill_type`).
+
+    The unsafe cast keeps the two's-complement bits of an unsigned 32/64-bit value (4294967295
+    as INT is -1, as Drill reads it) and cuts times to milliseconds. What the cast refuses
+    (extension types, half floats) is rebuilt member by member, as the stored bytes.
+    """
+    t = arr.type
+    if t == target:
+        return arr
+    if not _cast_refused(t):
+        return pc.cast(arr, target, safe=False)
+    if isinstance(t, pa.BaseExtensionType):
+        return _conform(arr.storage, target)
+    if pa.types.is_dictionary(t):
+        return _conform(arr.dictionary_decode(), target)
+    if pa.types.is_float16(t):
+        validity, data = arr.buffers()
+        raw = pa.Array.from_buffers(
+            pa.binary(2), len(arr), [validity, data], arr.null_count, arr.offset
+        )
+        return pc.cast(raw, target)
+    mask = arr.is_null() if arr.null_count else None
+    if pa.types.is_struct(t):
+        kids = [_conform(arr.field(i), target.field(i).type) for i in range(t.num_fields)]
+        return pa.StructArray.from_arrays(kids, fields=list(target), mask=mask)
+    if pa.types.is_map(t):
+        offsets, start, stop = _own_offsets(arr)
+        keys = _conform(arr.keys.slice(start, stop - start), target.key_type)
+        items = _conform(arr.items.slice(start, stop - start), target.item_type)
+        return pa.MapArray.from_arrays(offsets, keys, items, type=target, mask=mask)
+    if pa.types.is_fixed_size_list(t):
+        t_list = pa.list_(t.value_field)
+        arr = pa.ListArray.from_arrays(
+            pa.array(range(0, (len(arr) + 1) * t.list_size, t.list_size), pa.int32()),
+            arr.values.slice(arr.offset * t.list_size, len(arr) * t.list_size),
+            type=t_list,
+            mask=mask,
+        )
+        return pc.cast(_conform(arr, pa.list_(target.value_field)), target)
+    offsets, start, stop = _own_offsets(arr)
+    values = _conform(arr.values.slice(start, stop - start), target.value_type)
+    kind = pa.LargeListArray if pa.types.is_large_list(t) else pa.ListArray
+    return kind.from_arrays(offsets, values, type=target, mask=mask)
+
+
+def _own_offsets(arr: pa.Array) -> tuple[pa.Array, int, int]:
+    """A list or map array's offsets rebased to start at 0 (Arrow refuses a null mask with
+    the offsets of a slice), and the range of its values they cover."""
+    offsets = arr.offsets
+    start, stop = offsets[0].as_py(), offsets[-1].as_py()
+    return pc.subtract(offsets, offsets[0]), start, stop
 
 
 def _failing_group(pf: pq.ParquetFile, groups: list[int], columns: list[str] | None) -> str:
@@ -170,7 +234,7 @@ def _failing_group(pf: pq.ParquetFile, groups: list[int], columns: list[str] | N
 
 def _file_schema(path: str) -> TupleSchema:
     """A file's columns; names only case tells apart are one column to Drill, so an error."""
-    arrow = _open(path).schema_arrow
+    arrow = drill_schema(_open(path).schema_arrow)
     try:
         schema = schema_from_arrow(arrow)
     except ValueError as exc:
@@ -258,7 +322,7 @@ class ParquetFormat(FormatPlugin):
                 batch_size=batch_rows, row_groups=groups, columns=selected, use_threads=True
             )
             for batch in batches:
-                arrays = [_signed_ints(_drill_precision(c)) for c in batch.columns]
+                arrays = [_conform(c, _drill_type(c.type)) for c in batch.columns]
                 yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
         except _ERRORS as exc:
             raise UserError.data_read(

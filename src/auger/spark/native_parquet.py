@@ -135,8 +135,9 @@ def _read_type(t: pa.DataType) -> Any:
     if pa.types.is_dictionary(t):
         return _read_type(t.value_type)
     scalars: list[tuple[Any, Any]] = [
-        (pa.types.is_int8, T.ByteType()),
-        (pa.types.is_int16, T.ShortType()),
+        # INT_8/INT_16 are Drill INTs (their INT32 storage): Spark reads them as such
+        (pa.types.is_int8, T.IntegerType()),
+        (pa.types.is_int16, T.IntegerType()),
         (pa.types.is_int32, T.IntegerType()),
         (pa.types.is_int64, T.LongType()),
         # unsigned: UINT_8/16 fit Drill's INT as they are; UINT_32/64 come as Spark reads them
@@ -156,7 +157,7 @@ def _read_type(t: pa.DataType) -> Any:
         (pa.types.is_fixed_size_binary, T.BinaryType()),
         (pa.types.is_date, T.DateType()),
     ]
-    if isinstance(t, pa.ExtensionType):
+    if isinstance(t, pa.BaseExtensionType):
         return None
     for check, spark_type in scalars:
         if check(t):
