@@ -14,16 +14,24 @@ __all__ = ["REWRITES", "drill_output_names"]
 
 
 def array_index_to_get(tree: exp.Expression) -> exp.Expression:
-    """``a[n]`` → ``get(a, n)``: Drill answers NULL past the end where ANSI Spark would fail."""
+    """``a[n]`` → ``get(a, n)``: Drill answers NULL past the end where ANSI Spark would fail.
 
-    def fix(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
-            idx = node.expressions[0]
-            if isinstance(idx, exp.Literal) and idx.is_int:
-                return exp.Anonymous(this="get", expressions=[node.this, idx])
-        return node
-
-    return tree.transform(fix)
+    Every bracket is rewritten, the inner ones of a chain (``a[3][0]``, ``a[1].b[2]``) too:
+    a top-down transform would stop at the outer one and leave ``a[3]`` failing. Works on a
+    copy, as the other rewrites do.
+    """
+    tree = tree.copy()
+    for node in list(tree.find_all(exp.Bracket)):
+        if len(node.expressions) != 1:
+            continue
+        idx = node.expressions[0]
+        if isinstance(idx, exp.Literal) and idx.is_int:
+            new = exp.Anonymous(this="get", expressions=[node.this, idx])
+            if node is tree:
+                tree = new
+            else:
+                node.replace(new)
+    return tree
 
 
 def flatten_to_explode(tree: exp.Expression) -> exp.Expression:
