@@ -19,6 +19,7 @@ from typing import Any
 from auger.errors import UserError
 
 __all__ = [
+    "COMPRESSION_SUFFIXES",
     "DEFAULT_FORMATS",
     "Config",
     "FormatConfig",
@@ -26,6 +27,11 @@ __all__ = [
     "WorkspaceConfig",
     "load_config",
 ]
+
+#: Suffixes of compressed inputs, as Drill's Hadoop codecs name them (``.deflate`` is zlib,
+#: ``.snappy``/``.lz4`` Hadoop's block framing, ``.zip`` its first entry); the format is the
+#: extension before it (``a.json.gz`` is JSON). ``auger.formats.base.open_input`` reads them.
+COMPRESSION_SUFFIXES = (".gz", ".bz2", ".zst", ".zstd", ".deflate", ".snappy", ".lz4", ".zip")
 
 #: Drill's default formats of a file plugin (``dfs``'s bootstrap storage-plugins.json).
 DEFAULT_FORMATS: dict[str, dict[str, Any]] = {
@@ -114,7 +120,7 @@ class PluginConfig:
     def format_for(self, path: str) -> FormatConfig | None:
         """The format whose extension matches the file name (compression suffixes ignored)."""
         name = path.rsplit("/", 1)[-1].lower()
-        for comp in (".gz", ".bz2", ".zst", ".zstd"):
+        for comp in COMPRESSION_SUFFIXES:
             if name.endswith(comp):
                 name = name[: -len(comp)]
                 break

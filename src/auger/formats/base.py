@@ -11,6 +11,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import io
+import zlib
 from abc import ABC
 from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
@@ -93,18 +94,203 @@ def uses_reader(plugin: FormatPlugin) -> bool:
 
 
 def open_input(path: str) -> IO[bytes]:
-    """Open a file for reading, decompressing ``.gz``, ``.bz2`` and ``.zst`` by suffix."""
+    """Open a file for reading, decompressing by suffix as Drill's Hadoop codecs do.
+
+    ``.gz``, ``.bz2``, ``.zst``/``.zstd``, ``.deflate`` (a zlib stream, Hadoop's DefaultCodec),
+    ``.snappy`` and ``.lz4`` (Hadoop's block framing around raw Snappy/LZ4 blocks) and ``.zip``
+    (its first entry, as Drill's ZipCodec). Bytes the codec cannot decode (a truncated or
+    corrupt file, a file that is not of that codec at all) raise a DATA_READ error naming the
+    file rather than the codec's own exception.
+    """
     lower = path.lower()
+    raw: IO[bytes] | io.RawIOBase
     if lower.endswith(".gz"):
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    if lower.endswith(".bz2"):
-        return bz2.open(path, "rb")
-    if lower.endswith((".zst", ".zstd")):
+        raw = gzip.open(path, "rb")  # type: ignore[assignment]  # noqa: SIM115
+    elif lower.endswith(".bz2"):
+        raw = bz2.open(path, "rb")  # noqa: SIM115 - handed to the caller
+    elif lower.endswith((".zst", ".zstd")):
         import zstandard
 
-        raw = open(path, "rb")  # noqa: SIM115 - handed to the caller
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))  # type: ignore[arg-type]
-    return open(path, "rb")
+        fh = open(path, "rb")  # noqa: SIM115 - handed to the caller
+        raw = zstandard.ZstdDecompressor().stream_reader(fh)  # type: ignore[assignment]
+    elif lower.endswith(".deflate"):
+        raw = _ZlibReader(open(path, "rb"))  # noqa: SIM115 - handed to the caller
+    elif lower.endswith((".snappy", ".lz4")):
+        codec = "snappy" if lower.endswith(".snappy") else "lz4_raw"
+        raw = _HadoopBlockReader(open(path, "rb"), codec)  # noqa: SIM115 - handed to the caller
+    elif lower.endswith(".zip"):
+        raw = _first_zip_entry(path)
+    else:
+        return open(path, "rb")
+    return io.BufferedReader(_Checked(raw, path))
+
+
+class _Checked(io.RawIOBase):
+    """A decompressing stream whose decoding errors become DATA_READ errors naming the file.
+
+    gzip, bz2, zlib, zstandard and pyarrow's codecs each raise their own exception types
+    (``EOFError``, ``OSError``, ``zlib.error``, ``ZstdError``, ``ArrowInvalid``...) from a read,
+    long after the file was opened: without this a corrupt file surfaces as a SYSTEM ERROR.
+    """
+
+    def __init__(self, inner: IO[bytes] | io.RawIOBase, path: str) -> None:
+        super().__init__()
+        self._inner = inner
+        self._path = path
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        try:
+            data = self._inner.read(len(buffer)) or b""
+        except EOFError as exc:
+            raise UserError.data_read(
+                f"Truncated compressed file: {exc}", [f"File: {self._path}"]
+            ) from exc
+        except Exception as exc:
+            if isinstance(exc, UserError):
+                raise
+            raise UserError.data_read(
+                f"Cannot read compressed file: {exc}", [f"File: {self._path}"]
+            ) from exc
+        n = len(data)
+        buffer[:n] = data
+        return n
+
+    def close(self) -> None:
+        try:
+            self._inner.close()
+        finally:
+            super().close()
+
+
+class _ZlibReader(io.RawIOBase):
+    """A zlib stream (RFC 1950, what Hadoop's ``.deflate`` codec writes), decoded as read."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        super().__init__()
+        self._fh = fh
+        self._z = zlib.decompressobj()
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        want = size if size >= 0 else 1 << 62
+        out = [self._pending[:want]]
+        self._pending = self._pending[want:]
+        have = len(out[0])
+        while have < want and not self._z.eof:
+            chunk = self._fh.read(1 << 16)
+            if not chunk:
+                raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+            data = self._z.decompress(chunk)
+            out.append(data[: want - have])
+            self._pending = data[want - have :]
+            have += len(out[-1])
+        return b"".join(out)
+
+    def close(self) -> None:
+        self._fh.close()
+        super().close()
+
+
+class _HadoopBlockReader(io.RawIOBase):
+    """Hadoop's block framing (``BlockCompressorStream``, used by its Snappy and LZ4 codecs).
+
+    Each block is its uncompressed length (4 bytes, big-endian) followed by chunks of a
+    compressed length and that many bytes of a raw Snappy/LZ4 block, until the chunks have
+    given the block's length. pyarrow's codecs decode the chunks.
+    """
+
+    def __init__(self, fh: IO[bytes], codec: str) -> None:
+        super().__init__()
+        self._fh = fh
+        self._codec = pa.Codec(codec)
+        self._pending = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def _int(self, what: str) -> int | None:
+        head = self._fh.read(4)
+        if not head and what == "block":
+            return None
+        if len(head) < 4:
+            raise EOFError(f"Compressed file ended inside a {what} header")
+        return int.from_bytes(head, "big")
+
+    def _block(self) -> bytes | None:
+        size = self._int("block")
+        if size is None:
+            return None
+        parts: list[bytes] = []
+        got = 0
+        while got < size:
+            n = self._int("chunk")
+            assert n is not None
+            data = self._fh.read(n)
+            if len(data) < n:
+                raise EOFError("Compressed file ended inside a compressed chunk")
+            piece = self._codec.decompress(data, decompressed_size=size - got, asbytes=True)
+            if not piece:
+                raise ValueError("empty compressed chunk")
+            parts.append(piece)
+            got += len(piece)
+        if got != size:
+            raise ValueError(f"a block decompressed to {got} bytes, its header says {size}")
+        return b"".join(parts)
+
+    def read(self, size: int = -1) -> bytes:
+        want = size if size >= 0 else 1 << 62
+        while len(self._pending) < want:
+            block = self._block()
+            if block is None:
+                break
+            self._pending += block
+        out, self._pending = self._pending[:want], self._pending[want:]
+        return out
+
+    def close(self) -> None:
+        self._fh.close()
+        super().close()
+
+
+def _first_zip_entry(path: str) -> io.RawIOBase:
+    """The first entry of a zip archive (Drill's ZipCodec ignores the others)."""
+    import zipfile
+
+    try:
+        archive = zipfile.ZipFile(path)
+        names = archive.namelist()
+        entry: IO[bytes] = archive.open(names[0]) if names else io.BytesIO(b"")
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise UserError.data_read(f"Cannot read compressed file: {exc}", [f"File: {path}"]) from exc
+    return _ZipEntry(archive, entry)
+
+
+class _ZipEntry(io.RawIOBase):
+    """An archive's entry that closes the archive with it."""
+
+    def __init__(self, archive: Any, entry: IO[bytes]) -> None:
+        super().__init__()
+        self._archive = archive
+        self._entry = entry
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        return self._entry.read(size)
+
+    def close(self) -> None:
+        try:
+            self._entry.close()
+            self._archive.close()
+        finally:
+            super().close()
 
 
 _NUMERIC_ORDER = [

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from auger.config import DEFAULT_FORMATS, FormatConfig
+from auger.config import COMPRESSION_SUFFIXES, DEFAULT_FORMATS, FormatConfig
 from auger.errors import UserError
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.storage.selection import FileSelection, select_files
@@ -112,16 +112,13 @@ def _format(options: Mapping[str, str], selection: FileSelection) -> FormatConfi
     return FormatConfig(name, raw["type"], tuple(raw["extensions"]), fmt_options)
 
 
-_COMPRESSION_SUFFIXES = (".gz", ".bz2", ".zst", ".zstd")
-
-
 def _of_format(selection: FileSelection, fmt: FormatConfig) -> FileSelection:
     """Only the files with one of the format's extensions, as Drill reads a directory (all files
     when none has one: the user named the format for files with another extension)."""
 
     def ext(path: str) -> str:
         name = os.path.basename(path).lower()
-        for suffix in _COMPRESSION_SUFFIXES:
+        for suffix in COMPRESSION_SUFFIXES:
             name = name.removesuffix(suffix)
         return name.rsplit(".", 1)[-1] if "." in name else ""
 

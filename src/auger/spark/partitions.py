@@ -16,13 +16,14 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from auger.config import COMPRESSION_SUFFIXES
 from auger.scan.spec import FileSplit, ScanSpec
 
 __all__ = ["expand_splits", "group_splits", "plan_partitions", "split_size"]
 
 #: What a file costs before its first byte (Spark's ``spark.sql.files.openCostInBytes``).
 OPEN_COST = 4 * 1024 * 1024
-_COMPRESSED = (".gz", ".bz2", ".zst", ".zstd", ".zip", ".xz", ".lz4", ".snappy")
+_COMPRESSED = (*COMPRESSION_SUFFIXES, ".xz")
 
 #: Decides whether a Parquet row group may hold matching rows (pushed filters); None: keep all.
 RowGroupFilter = Callable[[str, object], list[int] | None]

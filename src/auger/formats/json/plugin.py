@@ -64,6 +64,15 @@ def _open(path: str) -> IO[bytes]:
         raise UserError.data_read(f"Cannot read file: {exc}", [f"File: {path}"]) from exc
 
 
+def _arrow_input(path: str) -> Any:
+    """The file as pyarrow reads it: pyarrow decodes gzip, bz2 and zstd itself; the codecs it
+    lacks or frames differently (zlib ``.deflate``, Hadoop's ``.snappy``/``.lz4``, ``.zip``)
+    come through :func:`open_input`."""
+    if path.lower().endswith((".deflate", ".snappy", ".lz4", ".zip")):
+        return pa.PythonFile(_open(path), mode="r")
+    return pa.input_stream(path, compression="detect")
+
+
 def _head(path: str) -> bytes:
     """The file's first bytes from its first significant one (b"" when empty or all blank):
     enough to tell objects from an array and to estimate the length of a record."""
@@ -370,7 +379,7 @@ class JsonFormat(FormatPlugin):
     ) -> Iterator[pa.RecordBatch]:
         source: _Watch | ProjectedStream
         try:
-            raw = pa.input_stream(path, compression="detect")
+            raw = _arrow_input(path)
             if project:
                 source = ProjectedStream(raw, target.names, block)
             else:
