@@ -17,7 +17,7 @@ pruning for free. This module decides, column by column, whether it can, and bui
   with nulls for the rest, as the scan framework does.
 
 Anything the native reader would read differently makes the whole scan ineligible (the caller
-falls back to the data source): INT96, nanosecond timestamps, times,
+falls back to the data source): INT96, Brotli-compressed pages, nanosecond timestamps, times,
 intervals, decimals wider than 38 digits, files whose column types differ (the scan framework
 widens them), struct members some files lack, names only the case tells apart, and paths Spark's
 file index would glob or cannot parse.
@@ -72,6 +72,7 @@ class _Footer:
     fields: Mapping[str, pa.Field | None]  # lower top-level name -> field (None: ambiguous)
     num_rows: int
     int96: frozenset[str]  # lower top-level names with an INT96 leaf
+    codecs_ok: bool = True  # every column chunk's codec is one Spark's reader has (no Brotli)
 
 
 _CACHE_SIZE = 4096
@@ -104,12 +105,26 @@ def _footer(split: FileSplit) -> _Footer:
             for i in range(len(leaves))
             if leaves.column(i).physical_type == "INT96"
         )
-        footer = _Footer(fields, pf.metadata.num_rows, int96)
+        footer = _Footer(fields, pf.metadata.num_rows, int96, _spark_codecs(pf.metadata))
     with _lock:
         _cache[key] = footer
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return footer
+
+
+#: Parquet codecs Spark's reader decodes without extra libraries (pyarrow also has Brotli).
+_SPARK_CODECS = frozenset({"UNCOMPRESSED", "SNAPPY", "GZIP", "LZ4", "LZ4_RAW", "ZSTD"})
+
+
+def _spark_codecs(meta: pq.FileMetaData) -> bool:
+    """Whether Spark can decompress the file's pages: the first row group's codecs are taken
+    for the file's (writers use one codec a column; a later odd one fails the read with a
+    DATA_READ error, never a wrong value)."""
+    if meta.num_row_groups == 0:
+        return True
+    group = meta.row_group(0)
+    return all(group.column(i).compression in _SPARK_CODECS for i in range(group.num_columns))
 
 
 def footer_row_count(files: Sequence[FileSplit]) -> int:
@@ -442,6 +457,8 @@ def native_parquet_frame(spark: Any, planned: PlannedScan, options: Mapping[str,
         if not all(_plain_path(p) for p in paths) or len(set(paths)) != len(paths):
             return None
         footers = [_footer(f) for f in spec.files]
+        if not all(ft.codecs_ok for ft in footers):
+            return None  # a codec only the data source's pyarrow reads
         return _scan_frame(spark, planned, footers)
     except (OSError, pa.ArrowException) as exc:
         # an unreadable footer: the data source reports it with the file and the reason
