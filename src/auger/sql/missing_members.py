@@ -20,9 +20,16 @@ from collections.abc import Mapping
 
 from sqlglot import exp
 
+from auger.projection import RequestedColumn, RequestedTuple
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
-__all__ = ["member_paths", "missing_column", "null_missing_members", "with_missing_members"]
+__all__ = [
+    "member_paths",
+    "missing_column",
+    "null_missing_members",
+    "type_untyped_columns",
+    "with_missing_members",
+]
 
 
 def member_paths(paths: Mapping[str, str], root: str) -> list[list[str]]:
@@ -132,3 +139,55 @@ def _outer_select(tree: exp.Expression) -> exp.Expression:
     while isinstance(node, exp.SetOperation | exp.Subquery):
         node = node.this
     return node
+
+
+def _as_requested(name: str, proj: RequestedColumn) -> ColumnMetadata:
+    """The column type a projection implies for a column of no known type: a map of its
+    members (``a.b``), an array (``a[0]``, of maps for ``a[0].b``), else Drill's nullable INT."""
+    if proj.is_array:
+        if proj.members is not None:
+            kids = [_as_requested(m.name, m) for m in proj.members]
+            elem = ColumnMetadata(name, MinorType.MAP, DataMode.REPEATED, kids)
+        else:
+            elem = ColumnMetadata(name, MinorType.INT, DataMode.REPEATED)
+        for _ in range(proj.array_dims - 1):
+            elem = ColumnMetadata(name, MinorType.LIST, DataMode.REPEATED, (elem,))
+        return elem
+    if proj.members is not None:
+        kids = [_as_requested(m.name, m) for m in proj.members]
+        return ColumnMetadata(name, MinorType.MAP, DataMode.REQUIRED, kids)
+    return ColumnMetadata(name, MinorType.INT, DataMode.OPTIONAL)
+
+
+def _is_untyped(col: ColumnMetadata) -> bool:
+    return col.type is MinorType.INT and col.mode is DataMode.OPTIONAL and not col.children
+
+
+def type_untyped_columns(
+    schema: TupleSchema, wanted: RequestedTuple, keep: frozenset[str] = frozenset()
+) -> TupleSchema:
+    """``schema`` with each JSON column seen only as null typed as the query uses it.
+
+    JSON gives a column that was null in every (sampled) record Drill's nullable INT: its
+    type is not known yet. Drill's reader then lets the query's projection decide, so
+    ``t.a.b`` and ``t.a[0]`` on such a column are NULL rather than a type error. The same
+    holds for such a member inside a map (``t.m.a.b``). ``keep`` names top-level columns
+    whose INT is declared (a provided schema) and so is a real type.
+    """
+
+    def retype(col: ColumnMetadata, proj: RequestedColumn | None) -> ColumnMetadata:
+        if proj is None or proj.is_simple:
+            return col
+        if _is_untyped(col):
+            return _as_requested(col.name, proj)
+        if col.type is MinorType.MAP and col.mode is not DataMode.REPEATED and proj.is_map:
+            assert proj.members is not None
+            kids = [retype(c, proj.members.get(c.name)) for c in col.children or ()]
+            if any(a is not b for a, b in zip(kids, col.children or (), strict=True)):
+                return col.with_children(kids)
+        return col
+
+    out = TupleSchema()
+    for col in schema:
+        out.add(col if col.name.lower() in keep else retype(col, wanted.get(col.name)))
+    return out

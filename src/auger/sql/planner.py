@@ -48,6 +48,7 @@ from auger.sql.missing_members import (
     member_paths,
     missing_column,
     null_missing_members,
+    type_untyped_columns,
     with_missing_members,
 )
 from auger.sql.provided import conversion_expressions, needs_conversion, text_scan_column
@@ -179,6 +180,11 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> Discove
     return DiscoveredTable(table, selection, fmt, table_schema, frozenset(absent), hive, provided)
 
 
+def _uses_members(requested: Requested) -> bool:
+    """Whether the query uses any column as a map or an array (``a.b``, ``a[0]``)."""
+    return any("." in p or "[" in p for p in requested.paths)
+
+
 def _check_projection_types(schema: TupleSchema, requested: Requested, path: str) -> None:
     """Drill's reader refuses a column whose type cannot meet how the query uses it: ``a[0]``
     on a scalar, ``a.b`` on a non-map, at any depth of maps. Left to Spark, the same query
@@ -196,7 +202,7 @@ def _check_projection_types(schema: TupleSchema, requested: Requested, path: str
             if proj.members is not None and col.is_map:
                 check(col.schema, proj.members)
 
-    if any("." in p or "[" in p for p in requested.paths):
+    if _uses_members(requested):
         check(schema, RequestedTuple.parse(requested.paths.values()))
 
 
@@ -229,6 +235,16 @@ def build_file_scan(
     """
     table, selection, fmt = found.table, found.selection, found.fmt
     table_schema, absent, hive = found.schema, found.absent, found.hive
+    if fmt.type == "json" and not requested.star and _uses_members(requested):
+        # a column null in every sampled record has no type yet: the query's use decides
+        from auger.projection import RequestedTuple
+
+        declared = found.provided.schema if found.provided is not None else ()
+        table_schema = type_untyped_columns(
+            table_schema,
+            RequestedTuple.parse(requested.paths.values()),
+            frozenset(c.name.lower() for c in declared),
+        )
     labels = implicit_labels(options)
     dir_label = str(options.get("drill.exec.storage.file.partition.column.label", "dir"))
     out = TupleSchema()
