@@ -122,9 +122,11 @@ def column_path(col: exp.Column) -> tuple[str, str]:
             and len(parent.expressions) == 1
             and isinstance(parent.expressions[0], exp.Literal)
             and parent.expressions[0].is_int
-            and node is col
         ):
+            # an index anywhere on the path (``m.l[0]``, ``a[0].b``): how the query uses it
             path += f"[{parent.expressions[0].name}]"
+            node = parent
+            continue
         break
     return root, path
 
