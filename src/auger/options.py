@@ -72,6 +72,7 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
     _d("store.json.read_numbers_as_double", "BOOLEAN", False, "Read JSON numbers as DOUBLE"),
     _d("store.json.reader.skip_invalid_records", "BOOLEAN", False, "Skip malformed JSON"),
     _d("store.json.reader.print_skipped_invalid_record_number", "BOOLEAN", False),
+    _d("store.json.reader.allow_nan_inf", "BOOLEAN", True, "Read NaN and Infinity as DOUBLE"),
     _d("store.json.writer.uglify", "BOOLEAN", False),
     _d("store.parquet.compression", "STRING", "snappy"),
     _d("store.table.use_schema_file", "BOOLEAN", True, "Use .drill.schema provided schemas"),

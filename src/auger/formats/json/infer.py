@@ -43,7 +43,7 @@ def infer_value(name: str, value: Any, all_text: bool, as_double: bool) -> Colum
             if mine is None:
                 members.add(col)
             else:  # the same key twice (or in two spellings): the last one wins in Python
-                members.replace(_merge(f"{name}.{k}", mine, col))
+                members.replace(_merge(f"{name}.{k}" if name else k, mine, col))
         return ColumnMetadata(name, MinorType.MAP, DataMode.REQUIRED, members.columns())
     if isinstance(value, list):
         elem: ColumnMetadata | None = None
@@ -124,6 +124,58 @@ def _conflict_error(exc: TypeConflict, path: str, line: int) -> UserError:
     )
 
 
+#: The deepest nesting of objects and arrays a record may have (the record itself is level
+#: 1). Drill's parser has a limit too (Jackson's, far higher); auger's is what a batch can
+#: carry: Arrow's IPC, between the reader and Spark, refuses types nested 64 levels deep.
+MAX_DEPTH = 63
+
+
+def _depth(value: Any) -> int:
+    """How deeply objects and arrays nest in ``value`` (iterative: any depth is measured)."""
+    deepest = 0
+    todo = [(value, 1)]
+    while todo:
+        v, level = todo.pop()
+        if isinstance(v, dict):
+            items: Any = v.values()
+        elif isinstance(v, list):
+            items = v
+        else:
+            continue
+        deepest = max(deepest, level)
+        todo.extend((item, level + 1) for item in items)
+    return deepest
+
+
+def _schema_depth(cols: Any) -> int:
+    """Levels of the nesting a schema's columns imply (a record of scalars is level 1)."""
+    deepest = 1
+    todo = [(c, 2) for c in cols]
+    while todo:
+        col, level = todo.pop()
+        if col.mode is DataMode.REPEATED or col.type in (MinorType.MAP, MinorType.LIST):
+            deepest = max(deepest, level)
+            inner = (
+                level + 1 if col.mode is DataMode.REPEATED and col.type is MinorType.MAP else level
+            )
+            todo.extend((c, inner + 1) for c in col.children or ())
+    return deepest
+
+
+def _too_deep(records: list[dict[str, Any]], lines: list[int], path: str) -> UserError:
+    """The DATA_READ error for the first record nested beyond :data:`MAX_DEPTH`."""
+    line, depth = (lines[0] if lines else 1), MAX_DEPTH + 1
+    for record, at in zip(records, lines, strict=True):
+        if _depth(record) > MAX_DEPTH:
+            line, depth = at, _depth(record)
+            break
+    return UserError.data_read(
+        f"Error parsing JSON - objects and arrays nested {depth} levels deep; "
+        f"at most {MAX_DEPTH} are supported",
+        [f"File: {path}", f"Line: {line}", "Fix: flatten the record"],
+    )
+
+
 class SchemaBuilder:
     """The union of the record types of one or more JSON files, in first-seen column order."""
 
@@ -134,6 +186,8 @@ class SchemaBuilder:
 
     def add(self, record: dict[str, Any], path: str, line: int) -> None:
         """Merge one record's types; a conflict is a DATA_READ error naming where."""
+        if _depth(record) > MAX_DEPTH:
+            raise _too_deep([record], [line], path)
         try:
             row = infer_value("", record, self.all_text, self.as_double)
         except TypeConflict as exc:
@@ -144,7 +198,12 @@ class SchemaBuilder:
         """Merge a sample of records at once: pyarrow infers their union type in C; on any
         doubt (a type mix, two spellings of a key) the records go one by one, which gives the
         same answer or the located error."""
-        cols = _arrow_infer(records, self.all_text, self.as_double)
+        try:
+            cols = _arrow_infer(records, self.all_text, self.as_double)
+        except RecursionError:
+            raise _too_deep(records, lines, path) from None
+        if cols is not None and _schema_depth(cols) > MAX_DEPTH:
+            raise _too_deep(records, lines, path)
         if cols is None:
             for record, line in zip(records, lines, strict=True):
                 self.add(record, path, line)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from auger.errors import UserError
+from auger.formats.json.infer import MAX_DEPTH
 
 __all__ = ["JsonStream", "json_error"]
 
@@ -167,7 +168,22 @@ class JsonStream:
                     return _SKIP
                 raise json_error(
                     self.path,
-                    f"{exc} is not allowed: store.json.reader.allow_nan_inf is false",
+                    f"Error parsing JSON - Non-standard token '{exc}': {exc} is not allowed "
+                    "while store.json.reader.allow_nan_inf is false",
+                    self._line,
+                ) from None
+            except RecursionError:
+                # deeper than Python's parser goes (about a thousand levels): Drill's parser
+                # also stops at a maximum nesting depth
+                if self.skip_invalid:
+                    self.skipped += 1
+                    nl = self._buf.find("\n", self._pos)
+                    self._advance(len(self._buf) if nl < 0 else nl + 1)
+                    return _SKIP
+                raise json_error(
+                    self.path,
+                    "Error parsing JSON - objects and arrays nested more than "
+                    f"{MAX_DEPTH} levels deep; at most {MAX_DEPTH} are supported",
                     self._line,
                 ) from None
             except json.JSONDecodeError as exc:
