@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from auger.errors import UserError
 from auger.types.arrow import arrow_to_column
@@ -65,18 +66,141 @@ def _texts(value: Any) -> Any:
     return value
 
 
+def _element_default(t: pa.DataType) -> pa.Scalar | None:
+    """What Drill's JSON reader stores for a null inside an array of ``t``: its vectors hold
+    no nulls in arrays, so false, 0 or the empty string (None: leave the nulls)."""
+    if pa.types.is_boolean(t):
+        return pa.scalar(False, t)
+    if pa.types.is_integer(t) or pa.types.is_floating(t):
+        return pa.scalar(0, t)
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return pa.scalar("", t)
+    return None
+
+
+def _has_nested(t: pa.DataType) -> bool:
+    return pa.types.is_struct(t) or pa.types.is_list(t) or pa.types.is_large_list(t)
+
+
 def unnull_structs(arr: pa.Array) -> pa.Array:
-    """A null map becomes a map of null members (Drill's maps are never null themselves)."""
-    if pa.types.is_struct(arr.type) and arr.null_count:
-        fields = list(arr.type)
-        return pa.StructArray.from_arrays(arr.flatten(), fields=fields)
+    """The column as Drill's vectors hold it, at any depth: a null map is a map of null
+    members (maps are never null themselves), a null array is an empty one, and a null
+    element of an array of scalars is the type's zero value (``[1, null]`` reads ``[1, 0]``,
+    ``["x", null]`` ``["x", ""]``), as Drill's JSON reader stores them."""
+    t = arr.type
+    if pa.types.is_struct(t):
+        kids = arr.flatten() if arr.null_count else [arr.field(i) for i in range(t.num_fields)]
+        fixed = [unnull_structs(k) for k in kids]
+        if not arr.null_count and all(a is b for a, b in zip(fixed, kids, strict=True)):
+            return arr
+        return pa.StructArray.from_arrays(fixed, fields=list(t))
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        values = arr.values
+        fixed = values
+        if values.null_count and not _has_nested(values.type):
+            default = _element_default(values.type)
+            if default is not None:
+                fixed = pc.fill_null(values, default)
+        elif _has_nested(values.type):
+            fixed = unnull_structs(values)
+        if not arr.null_count and fixed is values:
+            return arr
+        # offsets without validity: a null array becomes the (empty) range it spans
+        offsets = arr.offsets
+        if arr.null_count:
+            spans = pc.subtract(offsets.slice(1), offsets.slice(0, len(arr)))
+            if pc.any(pc.and_(pc.is_null(arr), pc.not_equal(spans, 0))).as_py():
+                # a null over a non-empty range (never from pyarrow's JSON reader): rebuild
+                return unnull_structs(pa.array([v or [] for v in arr.to_pylist()], t))
+        cls = pa.LargeListArray if pa.types.is_large_list(t) else pa.ListArray
+        return cls.from_arrays(offsets, fixed, type=t)
     return arr
 
 
+_LONG_RANGE = "(-9223372036854775808 - 9223372036854775807)"
+
+
+def _has_struct(t: pa.DataType) -> bool:
+    while pa.types.is_list(t) or pa.types.is_large_list(t):
+        t = t.value_type
+    return pa.types.is_struct(t)
+
+
+def _odd_members(rows: list[dict[str, Any]], maps: pa.StructType) -> bool:
+    """Whether any map member in the rows is spelled otherwise than the table's (``K`` for
+    ``k``): only the inferred type of the rows' map columns is compared, not every value."""
+    sample = [{f.name: r.get(f.name) for f in maps} for r in rows]
+    try:
+        seen = pa.array(sample).type
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError):
+        return True  # mixed types: respell anyway, the type check then locates them
+    return _odd_names(seen, maps)
+
+
+def _odd_names(seen: pa.DataType, want: pa.DataType) -> bool:
+    while (pa.types.is_list(seen) or pa.types.is_large_list(seen)) and (
+        pa.types.is_list(want) or pa.types.is_large_list(want)
+    ):
+        seen, want = seen.value_type, want.value_type
+    if not (pa.types.is_struct(seen) and pa.types.is_struct(want)):
+        return False
+    exact = {f.name: f.type for f in want}
+    lower = {f.name.lower(): f.type for f in want}
+    for f in seen:
+        if f.name in exact:
+            if _odd_names(f.type, exact[f.name]):
+                return True
+        elif f.name.lower() in lower:
+            return True
+    return False
+
+
+def _respelled(value: Any, t: pa.DataType) -> Any:
+    """``value`` with its map members named as in type ``t`` (Drill matches names
+    regardless of case; of two spellings in one object the last value wins)."""
+    if isinstance(value, dict) and pa.types.is_struct(t):
+        fields = {f.name.lower(): f for f in t}
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            f = fields.get(k.lower())
+            if f is None:
+                out[k] = v
+            else:
+                out.pop(f.name, None)
+                out[f.name] = _respelled(v, f.type)
+        return out
+    if isinstance(value, list) and (pa.types.is_list(t) or pa.types.is_large_list(t)):
+        return [_respelled(v, t.value_type) for v in value]
+    return value
+
+
 class _BadValue(Exception):
-    def __init__(self, row: int, column: str, found: str, expected: str, reason: str) -> None:
+    def __init__(
+        self,
+        row: int,
+        column: str,
+        found: str,
+        expected: str,
+        reason: str,
+        message: str | None = None,
+    ) -> None:
         super().__init__(reason)
         self.row, self.column, self.found, self.expected = row, column, found, expected
+        self.message = message
+
+
+def _huge_int(value: Any) -> int | None:
+    """The first whole number in ``value`` (at any depth) that BIGINT cannot hold, if any."""
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, dict):
+            todo.extend(reversed(list(v.values())))
+        elif isinstance(v, list):
+            todo.extend(reversed(v))
+        elif isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
+            return v
+    return None
 
 
 class RowsConverter:
@@ -91,6 +215,8 @@ class RowsConverter:
         self.skipped_lines: list[int] = []
         self._exact = set(schema.names)
         self._lower = {n.lower(): n for n in schema.names}
+        # the columns holding maps (at any depth), whose members' spellings must be checked
+        self._maps = pa.struct([f for f in schema if _has_struct(f.type)])
 
     def convert(self, rows: list[dict[str, Any]], lines: Sequence[int]) -> pa.RecordBatch:
         """One batch; bad records raise (with file, line, column) or are skipped and counted."""
@@ -102,7 +228,8 @@ class RowsConverter:
             except _BadValue as bad:
                 if not self.skip_invalid:
                     raise UserError.data_read(
-                        f"JSON value of type {bad.found} in column [{bad.column}] where "
+                        bad.message
+                        or f"JSON value of type {bad.found} in column [{bad.column}] where "
                         f"{bad.expected} was expected",
                         [
                             f"File: {self.path}",
@@ -129,6 +256,8 @@ class RowsConverter:
                 {lower.get(k.lower(), k): v for k, v in r.items()} if odd.intersection(r) else r
                 for r in rows
             ]
+        if self._maps and _odd_members(rows, self._maps):
+            rows = [_respelled(r, self._maps) for r in rows]
         return rows
 
     def _build(self, rows: list[dict[str, Any]]) -> pa.RecordBatch:
@@ -196,9 +325,19 @@ class RowsConverter:
         for i, v in enumerate(values):
             if v is None:
                 continue
-            if isinstance(v, int) and not isinstance(v, bool) and not -(2**63) <= v < 2**63:
-                # beyond BIGINT: no Drill type holds it as a whole number
-                return _BadValue(i, f.name, "an integer beyond BIGINT's range", expected, str(v))
+            huge = None if self.all_text else _huge_int(v)
+            if huge is not None:
+                # beyond BIGINT, also inside a map or an array: Drill's parser refuses to read
+                # it as a long, and no Drill type holds it as a whole number
+                return _BadValue(
+                    i,
+                    f.name,
+                    "an integer beyond BIGINT's range",
+                    expected,
+                    str(huge),
+                    f"Error parsing JSON - Numeric value ({huge}) out of range of long "
+                    f"{_LONG_RANGE}: an integer beyond BIGINT's range",
+                )
             try:
                 one = pa.array([v])
             except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:

@@ -123,7 +123,7 @@ def _sample_lines(
     decode = decoder.decode  # exactly one value a line, or an error
     try:
         values = [decode(line) for line in b"\n".join(lines).decode("utf-8").split("\n")]
-    except ValueError:  # JSONDecodeError, UnicodeDecodeError, a refused NaN
+    except (ValueError, RecursionError):  # JSONDecodeError, bad UTF-8, a refused NaN, deep
         return None
     if len(values) != len(lines) or not all(type(v) is dict for v in values):
         return None
@@ -135,7 +135,7 @@ def _members_of_first(head: bytes) -> int:
     line = head.split(b"\n", 1)[0]
     try:
         first = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return 0
     return len(first) if isinstance(first, dict) else 0
 
@@ -227,9 +227,25 @@ def _narrow(t: pa.DataType, paths: list[list[str]]) -> pa.DataType:
     return pa.struct(out) if out else t
 
 
+def _member_names(schema: pa.Schema) -> list[str]:
+    """The names of the members of the schema's maps, at any depth (arrays of maps too):
+    pyarrow matches them by exact spelling, Drill regardless of case."""
+    out: set[str] = set()
+    todo = [f.type for f in schema]
+    while todo:
+        t = todo.pop()
+        if pa.types.is_struct(t):
+            out.update(f.name for f in t)
+            todo.extend(f.type for f in t)
+        elif pa.types.is_list(t) or pa.types.is_large_list(t):
+            todo.append(t.value_type)
+    return sorted(out)
+
+
 class _Watch:
     """File-like wrapper noticing what pyarrow's JSON reader would get silently wrong:
-    invalid UTF-8, and a top-level key spelled in another case than the table's."""
+    invalid UTF-8, and a key (column or map member) spelled in another case than the
+    table's."""
 
     def __init__(self, raw: pa.NativeFile, names: Sequence[str]) -> None:
         self._raw = raw
@@ -378,12 +394,16 @@ class JsonFormat(FormatPlugin):
         self, path: str, target: pa.Schema, block: int = _BLOCK, project: bool = False
     ) -> Iterator[pa.RecordBatch]:
         source: _Watch | ProjectedStream
+        inner = _member_names(target)
+        watch: _Watch | None = None
         try:
             raw = _arrow_input(path)
             if project:
+                if inner:  # the projector checks top-level keys only: watch the members
+                    raw = watch = _Watch(raw, inner)
                 source = ProjectedStream(raw, target.names, block)
             else:
-                source = _Watch(raw, target.names)
+                source = _Watch(raw, [*target.names, *inner])
             reader = pajson.open_json(
                 source,
                 read_options=pajson.ReadOptions(block_size=block, use_threads=True),
@@ -406,7 +426,7 @@ class JsonFormat(FormatPlugin):
                     return
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
                     raise _Fallback(str(exc)) from exc
-                if source.suspect:
+                if source.suspect or (watch is not None and watch.suspect):
                     raise _Fallback("invalid UTF-8 or a key in another case")
                 if not batch.num_columns:
                     yield pa.RecordBatch.from_arrays([pa.nulls(batch.num_rows)], ["__rows__"])
