@@ -440,17 +440,15 @@ static PyObject *textscan_scan(PyObject *self, PyObject *args, PyObject *kwargs)
         Py_ssize_t counts_mark = sc.counts.len;
         Py_ssize_t next = pos;
         int r = parse_record(&sc, &next);
-        if (r == REC_DONE && skip > 0) {
-            skip--;
-            r = REC_INCOMPLETE + 10; /* drop its fields, go on */
-        }
-        if (r != REC_DONE) {
+        int skipped = r == REC_DONE && skip > 0; /* a leading record to drop */
+        if (r != REC_DONE || skipped) {          /* take back what it wrote */
             for (Py_ssize_t k = 0; k < nbuf; k++) {
                 sc.off[k].len = marks[k].off;
                 sc.dat[k].len = marks[k].dat;
             }
             sc.counts.len = counts_mark;
-            if (r != REC_INCOMPLETE + 10) break;
+            if (!skipped) break;
+            skip--;
         } else {
             rows++;
             if (row_major) {
