@@ -84,6 +84,17 @@ def columns_indexes(projection: Sequence[str] | None) -> list[int] | None:
     return sorted(found)
 
 
+def _leading_rows(o: TextOptions) -> int:
+    """Rows before the data: the header line, or the line ``skip_first_line`` drops."""
+    return 1 if (o.extract_header or o.skip_first_line) else 0
+
+
+def _block_for(limit: int | None, full: int) -> int:
+    """Bytes per read block: ``full`` for a whole scan; for a small LIMIT, about what its rows
+    need (at least ``_MIN_BLOCK``)."""
+    return full if limit is None else min(full, max(_MIN_BLOCK, limit * 512))
+
+
 def _open_error(path: str, exc: OSError) -> UserError:
     return UserError.data_read(f"Cannot read file: {exc}", [f"File: {path}"])
 
@@ -206,9 +217,9 @@ class TextFormat(FormatPlugin):
     ) -> Iterator[pa.RecordBatch]:
         """The Arrow path; raises :class:`_Fallback` (with the rows delivered) when it must
         hand over to the Python parser."""
-        skip = 1 if (o.extract_header or o.skip_first_line) else 0
+        skip = _leading_rows(o)
         # a small LIMIT wants its first rows after little reading: small blocks, no read-ahead
-        block = BLOCK_SIZE if limit is None else min(BLOCK_SIZE, max(_MIN_BLOCK, limit * 512))
+        block = _block_for(limit, BLOCK_SIZE)
         fields = self._arrow_fields(shape)
         emitted = 0
         try:
@@ -238,10 +249,10 @@ class TextFormat(FormatPlugin):
     ) -> Iterator[pa.RecordBatch]:
         """The projecting tokenizer (``native_reader``); raises :class:`_Fallback` like
         :meth:`_arrow_batches`."""
-        skip = 1 if (o.extract_header or o.skip_first_line) else 0
-        block = BLOCK_SIZE if limit is None else min(BLOCK_SIZE, max(_MIN_BLOCK, limit * 512))
+        skip = _leading_rows(o)
+        block = _block_for(limit, BLOCK_SIZE)
         fields = self._arrow_fields(shape)
-        headerless = shape.header is None and not (shape.fields is not None and not shape.fields)
+        headerless = shape.header is None and shape.fields != []  # the columns array
         width = (-1 if shape.width is None else shape.width) if headerless else None
         emitted = 0
         try:
@@ -274,9 +285,9 @@ class TextFormat(FormatPlugin):
 
         Without a limit nothing is delivered before the whole file is counted, so giving up
         late still lets the fast Arrow path read the file from the start."""
-        skip = 1 if (o.extract_header or o.skip_first_line) else 0
+        skip = _leading_rows(o)
         eager = limit is not None
-        block = _COUNT_BLOCK if limit is None else min(_COUNT_BLOCK, max(_MIN_BLOCK, limit * 512))
+        block = _block_for(limit, _COUNT_BLOCK)
         total = emitted = 0
         step = max(batch_rows, _COUNT_BATCH_ROWS)
         counts = block_counts(_opener(split, o), o, block)
