@@ -24,23 +24,24 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from auger.formats.text.positions import compact_name, compact_position
+from auger.formats.text.positions import compact_name
 from auger.scan.spec import ColumnSource
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 if TYPE_CHECKING:
     from auger.sql.planner import PlannedScan
 
-__all__ = ["compact_columns_scan", "compacted_positions", "read_positions_directly"]
+__all__ = ["compact_columns_scan", "read_positions_directly"]
 
 _INDEX_PATH = re.compile(r"^`?columns`?\s*\[\s*(\d+)\s*\]$", re.IGNORECASE)
 #: beyond this position the rebuilt array would be a long list of "" literals: keep the array
 _MAX_POSITION = 256
 
 
-def compact_columns_scan(planned: PlannedScan) -> PlannedScan | None:
-    """The planned scan with ``columns`` split into its named positions, or None when the
-    query uses ``columns`` otherwise than by literal index (or the scan is not of that kind)."""
+def compact_columns_scan(planned: PlannedScan) -> tuple[PlannedScan, set[int]] | None:
+    """The planned scan with ``columns`` split into its named positions, and those positions;
+    None when the query uses ``columns`` otherwise than by literal index (or the scan is not
+    of that kind)."""
     spec = planned.spec
     if spec.format_type != "text" or planned.conversions or spec.reader_schema:
         return None
@@ -85,17 +86,7 @@ def compact_columns_scan(planned: PlannedScan) -> PlannedScan | None:
     new_spec = replace(
         spec, output_schema=schema.to_text(), sources=sources, projection=tuple(projection)
     )
-    return replace(planned, spec=new_spec, schema=schema, conversions=tuple(selects))
-
-
-def compacted_positions(planned: PlannedScan) -> set[int]:
-    """The positions a compacted scan delivers as columns (none for any other scan)."""
-    out = set()
-    for name in planned.schema.names():
-        pos = compact_position(name)
-        if pos is not None:
-            out.add(pos)
-    return out
+    return replace(planned, spec=new_spec, schema=schema, conversions=tuple(selects)), positions
 
 
 def read_positions_directly(tree: exp.Expression, positions: set[int]) -> exp.Expression:

@@ -38,11 +38,7 @@ from auger.sql.columns import (
     column_path,
     table_alias,
 )
-from auger.sql.compact_columns import (
-    compact_columns_scan,
-    compacted_positions,
-    read_positions_directly,
-)
+from auger.sql.compact_columns import compact_columns_scan, read_positions_directly
 from auger.sql.local_answer import LocalAnswer, is_star_limit, spark_result_table
 from auger.sql.missing_members import (
     member_paths,
@@ -538,8 +534,8 @@ def plan_select(
                     else:
                         planned = weighted
                 if not counting and (compact := compact_columns_scan(planned)) is not None:
-                    planned = compact  # columns[n] as plain string columns, see the module
-                    direct_positions[n] = compacted_positions(planned)
+                    # columns[n] as plain string columns, see the module
+                    planned, direct_positions[n] = compact
                 # ``*`` over a table without columns: rows of no columns, as in Drill
                 rows_only = star and planned.schema.names() == [ROW_COUNT_COLUMN]
                 if answer_here and not counting and not planned.conversions:
