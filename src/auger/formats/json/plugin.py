@@ -81,7 +81,7 @@ def _head(path: str) -> bytes:
             chunk = fh.read(_HEAD)
             if not chunk:
                 return b""
-            stripped = chunk.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+            stripped = chunk.removeprefix(codecs.BOM_UTF8).lstrip(b" \t\r\n")
             if stripped:
                 return stripped
 
@@ -99,7 +99,7 @@ def _sample_lines(
     seen = 0
     tail = b""
     with _open(path) as fh:
-        chunk = fh.read(_HEAD).removeprefix(b"\xef\xbb\xbf")
+        chunk = fh.read(_HEAD).removeprefix(codecs.BOM_UTF8)
         while len(lines) < sample:
             if chunk:
                 parts = (tail + chunk).split(b"\n")

@@ -12,6 +12,7 @@ then hands the rest of the file to its Python path, after the rows already deliv
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -66,8 +67,7 @@ class ProjectedStream:
         chunk = self._raw.read(self._block)
         if self._first:
             self._first = False
-            if chunk.startswith(b"\xef\xbb\xbf"):
-                chunk = chunk[3:]  # a byte order mark is not data
+            chunk = chunk.removeprefix(codecs.BOM_UTF8)  # a byte order mark is not data
         final = not chunk
         data = self._carry + chunk if self._carry else chunk
         reason, consumed, _, cut = _jsonscan.project(data, final, self._keys)

@@ -33,7 +33,6 @@ from auger.formats.text.python_reader import in_open_quote as _in_open_quote
 
 __all__ = ["LineCounter", "block_counts"]
 
-_BOM = b"\xef\xbb\xbf"
 _LF, _CR = 10, 13
 
 
@@ -68,7 +67,7 @@ class LineCounter:
             return None  # a limit this small: let the parsers check every field
         if len(self._head) < 3:
             self._head += data[: 3 - len(self._head)]
-            if self._head[:1] == _BOM[:1] and _BOM.startswith(self._head):
+            if self._head[:1] == codecs.BOM_UTF8[:1] and codecs.BOM_UTF8.startswith(self._head):
                 return None  # a byte-order mark (or its start): leave it to the parsers
         self.seen += len(data)
         rest = data

@@ -13,6 +13,7 @@ to the Python parser after the rows delivered, exactly as the Arrow path does.
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 from typing import IO
@@ -31,8 +32,6 @@ except ImportError:  # built without a C compiler: pyarrow and the Python parser
     _textscan = None
 
 __all__ = ["native_available", "native_batches", "native_possible"]
-
-_BOM = b"\xef\xbb\xbf"
 
 
 def native_available() -> bool:
@@ -156,7 +155,7 @@ class _Blocks:
         got = self._fill(self._have)
         if not self._started:
             self._started = True
-            if self._buf[:3] == _BOM:  # a UTF-8 byte order mark is not data
+            if self._buf[:3] == codecs.BOM_UTF8:  # a UTF-8 byte order mark is not data
                 self._buf[: got - 3] = self._buf[3:got]
                 got -= 3
         self._end = self._have + got
