@@ -155,6 +155,13 @@ class JsonStream:
                 )
             yield line, value
 
+    def _skip_line(self) -> Any:
+        """Count an invalid record skipped and go past the rest of its line in the buffer."""
+        self.skipped += 1
+        nl = self._buf.find("\n", self._pos)
+        self._advance(len(self._buf) if nl < 0 else nl + 1)
+        return _SKIP
+
     def _decode(self) -> Any:
         size = _CHUNK
         while True:
@@ -162,10 +169,7 @@ class JsonStream:
                 value, end = self._decoder.raw_decode(self._buf, self._pos)
             except _NotAllowed as exc:
                 if self.skip_invalid:
-                    self.skipped += 1
-                    nl = self._buf.find("\n", self._pos)
-                    self._advance(len(self._buf) if nl < 0 else nl + 1)
-                    return _SKIP
+                    return self._skip_line()
                 raise json_error(
                     self.path,
                     f"Error parsing JSON - Non-standard token '{exc}': {exc} is not allowed "
@@ -176,10 +180,7 @@ class JsonStream:
                 # deeper than Python's parser goes (about a thousand levels): Drill's parser
                 # also stops at a maximum nesting depth
                 if self.skip_invalid:
-                    self.skipped += 1
-                    nl = self._buf.find("\n", self._pos)
-                    self._advance(len(self._buf) if nl < 0 else nl + 1)
-                    return _SKIP
+                    return self._skip_line()
                 raise json_error(
                     self.path,
                     "Error parsing JSON - objects and arrays nested more than "
