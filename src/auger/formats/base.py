@@ -165,39 +165,56 @@ class _Checked(io.RawIOBase):
             super().close()
 
 
-class _ZlibReader(io.RawIOBase):
-    """A zlib stream (RFC 1950, what Hadoop's ``.deflate`` codec writes), decoded as read."""
+class _DecodedReader(io.RawIOBase):
+    """A stream of decoded pieces (``_more``), read by size without re-copying what is left."""
 
     def __init__(self, fh: IO[bytes]) -> None:
         super().__init__()
         self._fh = fh
-        self._z = zlib.decompressobj()
         self._pending = b""
+        self._at = 0  # bytes of ``_pending`` already read
 
     def readable(self) -> bool:
         return True
 
+    def _more(self) -> bytes | None:
+        """The next decoded piece; None at the end of the stream."""
+        raise NotImplementedError
+
     def read(self, size: int = -1) -> bytes:
         want = size if size >= 0 else 1 << 62
-        out = [self._pending[:want]]
-        self._pending = self._pending[want:]
-        have = len(out[0])
-        while have < want and not self._z.eof:
-            chunk = self._fh.read(1 << 16)
-            if not chunk:
-                raise EOFError("Compressed file ended before the end-of-stream marker was reached")
-            data = self._z.decompress(chunk)
-            out.append(data[: want - have])
-            self._pending = data[want - have :]
-            have += len(out[-1])
-        return b"".join(out)
+        while len(self._pending) - self._at < want:
+            piece = self._more()
+            if piece is None:
+                break
+            self._pending = self._pending[self._at :] + piece
+            self._at = 0
+        out = self._pending[self._at : self._at + want]
+        self._at += len(out)
+        return out
 
     def close(self) -> None:
         self._fh.close()
         super().close()
 
 
-class _HadoopBlockReader(io.RawIOBase):
+class _ZlibReader(_DecodedReader):
+    """A zlib stream (RFC 1950, what Hadoop's ``.deflate`` codec writes), decoded as read."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        super().__init__(fh)
+        self._z = zlib.decompressobj()
+
+    def _more(self) -> bytes | None:
+        if self._z.eof:
+            return None
+        chunk = self._fh.read(1 << 16)
+        if not chunk:
+            raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+        return self._z.decompress(chunk)
+
+
+class _HadoopBlockReader(_DecodedReader):
     """Hadoop's block framing (``BlockCompressorStream``, used by its Snappy and LZ4 codecs).
 
     Each block is its uncompressed length (4 bytes, big-endian) followed by chunks of a
@@ -206,13 +223,8 @@ class _HadoopBlockReader(io.RawIOBase):
     """
 
     def __init__(self, fh: IO[bytes], codec: str) -> None:
-        super().__init__()
-        self._fh = fh
+        super().__init__(fh)
         self._codec = pa.Codec(codec)
-        self._pending = b""
-
-    def readable(self) -> bool:
-        return True
 
     def _int(self, what: str) -> int | None:
         head = self._fh.read(4)
@@ -222,7 +234,7 @@ class _HadoopBlockReader(io.RawIOBase):
             raise EOFError(f"Compressed file ended inside a {what} header")
         return int.from_bytes(head, "big")
 
-    def _block(self) -> bytes | None:
+    def _more(self) -> bytes | None:
         size = self._int("block")
         if size is None:
             return None
@@ -242,20 +254,6 @@ class _HadoopBlockReader(io.RawIOBase):
         if got != size:
             raise ValueError(f"a block decompressed to {got} bytes, its header says {size}")
         return b"".join(parts)
-
-    def read(self, size: int = -1) -> bytes:
-        want = size if size >= 0 else 1 << 62
-        while len(self._pending) < want:
-            block = self._block()
-            if block is None:
-                break
-            self._pending += block
-        out, self._pending = self._pending[:want], self._pending[want:]
-        return out
-
-    def close(self) -> None:
-        self._fh.close()
-        super().close()
 
 
 def _first_zip_entry(path: str) -> io.RawIOBase:
