@@ -101,6 +101,9 @@ typedef struct {
     Buf loff;               /* row-major list offsets */
     Buf counts;             /* columnar: fields seen per row (past the last kept: at least) */
     int status;
+    /* the fast path */
+    uint64_t high;          /* the top bits of every byte stage 1 looked at, OR-ed */
+    int32_t *next_kept;     /* columnar: the first kept position at or after each one */
 } Scan;
 
 static inline int kept(const Scan *sc, Py_ssize_t fi) {
@@ -326,6 +329,428 @@ typedef struct {
     Py_ssize_t off, dat;
 } Mark;
 
+/* ---------------------------------------------------------------- the structural fast path
+ *
+ * parse_record() looks at every byte up to the last kept field and calls memchr several
+ * times per record for the rest. The fast path finds the bytes that matter 64 at a time
+ * instead, as bit masks (the idea of simdcsv): delimiters, line ends and quotes. Which bytes
+ * are inside quotes follows from the quote mask by a running XOR (a doubled quote toggles
+ * twice, so the parity stays right); only delimiters and line ends outside quotes separate
+ * fields. The quote rules are checked on the masks too. Stage 1 turns a stretch of input
+ * into masks (SSE2, or AVX2 or AVX-512 where the CPU has them, picked when the module
+ * loads); stage 2 visits only the separators, passes those of fields not kept in a tight
+ * loop, and looks only for the line end once a record's last kept field is read.
+ *
+ * It takes only what it is sure of: whole records ending in \n or \r\n with well-formed
+ * quotes. At anything else (a quote not opening a field, text after a closing quote, a lone
+ * \r, a comment line, an over-long field, a record that may have too many fields, the last
+ * record of the input without a line end) it stops at the start of that record and
+ * parse_record() takes it, with the statuses it reports. */
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define AUGER_X86 1 /* AVX2 and AVX-512 variants, picked at run time */
+#include <immintrin.h>
+#endif
+
+/* what stage 1 tells stage 2 about 64 bytes of input */
+typedef struct {
+    uint64_t seps;  /* delimiters, \n and \r outside quotes */
+    uint64_t eols;  /* \n and \r outside quotes */
+    uint64_t wrong; /* a quote breaking the rules, or a \r outside quotes not before \n */
+    uint64_t dbl;   /* the second quote of a doubled pair */
+} Chunk;
+
+/* the state carried from one 64-byte chunk to the next */
+typedef struct {
+    uint64_t inside; /* all ones: the last byte was inside quotes */
+    uint64_t before; /* 1: the last byte may precede an opening quote */
+    uint64_t quote;  /* 1: the last byte was a quote */
+} Carry;
+
+/* chunks per stage-1 call: 4 KiB of input, after a first call of 2 chunks doubling up to it
+ * (the fast path may stop at the next record, a comment line say, and start again) */
+#define FAST_CHUNKS 64
+
+/* bit i set when an odd number of bits at or below i are set */
+static inline uint64_t prefix_xor(uint64_t x) {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+
+/* Stage 1 after the byte masks of one chunk: the quote parity and the quote rules. `next`
+ * is the byte after the chunk (0 at the end of the input). */
+static inline void chunk_from_masks(const Scan *sc, uint64_t md, uint64_t mq, uint64_t mn,
+                                    uint64_t mc, uint64_t odd, int next, Carry *cy,
+                                    Chunk *out) {
+    const int delim = sc->delim, quote = sc->quote;
+    const uint64_t inside = odd ^ cy->inside;
+    cy->inside = (uint64_t)0 - (inside >> 63);
+    /* an opening quote follows a delimiter, a line end or a closing quote (a doubled one);
+     * a closing quote precedes a delimiter, a line end or an opening quote; a \r outside
+     * quotes precedes a \n */
+    const uint64_t any = md | mq | mn | mc;
+    const uint64_t next_any =
+        (next == delim || next == '\n' || next == '\r' || (next == quote && quote >= 0));
+    const uint64_t may_open = any << 1 | cy->before;
+    const uint64_t may_close = any >> 1 | next_any << 63;
+    const uint64_t nl_next = mn >> 1 | (uint64_t)(next == '\n') << 63;
+    cy->before = any >> 63;
+    out->wrong =
+        (mq & inside & ~may_open) | (mq & ~inside & ~may_close) | (mc & ~inside & ~nl_next);
+    out->dbl = mq & inside & (mq << 1 | cy->quote);
+    cy->quote = mq >> 63;
+    out->eols = (mn | mc) & ~inside;
+    out->seps = out->eols | (md & ~inside);
+}
+
+/* the last bytes of the input, padded with zeros (which match nothing) */
+static inline const unsigned char *padded(const Scan *sc, Py_ssize_t base,
+                                          unsigned char tail[64]) {
+    const unsigned char *p = (const unsigned char *)sc->s + base;
+    if (sc->n - base >= 64) return p;
+    memset(tail, 0, 64);
+    memcpy(tail, p, (size_t)(sc->n - base));
+    return tail;
+}
+
+static inline int byte_after(const Scan *sc, Py_ssize_t base) {
+    return base + 64 < sc->n ? (unsigned char)sc->s[base + 64] : 0;
+}
+
+/* Stage 1 for up to `count` chunks from base, portable (SSE2 on any x86-64). */
+static Py_ssize_t stage1_base(Scan *sc, Py_ssize_t base, Py_ssize_t count, Carry *cy,
+                              Chunk *out) {
+    unsigned char tail[64];
+    uint64_t high = 0;
+    Py_ssize_t k = 0;
+    for (; k < count && base < sc->n; k++, base += 64) {
+        const unsigned char *p = padded(sc, base, tail);
+        uint64_t md = 0, mq = 0, mn = 0, mc = 0;
+#if defined(__SSE2__)
+        const __m128i d = _mm_set1_epi8((char)sc->delim), q = _mm_set1_epi8((char)sc->quote);
+        const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+        for (int j = 0; j < 4; j++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * j));
+            md |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, d)) << (16 * j);
+            mq |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)) << (16 * j);
+            mn |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) << (16 * j);
+            mc |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, cr)) << (16 * j);
+            high |= (uint64_t)(uint32_t)_mm_movemask_epi8(v);
+        }
+#else
+        for (int j = 0; j < 64; j++) {
+            unsigned c = p[j];
+            md |= (uint64_t)(c == (unsigned)sc->delim) << j;
+            mq |= (uint64_t)(c == (unsigned)sc->quote) << j;
+            mn |= (uint64_t)(c == '\n') << j;
+            mc |= (uint64_t)(c == '\r') << j;
+            high |= c & 0x80;
+        }
+#endif
+        if (sc->quote < 0) mq = 0;
+        chunk_from_masks(sc, md, mq, mn, mc, prefix_xor(mq), byte_after(sc, base), cy, &out[k]);
+    }
+    sc->high |= high;
+    return k;
+}
+
+#ifdef AUGER_X86
+/* the quote parity of 64 bytes by a carry-less multiply */
+#define CLMUL_PARITY(mq)                                                                    \
+    ((uint64_t)_mm_cvtsi128_si64(                                                           \
+        _mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)(mq)), _mm_set1_epi8(-1), 0)))
+
+/* Stage 1 with AVX2 compares. */
+__attribute__((target("avx2,pclmul"))) static Py_ssize_t stage1_avx2(Scan *sc, Py_ssize_t base,
+                                                                     Py_ssize_t count, Carry *cy,
+                                                                     Chunk *out) {
+    unsigned char tail[64];
+    uint64_t high = 0;
+    const __m256i d = _mm256_set1_epi8((char)sc->delim), q = _mm256_set1_epi8((char)sc->quote);
+    const __m256i nl = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
+    Py_ssize_t k = 0;
+    for (; k < count && base < sc->n; k++, base += 64) {
+        const unsigned char *p = padded(sc, base, tail);
+        __m256i lo = _mm256_loadu_si256((const __m256i *)p);
+        __m256i hi = _mm256_loadu_si256((const __m256i *)(p + 32));
+#define MASK64(c)                                                                           \
+    ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, c)) |                  \
+     (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, c)) << 32)
+        uint64_t md = MASK64(d), mq = sc->quote >= 0 ? MASK64(q) : 0;
+        uint64_t mn = MASK64(nl), mc = MASK64(cr);
+#undef MASK64
+        high |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(lo, hi));
+        chunk_from_masks(sc, md, mq, mn, mc, CLMUL_PARITY(mq), byte_after(sc, base), cy, &out[k]);
+    }
+    sc->high |= high;
+    return k;
+}
+
+/* Stage 1 with AVX-512 compares straight into 64-bit masks. */
+__attribute__((target("avx512f,avx512bw,pclmul"))) static Py_ssize_t stage1_avx512(
+    Scan *sc, Py_ssize_t base, Py_ssize_t count, Carry *cy, Chunk *out) {
+    unsigned char tail[64];
+    uint64_t high = 0;
+    const __m512i d = _mm512_set1_epi8((char)sc->delim), q = _mm512_set1_epi8((char)sc->quote);
+    const __m512i nl = _mm512_set1_epi8('\n'), cr = _mm512_set1_epi8('\r');
+    Py_ssize_t k = 0;
+    for (; k < count && base < sc->n; k++, base += 64) {
+        const __m512i v = _mm512_loadu_si512((const void *)padded(sc, base, tail));
+        uint64_t md = _mm512_cmpeq_epi8_mask(v, d);
+        uint64_t mq = sc->quote >= 0 ? _mm512_cmpeq_epi8_mask(v, q) : 0;
+        uint64_t mn = _mm512_cmpeq_epi8_mask(v, nl), mc = _mm512_cmpeq_epi8_mask(v, cr);
+        high |= _mm512_movepi8_mask(v);
+        chunk_from_masks(sc, md, mq, mn, mc, CLMUL_PARITY(mq), byte_after(sc, base), cy, &out[k]);
+    }
+    sc->high |= high;
+    return k;
+}
+#endif
+
+typedef Py_ssize_t (*Stage1)(Scan *, Py_ssize_t, Py_ssize_t, Carry *, Chunk *);
+
+typedef struct {
+    const char *name;
+    Stage1 fn;
+    int usable;
+} Stage1Choice;
+
+static Stage1Choice stage1_choices[] = {
+    {"portable", stage1_base, 1},
+#ifdef AUGER_X86
+    {"avx2", stage1_avx2, 0},
+    {"avx512", stage1_avx512, 0},
+#endif
+};
+
+#define N_STAGE1 ((int)(sizeof stage1_choices / sizeof stage1_choices[0]))
+
+static Stage1 stage1 = stage1_base; /* the fastest the CPU has, set when the module loads */
+
+static void pick_stage1(void) {
+#ifdef AUGER_X86
+    __builtin_cpu_init();
+    int pclmul = __builtin_cpu_supports("pclmul");
+    stage1_choices[1].usable = pclmul && __builtin_cpu_supports("avx2");
+    stage1_choices[2].usable =
+        pclmul && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+#endif
+    for (int i = 0; i < N_STAGE1; i++)
+        if (stage1_choices[i].usable) stage1 = stage1_choices[i].fn;
+}
+
+/* Store field [fs, end) at position fi of the current record: without its quotes and with
+ * a doubled quote made single when it opens with one (`doubled`: it holds a doubled quote).
+ * 0, or -1 with a status (out of memory) or with status 0 when parse_record must take the
+ * record (a field over the size limit). */
+static inline int fast_field(Scan *sc, Py_ssize_t fi, Py_ssize_t fs, Py_ssize_t end,
+                             int doubled) {
+    int col = kept(sc, fi);
+    if (col == -1) return 0;
+    if (col == -2) return end_field(sc, 0);
+    const char *s = sc->s;
+    Buf *d = sc->row_major ? &sc->dat[0] : &sc->dat[col];
+    if (sc->quote >= 0 && fs < end && (unsigned char)s[fs] == sc->quote) {
+        fs++;
+        end--; /* the closing quote: the rules put it right before the separator */
+        if (end - fs > sc->max_field) return -1;
+        while (doubled) { /* copy up to each doubled quote, keeping one of the two */
+            const char *q = (const char *)memchr(s + fs, sc->quote, (size_t)(end - fs));
+            if (q == NULL) break;
+            Py_ssize_t stop = (Py_ssize_t)(q - s) + 1;
+            if (buf_put(d, s + fs, stop - fs) < 0) goto nomem;
+            fs = stop + 1;
+        }
+    } else if (end - fs > sc->max_field) {
+        return -1;
+    }
+    const Py_ssize_t len = end - fs;
+    if (len <= 16 && fs + 16 <= sc->n && d->len + 16 <= d->cap) {
+        memcpy(d->p + d->len, s + fs, 16); /* one 16-byte move; what is past len is junk */
+        d->len += len;
+    } else if (buf_put(d, s + fs, len) < 0) {
+        goto nomem;
+    }
+    return end_field(sc, sc->row_major ? 0 : col);
+nomem:
+    sc->status = ST_NOMEM;
+    return -1;
+}
+
+/* The end of a record whose fields 0..fi-1 were looked at (`fi` past the last kept one
+ * when the rest was skipped, as parse_record counts it). */
+static inline int fast_record_end(Scan *sc, Py_ssize_t fi) {
+    if (sc->row_major) {
+        Py_ssize_t lists = sc->off[0].len / 4 - 1;
+        if (lists > INT32_MAX) {
+            sc->status = ST_TOO_BIG;
+            return -1;
+        }
+        if (buf_i32(&sc->loff, (int32_t)lists) < 0) goto nomem;
+        return 0;
+    }
+    for (Py_ssize_t k = fi; k < sc->nmap && k <= sc->last_kept; k++) { /* a short row */
+        int col = sc->colmap[k];
+        if (col >= 0 && end_field(sc, col) < 0) return -1;
+    }
+    if (buf_i32(&sc->counts, (int32_t)(fi < INT32_MAX ? fi : INT32_MAX)) < 0) goto nomem;
+    return 0;
+nomem:
+    sc->status = ST_NOMEM;
+    return -1;
+}
+
+/* Whether field fi and every later one of the record are not kept (parse_record skips
+ * them with skip_rest). */
+static inline int rest_unkept(const Scan *sc, Py_ssize_t fi) {
+    if (kept(sc, fi) != -1) return 0;
+    return sc->row_major ? (sc->limit >= 0 && fi >= sc->limit) : fi > sc->last_kept;
+}
+
+/* Store the field [fs, base + bit) at position fi; `last_dbl`: the last doubled quote
+ * before the chunk `ch` starting at base. */
+static inline int store(Scan *sc, const Chunk *ch, Py_ssize_t base, int bit, Py_ssize_t fi,
+                        Py_ssize_t fs, Py_ssize_t last_dbl) {
+    int doubled = 0;
+    if ((unsigned char)sc->s[fs] == sc->quote) {
+        uint64_t below = ch->dbl & (((uint64_t)1 << bit) - 1);
+        doubled = (below ? base + 63 - __builtin_clzll(below) : last_dbl) > fs;
+    }
+    return fast_field(sc, fi, fs, base + bit, doubled);
+}
+
+/* Drop what was stored of a record not finished: every finished record has one offset in
+ * each column and one count (columnar), or one list offset (row-major). */
+static void take_back(Scan *sc, Py_ssize_t nbuf) {
+    if (sc->row_major) {
+        const Py_ssize_t rows = sc->loff.len / 4 - 1;
+        const int32_t strings = ((const int32_t *)sc->loff.p)[rows];
+        sc->off[0].len = ((Py_ssize_t)strings + 1) * 4;
+        sc->dat[0].len = ((const int32_t *)sc->off[0].p)[strings];
+        return;
+    }
+    const Py_ssize_t rows = sc->counts.len / 4;
+    for (Py_ssize_t k = 0; k < nbuf; k++) {
+        sc->off[k].len = (rows + 1) * 4;
+        sc->dat[k].len = ((const int32_t *)sc->off[k].p)[rows];
+    }
+}
+
+/* Parse whole records from pos (a line start) while they are plain; returns where it
+ * stopped (a line start), adding the records stored to *rows. */
+static Py_ssize_t fast_scan(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_ssize_t *rows) {
+    const char *s = sc->s;
+    const Py_ssize_t n = sc->n;
+    const int comment = sc->comment;
+    Py_ssize_t rs = pos, fs = pos, fi = 0; /* record start, field start, field position */
+    int skipping = 0; /* the rest of the record is not kept: only line ends matter */
+    Py_ssize_t bad = PY_SSIZE_T_MAX; /* where the first broken rule was seen */
+    Py_ssize_t last_dbl = -1; /* the last doubled quote in the chunks before this one */
+    Carry cy = {0, 1, 0};     /* pos is a line start: a quote may open there */
+    Chunk chunks[FAST_CHUNKS];
+    const int skip_all = rest_unkept(sc, 0); /* no field of any record is kept */
+#define RECORD_START()                                                                      \
+    do {                                                                                    \
+        if (comment >= 0 && rs < n && (unsigned char)s[rs] == comment) return rs;          \
+        fi = 0;                                                                             \
+        skipping = skip_all;                                                                \
+    } while (0)
+#define GIVE_UP()                                                                           \
+    do {                                                                                    \
+        take_back(sc, nbuf);                                                                \
+        return rs;                                                                          \
+    } while (0)
+    /* At the start of field fi, not kept: pass the delimiters of the fields up to the next
+     * kept one in a tight loop. A line end or a broken rule stops it; the loop below takes
+     * those. */
+#define PASS_UNKEPT()                                                                       \
+    do {                                                                                    \
+        if (sc->next_kept != NULL && sc->colmap[fi] < 0) {                                  \
+            Py_ssize_t need = sc->next_kept[fi] - fi;                                       \
+            uint64_t passed = 0;                                                            \
+            while (need > 0 && live) {                                                      \
+                uint64_t low = live & ((uint64_t)0 - live);                                 \
+                if (low & stop) break;                                                      \
+                live ^= low;                                                                \
+                passed = low;                                                               \
+                need--;                                                                     \
+                fi++;                                                                       \
+            }                                                                               \
+            if (passed) fs = base + __builtin_ctzll(passed) + 1;                            \
+        }                                                                                   \
+    } while (0)
+    RECORD_START();
+    Py_ssize_t count = 2;
+    for (Py_ssize_t from = pos; from < n;) {
+        const Py_ssize_t got = stage1(sc, from, count, &cy, chunks);
+        if (count < FAST_CHUNKS) count *= 2;
+        for (Py_ssize_t k = 0; k < got; k++) {
+            const Chunk *ch = &chunks[k];
+            const Py_ssize_t base = from + 64 * k;
+            if (ch->wrong && bad == PY_SSIZE_T_MAX) bad = base + __builtin_ctzll(ch->wrong);
+            /* bits the tight loop below must not pass: line ends, and any at or after `bad` */
+            const uint64_t stop =
+                ch->eols | (bad - base >= 64  ? 0
+                            : bad <= base ? ~(uint64_t)0
+                                          : ~(uint64_t)0 << (bad - base));
+            uint64_t live = skipping ? ch->eols : ch->seps; /* separators still to visit */
+            while (live) {
+                const int bit = __builtin_ctzll(live);
+                live &= live - 1;
+                const Py_ssize_t at = base + bit;
+                if (at < fs) continue;    /* the \n of a \r\n already taken */
+                if (at >= bad) GIVE_UP(); /* the record breaks a rule */
+                if (!(ch->eols >> bit & 1)) { /* a delimiter (never met while skipping) */
+                    if (kept(sc, fi) != -1 && store(sc, ch, base, bit, fi, fs, last_dbl) < 0)
+                        GIVE_UP();
+                    if (++fi >= sc->max_fields) GIVE_UP();
+                    fs = at + 1;
+                    if (rest_unkept(sc, fi)) {
+                        skipping = 1;
+                        live &= ch->eols;
+                    } else {
+                        PASS_UNKEPT();
+                    }
+                    continue;
+                }
+                const Py_ssize_t after = at + ((unsigned char)s[at] == '\r' ? 2 : 1);
+                if (fi == 0 && at == fs) { /* an empty line, not a record */
+                    rs = fs = after;
+                    RECORD_START();
+                } else {
+                    if (skipping) { /* fi: the first field not looked at */
+                        if (at - rs + 1 >= sc->max_fields) GIVE_UP(); /* maybe too many */
+                    } else {
+                        if (store(sc, ch, base, bit, fi, fs, last_dbl) < 0) GIVE_UP();
+                        fi++;
+                    }
+                    if (fast_record_end(sc, fi) < 0) GIVE_UP();
+                    ++*rows;
+                    rs = fs = after;
+                    RECORD_START();
+                }
+                /* the bits after this one, of the kind the new record needs */
+                live = (skipping ? ch->eols : ch->seps) & ~(((uint64_t)2 << bit) - 1);
+                if (!skipping) PASS_UNKEPT();
+            }
+            if (ch->dbl) last_dbl = base + 63 - __builtin_clzll(ch->dbl);
+        }
+        from += 64 * got;
+    }
+    GIVE_UP(); /* the last record has no line end: parse_record takes it */
+#undef RECORD_START
+#undef GIVE_UP
+#undef PASS_UNKEPT
+}
+
 static PyObject *bytes_of(Buf *b) {
     return PyBytes_FromStringAndSize(b->p ? b->p : "", b->len);
 }
@@ -333,14 +758,15 @@ static PyObject *bytes_of(Buf *b) {
 static PyObject *textscan_scan(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *kwlist[] = {"data",  "final",     "delimiter",  "quote",      "comment",
                              "keep",  "row_major", "limit",      "skip",       "skip_line",
-                             "max_field", "max_fields", NULL};
+                             "max_field", "max_fields", "structural", NULL};
     Py_buffer data, keep;
     int final, delim, quote, comment, row_major, skip_line;
     Py_ssize_t limit, skip, max_field, max_fields;
+    int structural = 1; /* the fast path may run (off: parse_record alone, for tests) */
     keep.buf = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*piiiz*pnnpnn", kwlist, &data, &final,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "y*piiiz*pnnpnn|p", kwlist, &data, &final,
                                      &delim, &quote, &comment, &keep, &row_major, &limit, &skip,
-                                     &skip_line, &max_field, &max_fields))
+                                     &skip_line, &max_field, &max_fields, &structural))
         return NULL;
     /* keep: int32 per field position (output column, or -1), or None for all */
     Scan sc;
@@ -370,6 +796,19 @@ static PyObject *textscan_scan(PyObject *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_ValueError, "columnar scans need the kept positions");
         return NULL;
     }
+    if (!row_major && sc.last_kept >= 0 && sc.last_kept + 1 < max_fields) {
+        /* for each position, the first kept one at or after it: the fast path passes the
+         * fields in between without looking at them one by one */
+        sc.next_kept = (int32_t *)malloc(sizeof(int32_t) * (size_t)(sc.nmap + 1));
+        if (sc.next_kept == NULL) {
+            PyBuffer_Release(&data);
+            if (keep.buf != NULL) PyBuffer_Release(&keep);
+            return PyErr_NoMemory();
+        }
+        sc.next_kept[sc.nmap] = (int32_t)sc.nmap;
+        for (Py_ssize_t i = sc.nmap - 1; i >= 0; i--)
+            sc.next_kept[i] = sc.colmap[i] >= 0 ? (int32_t)i : sc.next_kept[i + 1];
+    }
     Py_ssize_t nbuf = row_major ? 1 : sc.ncols;
     sc.off = (Buf *)calloc((size_t)(nbuf ? nbuf : 1), sizeof(Buf));
     sc.dat = (Buf *)calloc((size_t)(nbuf ? nbuf : 1), sizeof(Buf));
@@ -386,6 +825,7 @@ static PyObject *textscan_scan(PyObject *self, PyObject *args, PyObject *kwargs)
     if (quote >= 0) sc.special[(unsigned char)quote] = 1;
 
     Py_ssize_t rows = 0, consumed = 0, lists = 0;
+    int slow_consumed = 0; /* parse_record or the line rules consumed some of it */
     int alloc_failed = 0;
     Py_BEGIN_ALLOW_THREADS;
     for (Py_ssize_t b = 0; b < nbuf; b++) {
@@ -405,9 +845,19 @@ static PyObject *textscan_scan(PyObject *self, PyObject *args, PyObject *kwargs)
             pos = sc.n; /* the line goes on in the next block */
     }
     while (!sc.status && pos < sc.n) {
+        if (structural && skip == 0) {
+            Py_ssize_t got = 0, reached = fast_scan(&sc, pos, nbuf, &got);
+            rows += got;
+            if (sc.status) break;
+            if (reached > pos) {
+                consumed = pos = reached;
+                continue;
+            }
+        }
         char c = s[pos];
         if (c == '\n') { /* an empty line */
             consumed = ++pos;
+            slow_consumed = 1;
             continue;
         }
         if (c == '\r') {
@@ -421,6 +871,7 @@ static PyObject *textscan_scan(PyObject *self, PyObject *args, PyObject *kwargs)
                 break;
             }
             consumed = pos += 2;
+            slow_consumed = 1;
             continue;
         }
         if (comment >= 0 && (unsigned char)c == comment) {
@@ -428,9 +879,11 @@ static PyObject *textscan_scan(PyObject *self, PyObject *args, PyObject *kwargs)
             if (nl == NULL) {
                 if (!sc.final) break;
                 consumed = pos = sc.n;
+                slow_consumed = 1;
                 break;
             }
             consumed = pos = (Py_ssize_t)(nl - s) + 1;
+            slow_consumed = 1;
             continue;
         }
         for (Py_ssize_t k = 0; k < nbuf; k++) {
@@ -461,6 +914,7 @@ static PyObject *textscan_scan(PyObject *self, PyObject *args, PyObject *kwargs)
             }
         }
         consumed = pos = next;
+        slow_consumed = 1;
     }
     Py_END_ALLOW_THREADS;
 
@@ -490,8 +944,11 @@ static PyObject *textscan_scan(PyObject *self, PyObject *args, PyObject *kwargs)
             Py_DECREF(t);
         }
     }
-    result = Py_BuildValue("(snnnNN)", status_text[sc.status], consumed, rows, skip, payload,
-                           bytes_of(&sc.counts));
+    /* every consumed byte went through stage 1 and none has its top bit set: the caller
+     * need not check the block for UTF-8 */
+    int ascii = !slow_consumed && !skip_line && sc.high == 0 && (consumed > 0 || sc.n == 0);
+    result = Py_BuildValue("(snnnNNO)", status_text[sc.status], consumed, rows, skip, payload,
+                           bytes_of(&sc.counts), ascii ? Py_True : Py_False);
 done:
     if (sc.off) {
         for (Py_ssize_t k = 0; k < nbuf; k++) free(sc.off[k].p);
@@ -503,16 +960,49 @@ done:
     }
     free(sc.loff.p);
     free(sc.counts.p);
+    free(sc.next_kept);
     free(marks);
     PyBuffer_Release(&data);
     if (keep.buf != NULL) PyBuffer_Release(&keep);
     return result;
 }
 
+static PyObject *textscan_stage1_variants(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    PyObject *out = PyList_New(0);
+    for (int i = 0; out != NULL && i < N_STAGE1; i++) {
+        if (!stage1_choices[i].usable) continue;
+        PyObject *name = PyUnicode_FromString(stage1_choices[i].name);
+        if (name == NULL || PyList_Append(out, name) < 0) Py_CLEAR(out);
+        Py_XDECREF(name);
+    }
+    return out;
+}
+
+static PyObject *textscan_use_stage1(PyObject *self, PyObject *arg) {
+    (void)self;
+    const char *want = PyUnicode_AsUTF8(arg);
+    if (want == NULL) return NULL;
+    for (int i = 0; i < N_STAGE1; i++) {
+        if (stage1_choices[i].usable && strcmp(stage1_choices[i].name, want) == 0) {
+            stage1 = stage1_choices[i].fn;
+            Py_RETURN_NONE;
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "no stage 1 variant %R on this CPU", arg);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"scan", (PyCFunction)(void (*)(void))textscan_scan, METH_VARARGS | METH_KEYWORDS,
      "scan(data, final, delimiter, quote, comment, keep, row_major, limit, skip, skip_line, "
-     "max_field, max_fields) -> (fallback_reason, consumed, rows, skip_left, buffers, counts)"},
+     "max_field, max_fields, structural=True) -> (fallback_reason, consumed, rows, skip_left, "
+     "buffers, counts, ascii)"},
+    {"stage1_variants", textscan_stage1_variants, METH_NOARGS,
+     "The fast path's stage 1 variants this CPU runs, slowest first (the last is in use)."},
+    {"use_stage1", textscan_use_stage1, METH_O,
+     "Use the named stage 1 variant from now on (for tests and benchmarks)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -521,4 +1011,7 @@ static struct PyModuleDef module = {
     "Delimited-text tokenizer that keeps only the projected fields.", -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__textscan(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__textscan(void) {
+    pick_stage1();
+    return PyModule_Create(&module);
+}

@@ -107,7 +107,7 @@ def native_batches(
             data, final = blocks.next()
             if not data:
                 return
-            reason, consumed, rows, skip, payload, counts = _textscan.scan(
+            reason, consumed, rows, skip, payload, counts, ascii = _textscan.scan(
                 data,
                 final,
                 delimiter=delimiter,
@@ -123,7 +123,8 @@ def native_batches(
             )
             if consumed:
                 raw_line = False
-                if not valid_utf8(data, consumed):  # the Python parser says where
+                # (ASCII seen by the tokenizer needs no check)
+                if not ascii and not valid_utf8(data, consumed):  # the Python parser says where
                     raise NeedsFallback("invalid UTF-8")
             data.release()
             if rows:
