@@ -93,7 +93,12 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
     _d("drill.exec.storage.implicit.last_modified_time.column.label", "STRING", "lmt"),
     _d("drill.exec.storage.file.partition.column.label", "STRING", "dir"),
     _d("auger.scan.batch_rows", "LONG", 4096, "Rows per scan batch (the loader's row limit)"),
-    _d("auger.scan.json_sample_rows", "LONG", 1000, "JSON rows sampled per file to find a schema"),
+    _d(
+        "auger.scan.json_sample_rows",
+        "LONG",
+        1000,
+        "JSON rows sampled per file to find a schema (-1: every row)",
+    ),
     _d("auger.scan.target_split_bytes", "LONG", 128 * 1024 * 1024, "Bytes per Spark task"),
     _d("auger.scan.parallelism", "LONG", 0, "Spark tasks a scan aims for (0: the cores)"),
     _d("auger.scan.parallel_discovery_files", "LONG", 64, "Discovery uses Spark past this"),

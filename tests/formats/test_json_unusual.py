@@ -266,3 +266,58 @@ def test_nesting_too_deep_is_a_located_data_read_error(
     msg = error(conn, f"SELECT * FROM {t}")
     assert msg.startswith("DATA_READ ERROR: Error parsing JSON - objects and arrays nested")
     assert "deep.json" in msg and "Line: 2" in msg
+
+
+# ------------------------------------------------- members first met past the schema sample
+
+LATE = "".join(f'{{"id": {i}, "n": {i}}}\n' for i in range(6)) + '{"id": 6, "n": 6, "late": "x"}\n'
+
+
+@pytest.fixture(params=["arrow", "python"])
+def sampled_conn(conn: Any, request: pytest.FixtureRequest) -> Any:
+    """A session sampling 3 rows per file, reading JSON on the pyarrow or the Python path."""
+    conn.cursor().execute("ALTER SESSION SET `auger.scan.json_sample_rows` = 3")
+    if request.param == "python":
+        conn.cursor().execute("ALTER SESSION SET `auger.scan.json_force_python` = true")
+    return conn
+
+
+@pytest.mark.parametrize(
+    "query", ["SELECT * FROM {t}", "SELECT id, late FROM {t}", "SELECT late FROM {t}"]
+)
+def test_member_met_past_the_sample_is_a_located_error(
+    sampled_conn: Any, tmp_path: Path, query: str
+) -> None:
+    # Before: read as NULL (and missing from SELECT *): the value was silently lost.
+    t = table(tmp_path, "late.json", LATE)
+    message = error(sampled_conn, query.format(t=t))
+    assert "DATA_READ ERROR: Column [late] first holds a value past the rows sampled" in message
+    assert "Line: 7" in message and "late.json" in message
+    assert "auger.scan.json_sample_rows" in message
+
+
+def test_member_met_past_the_sample_is_read_when_every_row_is_sampled(
+    sampled_conn: Any, tmp_path: Path
+) -> None:
+    t = table(tmp_path, "late.json", LATE)
+    sampled_conn.cursor().execute("ALTER SESSION SET `auger.scan.json_sample_rows` = -1")
+    assert rows(sampled_conn, f"SELECT id, late FROM {t} WHERE id >= 5 ORDER BY id") == [
+        (5, None),
+        (6, "x"),
+    ]
+
+
+def test_late_member_the_query_does_not_use_changes_nothing(
+    sampled_conn: Any, tmp_path: Path
+) -> None:
+    t = table(tmp_path, "late.json", LATE + '{"id": 7, "n": 7, "late": null}\n')
+    assert rows(sampled_conn, f"SELECT id FROM {t} WHERE n >= 5 ORDER BY id") == [(5,), (6,), (7,)]
+
+
+def test_late_member_holding_only_nulls_is_null(sampled_conn: Any, tmp_path: Path) -> None:
+    data = "".join(f'{{"id": {i}}}\n' for i in range(5)) + '{"id": 5, "late": null}\n'
+    t = table(tmp_path, "late.json", data)
+    assert rows(sampled_conn, f"SELECT id, late FROM {t} WHERE id >= 4 ORDER BY id") == [
+        (4, None),
+        (5, None),
+    ]

@@ -529,6 +529,7 @@ def run_scan_v2(
     reader_options = {
         "__table_schema__": spec.reader_schema or TupleSchema(table_cols).to_text(),
         "__projection__": list(spec.projection),
+        "__missing__": spec.missing_names(),
     }
     operator = ScanOperator(
         get_format(spec.format_type),

@@ -104,6 +104,7 @@ def run_scan(
     # (``columns[2]``, ``m.a``) so that a reader can skip fields nobody asked for.
     options["__table_schema__"] = spec.reader_schema or TupleSchema(table_cols).to_text()
     options["__projection__"] = list(spec.projection)
+    options["__missing__"] = spec.missing_names()
     remaining = spec.limit
     counts_rows = ColumnSource.ROWS in spec.sources.values()
     for split in files if files is not None else spec.files:

@@ -103,6 +103,11 @@ class ScanSpec:
     def schema(self) -> TupleSchema:
         return TupleSchema.parse(self.output_schema) if self.output_schema else TupleSchema()
 
+    def missing_names(self) -> list[str]:
+        """Columns the query names that the table schema lacks (read as NULL): a reader whose
+        schema came from a sample may meet them later in a file and must say so."""
+        return [name for name, src in self.sources.items() if src == ColumnSource.MISSING]
+
     def table_schema(self) -> TupleSchema:
         """Only the columns read from (or missing in) the files."""
         return TupleSchema(

@@ -206,8 +206,17 @@ def _huge_int(value: Any) -> int | None:
 class RowsConverter:
     """Converts batches of records of one file to the expected Arrow schema."""
 
-    def __init__(self, schema: pa.Schema, path: str, all_text: bool, skip_invalid: bool) -> None:
+    def __init__(
+        self,
+        schema: pa.Schema,
+        path: str,
+        all_text: bool,
+        skip_invalid: bool,
+        late: frozenset[str] | None = frozenset(),
+    ) -> None:
         self.schema = schema
+        #: members not in ``schema`` whose values count (lower case; None: every one)
+        self.late = late
         self.path = path
         self.all_text = all_text
         self.skip_invalid = skip_invalid
@@ -220,8 +229,8 @@ class RowsConverter:
 
     def convert(self, rows: list[dict[str, Any]], lines: Sequence[int]) -> pa.RecordBatch:
         """One batch; bad records raise (with file, line, column) or are skipped and counted."""
-        rows = self._normalise(rows)
         lines = list(lines)
+        rows = self._normalise(rows, lines)
         while True:
             try:
                 return self._build(rows)
@@ -245,11 +254,14 @@ class RowsConverter:
                 del lines[bad.row]
                 self.skipped += 1
 
-    def _normalise(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _normalise(self, rows: list[dict[str, Any]], lines: list[int]) -> list[dict[str, Any]]:
         keys: set[str] = set()
         for r in rows:
             keys.update(r)
-        odd = {k for k in keys - self._exact if k.lower() in self._lower}
+        unknown = keys - self._exact
+        if unknown and (self.late is None or self.late):
+            self._check_late(rows, lines, unknown)
+        odd = {k for k in unknown if k.lower() in self._lower}
         if odd:  # a key spelled in another case than the table's: same column (Drill)
             lower = self._lower
             rows = [
@@ -259,6 +271,32 @@ class RowsConverter:
         if self._maps and _odd_members(rows, self._maps):
             rows = [_respelled(r, self._maps) for r in rows]
         return rows
+
+    def _check_late(self, rows: list[dict[str, Any]], lines: list[int], unknown: set[str]) -> None:
+        """A value in a member the table schema lacks, where the query needs it: an error
+        that says where and how to widen the sample, instead of a NULL."""
+        late = self.late
+        names = [
+            k
+            for k in unknown
+            if k.lower() not in self._lower and (late is None or k.lower() in late)
+        ]
+        if not names:
+            return
+        for r, line in zip(rows, lines, strict=True):
+            for k in names:
+                if r.get(k) is not None:
+                    raise UserError.data_read(
+                        f"Column [{k}] first holds a value past the rows sampled to find "
+                        "the table's schema",
+                        [
+                            f"File: {self.path}",
+                            f"Line: {line}",
+                            f"Column: {k}",
+                            f"Fix: set auger.scan.json_sample_rows to {line} or more, or to "
+                            "-1 to sample every row, or give the column in a provided schema",
+                        ],
+                    )
 
     def _build(self, rows: list[dict[str, Any]]) -> pa.RecordBatch:
         n = len(rows)

@@ -298,8 +298,38 @@ def _print_skips(lines: list[int], path: str, enabled: bool) -> None:
             _log.warning("Skipped invalid record at line %d of %s", line, path)
 
 
+_SAMPLE_SLICE = 10_000  # records held at once when the whole file is sampled
+
+
 class _Fallback(Exception):
     pass
+
+
+def _late_members(
+    options: Mapping[str, Any], columns: Sequence[str] | None
+) -> frozenset[str] | None:
+    """Top-level members whose values the query needs although the table schema, found
+    from a sample of each file's first rows, lacks them: None for every such member (the
+    query reads the whole row), else the lower-case names it plans as missing columns.
+
+    A member first met past the sample would otherwise read as NULL, or vanish from
+    ``SELECT *``: a value silently lost. The readers raise a located error instead."""
+    if options.get("__table_schema__") is None:
+        return frozenset()  # no table schema: each batch's own members (direct reads)
+    if columns is None:
+        return None
+    return frozenset(n.lower() for n in options.get("__missing__") or ())
+
+
+def _late_values(batch: pa.RecordBatch, target: pa.Schema, late: frozenset[str] | None) -> bool:
+    """Whether a member pyarrow found beyond ``target`` holds a value the query needs."""
+    known = set(target.names)
+    for name, column in zip(batch.schema.names, batch.columns, strict=True):
+        if name in known or (late is not None and name.lower() not in late):
+            continue
+        if column.null_count < len(column):
+            return True
+    return False
 
 
 class JsonFormat(FormatPlugin):
@@ -319,14 +349,19 @@ class JsonFormat(FormatPlugin):
                 stream = JsonStream(fh, path, skip_invalid=skip, all_text=all_text)
                 quick = _sample_lines(path, sample, stream.decoder) if sample > 0 else None
                 if quick is not None:
-                    records, lines = quick
-                else:
-                    records, lines = [], []
-                    for line, obj in stream:
-                        records.append(obj)
-                        lines.append(line)
-                        if len(records) >= sample:
-                            break
+                    builder.add_many(*quick, path)
+                    continue
+                # a negative sample: every row, a slice at a time
+                records: list[dict[str, Any]] = []
+                lines: list[int] = []
+                for line, obj in stream:
+                    records.append(obj)
+                    lines.append(line)
+                    if len(records) >= sample >= 0:
+                        break
+                    if len(records) >= _SAMPLE_SLICE:
+                        builder.add_many(records, lines, path)
+                        records, lines = [], []
             builder.add_many(records, lines, path)
         return builder.schema()
 
@@ -341,6 +376,7 @@ class JsonFormat(FormatPlugin):
         all_text, _, skip = _flags(options)
         path = split.path
         target = self._target(options, columns)
+        late = _late_members(options, columns)
         head = _head(path)
         if not head:
             return
@@ -357,10 +393,14 @@ class JsonFormat(FormatPlugin):
         )
         if fast and target is not None:
             # fewer members than the objects have: cut them down before pyarrow parses them
-            project = projector_available() and len(target) < _members_of_first(head)
+            project = (
+                projector_available()
+                and late is not None  # every member counts: none may be cut away
+                and len(target) < _members_of_first(head)
+            )
             try:
                 block = _block_for(limit, head)
-                for batch in self._arrow_batches(path, target, block, project):
+                for batch in self._arrow_batches(path, target, block, project, late):
                     for start in range(0, batch.num_rows, batch_rows):
                         piece = batch.slice(start, batch_rows)
                         emitted += piece.num_rows
@@ -373,7 +413,7 @@ class JsonFormat(FormatPlugin):
         if limit is not None:  # no need to parse a whole batch for the first few rows
             batch_rows = max(1, min(batch_rows, int(limit)))
         yield from self._python_batches(
-            path, target, all_text, skip, emitted, batch_rows, allow_nan, print_lines
+            path, target, all_text, skip, emitted, batch_rows, allow_nan, print_lines, late
         )
 
     @staticmethod
@@ -391,17 +431,26 @@ class JsonFormat(FormatPlugin):
 
     # ------------------------------------------------------------------ Arrow path
     def _arrow_batches(
-        self, path: str, target: pa.Schema, block: int = _BLOCK, project: bool = False
+        self,
+        path: str,
+        target: pa.Schema,
+        block: int = _BLOCK,
+        project: bool = False,
+        late: frozenset[str] | None = frozenset(),
     ) -> Iterator[pa.RecordBatch]:
         source: _Watch | ProjectedStream
         inner = _member_names(target)
         watch: _Watch | None = None
+        # members the sample did not show may matter (see _late_members): pyarrow then
+        # infers any member the schema lacks, and a value in one sends the file to the
+        # Python path, which says where it is
+        infer = late is None or bool(late)
         try:
             raw = _arrow_input(path)
             if project:
                 if inner:  # the projector checks top-level keys only: watch the members
                     raw = watch = _Watch(raw, inner)
-                source = ProjectedStream(raw, target.names, block)
+                source = ProjectedStream(raw, [*target.names, *sorted(late or ())], block)
             else:
                 source = _Watch(raw, [*target.names, *inner])
             reader = pajson.open_json(
@@ -409,7 +458,7 @@ class JsonFormat(FormatPlugin):
                 read_options=pajson.ReadOptions(block_size=block, use_threads=True),
                 parse_options=pajson.ParseOptions(
                     explicit_schema=target,
-                    unexpected_field_behavior="ignore",
+                    unexpected_field_behavior="infer" if infer else "ignore",
                     newlines_in_values=False,  # faster; a multi-line object falls back
                 ),
             )
@@ -428,6 +477,12 @@ class JsonFormat(FormatPlugin):
                     raise _Fallback(str(exc)) from exc
                 if source.suspect or (watch is not None and watch.suspect):
                     raise _Fallback("invalid UTF-8 or a key in another case")
+                if infer and batch.num_columns > len(target):
+                    if _late_values(batch, target, late):
+                        raise _Fallback("a member the sampled rows did not show")
+                    batch = pa.RecordBatch.from_arrays(
+                        [batch.column(f.name) for f in target], schema=target
+                    )
                 if not batch.num_columns:
                     yield pa.RecordBatch.from_arrays([pa.nulls(batch.num_rows)], ["__rows__"])
                     continue
@@ -451,6 +506,7 @@ class JsonFormat(FormatPlugin):
         batch_rows: int,
         allow_nan: bool = True,
         print_lines: bool = False,
+        late: frozenset[str] | None = frozenset(),
     ) -> Iterator[pa.RecordBatch]:
         with _open(path) as fh:
             stream = JsonStream(
@@ -462,7 +518,7 @@ class JsonFormat(FormatPlugin):
             )
             converter: RowsConverter | None = None
             if target is not None:
-                converter = RowsConverter(target, path, all_text, skip_invalid)
+                converter = RowsConverter(target, path, all_text, skip_invalid, late)
             rows: list[dict[str, Any]] = []
             lines: list[int] = []
             seen = 0
