@@ -321,3 +321,35 @@ def test_late_member_holding_only_nulls_is_null(sampled_conn: Any, tmp_path: Pat
         (4, None),
         (5, None),
     ]
+
+
+LATE_MEMBER = (
+    "".join(f'{{"id": {i}, "m": {{"a": {i}}}, "l": [{{"a": {i}}}]}}\n' for i in range(5))
+    + '{"id": 5, "m": {"a": 5, "b": "new"}, "l": [{"a": 5}]}\n'
+    + '{"id": 6, "m": {"a": 6}, "l": [{"a": 6, "c": true}]}\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "member", "line"),
+    [
+        ("SELECT * FROM {t}", "m.b", 6),
+        ("SELECT t.m FROM {t} t", "m.b", 6),
+        ("SELECT t.l FROM {t} t WHERE t.id = 6", "l.c", 7),
+    ],
+)
+def test_map_member_met_past_the_sample_is_a_located_error(
+    sampled_conn: Any, tmp_path: Path, query: str, member: str, line: int
+) -> None:
+    t = table(tmp_path, "late.json", LATE_MEMBER)
+    message = error(sampled_conn, query.format(t=t))
+    assert f"Column [{member}] first holds a value past the rows sampled" in message
+    assert f"Line: {line}" in message
+
+
+def test_members_the_sample_showed_still_read_past_it(sampled_conn: Any, tmp_path: Path) -> None:
+    t = table(tmp_path, "late.json", LATE_MEMBER)
+    assert rows(sampled_conn, f"SELECT t.id, t.m.a, t.l[0].a FROM {t} t WHERE t.id >= 5") == [
+        (5, 5, 5),
+        (6, 6, 6),
+    ]

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from auger.errors import UserError
 from auger.types.arrow import arrow_to_column
 
-__all__ = ["RowsConverter", "drill_type_name", "unnull_structs"]
+__all__ = ["RowsConverter", "drill_type_name", "has_struct", "late_member", "unnull_structs"]
 
 
 def drill_type_name(t: pa.DataType) -> str:
@@ -120,7 +120,7 @@ def unnull_structs(arr: pa.Array) -> pa.Array:
 _LONG_RANGE = "(-9223372036854775808 - 9223372036854775807)"
 
 
-def _has_struct(t: pa.DataType) -> bool:
+def has_struct(t: pa.DataType) -> bool:
     while pa.types.is_list(t) or pa.types.is_large_list(t):
         t = t.value_type
     return pa.types.is_struct(t)
@@ -153,6 +153,29 @@ def _odd_names(seen: pa.DataType, want: pa.DataType) -> bool:
         elif f.name.lower() in lower:
             return True
     return False
+
+
+def late_member(seen: pa.DataType, want: pa.DataType, path: str = "") -> str | None:
+    """The dotted path of a map member the values have (``seen``, their inferred type) but
+    type ``want`` lacks, where it holds a value (a member only ever null infers as null)."""
+    while (pa.types.is_list(seen) or pa.types.is_large_list(seen)) and (
+        pa.types.is_list(want) or pa.types.is_large_list(want)
+    ):
+        seen, want = seen.value_type, want.value_type
+    if not (pa.types.is_struct(seen) and pa.types.is_struct(want)):
+        return None
+    lower = {f.name.lower(): f.type for f in want}
+    for f in seen:
+        inner = f"{path}.{f.name}" if path else f.name
+        t = lower.get(f.name.lower())
+        if t is None:
+            if not pa.types.is_null(f.type):
+                return inner
+            continue
+        found = late_member(f.type, t, inner)
+        if found is not None:
+            return found
+    return None
 
 
 def _respelled(value: Any, t: pa.DataType) -> Any:
@@ -203,6 +226,19 @@ def _huge_int(value: Any) -> int | None:
     return None
 
 
+def _late_error(path: str, line: int, column: str) -> UserError:
+    return UserError.data_read(
+        f"Column [{column}] first holds a value past the rows sampled to find the table's schema",
+        [
+            f"File: {path}",
+            f"Line: {line}",
+            f"Column: {column}",
+            f"Fix: set auger.scan.json_sample_rows to {line} or more, or to -1 to sample every "
+            "row, or give the column in a provided schema",
+        ],
+    )
+
+
 class RowsConverter:
     """Converts batches of records of one file to the expected Arrow schema."""
 
@@ -213,10 +249,15 @@ class RowsConverter:
         all_text: bool,
         skip_invalid: bool,
         late: frozenset[str] | None = frozenset(),
+        whole_maps: frozenset[str] = frozenset(),
     ) -> None:
         self.schema = schema
         #: members not in ``schema`` whose values count (lower case; None: every one)
         self.late = late
+        #: the map columns the query reads whole (lower case): a member they lack counts
+        self._whole_maps = pa.struct(
+            [f for f in schema if f.name.lower() in whole_maps and has_struct(f.type)]
+        )
         self.path = path
         self.all_text = all_text
         self.skip_invalid = skip_invalid
@@ -225,7 +266,7 @@ class RowsConverter:
         self._exact = set(schema.names)
         self._lower = {n.lower(): n for n in schema.names}
         # the columns holding maps (at any depth), whose members' spellings must be checked
-        self._maps = pa.struct([f for f in schema if _has_struct(f.type)])
+        self._maps = pa.struct([f for f in schema if has_struct(f.type)])
 
     def convert(self, rows: list[dict[str, Any]], lines: Sequence[int]) -> pa.RecordBatch:
         """One batch; bad records raise (with file, line, column) or are skipped and counted."""
@@ -270,7 +311,28 @@ class RowsConverter:
             ]
         if self._maps and _odd_members(rows, self._maps):
             rows = [_respelled(r, self._maps) for r in rows]
+        if self._whole_maps:
+            self._check_late_members(rows, lines)
         return rows
+
+    def _check_late_members(self, rows: list[dict[str, Any]], lines: list[int]) -> None:
+        """A value in a map member the table schema lacks, in a map the query reads whole."""
+        maps = self._whole_maps
+
+        def seen(part: list[dict[str, Any]]) -> pa.DataType | None:
+            try:
+                return pa.array([{f.name: r.get(f.name) for f in maps} for r in part]).type
+            except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError):
+                return None  # mixed types: the type check locates them
+
+        whole = seen(rows)
+        if whole is None or late_member(whole, maps) is None:
+            return
+        for r, line in zip(rows, lines, strict=True):
+            one = seen([r])
+            path = None if one is None else late_member(one, maps)
+            if path is not None:
+                raise _late_error(self.path, line, path)
 
     def _check_late(self, rows: list[dict[str, Any]], lines: list[int], unknown: set[str]) -> None:
         """A value in a member the table schema lacks, where the query needs it: an error
@@ -286,17 +348,7 @@ class RowsConverter:
         for r, line in zip(rows, lines, strict=True):
             for k in names:
                 if r.get(k) is not None:
-                    raise UserError.data_read(
-                        f"Column [{k}] first holds a value past the rows sampled to find "
-                        "the table's schema",
-                        [
-                            f"File: {self.path}",
-                            f"Line: {line}",
-                            f"Column: {k}",
-                            f"Fix: set auger.scan.json_sample_rows to {line} or more, or to "
-                            "-1 to sample every row, or give the column in a provided schema",
-                        ],
-                    )
+                    raise _late_error(self.path, line, k)
 
     def _build(self, rows: list[dict[str, Any]]) -> pa.RecordBatch:
         n = len(rows)

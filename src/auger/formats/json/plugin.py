@@ -26,7 +26,7 @@ import pyarrow.json as pajson
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import FormatPlugin, open_input
-from auger.formats.json.convert import RowsConverter, unnull_structs
+from auger.formats.json.convert import RowsConverter, has_struct, unnull_structs
 from auger.formats.json.infer import SchemaBuilder
 from auger.formats.json.projector import ProjectedStream, projector_available
 from auger.formats.json.stream import JsonStream
@@ -321,6 +321,21 @@ def _late_members(
     return frozenset(n.lower() for n in options.get("__missing__") or ())
 
 
+def _whole_maps(
+    options: Mapping[str, Any], columns: Sequence[str] | None, target: pa.Schema | None
+) -> frozenset[str]:
+    """The map columns (arrays of maps too) the query reads whole, lower case: a member the
+    sample did not show counts in them (``SELECT *``, ``SELECT t.m``), not where the query
+    names members (``t.m.a``)."""
+    if target is None or options.get("__table_schema__") is None:
+        return frozenset()
+    maps = {f.name.lower() for f in target if has_struct(f.type)}
+    if columns is None:
+        return frozenset(maps)
+    bare = {p.strip("`").lower() for p in options.get("__projection__") or () if "." not in p}
+    return frozenset(maps & {p for p in bare if "[" not in p})
+
+
 def _late_values(batch: pa.RecordBatch, target: pa.Schema, late: frozenset[str] | None) -> bool:
     """Whether a member pyarrow found beyond ``target`` holds a value the query needs."""
     known = set(target.names)
@@ -377,6 +392,7 @@ class JsonFormat(FormatPlugin):
         path = split.path
         target = self._target(options, columns)
         late = _late_members(options, columns)
+        maps = _whole_maps(options, columns, target)
         head = _head(path)
         if not head:
             return
@@ -400,7 +416,7 @@ class JsonFormat(FormatPlugin):
             )
             try:
                 block = _block_for(limit, head)
-                for batch in self._arrow_batches(path, target, block, project, late):
+                for batch in self._arrow_batches(path, target, block, project, late, maps):
                     for start in range(0, batch.num_rows, batch_rows):
                         piece = batch.slice(start, batch_rows)
                         emitted += piece.num_rows
@@ -413,7 +429,7 @@ class JsonFormat(FormatPlugin):
         if limit is not None:  # no need to parse a whole batch for the first few rows
             batch_rows = max(1, min(batch_rows, int(limit)))
         yield from self._python_batches(
-            path, target, all_text, skip, emitted, batch_rows, allow_nan, print_lines, late
+            path, target, all_text, skip, emitted, batch_rows, allow_nan, print_lines, late, maps
         )
 
     @staticmethod
@@ -437,14 +453,15 @@ class JsonFormat(FormatPlugin):
         block: int = _BLOCK,
         project: bool = False,
         late: frozenset[str] | None = frozenset(),
+        maps: frozenset[str] = frozenset(),
     ) -> Iterator[pa.RecordBatch]:
         source: _Watch | ProjectedStream
         inner = _member_names(target)
         watch: _Watch | None = None
-        # members the sample did not show may matter (see _late_members): pyarrow then
-        # infers any member the schema lacks, and a value in one sends the file to the
-        # Python path, which says where it is
-        infer = late is None or bool(late)
+        # members the sample did not show may matter (see _late_members, _whole_maps):
+        # pyarrow then infers any member the schema lacks, and finding one sends the file
+        # to the Python path, which says where a value is in one
+        infer = late is None or bool(late) or bool(maps)
         try:
             raw = _arrow_input(path)
             if project:
@@ -477,12 +494,15 @@ class JsonFormat(FormatPlugin):
                     raise _Fallback(str(exc)) from exc
                 if source.suspect or (watch is not None and watch.suspect):
                     raise _Fallback("invalid UTF-8 or a key in another case")
-                if infer and batch.num_columns > len(target):
-                    if _late_values(batch, target, late):
-                        raise _Fallback("a member the sampled rows did not show")
-                    batch = pa.RecordBatch.from_arrays(
-                        [batch.column(f.name) for f in target], schema=target
-                    )
+                if infer:
+                    if batch.num_columns > len(target):
+                        if _late_values(batch, target, late):
+                            raise _Fallback("a member the sampled rows did not show")
+                        batch = pa.RecordBatch.from_arrays(
+                            [batch.column(f.name) for f in target], schema=target
+                        )
+                    if not batch.schema.equals(target):  # a map member the schema lacks
+                        raise _Fallback("a map member the sampled rows did not show")
                 if not batch.num_columns:
                     yield pa.RecordBatch.from_arrays([pa.nulls(batch.num_rows)], ["__rows__"])
                     continue
@@ -507,6 +527,7 @@ class JsonFormat(FormatPlugin):
         allow_nan: bool = True,
         print_lines: bool = False,
         late: frozenset[str] | None = frozenset(),
+        maps: frozenset[str] = frozenset(),
     ) -> Iterator[pa.RecordBatch]:
         with _open(path) as fh:
             stream = JsonStream(
@@ -518,7 +539,7 @@ class JsonFormat(FormatPlugin):
             )
             converter: RowsConverter | None = None
             if target is not None:
-                converter = RowsConverter(target, path, all_text, skip_invalid, late)
+                converter = RowsConverter(target, path, all_text, skip_invalid, late, maps)
             rows: list[dict[str, Any]] = []
             lines: list[int] = []
             seen = 0
