@@ -353,3 +353,15 @@ def test_members_the_sample_showed_still_read_past_it(sampled_conn: Any, tmp_pat
         (5, 5, 5),
         (6, 6, 6),
     ]
+
+
+def test_type_change_past_the_sample_says_how_to_widen_it(
+    sampled_conn: Any, tmp_path: Path
+) -> None:
+    data = "".join(f'{{"v": {i}}}\n' for i in range(5)) + '{"v": 1.5}\n'
+    t = table(tmp_path, "late.json", data)
+    message = error(sampled_conn, f"SELECT SUM(v) FROM {t}")
+    assert "where BIGINT was expected" in message and "Line: 6" in message
+    assert "auger.scan.json_sample_rows = 6" in message
+    sampled_conn.cursor().execute("ALTER SESSION SET `auger.scan.json_sample_rows` = -1")
+    assert rows(sampled_conn, f"SELECT SUM(v) FROM {t}") == [(11.5,)]

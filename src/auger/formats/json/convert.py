@@ -287,7 +287,11 @@ class RowsConverter:
                             f"Column: {bad.column}",
                             f"Expected type: {bad.expected}",
                             f"Found type: {bad.found}",
-                            "Fix: set store.json.all_text_mode = true, or cast the column",
+                            # the schema came from a sample of rows: one past it may hold
+                            # a type the sample never showed
+                            f"Fix: let the schema see this row (auger.scan.json_sample_rows "
+                            f"= {lines[bad.row]}, or -1 for every row), or read every value "
+                            "as text (store.json.all_text_mode = true)",
                         ],
                     ) from None
                 self.skipped_lines.append(lines[bad.row])
