@@ -38,7 +38,11 @@ def discover(*paths: Path) -> str:
 def test_reads_all_columns(tmp_path: Path) -> None:
     path = tmp_path / "t.parquet"
     pq.write_table(table(), path)
-    assert rows_of(read_file(path, "parquet")) == table().to_pylist()
+    # a null group reads as a map of nulls (Drill's maps are never null)
+    expect = table().to_pylist()
+    expect[1]["m"] = {"a": None, "b": {"c": None, "d": None}}
+    expect[2]["m"]["b"] = {"c": None, "d": None}
+    assert rows_of(read_file(path, "parquet")) == expect
     assert discover(path) == (
         "`id` INT, `m` STRUCT<`a` BIGINT, `b` STRUCT<`c` VARCHAR, `d` BIGINT>>, `name` VARCHAR"
     )

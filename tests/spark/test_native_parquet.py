@@ -126,6 +126,39 @@ def zoo_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+def test_null_groups_and_lists_read_as_drill_vectors_hold_them(run: Any, tmp_path: Path) -> None:
+    """A null struct is a struct of null members and a null list an empty one, at any depth,
+    on both paths (Drill's maps and repeated vectors are never null); a null MAP stays."""
+    inner = pa.struct([("x", pa.int64()), ("ys", pa.list_(pa.string()))])
+    table = pa.table(
+        {
+            "id": [1, 2],
+            "s": pa.array([{"x": 1, "ys": ["a"]}, None], inner),
+            "l": pa.array([[1, None], None], pa.list_(pa.int64())),
+            "los": pa.array([[{"x": 2, "ys": None}, None], None], pa.list_(inner)),
+            "mp": pa.array([[("k", 1)], None], pa.map_(pa.string(), pa.int64())),
+        }
+    )
+    pq.write_table(table, tmp_path / "n.parquet")
+    got = run(f"SELECT id, s, l, los FROM dfs.`{tmp_path}` ORDER BY id", ordered=True)
+    empty = {"x": None, "ys": []}
+    assert [tuple(_plain(v) for v in r) for r in got] == [
+        (1, {"x": 1, "ys": ["a"]}, [1, None], [{"x": 2, "ys": []}, empty]),
+        (2, empty, [], []),
+    ]
+    star = run(f"SELECT * FROM dfs.`{tmp_path}` WHERE id = 2")
+    assert star[0][4] is None
+
+
+def _plain(value: Any) -> Any:
+    """Spark Rows as dicts, at any depth."""
+    if hasattr(value, "asDict"):
+        return {k: _plain(v) for k, v in value.asDict().items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
 def test_type_zoo_star(run: Any, zoo_dir: Path) -> None:
     rows = run(f"SELECT * FROM dfs.`{zoo_dir}`")
     assert len(rows) == 3

@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import FormatPlugin, widen
+from auger.formats.vectors import unnull_structs
 from auger.scan.spec import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import schema_from_arrow
@@ -322,7 +323,12 @@ class ParquetFormat(FormatPlugin):
                 batch_size=batch_rows, row_groups=groups, columns=selected, use_threads=True
             )
             for batch in batches:
-                arrays = [_conform(c, _drill_type(c.type)) for c in batch.columns]
+                # a null group is a map of nulls and a null LIST an empty array, as Drill's
+                # vectors hold them; null elements stay (Parquet lists may hold them)
+                arrays = [
+                    unnull_structs(_conform(c, _drill_type(c.type)), zero_elements=False)
+                    for c in batch.columns
+                ]
                 yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
         except _ERRORS as exc:
             raise UserError.data_read(

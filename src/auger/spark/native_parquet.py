@@ -313,6 +313,34 @@ def _rebuild(t: Any, tree: _Tree, value: str) -> str:
     return f"CASE WHEN {value} IS NOT NULL THEN named_struct({', '.join(members)}) END"
 
 
+def _never_null(value: str, t: Any, depth: int = 0) -> str:
+    """SQL for ``value`` as Drill's vectors hold it: a null struct is a struct of null
+    members and a null array an empty one, at any depth (the data source's rule, see
+    :func:`auger.formats.vectors.unnull_structs`); scalars, and elements, as they are."""
+    from pyspark.sql import types as T
+
+    if isinstance(t, T.StructType) and t.fields:
+        members = ", ".join(
+            f"{_string(f.name)}, {_never_null(f'({value}).{_ident(f.name)}', f.dataType, depth)}"
+            for f in t.fields
+        )
+        return _declared_nullable(f"named_struct({members})")
+    if isinstance(t, T.ArrayType):
+        element = t.elementType
+        if isinstance(element, T.StructType | T.ArrayType):
+            var = f"auger_e{depth}"
+            value = f"transform({value}, {var} -> {_never_null(var, element, depth + 1)})"
+        return _declared_nullable(f"coalesce({value}, CAST(array() AS {_type_sql(t)}))")
+    return value
+
+
+def _declared_nullable(sql: str) -> str:
+    """The same value, typed nullable as the data source declares every column and member
+    (``if`` with a NULL branch may be null as far as the analyzer knows, which does not fold
+    it as it does ``CASE WHEN true``; the optimizer drops it)."""
+    return f"if(true, {sql}, NULL)"
+
+
 # ----------------------------------------------------------------------------- SQL text
 # The frame is built from SQL expression strings: one Py4J call per column instead of one per
 # function, which is most of the planning time of a small query.
@@ -529,6 +557,7 @@ def _scan_frame(spark: Any, planned: PlannedScan, footers: list[_Footer]) -> Any
                 value = f"CAST({value} AS TIMESTAMP_NTZ)"  # the instant's UTC wall clock
             if tree is not None:
                 value = _rebuild(target, tree, value)
+            value = _never_null(value, target)
             read_fields.append(T.StructField(col.name, read_type, True))
             selects.append(f"{value} AS {name}")
         elif source == ColumnSource.MISSING:

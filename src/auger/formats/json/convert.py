@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from auger.errors import UserError
+from auger.formats.vectors import unnull_structs
 from auger.types.arrow import arrow_to_column
 
 __all__ = ["RowsConverter", "drill_type_name", "has_struct", "late_member", "unnull_structs"]
@@ -64,57 +64,6 @@ def _texts(value: Any) -> Any:
     if isinstance(value, list):
         return [_texts(v) for v in value]
     return value
-
-
-def _element_default(t: pa.DataType) -> pa.Scalar | None:
-    """What Drill's JSON reader stores for a null inside an array of ``t``: its vectors hold
-    no nulls in arrays, so false, 0 or the empty string (None: leave the nulls)."""
-    if pa.types.is_boolean(t):
-        return pa.scalar(False, t)
-    if pa.types.is_integer(t) or pa.types.is_floating(t):
-        return pa.scalar(0, t)
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return pa.scalar("", t)
-    return None
-
-
-def _has_nested(t: pa.DataType) -> bool:
-    return pa.types.is_struct(t) or pa.types.is_list(t) or pa.types.is_large_list(t)
-
-
-def unnull_structs(arr: pa.Array) -> pa.Array:
-    """The column as Drill's vectors hold it, at any depth: a null map is a map of null
-    members (maps are never null themselves), a null array is an empty one, and a null
-    element of an array of scalars is the type's zero value (``[1, null]`` reads ``[1, 0]``,
-    ``["x", null]`` ``["x", ""]``), as Drill's JSON reader stores them."""
-    t = arr.type
-    if pa.types.is_struct(t):
-        kids = arr.flatten() if arr.null_count else [arr.field(i) for i in range(t.num_fields)]
-        fixed = [unnull_structs(k) for k in kids]
-        if not arr.null_count and all(a is b for a, b in zip(fixed, kids, strict=True)):
-            return arr
-        return pa.StructArray.from_arrays(fixed, fields=list(t))
-    if pa.types.is_list(t) or pa.types.is_large_list(t):
-        values = arr.values
-        fixed = values
-        if values.null_count and not _has_nested(values.type):
-            default = _element_default(values.type)
-            if default is not None:
-                fixed = pc.fill_null(values, default)
-        elif _has_nested(values.type):
-            fixed = unnull_structs(values)
-        if not arr.null_count and fixed is values:
-            return arr
-        # offsets without validity: a null array becomes the (empty) range it spans
-        offsets = arr.offsets
-        if arr.null_count:
-            spans = pc.subtract(offsets.slice(1), offsets.slice(0, len(arr)))
-            if pc.any(pc.and_(pc.is_null(arr), pc.not_equal(spans, 0))).as_py():
-                # a null over a non-empty range (never from pyarrow's JSON reader): rebuild
-                return unnull_structs(pa.array([v or [] for v in arr.to_pylist()], t))
-        cls = pa.LargeListArray if pa.types.is_large_list(t) else pa.ListArray
-        return cls.from_arrays(offsets, fixed, type=t)
-    return arr
 
 
 _LONG_RANGE = "(-9223372036854775808 - 9223372036854775807)"
