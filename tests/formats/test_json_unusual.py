@@ -49,6 +49,16 @@ def test_column_null_in_every_row_used_as_map_or_array_is_null(
     assert rows(conn, f"SELECT {expr}, t.x FROM {t} t ORDER BY t.x") == [(None, 1), (None, 2)]
 
 
+def test_null_column_used_as_map_beside_a_wildcard_is_a_map(conn: Any, tmp_path: Path) -> None:
+    # Before: SELECT *, t.a.b gave 'Reader column type not compatible' though t.a.b alone
+    # was NULL. The projection types the column under the wildcard too: a map holding b.
+    t = table(tmp_path, "n.json", '{"a": null, "x": 1}\n{"a": null, "x": 2}\n')
+    sql = f"SELECT *, t.a.b FROM {t} t ORDER BY t.x"
+    assert rows(conn, sql) == [({"b": None}, 1, None), ({"b": None}, 2, None)]
+    assert rows(conn, f"SELECT *, t.a[0] FROM {t} t ORDER BY t.x") == [([], 1, None), ([], 2, None)]
+    assert rows(conn, f"SELECT * FROM {t} t ORDER BY t.x") == [(None, 1), (None, 2)]
+
+
 def test_null_column_used_as_map_in_where(conn: Any, tmp_path: Path) -> None:
     t = table(tmp_path, "n.json", '{"a": null, "x": 1}\n')
     assert rows(conn, f"SELECT t.x FROM {t} t WHERE t.a.b IS NULL") == [(1,)]

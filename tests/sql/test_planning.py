@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .helpers import names, rows
+from .helpers import error, names, rows
 
 
 def _write(path: Path, records: list[dict[str, Any]]) -> None:
@@ -98,3 +98,30 @@ def test_typeof_names_drill_types(conn: Any) -> None:
         "TYPEOF(nosuch) AS d FROM cp.`employee.json` LIMIT 1",
     )
     assert got == [("BIGINT", "VARCHAR", "FLOAT8", "NULL")]
+
+
+def test_a_directory_of_two_formats_is_an_error_naming_both(conn: Any, tmp_path: Path) -> None:
+    # Before: the JSON file beside the CSV was left out without a word (rows lost)
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    (mixed / "a.csvh").write_text("x,y\n1,2\n")
+    _write(mixed / "b.json", [{"x": "5", "y": "6"}])
+    (mixed / "README").write_text("no format: passed over\n")
+    msg = error(conn, f"SELECT * FROM dfs.`{mixed}`")
+    assert msg.startswith("VALIDATION ERROR: ")
+    assert "more than one format: csvh (a.csvh), json (b.json)" in msg
+    assert f"{mixed}/*.json" in msg
+    assert rows(conn, f"SELECT * FROM dfs.`{mixed}/*.json`") == [("5", "6")]
+    assert rows(conn, f"SELECT * FROM dfs.`{mixed}/*.csvh`") == [("1", "2")]
+
+
+def test_a_directory_of_one_format_and_unknown_files_reads_the_format(
+    conn: Any, tmp_path: Path
+) -> None:
+    d = tmp_path / "one"
+    d.mkdir()
+    _write(d / "a.json", [{"x": 1}])
+    (d / "b.json.gz").write_bytes(__import__("gzip").compress(b'{"x": 2}\n'))
+    (d / "README").write_text("listed first, no format: passed over\n")
+    (d / "notes.txt").write_text("not data\n")
+    assert rows(conn, f"SELECT x FROM dfs.`{d}` ORDER BY x") == [(1,), (2,)]

@@ -50,6 +50,7 @@ from auger.sql.missing_members import (
 from auger.sql.provided import conversion_expressions, needs_conversion, text_scan_column
 from auger.sql.pruning import prune_scan
 from auger.sql.row_counts import count_rows_query, counting_scan, sum_row_weights
+from auger.sql.single_format import single_format
 from auger.sql.star_columns import spell_out_star
 from auger.sql.table_functions import apply_table_function, is_table_function, table_function
 from auger.sql.text_rules import check_text_projection, text_missing_column
@@ -145,7 +146,10 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> Discove
             f"Object '{table.name}' not found within '{schema}'",
             [f"Path: {table.path}", *exc.context],
         ) from None
-    probe = selection.files[0].path if selection.files else table.path
+    # the format comes from the first file that has one: a README listed first is no reason
+    # to refuse a directory of JSON files
+    known_files = (f.path for f in selection.files if table.workspace.format_for(f.path))
+    probe = next(known_files, selection.files[0].path if selection.files else table.path)
     fmt = table.format_override or table.workspace.format_for(probe)
     if fmt is None and selection.is_directory and not selection.files:
         # Drill reads a directory with no visible files (empty, or only ``_SUCCESS``/``.crc``)
@@ -162,6 +166,7 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> Discove
             ],
         )
     if table.format_override is None:
+        single_format(selection.files, table.workspace, fmt.name, table.path)
         files = [f for f in selection.files if table.workspace.format_for(f.path) == fmt]
     else:
         files = list(selection.files)
@@ -231,8 +236,9 @@ def build_file_scan(
     """
     table, selection, fmt = found.table, found.selection, found.fmt
     table_schema, absent, hive = found.schema, found.absent, found.hive
-    if fmt.type == "json" and not requested.star and _uses_members(requested):
-        # a column null in every sampled record has no type yet: the query's use decides
+    if fmt.type == "json" and _uses_members(requested):
+        # a column null in every sampled record has no type yet: the query's use decides,
+        # under a wildcard too (SELECT *, t.a.b shows `a` as a map holding b)
         from auger.projection import RequestedTuple
 
         declared = found.provided.schema if found.provided is not None else ()

@@ -1,0 +1,42 @@
+"""A directory is read with one format: files of another known format are an error.
+
+Drill picks a directory's format from one file and reads every file with it, so a JSON file
+beside CSV files is parsed as CSV. auger picks the format the same way but keeps only the
+files of that format; quietly leaving out the others would lose rows without a word. Files
+of no known format (a README, a checksum) are still passed over, as they hold no table data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from auger.errors import UserError
+from auger.storage.selection import FileStatus
+from auger.storage.workspace import Workspace
+
+__all__ = ["single_format"]
+
+
+def single_format(
+    files: Sequence[FileStatus], workspace: Workspace, chosen: str, table_path: str
+) -> None:
+    """Raise a VALIDATION error when ``files`` hold a known format other than ``chosen``,
+    naming one file of each format and how to query them apart."""
+    examples: dict[str, str] = {}
+    for entry in files:
+        fmt = workspace.format_for(entry.path)
+        if fmt is not None and fmt.name not in examples:
+            examples[fmt.name] = entry.path
+    if len(examples) < 2:
+        return
+    found = ", ".join(f"{name} ({path.rsplit('/', 1)[-1]})" for name, path in examples.items())
+    other = next(name for name in examples if name != chosen)
+    suffix = examples[other].rsplit(".", 1)[-1]
+    raise UserError.validation(
+        f"Directory [{table_path}] holds files of more than one format: {found}",
+        [
+            f"Format of the first file: {chosen}",
+            f"Fix: query one format at a time with a glob (`{table_path.rstrip('/')}/*.{suffix}`),"
+            " or keep each format in its own directory",
+        ],
+    )
