@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from .helpers import error, rows
 
 
@@ -173,3 +175,85 @@ def test_provided_columns_in_information_schema(conn: Any, data_dir: Path) -> No
         "WHERE TABLE_SCHEMA = 'dfs.data' AND TABLE_NAME = 'sch4' ORDER BY ORDINAL_POSITION",
     )
     assert got == [("id", "INTEGER", "NO"), ("name", "CHARACTER VARYING", "YES")]
+
+
+# ------------------------------------------- headerless files and drill.text.* properties (§6.7)
+def _headerless(data_dir: Path, name: str, text: str) -> str:
+    d = data_dir / name
+    d.mkdir()
+    (d / "f.csv").write_text(text)
+    return f"dfs.data.`{name}`"
+
+
+def test_schema_over_headerless_file_names_fields_by_position(conn: Any, data_dir: Path) -> None:
+    # Before: the table was (id, name, columns) with id 0 and name NULL in every row
+    t = _headerless(data_dir, "pos1", "10,fred,23.45\n20,wilma,1234.56,vip\n")
+    rows(conn, f"CREATE SCHEMA (id INT NOT NULL, name VARCHAR NOT NULL) FOR TABLE {t}")
+    cur = conn.cursor().execute(f"SELECT * FROM {t} ORDER BY id")
+    assert [d[0] for d in cur.description] == ["id", "name"]
+    assert cur.fetchall() == [(10, "fred"), (20, "wilma")]
+    assert rows(conn, f"SELECT name, filename FROM {t} WHERE id = 20") == [("wilma", "f.csv")]
+    # a query of the second field alone still finds it at its position
+    assert rows(conn, f"SELECT name FROM {t} ORDER BY name") == [("fred",), ("wilma",)]
+
+
+def test_an_empty_schema_over_a_headerless_file_keeps_the_columns_array(
+    conn: Any, data_dir: Path
+) -> None:
+    t = _headerless(data_dir, "pos2", "10,fred\n20,wilma\n")
+    rows(conn, f"CREATE SCHEMA () FOR TABLE {t}")
+    assert rows(conn, f"SELECT * FROM {t}") == [(["10", "fred"],), (["20", "wilma"],)]
+
+
+@pytest.mark.parametrize(
+    ("text", "props", "expected"),
+    [
+        ("ignore,me\n10,fred\n20,wilma\n", "'drill.text.skipFirstLine'='true'", None),
+        ("10|fred\n20|wilma\n", "'drill.text.fieldDelimiter'='|'", None),
+        ("id, name\n10,fred\n20,wilma\n", "'drill.text.extractHeader'='true'", None),
+        (" 10 , fred \n20,wilma\n", "'drill.text.trim'='true'", None),
+        (" 10 , fred \n20,wilma\n", "'drill.text.trim'='false'", [(10, " fred "), (20, "wilma")]),
+    ],
+)
+def test_table_properties_of_the_schema_reach_the_reader(
+    conn: Any, data_dir: Path, text: str, props: str, expected: Any
+) -> None:
+    # Before: drill.text.* properties were stored but never applied
+    t = _headerless(data_dir, f"prop{sum(map(ord, props + text))}", text)
+    rows(
+        conn,
+        f"CREATE SCHEMA (id INT NOT NULL, name VARCHAR NOT NULL) FOR TABLE {t} "
+        f"PROPERTIES ({props})",
+    )
+    want = expected or [(10, "fred"), (20, "wilma")]
+    assert rows(conn, f"SELECT * FROM {t} ORDER BY id") == want
+
+
+@pytest.mark.parametrize(
+    ("text", "props", "expected"),
+    [
+        ("@Comment\n#10,fred\n", "'drill.text.comment'='@'", [(["#10", "fred"],)]),
+        ("#10,fred\n", "'drill.text.comment'=''", [(["#10", "fred"],)]),
+        (
+            "1,@foo@\n2,@foo~@bar@\n3,@foo~bar@\n",
+            "'drill.text.quote'='@', 'drill.text.escape'='~'",
+            [(["1", "foo"],), (["2", "foo@bar"],), (["3", "foo~bar"],)],
+        ),
+    ],
+)
+def test_properties_only_schema_sets_the_text_options(
+    conn: Any, data_dir: Path, text: str, props: str, expected: Any
+) -> None:
+    t = _headerless(data_dir, f"popt{sum(map(ord, props + text))}", text)
+    rows(conn, f"CREATE SCHEMA () FOR TABLE {t} PROPERTIES ({props})")
+    assert rows(conn, f"SELECT * FROM {t}") == expected
+
+
+def test_inline_schema_over_headerless_file_by_position(conn: Any, data_dir: Path) -> None:
+    _headerless(data_dir, "pos3", "skip,me\n10,fred\n")
+    got = rows(
+        conn,
+        "SELECT * FROM table(dfs.data.`pos3/f.csv`(schema => 'inline=(id int not null, "
+        "name varchar) properties {''drill.text.skipFirstLine''=''true''}'))",
+    )
+    assert got == [(10, "fred")]

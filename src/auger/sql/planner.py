@@ -53,7 +53,12 @@ from auger.sql.row_counts import count_rows_query, counting_scan, sum_row_weight
 from auger.sql.single_format import single_format
 from auger.sql.star_columns import spell_out_star
 from auger.sql.table_functions import apply_table_function, is_table_function, table_function
-from auger.sql.text_rules import check_text_projection, text_missing_column
+from auger.sql.text_rules import (
+    check_text_projection,
+    positional_schema,
+    text_missing_column,
+    with_table_properties,
+)
 from auger.sql.translate import literal_integer_divisions, to_spark_sql
 from auger.storage.schema_file import SchemaFile, read_schema_file, schema_file_path
 from auger.storage.selection import FileSelection, select_files
@@ -171,10 +176,17 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> Discove
     else:
         files = list(selection.files)
     selection = FileSelection(selection.root, tuple(files), selection.is_directory)
-    table_schema = discover_schema(selection, fmt, options) if files else TupleSchema()
     provided = table.schema_override or provided_schema(selection, options)
+    fmt = with_table_properties(fmt, provided)
     absent: set[str] = set()
-    if provided is not None:
+    positional = positional_schema(fmt, provided, options)
+    if positional is not None:
+        table_schema = positional
+    elif files:
+        table_schema = discover_schema(selection, fmt, options)
+    else:
+        table_schema = TupleSchema()
+    if provided is not None and positional is None:
         absent = {c.name.lower() for c in provided.schema if c.name not in table_schema}
         table_schema = apply_provided_schema(table_schema, provided)
     hive = {k.lower(): k for k in selection.hive_keys()}
@@ -347,9 +359,21 @@ def build_file_scan(
         options={k: v for k, v in options.items() if k.startswith(_SCAN_OPTION_PREFIXES)},
         limit=limit,
         table=table.name,
+        reader_schema=_positional_reader_schema(fmt, found.provided, options),
         plugin=shipped_plugin(fmt.type),
     )
     return PlannedScan(spec, out, tuple(conversions) if conversions else None)
+
+
+def _positional_reader_schema(
+    fmt: FormatConfig, provided: SchemaFile | None, options: Mapping[str, Any]
+) -> str:
+    """Every column of a schema naming a headerless file's fields by position, as the text
+    the reader reads, so that a query of some of them still finds each at its position."""
+    positional = positional_schema(fmt, provided, options)
+    if positional is None:
+        return ""
+    return TupleSchema([text_scan_column(c) for c in positional]).to_text()
 
 
 def provided_schema(selection: FileSelection, options: Mapping[str, Any]) -> SchemaFile | None:

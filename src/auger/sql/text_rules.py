@@ -6,16 +6,53 @@
 * ``columns[n]`` only exists for files read without headers or schema; on any other text table
   it is Drill's VALIDATION error, raised before Spark would try to index a string.
 * ``columns.x`` treats the array as a map: Drill's VALIDATION error too.
+* A provided schema's ``drill.text.*`` properties (``skipFirstLine``, ``fieldDelimiter``...)
+  override the format's options for that table, as Drill's ``TextFormatPlugin`` does.
+* A non-empty provided schema over a file read without headers names its fields by position:
+  the table is the schema's columns, with no ``columns`` array beside them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from auger.config import FormatConfig
+from auger.storage.schema_file import SchemaFile
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
-__all__ = ["check_text_projection", "text_missing_column"]
+__all__ = [
+    "check_text_projection",
+    "positional_schema",
+    "text_missing_column",
+    "with_table_properties",
+]
+
+_PROPERTY_PREFIX = "drill.text."
+
+
+def with_table_properties(fmt: FormatConfig, provided: SchemaFile | None) -> FormatConfig:
+    """``fmt`` with the ``drill.text.*`` properties of a provided schema among its options
+    (the reader gives them precedence and applies Drill's blank-value rules)."""
+    if fmt.type != "text" or provided is None:
+        return fmt
+    props = {k: v for k, v in provided.properties.items() if k.startswith(_PROPERTY_PREFIX)}
+    return replace(fmt, options={**fmt.options, **props}) if props else fmt
+
+
+def positional_schema(
+    fmt: FormatConfig, provided: SchemaFile | None, options: Mapping[str, object]
+) -> TupleSchema | None:
+    """The table schema of a headerless text table whose provided schema names its fields by
+    position (Drill's ``ConstrainedFieldOutput``); None where the usual merge applies (no
+    schema, an empty one, which Drill treats as none, or a file with headers)."""
+    from auger.formats.text.options import TextOptions
+
+    if fmt.type != "text" or provided is None or not len(provided.schema):
+        return None
+    if TextOptions.from_config(fmt, options).extract_header:
+        return None
+    return TupleSchema(provided.schema)
 
 
 def text_missing_column(name: str) -> ColumnMetadata:
