@@ -648,3 +648,26 @@ def test_quote_check_any_blocks() -> None:
         assert ok == _reference_check(data), data
         if ok:
             assert check.odd == bool(data.count(b'"') % 2)
+
+
+def test_absent_fields_of_listed_columns_read_as_null(
+    tmp_path: Path, text_mode: dict[str, Any]
+) -> None:
+    # the planner lists a provided schema's nullable or defaulted VARCHARs: a short row or a
+    # column the file lacks is NULL for those (the query applies the default), "" otherwise
+    got = read(
+        tmp_path,
+        "id,name,gender\n1,wilma,female\n4,betty\n5,x,\n",
+        text_mode,
+        HEADER,
+        options={
+            "__table_schema__": "id VARCHAR NOT NULL, name VARCHAR NOT NULL, "
+            "gender VARCHAR NOT NULL, extra VARCHAR, other VARCHAR NOT NULL",
+            "__absent_null__": ["gender", "extra"],
+        },
+    )
+    assert got == [
+        {"id": "1", "name": "wilma", "gender": "female", "extra": None, "other": ""},
+        {"id": "4", "name": "betty", "gender": None, "extra": None, "other": ""},
+        {"id": "5", "name": "x", "gender": "", "extra": None, "other": ""},
+    ]

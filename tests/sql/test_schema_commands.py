@@ -257,3 +257,55 @@ def test_inline_schema_over_headerless_file_by_position(conn: Any, data_dir: Pat
         "name varchar) properties {''drill.text.skipFirstLine''=''true''}'))",
     )
     assert got == [(10, "fred")]
+
+
+def _multi(data_dir: Path, name: str) -> str:
+    d = data_dir / name
+    d.mkdir()
+    (d / "file1.csvh").write_text(
+        "id,name,date,gender\n1,wilma,2019-01-18,female\n2,fred,2019-01-19,male\n"
+        "4,betty,2019-05-04\n5,pebbles,2019-06-01,\n"
+    )
+    (d / "file2.csvh").write_text("name,id,date\nbarney,3,2001-01-16\n")
+    (d / "file3.csvh").write_text("name,date\ndino,2018-09-01\n")
+    return f"dfs.data.`{name}`"
+
+
+def test_absent_varchar_takes_its_default_and_a_blank_one_stays_blank(
+    conn: Any, data_dir: Path
+) -> None:
+    # Drill (TestCsvWithSchema): a field no row wrote (a short row, a file without the
+    # column) takes the NOT NULL column's default; a blank field is read as written.
+    # Before: both were "".
+    t = _multi(data_dir, "absent1")
+    rows(
+        conn,
+        "CREATE SCHEMA (id INT NOT NULL, `date` DATE FORMAT 'yyyy-MM-dd', "
+        "gender VARCHAR NOT NULL DEFAULT 'NA', comment VARCHAR NOT NULL DEFAULT 'ABC', "
+        f"nick VARCHAR) FOR TABLE {t}",
+    )
+    got = rows(conn, f"SELECT id, name, `date`, gender, comment, nick FROM {t} ORDER BY id")
+    assert got == [
+        (0, "dino", dt.date(2018, 9, 1), "NA", "ABC", None),
+        (1, "wilma", dt.date(2019, 1, 18), "female", "ABC", None),
+        (2, "fred", dt.date(2019, 1, 19), "male", "ABC", None),
+        (3, "barney", dt.date(2001, 1, 16), "NA", "ABC", None),
+        (4, "betty", dt.date(2019, 5, 4), "NA", "ABC", None),
+        (5, "pebbles", dt.date(2019, 6, 1), "", "ABC", None),
+    ]
+    cur = conn.cursor().execute(f"SELECT * FROM {t} ORDER BY id")
+    assert [d[0] for d in cur.description] == ["id", "date", "gender", "comment", "nick", "name"]
+    assert cur.fetchall()[3] == (3, dt.date(2001, 1, 16), "NA", "ABC", None, "barney")
+
+
+def test_without_a_schema_absent_header_fields_are_blank(conn: Any, data_dir: Path) -> None:
+    t = _multi(data_dir, "absent2")
+    got = rows(conn, f"SELECT id, name, gender FROM {t} ORDER BY name")
+    assert got == [
+        ("3", "barney", ""),
+        ("4", "betty", ""),
+        ("", "dino", ""),
+        ("2", "fred", "male"),
+        ("5", "pebbles", ""),
+        ("1", "wilma", "female"),
+    ]

@@ -47,7 +47,12 @@ from auger.sql.missing_members import (
     type_untyped_columns,
     with_missing_members,
 )
-from auger.sql.provided import conversion_expressions, needs_conversion, text_scan_column
+from auger.sql.provided import (
+    absent_sensitive,
+    conversion_expressions,
+    needs_conversion,
+    text_scan_column,
+)
 from auger.sql.pruning import prune_scan
 from auger.sql.row_counts import count_rows_query, counting_scan, sum_row_weights
 from auger.sql.single_format import single_format
@@ -342,7 +347,11 @@ def build_file_scan(
             for col in out:
                 given = found.provided.schema.column(col.name)
                 scanned = sources[col.name] in (ColumnSource.TABLE, ColumnSource.MISSING)
-                if given is not None and needs_conversion(given) and scanned:
+                if (
+                    given is not None
+                    and scanned
+                    and (needs_conversion(given) or absent_sensitive(given))
+                ):
                     typed.add(text_scan_column(col))
                 else:
                     typed.add(col)
@@ -356,13 +365,26 @@ def build_file_scan(
         output_schema=out.to_text(),
         sources=sources,
         projection=requested.projection(),
-        options={k: v for k, v in options.items() if k.startswith(_SCAN_OPTION_PREFIXES)},
+        options=_scan_options(options, fmt, found.provided),
         limit=limit,
         table=table.name,
         reader_schema=_positional_reader_schema(fmt, found.provided, options),
         plugin=shipped_plugin(fmt.type),
     )
     return PlannedScan(spec, out, tuple(conversions) if conversions else None)
+
+
+def _scan_options(
+    options: Mapping[str, Any], fmt: FormatConfig, provided: SchemaFile | None
+) -> dict[str, Any]:
+    """The session options readers honour, and for text under a provided schema the columns
+    whose absent values the reader must leave NULL (:func:`absent_sensitive`)."""
+    out = {k: v for k, v in options.items() if k.startswith(_SCAN_OPTION_PREFIXES)}
+    if fmt.type == "text" and provided is not None:
+        nulls = [c.name.lower() for c in provided.schema if absent_sensitive(c)]
+        if nulls:
+            out["__absent_null__"] = nulls
+    return out
 
 
 def _positional_reader_schema(

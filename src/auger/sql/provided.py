@@ -16,7 +16,12 @@ from collections.abc import Mapping
 from auger.storage.schema_file import SchemaFile
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
-__all__ = ["conversion_expressions", "needs_conversion", "text_scan_column"]
+__all__ = [
+    "absent_sensitive",
+    "conversion_expressions",
+    "needs_conversion",
+    "text_scan_column",
+]
 
 #: The value a NOT NULL column without a default takes when blank or absent.
 _NATURAL_DEFAULTS: Mapping[MinorType, str] = {
@@ -40,6 +45,17 @@ def needs_conversion(col: ColumnMetadata) -> bool:
         col.type in _NATURAL_DEFAULTS
         and col.mode is not DataMode.REPEATED
         and col.type is not MinorType.TIME
+    )
+
+
+def absent_sensitive(col: ColumnMetadata) -> bool:
+    """VARCHAR columns for which a value absent from the file (a short row, a file without
+    the column) is not a blank one: NULL when nullable, the default when NOT NULL with one.
+    Drill's writers fill what no field wrote that way; a blank field stays ""."""
+    return (
+        col.type is MinorType.VARCHAR
+        and col.mode is not DataMode.REPEATED
+        and (col.mode is DataMode.OPTIONAL or col.default_value is not None)
     )
 
 
@@ -120,6 +136,11 @@ def conversion_expressions(out: TupleSchema, provided: SchemaFile) -> list[str] 
         given = provided.schema.column(col.name)
         if given is not None and needs_conversion(given):
             exprs.append(_column_expression(given, column_to_spark(given).simpleString()))
+            converted = True
+        elif given is not None and absent_sensitive(given) and given.mode is DataMode.REQUIRED:
+            # scanned nullable: what no field wrote takes the default
+            name = _ident(col.name)
+            exprs.append(f"COALESCE({name}, {_q(str(given.default_value))}) AS {name}")
             converted = True
         else:
             exprs.append(_ident(col.name))

@@ -141,6 +141,10 @@ class _Shape:
     #: headerless positions as scalar columns ``__columns_<n>``, NULL past a row's end (the
     #: ``header`` then holds those names)
     compact: bool = False
+    #: lower names of named columns whose absent values (a short row, a column this file
+    #: lacks) are NULL, not "": a provided schema's nullable or defaulted VARCHARs, which
+    #: Drill fills as NULL or with their default where nothing was written
+    nulls: frozenset[str] = frozenset()
 
 
 class TextFormat(FormatPlugin):
@@ -257,7 +261,13 @@ class TextFormat(FormatPlugin):
         emitted = 0
         try:
             batches = native_batches(
-                _opener(split, o), o, skip, fields, width, block, nulls_past_end=shape.compact
+                _opener(split, o),
+                o,
+                skip,
+                fields,
+                width,
+                block,
+                nulls_past_end=shape.compact or bool(shape.nulls),
             )
             for raw in batches:
                 out = self._from_native(raw, o) if headerless else self._from_arrow(raw, shape, o)
@@ -314,7 +324,7 @@ class TextFormat(FormatPlugin):
     @staticmethod
     def _rows_only(n: int, shape: _Shape) -> pa.RecordBatch:
         if shape.header is not None:
-            return _with_fill([], [], shape.fill, n)
+            return _with_fill([], [], shape.fill, n, shape.nulls)
         return pa.RecordBatch.from_arrays([pa.nulls(n)], names=[ROWS_ONLY])
 
     def _shape(
@@ -343,7 +353,7 @@ class TextFormat(FormatPlugin):
                 for c in table
                 if c.name.lower() not in mine and (wanted is None or c.name.lower() in wanted)
             ]
-            return _Shape(header, fields, fill, None)
+            return _Shape(header, fields, fill, None, nulls=_absent_nulls(options))
         positions = [compact_position(c.name) for c in table]
         if positions and all(p is not None for p in positions):
             # single positions of the columns array (auger.sql.compact_columns)
@@ -355,7 +365,7 @@ class TextFormat(FormatPlugin):
             # columns by position; extra fields are ignored, missing ones read as ""
             names = table.names()
             fields = [i for i, n in enumerate(names) if wanted is None or n.lower() in wanted]
-            return _Shape(names, fields, [], None)
+            return _Shape(names, fields, [], None, nulls=_absent_nulls(options))
         if wanted is not None and "columns" not in wanted:
             return _Shape(None, [], [], 0)  # nothing of the file is needed: count rows only
         for m in indexes:
@@ -391,8 +401,11 @@ class TextFormat(FormatPlugin):
             return _with_fill(arrays, shape.header, [], n)
         if shape.header is not None:
             names = [shape.header[i] for i in shape.fields or ()]
-            arrays = [_trim(_blank_if_absent(raw.column(f"f{i}")), o) for i in shape.fields or ()]
-            return _with_fill(arrays, names, shape.fill, n)
+            arrays = [
+                _trim(_absent_values(raw.column(f"f{i}"), shape.header[i], shape), o)
+                for i in shape.fields or ()
+            ]
+            return _with_fill(arrays, names, shape.fill, n, shape.nulls)
         if shape.fields is not None and not shape.fields:
             return pa.RecordBatch.from_arrays([pa.nulls(n)], names=[ROWS_ONLY])
         # positions the file does not have come back null-typed
@@ -442,12 +455,13 @@ class TextFormat(FormatPlugin):
             ]
             return _with_fill(arrays, shape.header, [], n)
         if shape.header is not None:
-            arrays = [
-                _trim(pa.array([r[i] if i < len(r) else "" for r in rows], pa.string()), o)
-                for i in shape.fields or ()
-            ]
             names = [shape.header[i] for i in shape.fields or ()]
-            return _with_fill(arrays, names, shape.fill, n)
+            arrays = []
+            for i, name in zip(shape.fields or (), names, strict=True):
+                absent = None if name.lower() in shape.nulls else ""
+                values = [r[i] if i < len(r) else absent for r in rows]
+                arrays.append(_trim(pa.array(values, pa.string()), o))
+            return _with_fill(arrays, names, shape.fill, n, shape.nulls)
         if shape.fields is not None and not shape.fields:
             return pa.RecordBatch.from_arrays([pa.nulls(n)], names=[ROWS_ONLY])
         if shape.width is not None:
@@ -484,6 +498,19 @@ def _columns_with_header(config_name: str, o: TextOptions) -> UserError:
     return text_validation_error(COLUMNS_WITH_HEADER, config_name, o)
 
 
+def _absent_nulls(options: Mapping[str, Any]) -> frozenset[str]:
+    return frozenset(str(n).lower() for n in options.get("__absent_null__") or ())
+
+
+def _absent_values(arr: pa.Array, name: str, shape: _Shape) -> pa.Array:
+    """A named column as read: where a row is short, NULL for the columns in ``shape.nulls``
+    and "" for the others."""
+    if name.lower() in shape.nulls:
+        return arr.cast(pa.string()) if pa.types.is_null(arr.type) else arr
+    arr = _blank_if_absent(arr)
+    return pc.fill_null(arr, "") if arr.null_count else arr
+
+
 def _blank_if_absent(arr: pa.Array) -> pa.Array:
     """A header column no row of the file reaches: "" as for a short row."""
     if pa.types.is_null(arr.type):
@@ -495,12 +522,19 @@ def _trim(arr: pa.Array, o: TextOptions) -> pa.Array:
     return pc.utf8_trim_whitespace(arr) if o.trim else arr
 
 
-def _with_fill(arrays: list[pa.Array], names: list[str], fill: list[str], n: int) -> pa.RecordBatch:
+def _with_fill(
+    arrays: list[pa.Array],
+    names: list[str],
+    fill: list[str],
+    n: int,
+    nulls: frozenset[str] = frozenset(),
+) -> pa.RecordBatch:
     if not arrays and not fill:
         return pa.RecordBatch.from_arrays([pa.nulls(n)], names=[ROWS_ONLY])
     if fill:
         blank = _blanks(n)
-        arrays = [*arrays, *([blank] * len(fill))]
+        absent = [pa.nulls(n, pa.string()) if f.lower() in nulls else blank for f in fill]
+        arrays = [*arrays, *absent]
         names = [*names, *fill]
     return pa.RecordBatch.from_arrays(arrays, names=names)
 
