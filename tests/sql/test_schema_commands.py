@@ -309,3 +309,33 @@ def test_without_a_schema_absent_header_fields_are_blank(conn: Any, data_dir: Pa
         ("5", "pebbles", ""),
         ("1", "wilma", "female"),
     ]
+
+
+def test_boolean_text_as_drill_reads_it(conn: Any, data_dir: Path) -> None:
+    # Before: 'on' and 'foo' were Illegal conversion errors (Spark's cast rules)
+    d = data_dir / "bools"
+    d.mkdir()
+    words = ["true", "TRUE", "t", "T", "1", "y", "Y", "yes", "yEs", "on", "ON"]
+    words += ["false", "FALSE", "0", "foo"]
+    body = "".join(f"{i},{w}\n" for i, w in enumerate(words)) + f"{len(words)},\n"
+    (d / "f.csvh").write_text("id,b\n" + body)
+    rows(
+        conn,
+        "CREATE SCHEMA (id INT NOT NULL, b BOOLEAN NOT NULL DEFAULT 'true') "
+        "FOR TABLE dfs.data.`bools`",
+    )
+    got = [r[0] for r in rows(conn, "SELECT b FROM dfs.data.`bools` ORDER BY id")]
+    assert got == [True] * 11 + [False] * 4 + [True]  # the blank one takes the default
+
+
+def test_not_null_columns_no_file_has_take_the_types_default(conn: Any, data_dir: Path) -> None:
+    d = data_dir / "nn"
+    d.mkdir()
+    (d / "f.csvh").write_text("id\n1\n")
+    rows(
+        conn,
+        "CREATE SCHEMA (a INT NOT NULL, c DOUBLE NOT NULL, e VARCHAR NOT NULL, "
+        "f BOOLEAN NOT NULL, i DATE NOT NULL, n VARCHAR) FOR TABLE dfs.data.`nn`",
+    )
+    got = rows(conn, "SELECT * FROM dfs.data.`nn`")
+    assert got == [(0, 0.0, "", False, dt.date(1970, 1, 1), None, "1")]

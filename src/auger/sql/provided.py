@@ -20,6 +20,7 @@ __all__ = [
     "absent_sensitive",
     "conversion_expressions",
     "needs_conversion",
+    "required_varchar",
     "text_scan_column",
 ]
 
@@ -59,6 +60,11 @@ def absent_sensitive(col: ColumnMetadata) -> bool:
     )
 
 
+def required_varchar(col: ColumnMetadata) -> bool:
+    """A NOT NULL VARCHAR of a provided schema: the query fills what the scan leaves NULL."""
+    return col.type is MinorType.VARCHAR and col.mode is DataMode.REQUIRED
+
+
 def text_scan_column(col: ColumnMetadata) -> ColumnMetadata:
     """The column as the text scan delivers it: nullable text."""
     return ColumnMetadata(col.name, MinorType.VARCHAR, DataMode.OPTIONAL)
@@ -72,8 +78,15 @@ def _ident(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+#: Text Drill reads as true in a BOOLEAN column (any case); any other text is false, never an
+#: error (TestCsvWithSchema: ``on`` is true, ``foo`` false)
+_TRUE_TEXT = ("true", "t", "1", "y", "yes", "on")
+
+
 def _convert(col: ColumnMetadata, value: str, spark_type: str) -> str:
     fmt = col.format
+    if col.type is MinorType.BIT:
+        return f"(LOWER({value}) IN ({', '.join(_q(t) for t in _TRUE_TEXT)}))"
     if fmt and col.type is MinorType.DATE:
         return f"TRY_TO_DATE({value}, {_q(fmt)})"
     if fmt and col.type is MinorType.TIMESTAMP:
@@ -137,10 +150,12 @@ def conversion_expressions(out: TupleSchema, provided: SchemaFile) -> list[str] 
         if given is not None and needs_conversion(given):
             exprs.append(_column_expression(given, column_to_spark(given).simpleString()))
             converted = True
-        elif given is not None and absent_sensitive(given) and given.mode is DataMode.REQUIRED:
-            # scanned nullable: what no field wrote takes the default
+        elif given is not None and required_varchar(given):
+            # scanned nullable: what no field wrote (a column no file has too) takes the
+            # default, else ""
             name = _ident(col.name)
-            exprs.append(f"COALESCE({name}, {_q(str(given.default_value))}) AS {name}")
+            default = given.default_value if given.default_value is not None else ""
+            exprs.append(f"COALESCE({name}, {_q(str(default))}) AS {name}")
             converted = True
         else:
             exprs.append(_ident(col.name))
