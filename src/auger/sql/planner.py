@@ -347,10 +347,13 @@ def build_file_scan(
             for col in out:
                 given = found.provided.schema.column(col.name)
                 scanned = sources[col.name] in (ColumnSource.TABLE, ColumnSource.MISSING)
+                # a column some file has may be absent from a row: the scan leaves it NULL
+                # and the query fills it; one no file has gets its default from the scan
+                in_files = sources[col.name] == ColumnSource.TABLE
                 if (
                     given is not None
                     and scanned
-                    and (needs_conversion(given) or absent_sensitive(given))
+                    and (needs_conversion(given) or (in_files and absent_sensitive(given)))
                 ):
                     typed.add(text_scan_column(col))
                 else:
