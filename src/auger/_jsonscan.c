@@ -13,10 +13,16 @@
  * accept (an escaped or differently-cased wanted key, an object spanning lines, a scalar or
  * array at top level, a malformed token) stops it with a reason: the caller hands the rest of
  * the file to the Python reader, which reads it as Drill would or reports where it breaks.
+ *
+ * The walk below (the reference) looks at every byte, one at a time. The fast path in front
+ * of it finds the bytes that matter 64 at a time as bit masks (stage 1) and then visits only
+ * those (stage 2); at anything it is not sure of it hands the object to the reference walk,
+ * so both accept and produce exactly the same. See "the structural fast path" below.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,7 +236,417 @@ static int project_object(Walk *w, Py_ssize_t pos, Out *out, Py_ssize_t *next) {
     }
 }
 
-static PyObject *jsonscan_project(PyObject *self, PyObject *args, PyObject *kwargs) {
+
+/* ---------------------------------------------------------------- the structural fast path
+ *
+ * Stage 1 turns each 64 bytes into one bit mask of "structural" positions, those stage 2 must
+ * look at: every unescaped quote, every line break (inside strings too), every backslash
+ * inside a string, and outside strings every byte but whitespace and the later characters of
+ * a number-like token ([0-9+-.eE] after another token character). So outside strings that is
+ * the punctuation {}[],:, each token's first character, every letter of true/false/null/NaN/
+ * Infinity but e and E, and every byte JSON does not allow there. Which bytes are inside
+ * strings follows from the unescaped quotes by a running XOR (a carry-less multiply where the
+ * CPU has one); a quote is escaped when an odd run of backslashes precedes it. Escapes and
+ * string state carry from one chunk to the next.
+ *
+ * Stage 2 walks each object over those positions only. Between two structural positions
+ * there is nothing but whitespace, the rest of a number or the inside of a string, so the
+ * grammar the reference walk checks byte by byte is checked on the sequence of structural
+ * characters: a name, its closing quote (a backslash or line break instead: hand over), a
+ * colon, a value (a string, a bracketed value whose brackets it counts, a number whose
+ * letters would show up as the next position, or a literal compared in full), then a comma
+ * or the closing brace. Anything else there (a line break, a stray byte, a letter glued to a
+ * number, -Infinity) hands the object to the reference walk, which accepts it (the fast path
+ * then goes on after it) or says why not.
+ *
+ * Only objects starting before the last line break of the input take the fast path: every
+ * one of them either ends before that line break or is refused at it, so stage 2 never
+ * looks past it (no bounds checks) and an object cut by the end of the input is always the
+ * reference walk's. */
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define AUGER_X86 1 /* AVX2 and AVX-512 variants, picked at run time */
+#include <immintrin.h>
+#endif
+
+/* byte classes, as bits of one byte: JSON whitespace but the line break, characters of a
+ * number, characters of a token (numbers and the literals) */
+enum { C_WS = 1, C_NUM = 2, C_TOK = 4, C_QUOTE = 8, C_BSLASH = 16, C_NL = 32 };
+static unsigned char byte_class[256];
+static unsigned char number_start[256]; /* a token starting here is a number (or -Infinity) */
+
+/* The same classes by two 16-entry lookups, one on each nibble, ANDed: each bit below is a
+ * set of high nibbles times a set of low nibbles, and a class is the union of some bits
+ * (bytes from 0x80 up have no bit: their high-nibble entries are 0). */
+#define NB_WS 0xC0  /* 0x40: tab, CR; 0x80: space */
+#define NB_NUM 0x23 /* 0x01: + - .; 0x02: digits; 0x20: E e */
+#define NB_TOK 0x3F /* and 0x04: I N; 0x08: a f i l n; 0x10: r s t u y */
+static const unsigned char nibble_lo[16] = {0x82, 0x0A, 0x12, 0x12, 0x12, 0x32, 0x0A, 0x02,
+                                            0x02, 0x5E, 0x00, 0x01, 0x08, 0x41, 0x0D, 0x00};
+static const unsigned char nibble_hi[16] = {0x40, 0x00, 0x81, 0x02, 0x24, 0x00, 0x28, 0x10,
+                                            0, 0, 0, 0, 0, 0, 0, 0};
+
+/* what carries from one chunk to the next */
+typedef struct {
+    uint64_t esc;    /* 1: the first byte of the next chunk is escaped */
+    uint64_t inside; /* all ones: the last byte was inside a string */
+    uint64_t tok;    /* 1: the last byte was a token character */
+} Carry;
+
+/* bit i set when an odd number of bits at or below i are set */
+static inline uint64_t prefix_xor(uint64_t x) {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
+}
+
+/* The quotes of a chunk that no backslash escapes. A byte is escaped when the run of
+ * backslashes before it is odd, counted from the first one not itself escaped; adding a
+ * run's first bit to the run carries to the byte after it, and the run is odd when that
+ * byte's position and the first bit's differ in parity. */
+static inline uint64_t unescaped_quotes(uint64_t q, uint64_t bs, Carry *cy) {
+    const uint64_t even = 0x5555555555555555ULL;
+    const uint64_t b = bs & ~cy->esc; /* an escaped backslash escapes nothing */
+    const uint64_t starts = b & ~(b << 1);
+    const uint64_t after_even = (b + (starts & even)) & ~b;
+    const uint64_t after_odd = (b + (starts & ~even)) & ~b;
+    const uint64_t escaped = (after_even & ~even) | (after_odd & even) | cy->esc;
+    /* a run reaching the last byte escapes the next chunk's first when it is odd */
+    const int top_run = (b >> 63) ? (~b ? __builtin_clzll(~b) : 64) : 0;
+    cy->esc = (uint64_t)(top_run & 1);
+    return q & ~escaped;
+}
+
+/* The structural positions of a chunk given its masks and its in-string mask (from the
+ * opening quote to the byte before the closing one). */
+static inline uint64_t structurals(uint64_t q, uint64_t inside, uint64_t bs, uint64_t nl,
+                                   uint64_t ws, uint64_t num, uint64_t tok, Carry *cy) {
+    const uint64_t after_tok = tok << 1 | cy->tok;
+    cy->tok = tok >> 63;
+    cy->inside = (uint64_t)0 - (inside >> 63);
+    const uint64_t quiet = ws | (num & after_tok);
+    return q | nl | (bs & inside) | (~inside & ~quiet);
+}
+
+/* chunk k of the input, padded with zeros past its end (a NUL is a stray byte: structural) */
+static inline const unsigned char *chunk_at(const unsigned char *s, Py_ssize_t n, Py_ssize_t k,
+                                            unsigned char tail[64]) {
+    const Py_ssize_t base = k * 64;
+    if (n - base >= 64) return s + base;
+    memset(tail, 0, 64);
+    memcpy(tail, s + base, (size_t)(n - base));
+    return tail;
+}
+
+/* Stage 1 for chunks [0, nwords), portable: a table lookup per byte. */
+static void stage1_base(const unsigned char *s, Py_ssize_t n, Py_ssize_t nwords, uint64_t *out) {
+    unsigned char tail[64];
+    Carry cy = {0, 0, 0};
+    for (Py_ssize_t k = 0; k < nwords; k++) {
+        const unsigned char *p = chunk_at(s, n, k, tail);
+        uint64_t q = 0, bs = 0, nl = 0, ws = 0, num = 0, tok = 0;
+        for (int j = 0; j < 64; j++) {
+            const uint64_t c = byte_class[p[j]];
+            ws |= (c & 1) << j;
+            num |= (c >> 1 & 1) << j;
+            tok |= (c >> 2 & 1) << j;
+            q |= (c >> 3 & 1) << j;
+            bs |= (c >> 4 & 1) << j;
+            nl |= (c >> 5 & 1) << j;
+        }
+        q = unescaped_quotes(q, bs, &cy);
+        const uint64_t inside = prefix_xor(q) ^ cy.inside;
+        out[k] = structurals(q, inside, bs, nl, ws, num, tok, &cy);
+    }
+}
+
+#ifdef AUGER_X86
+/* the in-string parity of 64 bytes by a carry-less multiply by all ones */
+#define CLMUL_PARITY(q)                                                                     \
+    ((uint64_t)_mm_cvtsi128_si64(                                                           \
+        _mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)(q)), _mm_set1_epi8(-1), 0)))
+
+/* Stage 1 with AVX2: compares for the quote, backslash and line break, the nibble lookups
+ * for the rest. */
+__attribute__((target("avx2,pclmul"))) static void stage1_avx2(const unsigned char *s,
+                                                               Py_ssize_t n, Py_ssize_t nwords,
+                                                               uint64_t *out) {
+    unsigned char tail[64];
+    Carry cy = {0, 0, 0};
+    const __m256i lo_tab = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)nibble_lo));
+    const __m256i hi_tab = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)nibble_hi));
+    const __m256i low4 = _mm256_set1_epi8(0x0F), zero = _mm256_setzero_si256();
+    const __m256i vq = _mm256_set1_epi8('"'), vb = _mm256_set1_epi8('\\');
+    const __m256i vn = _mm256_set1_epi8('\n');
+    const __m256i mws = _mm256_set1_epi8((char)NB_WS), mnum = _mm256_set1_epi8(NB_NUM);
+    const __m256i mtok = _mm256_set1_epi8(NB_TOK);
+    for (Py_ssize_t k = 0; k < nwords; k++) {
+        const unsigned char *p = chunk_at(s, n, k, tail);
+        uint64_t m[6] = {0, 0, 0, 0, 0, 0};
+        for (int h = 0; h < 2; h++) {
+            const __m256i v = _mm256_loadu_si256((const __m256i *)(p + 32 * h));
+            const __m256i c = _mm256_and_si256(
+                _mm256_shuffle_epi8(lo_tab, _mm256_and_si256(v, low4)),
+                _mm256_shuffle_epi8(hi_tab, _mm256_and_si256(_mm256_srli_epi16(v, 4), low4)));
+#define BITS(x) ((uint64_t)(uint32_t)_mm256_movemask_epi8(x) << (32 * h))
+#define HAS(x) (~BITS(_mm256_cmpeq_epi8(_mm256_and_si256(c, x), zero)) & (0xFFFFFFFFULL << (32 * h)))
+            m[0] |= BITS(_mm256_cmpeq_epi8(v, vq));
+            m[1] |= BITS(_mm256_cmpeq_epi8(v, vb));
+            m[2] |= BITS(_mm256_cmpeq_epi8(v, vn));
+            m[3] |= HAS(mws);
+            m[4] |= HAS(mnum);
+            m[5] |= HAS(mtok);
+#undef HAS
+#undef BITS
+        }
+        const uint64_t q = unescaped_quotes(m[0], m[1], &cy);
+        const uint64_t inside = CLMUL_PARITY(q) ^ cy.inside;
+        out[k] = structurals(q, inside, m[1], m[2], m[3], m[4], m[5], &cy);
+    }
+}
+
+/* Stage 1 with AVX-512: the same, straight into 64-bit masks. */
+__attribute__((target("avx512f,avx512bw,pclmul"))) static void stage1_avx512(
+    const unsigned char *s, Py_ssize_t n, Py_ssize_t nwords, uint64_t *out) {
+    unsigned char tail[64];
+    Carry cy = {0, 0, 0};
+    const __m512i lo_tab =
+        _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)nibble_lo));
+    const __m512i hi_tab =
+        _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)nibble_hi));
+    const __m512i low4 = _mm512_set1_epi8(0x0F);
+    const __m512i vq = _mm512_set1_epi8('"'), vb = _mm512_set1_epi8('\\');
+    const __m512i vn = _mm512_set1_epi8('\n');
+    const __m512i mws = _mm512_set1_epi8((char)NB_WS), mnum = _mm512_set1_epi8(NB_NUM);
+    const __m512i mtok = _mm512_set1_epi8(NB_TOK);
+    for (Py_ssize_t k = 0; k < nwords; k++) {
+        const __m512i v = _mm512_loadu_si512((const void *)chunk_at(s, n, k, tail));
+        const __m512i c = _mm512_and_si512(
+            _mm512_shuffle_epi8(lo_tab, _mm512_and_si512(v, low4)),
+            _mm512_shuffle_epi8(hi_tab, _mm512_and_si512(_mm512_srli_epi16(v, 4), low4)));
+        const uint64_t bs = _mm512_cmpeq_epi8_mask(v, vb);
+        const uint64_t q = unescaped_quotes(_mm512_cmpeq_epi8_mask(v, vq), bs, &cy);
+        const uint64_t inside = CLMUL_PARITY(q) ^ cy.inside;
+        out[k] = structurals(q, inside, bs, _mm512_cmpeq_epi8_mask(v, vn),
+                             _mm512_test_epi8_mask(c, mws), _mm512_test_epi8_mask(c, mnum),
+                             _mm512_test_epi8_mask(c, mtok), &cy);
+    }
+}
+#endif
+
+typedef void (*Stage1)(const unsigned char *, Py_ssize_t, Py_ssize_t, uint64_t *);
+
+typedef struct {
+    const char *name;
+    Stage1 fn;
+    int usable;
+} Stage1Choice;
+
+static Stage1Choice stage1_choices[] = {
+    {"portable", stage1_base, 1},
+#ifdef AUGER_X86
+    {"avx2", stage1_avx2, 0},
+    {"avx512", stage1_avx512, 0},
+#endif
+};
+
+#define N_STAGE1 ((int)(sizeof stage1_choices / sizeof stage1_choices[0]))
+
+static Stage1 stage1 = stage1_base; /* the fastest the CPU has, set when the module loads */
+
+static void pick_stage1(void) {
+#ifdef AUGER_X86
+    __builtin_cpu_init();
+    int pclmul = __builtin_cpu_supports("pclmul");
+    stage1_choices[1].usable = pclmul && __builtin_cpu_supports("avx2");
+    stage1_choices[2].usable =
+        pclmul && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+#endif
+    for (int i = 0; i < N_STAGE1; i++)
+        if (stage1_choices[i].usable) stage1 = stage1_choices[i].fn;
+}
+
+/* stage 2's place in the structural mask: word w, its bits not yet visited */
+typedef struct {
+    const uint64_t *bits;
+    Py_ssize_t w;
+    uint64_t cur;
+} Cursor;
+
+static inline Py_ssize_t next_pos(Cursor *c) {
+    while (c->cur == 0) c->cur = c->bits[++c->w];
+    const Py_ssize_t pos = (c->w << 6) + __builtin_ctzll(c->cur);
+    c->cur &= c->cur - 1;
+    return pos;
+}
+
+/* go on from pos (structural or not) */
+static inline void seek_pos(Cursor *c, Py_ssize_t pos) {
+    c->w = pos >> 6;
+    c->cur = c->bits[c->w] & (~(uint64_t)0 << (pos & 63));
+}
+
+/* the length of the literal true, false, null, NaN or Infinity at t, whole (no token
+ * character after it); 0 if there is none. Compares stop at the first difference, so they
+ * never pass the line break that ends the input stage 2 sees. */
+static inline Py_ssize_t literal_len(const unsigned char *t) {
+    const char *lit;
+    Py_ssize_t len;
+    switch (t[0]) {
+    case 't': lit = "true", len = 4; break;
+    case 'f': lit = "false", len = 5; break;
+    case 'n': lit = "null", len = 4; break;
+    case 'N': lit = "NaN", len = 3; break;
+    case 'I': lit = "Infinity", len = 8; break;
+    default: return 0;
+    }
+    for (Py_ssize_t i = 1; i < len; i++)
+        if (t[i] != (unsigned char)lit[i]) return 0;
+    return token_char[t[len]] ? 0 : len;
+}
+
+/* past the closing quote of the string opened before the cursor; -1: hand over */
+static inline Py_ssize_t fast_string(const unsigned char *s, Cursor *c) {
+    Py_ssize_t e;
+    while (s[e = next_pos(c)] == '\\') continue; /* escapes are the string's own business */
+    return s[e] == '"' ? e + 1 : -1;
+}
+
+/* past the bracket closing the one opened before the cursor; -1: hand over. Like the
+ * reference, it counts brackets of either kind and lets commas and colons be anywhere. */
+static Py_ssize_t fast_nested(const unsigned char *s, Cursor *c) {
+    Py_ssize_t depth = 1;
+    for (;;) {
+        const Py_ssize_t t = next_pos(c);
+        const unsigned char ch = s[t];
+        switch (ch) {
+        case '{':
+        case '[': depth++; break;
+        case '}':
+        case ']':
+            if (--depth == 0) return t + 1;
+            break;
+        case ',':
+        case ':': break;
+        case '"':
+            if (fast_string(s, c) < 0) return -1;
+            break;
+        default:
+            /* a token's first character (a letter after a token character is part of a
+             * token with letters: not a number); anything else is not JSON */
+            if (!token_char[ch] || token_char[s[t - 1]]) return -1;
+            if (!number_start[ch]) {
+                const Py_ssize_t len = literal_len(s + t);
+                if (len == 0) return -1;
+                seek_pos(c, t + len);
+            }
+        }
+    }
+}
+
+enum { F_DONE = 0, F_HAND_OVER = 1, F_NOMEM = 2 };
+
+/* The object whose '{' is the last position visited, as project_object() would cut it. */
+static int fast_object(const Walk *w, Cursor *c, Out *out, Py_ssize_t *next) {
+    const unsigned char *s = w->s;
+    int members = 0;
+    if (out_put(out, "{", 1) < 0) return F_NOMEM;
+    Py_ssize_t t = next_pos(c);
+    unsigned char ch = s[t];
+    if (ch != '}') {
+        for (;;) {
+            if (ch != '"') return F_HAND_OVER;
+            const Py_ssize_t k0 = t, k1 = next_pos(c);
+            if (s[k1] != '"') return F_HAND_OVER; /* an escape or a line break in the name */
+            const int which = match_key(w, s + k0 + 1, k1 - k0 - 1);
+            if (which == -2 || s[next_pos(c)] != ':') return F_HAND_OVER;
+            const Py_ssize_t v = next_pos(c);
+            Py_ssize_t vend;
+            ch = s[v];
+            if (ch == '"') {
+                vend = fast_string(s, c);
+            } else if (ch == '{' || ch == '[') {
+                vend = fast_nested(s, c);
+            } else if (number_start[ch]) {
+                vend = v + 1; /* its end: before the whitespace ahead of the next position */
+            } else {
+                const Py_ssize_t len = literal_len(s + v);
+                vend = len ? v + len : -1;
+                if (len) seek_pos(c, vend);
+            }
+            if (vend < 0) return F_HAND_OVER;
+            t = next_pos(c);
+            ch = s[t];
+            if (ch != ',' && ch != '}') return F_HAND_OVER;
+            if (which >= 0) {
+                if (number_start[s[v]]) {
+                    vend = t;
+                    while (is_ws(s[vend - 1])) vend--;
+                }
+                if ((members++ && out_put(out, ",", 1) < 0) ||
+                    out_put(out, (const char *)s + k0, k1 + 1 - k0) < 0 ||
+                    out_put(out, ":", 1) < 0 || out_put(out, (const char *)s + v, vend - v) < 0)
+                    return F_NOMEM;
+            }
+            if (ch == '}') break;
+            t = next_pos(c);
+            ch = s[t];
+        }
+    }
+    *next = t + 1;
+    return out_put(out, "}\n", 2) < 0 ? F_NOMEM : F_DONE;
+}
+
+/* The objects starting before the input's last line break, by the fast path with the
+ * reference walk taking those it hands over. Returns R_DONE with *p after the last object
+ * it took (the reference walk goes on from there), R_FAIL when the reference walk refused
+ * one (it will again, from *p), or R_NOMEM. */
+static int fast_objects(Walk *w, Stage1 st1, Out *out, Py_ssize_t *p, Py_ssize_t *records) {
+    const unsigned char *s = w->s;
+    Py_ssize_t last_nl = w->n - 1;
+    while (last_nl >= 0 && s[last_nl] != '\n') last_nl--;
+    if (last_nl < 0) return R_DONE;
+    const Py_ssize_t nwords = last_nl / 64 + 1;
+    uint64_t *bits = (uint64_t *)malloc((size_t)(nwords + 1) * sizeof(uint64_t));
+    if (bits == NULL) return R_NOMEM;
+    st1(s, w->n, nwords, bits);
+    bits[nwords] = 1; /* past the last line break: never reached, but a stop all the same */
+    Cursor c = {bits, 0, bits[0]};
+    int status = R_DONE;
+    for (;;) {
+        const Py_ssize_t t = next_pos(&c);
+        if (t >= last_nl) break;
+        if (s[t] == '\n') continue;
+        if (s[t] != '{') break; /* the reference walk says what it is */
+        const Py_ssize_t mark = out->len;
+        Py_ssize_t next = 0;
+        int r = fast_object(w, &c, out, &next);
+        if (r == F_NOMEM) {
+            status = R_NOMEM;
+            break;
+        }
+        if (r == F_HAND_OVER) {
+            out->len = mark;
+            r = project_object(w, t, out, &next);
+            if (r != R_DONE) {
+                out->len = mark;
+                if (r == R_NOMEM) status = R_NOMEM;
+                break;
+            }
+            seek_pos(&c, next);
+        }
+        (*records)++;
+        *p = next;
+    }
+    free(bits);
+    return status;
+}
+
+static PyObject *run_project(PyObject *args, PyObject *kwargs, int fast) {
     static char *kwlist[] = {"data", "final", "keys", NULL};
     Py_buffer data;
     int final;
@@ -264,9 +680,12 @@ static PyObject *jsonscan_project(PyObject *self, PyObject *args, PyObject *kwar
     Out out = {NULL, 0, 0};
     Py_ssize_t consumed = 0, records = 0;
     int status = R_DONE;
+    Stage1 st1 = stage1;
     Py_BEGIN_ALLOW_THREADS;
     Py_ssize_t p = 0;
-    while (p < w.n) {
+    if (fast && fast_objects(&w, st1, &out, &p, &records) == R_NOMEM) status = R_NOMEM;
+    consumed = p;
+    while (status == R_DONE && p < w.n) {
         unsigned char c = w.s[p];
         if (is_ws(c) || c == '\n') {
             p++;
@@ -304,9 +723,53 @@ done:
     return result;
 }
 
+static PyObject *jsonscan_project(PyObject *self, PyObject *args, PyObject *kwargs) {
+    (void)self;
+    return run_project(args, kwargs, 1);
+}
+
+static PyObject *jsonscan_project_reference(PyObject *self, PyObject *args, PyObject *kwargs) {
+    (void)self;
+    return run_project(args, kwargs, 0);
+}
+
+static PyObject *jsonscan_stage1_variants(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    PyObject *out = PyList_New(0);
+    for (int i = 0; out != NULL && i < N_STAGE1; i++) {
+        if (!stage1_choices[i].usable) continue;
+        PyObject *name = PyUnicode_FromString(stage1_choices[i].name);
+        if (name == NULL || PyList_Append(out, name) < 0) Py_CLEAR(out);
+        Py_XDECREF(name);
+    }
+    return out;
+}
+
+static PyObject *jsonscan_use_stage1(PyObject *self, PyObject *arg) {
+    (void)self;
+    const char *want = PyUnicode_AsUTF8(arg);
+    if (want == NULL) return NULL;
+    for (int i = 0; i < N_STAGE1; i++) {
+        if (stage1_choices[i].usable && strcmp(stage1_choices[i].name, want) == 0) {
+            stage1 = stage1_choices[i].fn;
+            Py_RETURN_NONE;
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "no stage 1 variant %R on this CPU", arg);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"project", (PyCFunction)(void (*)(void))jsonscan_project, METH_VARARGS | METH_KEYWORDS,
      "project(data, final, keys) -> (fallback_reason, consumed, records, projected)"},
+    {"project_reference", (PyCFunction)(void (*)(void))jsonscan_project_reference,
+     METH_VARARGS | METH_KEYWORDS,
+     "project() by the byte-at-a-time walk alone (for tests and benchmarks)."},
+    {"stage1_variants", jsonscan_stage1_variants, METH_NOARGS,
+     "The fast path's stage 1 variants this CPU runs, slowest first (the last is in use)."},
+    {"use_stage1", jsonscan_use_stage1, METH_O,
+     "Use the named stage 1 variant from now on (for tests and benchmarks)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -319,5 +782,14 @@ PyMODINIT_FUNC PyInit__jsonscan(void) {
     const char *chars = "0123456789+-.eEtrufalsnNIiy";
     for (const char *c = chars; *c; c++) token_char[(unsigned char)*c] = 1;
     string_stop['"'] = string_stop['\\'] = string_stop['\n'] = 1;
+    for (int c = 0; c < 256; c++) {
+        byte_class[c] = (unsigned char)((is_ws((unsigned char)c) ? C_WS : 0) |
+                                        (token_char[c] ? C_TOK : 0) |
+                                        (c == '"' ? C_QUOTE : 0) | (c == '\\' ? C_BSLASH : 0) |
+                                        (c == '\n' ? C_NL : 0));
+        number_start[c] = (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
+    }
+    for (const char *c = "0123456789+-.eE"; *c; c++) byte_class[(unsigned char)*c] |= C_NUM;
+    pick_stage1();
     return PyModule_Create(&module);
 }

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from auger.config import FormatConfig
 from auger.formats.json import JsonFormat
 from auger.formats.json import plugin as json_plugin
+from auger.formats.json import projector as projector_module
 from auger.formats.json.projector import projector_available
 
 from .helpers import read_file, rows_of
@@ -117,3 +118,119 @@ def test_projector_agrees_with_the_python_reader(
     monkeypatch.setattr("auger.formats.json.projector._BLOCK", block)
     # repr: NaN equals itself there
     assert repr(_read(path, {}, wanted)) == repr(_read(path, PYTHON, wanted))
+
+
+# ---------------------------------------------------------------- the fast path against the walk
+#
+# project() runs the structural fast path (stage 1 bit masks over 64-byte chunks, stage 2
+# over the structural positions) and hands what it is unsure of to the byte-at-a-time walk;
+# project_reference() is that walk alone. Both must answer alike on any bytes, for every
+# stage 1 variant the CPU runs.
+
+_jsonscan: Any = projector_module._jsonscan
+VARIANTS = _jsonscan.stage1_variants() if _jsonscan is not None else []
+needs_projector = pytest.mark.skipif(_jsonscan is None, reason="built without the projector")
+
+# string pieces: escapes of every kind, backslash runs long enough to cross 64-byte chunks
+PIECES = st.sampled_from(
+    ["a", "é", " ", "}", ",", ":", "[", "\\\\", '\\"', "\\n", "\\u00e9", "\\/", "x" * 70]
+) | st.integers(1, 70).map(lambda k: "\\\\" * k)
+STRINGS = st.lists(PIECES, max_size=6).map(lambda parts: '"' + "".join(parts) + '"')
+TOKENS = st.sampled_from(
+    [
+        *["0", "-1.5e+3", "1E5", ".5", "+1", "true", "false", "null", "NaN", "Infinity"],
+        *["-Infinity", "tru", "truex", "1x", "1true", "e1", "nul", "Infinityy", "1-2"],
+    ]
+)
+RAW_VALUES = st.recursive(
+    TOKENS | STRINGS,
+    lambda inner: (
+        st.lists(inner, max_size=4).map(lambda xs: "[" + ",".join(xs) + "]")
+        | st.lists(st.tuples(STRINGS, inner), max_size=3).map(
+            lambda ms: "{" + ",".join(f"{k}:{v}" for k, v in ms) + "}"
+        )
+    ),
+    max_leaves=8,
+)
+SPACE = st.sampled_from(["", "", " ", "\t", "\r", "  "])
+NAMES = st.sampled_from(["a", "b", "ab", "c", "A", "a\\u0062", "b\\\\", "é"])
+MEMBERS = st.tuples(SPACE, NAMES, SPACE, SPACE, RAW_VALUES, SPACE).map(
+    lambda m: f'{m[0]}"{m[1]}"{m[2]}:{m[3]}{m[4]}{m[5]}'
+)
+LINES = st.lists(MEMBERS, max_size=5).map(lambda ms: "{" + ",".join(ms) + "}")
+ENDS = st.sampled_from(["\n", "\n", "\r\n", "\n\n", " \n", "", "x\n", ",\n", "}\n", "\n \t"])
+KEYSETS = st.sampled_from([(), (b"a",), (b"b", b"ab"), (b"c", b"a", b"zz"), (b"A",)])
+
+
+def _same(data: bytes, final: bool, keys: tuple[bytes, ...]) -> None:
+    want = _jsonscan.project_reference(data, final, keys)
+    for variant in VARIANTS:
+        _jsonscan.use_stage1(variant)
+        got = _jsonscan.project(data, final, keys)
+        # the reason's wording may differ (the walk's, from the first problem it met)
+        assert (bool(got[0]), *got[1:]) == (bool(want[0]), *want[1:]), (variant, data)
+    _jsonscan.use_stage1(VARIANTS[-1])
+
+
+@needs_projector
+@settings(max_examples=400, deadline=None)
+@given(
+    lines=st.lists(st.tuples(SPACE, LINES, ENDS), min_size=1, max_size=8),
+    keys=KEYSETS,
+    cut=st.integers(0, 10**6),
+    final=st.booleans(),
+)
+def test_fast_path_agrees_with_the_walk_on_ndjson(
+    lines: list[tuple[str, str, str]], keys: tuple[bytes, ...], cut: int, final: bool
+) -> None:
+    data = "".join(a + b + c for a, b, c in lines).encode()
+    _same(data, final, keys)
+    _same(data[: cut % (len(data) + 1)], final, keys)  # truncated anywhere
+
+
+@needs_projector
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.binary(max_size=300)
+    | st.lists(st.sampled_from(list(b'{}[]":,\\ \t\r\n0e-.tfnNIluasy\x00\xff')), max_size=300).map(
+        bytes
+    ),
+    keys=KEYSETS,
+    final=st.booleans(),
+)
+def test_fast_path_agrees_with_the_walk_on_any_bytes(
+    data: bytes, keys: tuple[bytes, ...], final: bool
+) -> None:
+    _same(data, final, keys)
+    _same(b'{"a": 1}\n' + data + b"\n", final, keys)
+
+
+@needs_projector
+def test_fast_path_agrees_at_every_truncation_and_block_size() -> None:
+    line = (
+        '{"a": "x\\\\\\"y", "b": [1, {"c": -2.5e3, "d": [true, false, null]}], '
+        '"ab": "' + "\\\\" * 33 + '", "c": NaN, "n": -Infinity, "e": "é\\u00e9", "f": {}}'
+    )
+    data = ("\n".join([line, "  " + line, line + " \r"]) + "\n").encode()
+    for keys in [(b"a",), (b"b", b"ab"), (b"f", b"c"), ()]:
+        for end in range(len(data) + 1):
+            _same(data[:end], False, keys)
+    # the same bytes cut into blocks as the reader feeds them, tiny to whole
+    for block in [1, 7, 63, 64, 65, 200, len(data)]:
+        carry, got = b"", []
+        for at in range(0, len(data) + block, block):
+            piece = data[at : at + block]
+            chunk = carry + piece
+            reason, consumed, _, cut = _jsonscan.project(chunk, not piece, (b"b", b"c"))
+            assert not reason
+            got.append(cut)
+            carry = chunk[consumed:]
+        assert b"".join(got) == _jsonscan.project_reference(data, True, (b"b", b"c"))[3]
+
+
+@needs_projector
+def test_a_huge_block_takes_the_fast_path() -> None:
+    line = '{"id": 1, "name": "x\\"y", "t": [1, 2.5], "m": {"k": null}, "z": true}\n'
+    data = (line * 50000).encode()
+    _same(data, False, (b"name", b"m"))
+    assert _jsonscan.project(data, False, (b"id",))[2] == 50000
