@@ -56,6 +56,11 @@ typedef struct {
     Py_ssize_t nkeys;
     const char **keys;
     Py_ssize_t *keylens;
+    /* for the fast path: bit k of short_lens set when a wanted key is k bytes long (k < 64),
+     * long_keys when one is longer; fold[c] is tolower(c), looked up once per call */
+    uint64_t short_lens;
+    int long_keys;
+    unsigned char fold[256];
 } Walk;
 
 static unsigned char token_char[256];  /* may appear in a scalar token */
@@ -509,6 +514,22 @@ static inline Py_ssize_t literal_len(const unsigned char *t) {
     return token_char[t[len]] ? 0 : len;
 }
 
+/* match_key() for the fast path: most names are not wanted, and most of those have a length
+ * no wanted key has; the case-blind compare goes by a table instead of calling tolower() */
+static inline int fast_match(const Walk *w, const unsigned char *k, Py_ssize_t len) {
+    if (len < 64 ? !(w->short_lens >> len & 1) : !w->long_keys) return -1;
+    for (Py_ssize_t i = 0; i < w->nkeys; i++) {
+        if (w->keylens[i] != len) continue;
+        const unsigned char *want = (const unsigned char *)w->keys[i];
+        Py_ssize_t j = 0; /* names are short: a call to memcmp costs more than this */
+        while (j < len && k[j] == want[j]) j++;
+        if (j == len) return (int)i;
+        while (j < len && w->fold[k[j]] == w->fold[want[j]]) j++;
+        if (j == len) return -2;
+    }
+    return -1;
+}
+
 /* past the closing quote of the string opened before the cursor; -1: hand over */
 static inline Py_ssize_t fast_string(const unsigned char *s, Cursor *c) {
     Py_ssize_t e;
@@ -562,7 +583,7 @@ static int fast_object(const Walk *w, Cursor *c, Out *out, Py_ssize_t *next) {
             if (ch != '"') return F_HAND_OVER;
             const Py_ssize_t k0 = t, k1 = next_pos(c);
             if (s[k1] != '"') return F_HAND_OVER; /* an escape or a line break in the name */
-            const int which = match_key(w, s + k0 + 1, k1 - k0 - 1);
+            const int which = fast_match(w, s + k0 + 1, k1 - k0 - 1);
             if (which == -2 || s[next_pos(c)] != ':') return F_HAND_OVER;
             const Py_ssize_t v = next_pos(c);
             Py_ssize_t vend;
@@ -676,7 +697,12 @@ static PyObject *run_project(PyObject *args, PyObject *kwargs, int fast) {
         }
         w.keys[i] = PyBytes_AS_STRING(k);
         w.keylens[i] = PyBytes_GET_SIZE(k);
+        if (w.keylens[i] < 64)
+            w.short_lens |= (uint64_t)1 << w.keylens[i];
+        else
+            w.long_keys = 1;
     }
+    for (int c = 0; c < 256; c++) w.fold[c] = (unsigned char)tolower(c);
     Out out = {NULL, 0, 0};
     Py_ssize_t consumed = 0, records = 0;
     int status = R_DONE;
