@@ -104,6 +104,11 @@ typedef struct {
     /* the fast path */
     uint64_t high;          /* the top bits of every byte stage 1 looked at, OR-ed */
     int32_t *next_kept;     /* columnar: the first kept position at or after each one */
+    int32_t *kpos;          /* columnar: the kept positions, ascending (nkept of them) */
+    Py_ssize_t nkept;
+    Py_ssize_t *seps;       /* columnar: separator positions (see fast_scan_cols) */
+    Py_ssize_t sepcap;
+    Py_ssize_t *eolix;      /* columnar: the line ends of a stage-1 batch, as indices in seps */
 } Scan;
 
 static inline int kept(const Scan *sc, Py_ssize_t fi) {
@@ -390,15 +395,14 @@ static inline uint64_t prefix_xor(uint64_t x) {
 static inline void chunk_from_masks(const Scan *sc, uint64_t md, uint64_t mq, uint64_t mn,
                                     uint64_t mc, uint64_t odd, int next, Carry *cy,
                                     Chunk *out) {
-    const int delim = sc->delim, quote = sc->quote;
     const uint64_t inside = odd ^ cy->inside;
     cy->inside = (uint64_t)0 - (inside >> 63);
     /* an opening quote follows a delimiter, a line end or a closing quote (a doubled one);
      * a closing quote precedes a delimiter, a line end or an opening quote; a \r outside
      * quotes precedes a \n */
     const uint64_t any = md | mq | mn | mc;
-    const uint64_t next_any =
-        (next == delim || next == '\n' || next == '\r' || (next == quote && quote >= 0));
+    /* (a table rather than four compares: those branch, and mispredict, on the data) */
+    const uint64_t next_any = sc->special[next];
     const uint64_t may_open = any << 1 | cy->before;
     const uint64_t may_close = any >> 1 | next_any << 63;
     const uint64_t nl_next = mn >> 1 | (uint64_t)(next == '\n') << 63;
@@ -430,6 +434,7 @@ static Py_ssize_t stage1_base(Scan *sc, Py_ssize_t base, Py_ssize_t count, Carry
                               Chunk *out) {
     unsigned char tail[64];
     uint64_t high = 0;
+    Carry c = *cy; /* in registers: the stores to out might alias *cy */
     Py_ssize_t k = 0;
     for (; k < count && base < sc->n; k++, base += 64) {
         const unsigned char *p = padded(sc, base, tail);
@@ -456,8 +461,9 @@ static Py_ssize_t stage1_base(Scan *sc, Py_ssize_t base, Py_ssize_t count, Carry
         }
 #endif
         if (sc->quote < 0) mq = 0;
-        chunk_from_masks(sc, md, mq, mn, mc, prefix_xor(mq), byte_after(sc, base), cy, &out[k]);
+        chunk_from_masks(sc, md, mq, mn, mc, prefix_xor(mq), byte_after(sc, base), &c, &out[k]);
     }
+    *cy = c;
     sc->high |= high;
     return k;
 }
@@ -476,6 +482,7 @@ __attribute__((target("avx2,pclmul"))) static Py_ssize_t stage1_avx2(Scan *sc, P
     uint64_t high = 0;
     const __m256i d = _mm256_set1_epi8((char)sc->delim), q = _mm256_set1_epi8((char)sc->quote);
     const __m256i nl = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
+    Carry c = *cy; /* in registers: the stores to out might alias *cy */
     Py_ssize_t k = 0;
     for (; k < count && base < sc->n; k++, base += 64) {
         const unsigned char *p = padded(sc, base, tail);
@@ -488,8 +495,9 @@ __attribute__((target("avx2,pclmul"))) static Py_ssize_t stage1_avx2(Scan *sc, P
         uint64_t mn = MASK64(nl), mc = MASK64(cr);
 #undef MASK64
         high |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_or_si256(lo, hi));
-        chunk_from_masks(sc, md, mq, mn, mc, CLMUL_PARITY(mq), byte_after(sc, base), cy, &out[k]);
+        chunk_from_masks(sc, md, mq, mn, mc, CLMUL_PARITY(mq), byte_after(sc, base), &c, &out[k]);
     }
+    *cy = c;
     sc->high |= high;
     return k;
 }
@@ -501,6 +509,7 @@ __attribute__((target("avx512f,avx512bw,pclmul"))) static Py_ssize_t stage1_avx5
     uint64_t high = 0;
     const __m512i d = _mm512_set1_epi8((char)sc->delim), q = _mm512_set1_epi8((char)sc->quote);
     const __m512i nl = _mm512_set1_epi8('\n'), cr = _mm512_set1_epi8('\r');
+    Carry c = *cy; /* in registers: the stores to out might alias *cy */
     Py_ssize_t k = 0;
     for (; k < count && base < sc->n; k++, base += 64) {
         const __m512i v = _mm512_loadu_si512((const void *)padded(sc, base, tail));
@@ -508,8 +517,9 @@ __attribute__((target("avx512f,avx512bw,pclmul"))) static Py_ssize_t stage1_avx5
         uint64_t mq = sc->quote >= 0 ? _mm512_cmpeq_epi8_mask(v, q) : 0;
         uint64_t mn = _mm512_cmpeq_epi8_mask(v, nl), mc = _mm512_cmpeq_epi8_mask(v, cr);
         high |= _mm512_movepi8_mask(v);
-        chunk_from_masks(sc, md, mq, mn, mc, CLMUL_PARITY(mq), byte_after(sc, base), cy, &out[k]);
+        chunk_from_masks(sc, md, mq, mn, mc, CLMUL_PARITY(mq), byte_after(sc, base), &c, &out[k]);
     }
+    *cy = c;
     sc->high |= high;
     return k;
 }
@@ -644,9 +654,165 @@ static void take_back(Scan *sc, Py_ssize_t nbuf) {
     }
 }
 
+/* The fast path for columnar scans. Stage 1's separator masks are turned into a list of
+ * separator positions, and each line end into its index in that list, a batch at a time:
+ * the fields of a record are then the stretches between consecutive entries, so each kept
+ * field is found by its position alone (field k of a record whose first separator is entry
+ * j ends at entry j + k and starts after entry j + k - 1) instead of by walking every
+ * separator before it, and the record's field count is the distance between its line end
+ * and the previous one. Writing out the positions costs a few instructions per separator
+ * with no branch that depends on the data, where a walk mispredicts at every chunk and
+ * field boundary. Same rules and the same stops as fast_scan (which row-major scans use). */
+/* Whether [from, to) holds the quote byte: 16-byte compares rather than a call to memchr
+ * for a field of a few bytes. */
+static inline int has_quote(const char *s, Py_ssize_t from, Py_ssize_t to, Py_ssize_t n,
+                            int quote) {
+#if defined(__SSE2__)
+    const __m128i q = _mm_set1_epi8((char)quote);
+    for (; from < to && from + 16 <= n; from += 16) {
+        unsigned hits = (unsigned)_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(s + from)), q));
+        if (to - from < 16) hits &= (1u << (to - from)) - 1;
+        if (hits) return 1;
+    }
+    if (from >= to) return 0;
+#endif
+    return memchr(s + from, quote, (size_t)(to - from)) != NULL;
+}
+
+static inline __attribute__((always_inline)) Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos,
+                                                                       Py_ssize_t nbuf,
+                                                                       Py_ssize_t *rows) {
+    const char *s = sc->s;
+    const Py_ssize_t n = sc->n;
+    const int comment = sc->comment, quote = sc->quote;
+    const Py_ssize_t last = sc->last_kept;
+    Py_ssize_t rs = pos;   /* the start of the record not yet stored */
+    Py_ssize_t j = 0;      /* its first separator's entry in seps (or the \n of a \r\n) */
+    Py_ssize_t nsep = 0;   /* entries in seps */
+    Py_ssize_t bad = PY_SSIZE_T_MAX; /* where the first broken rule was seen */
+    Carry cy = {0, 1, 0};  /* pos is a line start: a quote may open there */
+    Chunk chunks[FAST_CHUNKS];
+#define GIVE_UP()                                                                           \
+    do {                                                                                    \
+        take_back(sc, nbuf);                                                                \
+        return rs;                                                                          \
+    } while (0)
+    if (comment >= 0 && (unsigned char)s[rs] == comment) return rs;
+    Py_ssize_t count = 2;
+    for (Py_ssize_t from = pos; from < n;) {
+        /* room for this batch's separators after those of the record it continues (8 more:
+         * they are written 8 at a time) */
+        if (nsep + 64 * count + 8 > sc->sepcap) {
+            if (nsep > sc->max_fields) GIVE_UP(); /* parse_record reports it */
+            Py_ssize_t cap = 2 * (nsep + 64 * count + 8);
+            Py_ssize_t *p = (Py_ssize_t *)realloc(sc->seps, sizeof(Py_ssize_t) * (size_t)cap);
+            if (p == NULL) {
+                sc->status = ST_NOMEM;
+                GIVE_UP();
+            }
+            sc->seps = p;
+            sc->sepcap = cap;
+        }
+        Py_ssize_t *const sp = sc->seps;
+        Py_ssize_t *const ex = sc->eolix;
+        const Py_ssize_t got = stage1(sc, from, count, &cy, chunks);
+        if (count < FAST_CHUNKS) count *= 2;
+        Py_ssize_t ne = 0;
+        for (Py_ssize_t k = 0; k < got; k++) {
+            const Chunk *ch = &chunks[k];
+            const Py_ssize_t base = from + 64 * k;
+            if (ch->wrong && bad == PY_SSIZE_T_MAX) bad = base + __builtin_ctzll(ch->wrong);
+            uint64_t m = ch->seps;
+            const int cnt = __builtin_popcountll(m);
+            Py_ssize_t *o = sp + nsep;
+            /* 8 entries whatever the count (those past it are overwritten later): a loop
+             * ending at the count would mispredict its exit in most chunks. The top bit
+             * keeps ctz defined once m is empty. */
+            for (int i = 0; i < 8; i++) {
+                o[i] = base + __builtin_ctzll(m | (uint64_t)1 << 63);
+                m &= m - 1;
+            }
+            for (int i = 8; m; i++) {
+                o[i] = base + __builtin_ctzll(m);
+                m &= m - 1;
+            }
+            uint64_t e = ch->eols;
+            while (e) {
+                const uint64_t below = (e & ((uint64_t)0 - e)) - 1;
+                ex[ne++] = nsep + __builtin_popcountll(ch->seps & below);
+                e &= e - 1;
+            }
+            nsep += cnt;
+        }
+        from += 64 * got;
+        for (Py_ssize_t m = 0; m < ne; m++) {
+            const Py_ssize_t je = ex[m], at = sp[je];
+            if (at < rs) continue; /* the \n of a \r\n already taken */
+            if (at >= bad) GIVE_UP(); /* the record breaks a rule */
+            if (sp[j] < rs) j++;      /* past that \n */
+            const Py_ssize_t after = at + ((unsigned char)s[at] == '\r' ? 2 : 1);
+            const Py_ssize_t nf = je - j + 1; /* fields in the record */
+            if (nf == 1 && at == rs) { /* an empty line, not a record */
+            } else {
+                if (nf > sc->max_fields) GIVE_UP();
+                for (Py_ssize_t i = 0; i < sc->nkept; i++) {
+                    const Py_ssize_t fi = sc->kpos[i];
+                    if (fi >= nf) { /* a short row: "" */
+                        if (end_field(sc, sc->colmap[fi]) < 0) GIVE_UP();
+                        continue;
+                    }
+                    const Py_ssize_t fs = fi ? sp[j + fi - 1] + 1 : rs, end = sp[j + fi];
+                    /* a quote inside a quoted field can only be (half of) a doubled one */
+                    int doubled = 0;
+                    if (quote >= 0 && (unsigned char)s[fs] == quote && end - fs > 2)
+                        doubled = has_quote(s, fs + 1, end - 1, n, quote);
+                    if (fast_field(sc, fi, fs, end, doubled) < 0) GIVE_UP();
+                }
+                /* fields counted up to the last kept one, as parse_record counts a skipped
+                 * rest */
+                const Py_ssize_t seen = nf <= last ? nf : last + 1;
+                if (buf_i32(&sc->counts, (int32_t)seen) < 0) {
+                    sc->status = ST_NOMEM;
+                    GIVE_UP();
+                }
+                ++*rows;
+            }
+            rs = after;
+            j = je + 1;
+            if (comment >= 0 && rs < n && (unsigned char)s[rs] == comment) return rs;
+        }
+        /* keep the entries of the record not finished */
+        if (j > 0) {
+            memmove(sp, sp + j, sizeof(Py_ssize_t) * (size_t)(nsep - j));
+            nsep -= j;
+            j = 0;
+        }
+    }
+    GIVE_UP(); /* the last record has no line end: parse_record takes it */
+#undef GIVE_UP
+}
+
+static Py_ssize_t fast_scan_cols_base(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf,
+                                      Py_ssize_t *rows) {
+    return fast_scan_cols(sc, pos, nbuf, rows);
+}
+
+#ifdef AUGER_X86
+/* the same with the popcnt instruction (without it, a popcount is a library call) */
+__attribute__((target("popcnt,bmi"))) static Py_ssize_t fast_scan_cols_popcnt(
+    Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_ssize_t *rows) {
+    return fast_scan_cols(sc, pos, nbuf, rows);
+}
+#endif
+
+static Py_ssize_t (*fast_cols)(Scan *, Py_ssize_t, Py_ssize_t, Py_ssize_t *) =
+    fast_scan_cols_base;
+
 /* Parse whole records from pos (a line start) while they are plain; returns where it
  * stopped (a line start), adding the records stored to *rows. */
 static Py_ssize_t fast_scan(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_ssize_t *rows) {
+    if (sc->kpos != NULL) return fast_cols(sc, pos, nbuf, rows);
     const char *s = sc->s;
     const Py_ssize_t n = sc->n;
     const int comment = sc->comment;
@@ -808,6 +974,18 @@ static PyObject *textscan_scan(PyObject *self, PyObject *args, PyObject *kwargs)
         sc.next_kept[sc.nmap] = (int32_t)sc.nmap;
         for (Py_ssize_t i = sc.nmap - 1; i >= 0; i--)
             sc.next_kept[i] = sc.colmap[i] >= 0 ? (int32_t)i : sc.next_kept[i + 1];
+        sc.kpos = (int32_t *)malloc(sizeof(int32_t) * (size_t)(sc.last_kept + 1));
+        sc.eolix = (Py_ssize_t *)malloc(sizeof(Py_ssize_t) * 64 * FAST_CHUNKS);
+        if (sc.kpos == NULL || sc.eolix == NULL) {
+            free(sc.next_kept);
+            free(sc.kpos);
+            free(sc.eolix);
+            PyBuffer_Release(&data);
+            if (keep.buf != NULL) PyBuffer_Release(&keep);
+            return PyErr_NoMemory();
+        }
+        for (Py_ssize_t i = 0; i <= sc.last_kept; i++)
+            if (sc.colmap[i] >= 0) sc.kpos[sc.nkept++] = (int32_t)i;
     }
     Py_ssize_t nbuf = row_major ? 1 : sc.ncols;
     sc.off = (Buf *)calloc((size_t)(nbuf ? nbuf : 1), sizeof(Buf));
@@ -961,6 +1139,9 @@ done:
     free(sc.loff.p);
     free(sc.counts.p);
     free(sc.next_kept);
+    free(sc.kpos);
+    free(sc.eolix);
+    free(sc.seps);
     free(marks);
     PyBuffer_Release(&data);
     if (keep.buf != NULL) PyBuffer_Release(&keep);
@@ -1013,5 +1194,9 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__textscan(void) {
     pick_stage1();
+#ifdef AUGER_X86
+    if (__builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi"))
+        fast_cols = fast_scan_cols_popcnt;
+#endif
     return PyModule_Create(&module);
 }

@@ -230,3 +230,103 @@ def test_fast_path_agrees_with_the_record_parser(
 def test_module_names_its_variants() -> None:
     assert set(VARIANTS) <= {"portable", "avx2", "avx512"}
     assert _textscan.stage1_variants() == VARIANTS
+
+
+def _record(values: list[str]) -> str:
+    """One line as a CSV writer quotes it."""
+    out = []
+    for v in values:
+        out.append('"' + v.replace('"', '""') + '"' if any(c in v for c in ',"\n\r') else v)
+    return ",".join(out)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize(
+    "positions", [[0], [3, 11], [5, 150], [199], [0, 1, 198, 199], [250], list(range(0, 200, 7))]
+)
+def test_wide_records_with_kept_fields_far_apart(variant: str, positions: list[int]) -> None:
+    """Fields are found by their place in the separator list: many fields passed between two
+    kept ones, across 64-byte chunks and 4 KiB stage-1 batches, the last kept one at or past
+    the line end (a short row)."""
+    use_stage1(variant)
+    lines = []
+    for r in range(60):
+        width = 200 if r % 7 else 120 + r  # now and then a short row
+        values = [f"v{r}_{i}" if (i + r) % 5 else f'q "{i}",\n{r}' for i in range(width)]
+        lines.append(_record(values) + ("\r\n" if r % 3 == 0 else "\n"))
+    data = "".join(lines).encode()
+    keep = _keep(positions, False)
+    fast, slow = _scan(data, True, keep=keep), _scan(data, False, keep=keep)
+    assert _comparable(fast, keep, False) == _comparable(slow, keep, False)
+    assert fast[6] is True and fast[2] == 60  # all read by the fast path
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("fields", [4095, 4096, 4097, 9000])
+def test_records_of_many_fields_across_batches(variant: str, fields: int) -> None:
+    """A record with more separators than a stage-1 batch holds carries them over; one with
+    more fields than allowed goes to the record parser (which may still take it: it counts
+    the fields after the last kept one only on a line long enough to hold too many)."""
+    use_stage1(variant)
+    data = (
+        "\n".join(",".join(str(i % 10) for i in range(fields)) for _ in range(3)) + "\n"
+    ).encode()
+    keep = _keep([1, fields // 2], False)
+    for max_fields in (fields - 1, fields, 1 << 16):
+        fast = _scan(data, True, keep=keep, max_fields=max_fields)
+        slow = _scan(data, False, keep=keep, max_fields=max_fields)
+        assert _comparable(fast, keep, False) == _comparable(slow, keep, False), max_fields
+        assert fast[6] is (max_fields >= fields)  # over the limit: the record parser judges
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_kept_quoted_fields_of_every_length_near_the_input_end(variant: str) -> None:
+    """Quoted kept fields, doubled quotes at every place, the last ones ending within a few
+    bytes of the end of the input (no 16-byte load may pass it)."""
+    use_stage1(variant)
+    for n in range(0, 70, 3):
+        for at in (0, n // 2, n - 1):
+            value = "y" * n
+            if n:
+                value = value[:at] + '"' + value[at:]
+            row = f'a,{_record([value])},"{n}"\n'
+            data = (row * 3).encode()
+            for tail in (b"", b"x,y\n"):
+                keep = _keep([1, 2], False)
+                fast = _scan(data + tail, True, keep=keep)
+                slow = _scan(data + tail, False, keep=keep)
+                assert fast[:6] == slow[:6], (n, at, tail)
+                assert fast[6] is True
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    widths=st.lists(st.integers(0, 120), min_size=1, max_size=12),
+    values=st.lists(st.text(alphabet='ab",\n\r ', max_size=40), min_size=1, max_size=30),
+    positions=st.lists(st.integers(0, 130), min_size=1, max_size=5, unique=True),
+    crlf=st.booleans(),
+    variant=st.sampled_from(VARIANTS or ["portable"]),
+    max_field=st.sampled_from([5, 1 << 20]),
+    max_fields=st.sampled_from([30, 1 << 16]),
+)
+def test_wide_clean_records_agree_with_the_record_parser(
+    widths: list[int],
+    values: list[str],
+    positions: list[int],
+    crlf: bool,
+    variant: str,
+    max_field: int,
+    max_fields: int,
+) -> None:
+    """Well-formed records of up to 120 fields (quoted line breaks, doubled quotes, empty
+    lines where a width is 0): the fast path must read them all, as the record parser does."""
+    use_stage1(variant)
+    eol = "\r\n" if crlf else "\n"
+    lines = [
+        _record([values[(r + i) % len(values)] for i in range(w)]) for r, w in enumerate(widths)
+    ]
+    data = (eol.join(lines) + eol).encode() * 3
+    keep = _keep(sorted(positions), False)
+    kw = {"keep": keep, "max_field": max_field, "max_fields": max_fields}
+    fast, slow = _scan(data, True, **kw), _scan(data, False, **kw)
+    assert _comparable(fast, keep, False) == _comparable(slow, keep, False)
