@@ -61,6 +61,7 @@ typedef struct {
     uint64_t short_lens;
     int long_keys;
     unsigned char fold[256];
+    uint64_t *key8; /* the first 8 bytes of each wanted key, zero-padded, as a number */
 } Walk;
 
 static unsigned char token_char[256];  /* may appear in a scalar token */
@@ -276,7 +277,7 @@ static int project_object(Walk *w, Py_ssize_t pos, Out *out, Py_ssize_t *next) {
 
 /* byte classes, as bits of one byte: JSON whitespace but the line break, characters of a
  * number, characters of a token (numbers and the literals) */
-enum { C_WS = 1, C_NUM = 2, C_TOK = 4, C_QUOTE = 8, C_BSLASH = 16, C_NL = 32 };
+enum { C_WS = 1, C_NUM = 2, C_TOK = 4, C_QUOTE = 8, C_BSLASH = 16, C_NL = 32, C_PUNCT = 64 };
 static unsigned char byte_class[256];
 static unsigned char number_start[256]; /* a token starting here is a number (or -Infinity) */
 
@@ -296,6 +297,7 @@ typedef struct {
     uint64_t esc;    /* 1: the first byte of the next chunk is escaped */
     uint64_t inside; /* all ones: the last byte was inside a string */
     uint64_t tok;    /* 1: the last byte was a token character */
+    uint64_t close;  /* 1: the last byte was a closing quote */
 } Carry;
 
 /* bit i set when an odd number of bits at or below i are set */
@@ -327,13 +329,20 @@ static inline uint64_t unescaped_quotes(uint64_t q, uint64_t bs, Carry *cy) {
 }
 
 /* The structural positions of a chunk given its masks and its in-string mask (from the
- * opening quote to the byte before the closing one). */
+ * opening quote to the byte before the closing one). A colon or comma right after a closing
+ * quote is left out: stage 2 looks at the byte after each closing quote it meets at the top
+ * level anyway (where "name": and "value", are most of what there is), and inside brackets
+ * commas and colons may be anywhere. */
 static inline uint64_t structurals(uint64_t q, uint64_t inside, uint64_t bs, uint64_t nl,
-                                   uint64_t ws, uint64_t num, uint64_t tok, Carry *cy) {
+                                   uint64_t ws, uint64_t num, uint64_t tok, uint64_t punct,
+                                   Carry *cy) {
     const uint64_t after_tok = tok << 1 | cy->tok;
+    const uint64_t closing = q & ~inside;
+    const uint64_t after_close = closing << 1 | cy->close;
     cy->tok = tok >> 63;
+    cy->close = closing >> 63;
     cy->inside = (uint64_t)0 - (inside >> 63);
-    const uint64_t quiet = ws | (num & after_tok);
+    const uint64_t quiet = ws | (num & after_tok) | (punct & after_close);
     return q | nl | (bs & inside) | (~inside & ~quiet);
 }
 
@@ -350,10 +359,10 @@ static inline const unsigned char *chunk_at(const unsigned char *s, Py_ssize_t n
 /* Stage 1 for chunks [0, nwords), portable: a table lookup per byte. */
 static void stage1_base(const unsigned char *s, Py_ssize_t n, Py_ssize_t nwords, uint64_t *out) {
     unsigned char tail[64];
-    Carry cy = {0, 0, 0};
+    Carry cy = {0, 0, 0, 0};
     for (Py_ssize_t k = 0; k < nwords; k++) {
         const unsigned char *p = chunk_at(s, n, k, tail);
-        uint64_t q = 0, bs = 0, nl = 0, ws = 0, num = 0, tok = 0;
+        uint64_t q = 0, bs = 0, nl = 0, ws = 0, num = 0, tok = 0, punct = 0;
         for (int j = 0; j < 64; j++) {
             const uint64_t c = byte_class[p[j]];
             ws |= (c & 1) << j;
@@ -362,10 +371,11 @@ static void stage1_base(const unsigned char *s, Py_ssize_t n, Py_ssize_t nwords,
             q |= (c >> 3 & 1) << j;
             bs |= (c >> 4 & 1) << j;
             nl |= (c >> 5 & 1) << j;
+            punct |= (c >> 6 & 1) << j;
         }
         q = unescaped_quotes(q, bs, &cy);
         const uint64_t inside = prefix_xor(q) ^ cy.inside;
-        out[k] = structurals(q, inside, bs, nl, ws, num, tok, &cy);
+        out[k] = structurals(q, inside, bs, nl, ws, num, tok, punct, &cy);
     }
 }
 
@@ -381,17 +391,18 @@ __attribute__((target("avx2,pclmul"))) static void stage1_avx2(const unsigned ch
                                                                Py_ssize_t n, Py_ssize_t nwords,
                                                                uint64_t *out) {
     unsigned char tail[64];
-    Carry cy = {0, 0, 0};
+    Carry cy = {0, 0, 0, 0};
     const __m256i lo_tab = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)nibble_lo));
     const __m256i hi_tab = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)nibble_hi));
     const __m256i low4 = _mm256_set1_epi8(0x0F), zero = _mm256_setzero_si256();
     const __m256i vq = _mm256_set1_epi8('"'), vb = _mm256_set1_epi8('\\');
     const __m256i vn = _mm256_set1_epi8('\n');
+    const __m256i vcolon = _mm256_set1_epi8(':'), vcomma = _mm256_set1_epi8(',');
     const __m256i mws = _mm256_set1_epi8((char)NB_WS), mnum = _mm256_set1_epi8(NB_NUM);
     const __m256i mtok = _mm256_set1_epi8(NB_TOK);
     for (Py_ssize_t k = 0; k < nwords; k++) {
         const unsigned char *p = chunk_at(s, n, k, tail);
-        uint64_t m[6] = {0, 0, 0, 0, 0, 0};
+        uint64_t m[7] = {0, 0, 0, 0, 0, 0, 0};
         for (int h = 0; h < 2; h++) {
             const __m256i v = _mm256_loadu_si256((const __m256i *)(p + 32 * h));
             const __m256i c = _mm256_and_si256(
@@ -405,12 +416,13 @@ __attribute__((target("avx2,pclmul"))) static void stage1_avx2(const unsigned ch
             m[3] |= HAS(mws);
             m[4] |= HAS(mnum);
             m[5] |= HAS(mtok);
+            m[6] |= BITS(_mm256_or_si256(_mm256_cmpeq_epi8(v, vcolon), _mm256_cmpeq_epi8(v, vcomma)));
 #undef HAS
 #undef BITS
         }
         const uint64_t q = unescaped_quotes(m[0], m[1], &cy);
         const uint64_t inside = CLMUL_PARITY(q) ^ cy.inside;
-        out[k] = structurals(q, inside, m[1], m[2], m[3], m[4], m[5], &cy);
+        out[k] = structurals(q, inside, m[1], m[2], m[3], m[4], m[5], m[6], &cy);
     }
 }
 
@@ -418,7 +430,7 @@ __attribute__((target("avx2,pclmul"))) static void stage1_avx2(const unsigned ch
 __attribute__((target("avx512f,avx512bw,pclmul"))) static void stage1_avx512(
     const unsigned char *s, Py_ssize_t n, Py_ssize_t nwords, uint64_t *out) {
     unsigned char tail[64];
-    Carry cy = {0, 0, 0};
+    Carry cy = {0, 0, 0, 0};
     const __m512i lo_tab =
         _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)nibble_lo));
     const __m512i hi_tab =
@@ -426,6 +438,7 @@ __attribute__((target("avx512f,avx512bw,pclmul"))) static void stage1_avx512(
     const __m512i low4 = _mm512_set1_epi8(0x0F);
     const __m512i vq = _mm512_set1_epi8('"'), vb = _mm512_set1_epi8('\\');
     const __m512i vn = _mm512_set1_epi8('\n');
+    const __m512i vcolon = _mm512_set1_epi8(':'), vcomma = _mm512_set1_epi8(',');
     const __m512i mws = _mm512_set1_epi8((char)NB_WS), mnum = _mm512_set1_epi8(NB_NUM);
     const __m512i mtok = _mm512_set1_epi8(NB_TOK);
     for (Py_ssize_t k = 0; k < nwords; k++) {
@@ -438,7 +451,9 @@ __attribute__((target("avx512f,avx512bw,pclmul"))) static void stage1_avx512(
         const uint64_t inside = CLMUL_PARITY(q) ^ cy.inside;
         out[k] = structurals(q, inside, bs, _mm512_cmpeq_epi8_mask(v, vn),
                              _mm512_test_epi8_mask(c, mws), _mm512_test_epi8_mask(c, mnum),
-                             _mm512_test_epi8_mask(c, mtok), &cy);
+                             _mm512_test_epi8_mask(c, mtok),
+                             _mm512_cmpeq_epi8_mask(v, vcolon) | _mm512_cmpeq_epi8_mask(v, vcomma),
+                             &cy);
     }
 }
 #endif
@@ -518,12 +533,30 @@ static inline Py_ssize_t literal_len(const unsigned char *t) {
  * no wanted key has; the case-blind compare goes by a table instead of calling tolower() */
 static inline int fast_match(const Walk *w, const unsigned char *k, Py_ssize_t len) {
     if (len < 64 ? !(w->short_lens >> len & 1) : !w->long_keys) return -1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* a name of up to 8 bytes at once: the first byte that differs is the lowest one set */
+    const int whole = len <= 8 && w->s + w->n - k >= 8;
+    uint64_t kw = 0;
+    if (whole) {
+        memcpy(&kw, k, 8);
+        if (len < 8) kw &= ((uint64_t)1 << (8 * len)) - 1;
+    }
+#else
+    const int whole = 0;
+    const uint64_t kw = 0;
+#endif
     for (Py_ssize_t i = 0; i < w->nkeys; i++) {
         if (w->keylens[i] != len) continue;
         const unsigned char *want = (const unsigned char *)w->keys[i];
         Py_ssize_t j = 0; /* names are short: a call to memcmp costs more than this */
-        while (j < len && k[j] == want[j]) j++;
-        if (j == len) return (int)i;
+        if (whole) {
+            const uint64_t x = kw ^ w->key8[i];
+            if (x == 0) return (int)i;
+            j = __builtin_ctzll(x) >> 3;
+        } else {
+            while (j < len && k[j] == want[j]) j++;
+            if (j == len) return (int)i;
+        }
         while (j < len && w->fold[k[j]] == w->fold[want[j]]) j++;
         if (j == len) return -2;
     }
@@ -571,6 +604,28 @@ static Py_ssize_t fast_nested(const unsigned char *s, Cursor *c) {
 
 enum { F_DONE = 0, F_HAND_OVER = 1, F_NOMEM = 2 };
 
+/* ,"name":value (no comma before the first member), room made once */
+static inline int out_member(Out *o, int comma, const unsigned char *key, Py_ssize_t klen,
+                             const unsigned char *val, Py_ssize_t vlen) {
+    const Py_ssize_t need = 2 + klen + vlen;
+    if (o->len + need > o->cap) {
+        Py_ssize_t cap = o->cap ? o->cap : 1 << 16;
+        while (cap < o->len + need) cap *= 2;
+        char *p = (char *)realloc(o->p, (size_t)cap);
+        if (p == NULL) return -1;
+        o->p = p;
+        o->cap = cap;
+    }
+    char *d = o->p + o->len;
+    if (comma) *d++ = ',';
+    memcpy(d, key, (size_t)klen);
+    d += klen;
+    *d++ = ':';
+    memcpy(d, val, (size_t)vlen);
+    o->len = d + vlen - o->p;
+    return 0;
+}
+
 /* The object whose '{' is the last position visited, as project_object() would cut it. */
 static int fast_object(const Walk *w, Cursor *c, Out *out, Py_ssize_t *next) {
     const unsigned char *s = w->s;
@@ -584,12 +639,26 @@ static int fast_object(const Walk *w, Cursor *c, Out *out, Py_ssize_t *next) {
             const Py_ssize_t k0 = t, k1 = next_pos(c);
             if (s[k1] != '"') return F_HAND_OVER; /* an escape or a line break in the name */
             const int which = fast_match(w, s + k0 + 1, k1 - k0 - 1);
-            if (which == -2 || s[next_pos(c)] != ':') return F_HAND_OVER;
+            if (which == -2) return F_HAND_OVER;
+            /* the colon, left out of the mask when right after the quote (a comma there
+             * would be too) */
+            if (s[k1 + 1] != ':' && (s[k1 + 1] == ',' || s[next_pos(c)] != ':'))
+                return F_HAND_OVER;
             const Py_ssize_t v = next_pos(c);
             Py_ssize_t vend;
             ch = s[v];
             if (ch == '"') {
                 vend = fast_string(s, c);
+                if (vend >= 0 && (s[vend] == ',' || s[vend] == ':')) {
+                    /* a comma or colon right after the closing quote: not in the mask */
+                    if (s[vend] == ':') return F_HAND_OVER;
+                    if (which >= 0 &&
+                        out_member(out, members++, s + k0, k1 + 1 - k0, s + v, vend - v) < 0)
+                        return F_NOMEM;
+                    t = next_pos(c);
+                    ch = s[t];
+                    continue;
+                }
             } else if (ch == '{' || ch == '[') {
                 vend = fast_nested(s, c);
             } else if (number_start[ch]) {
@@ -608,9 +677,7 @@ static int fast_object(const Walk *w, Cursor *c, Out *out, Py_ssize_t *next) {
                     vend = t;
                     while (is_ws(s[vend - 1])) vend--;
                 }
-                if ((members++ && out_put(out, ",", 1) < 0) ||
-                    out_put(out, (const char *)s + k0, k1 + 1 - k0) < 0 ||
-                    out_put(out, ":", 1) < 0 || out_put(out, (const char *)s + v, vend - v) < 0)
+                if (out_member(out, members++, s + k0, k1 + 1 - k0, s + v, vend - v) < 0)
                     return F_NOMEM;
             }
             if (ch == '}') break;
@@ -684,8 +751,9 @@ static PyObject *run_project(PyObject *args, PyObject *kwargs, int fast) {
     w.nkeys = PyTuple_GET_SIZE(keys);
     w.keys = (const char **)calloc((size_t)(w.nkeys ? w.nkeys : 1), sizeof(char *));
     w.keylens = (Py_ssize_t *)calloc((size_t)(w.nkeys ? w.nkeys : 1), sizeof(Py_ssize_t));
+    w.key8 = (uint64_t *)calloc((size_t)(w.nkeys ? w.nkeys : 1), sizeof(uint64_t));
     PyObject *result = NULL;
-    if (w.keys == NULL || w.keylens == NULL) {
+    if (w.keys == NULL || w.keylens == NULL || w.key8 == NULL) {
         PyErr_NoMemory();
         goto done;
     }
@@ -697,6 +765,7 @@ static PyObject *run_project(PyObject *args, PyObject *kwargs, int fast) {
         }
         w.keys[i] = PyBytes_AS_STRING(k);
         w.keylens[i] = PyBytes_GET_SIZE(k);
+        memcpy(&w.key8[i], w.keys[i], (size_t)(w.keylens[i] < 8 ? w.keylens[i] : 8));
         if (w.keylens[i] < 64)
             w.short_lens |= (uint64_t)1 << w.keylens[i];
         else
@@ -745,6 +814,7 @@ static PyObject *run_project(PyObject *args, PyObject *kwargs, int fast) {
 done:
     free(w.keys);
     free(w.keylens);
+    free(w.key8);
     PyBuffer_Release(&data);
     return result;
 }
@@ -812,7 +882,8 @@ PyMODINIT_FUNC PyInit__jsonscan(void) {
         byte_class[c] = (unsigned char)((is_ws((unsigned char)c) ? C_WS : 0) |
                                         (token_char[c] ? C_TOK : 0) |
                                         (c == '"' ? C_QUOTE : 0) | (c == '\\' ? C_BSLASH : 0) |
-                                        (c == '\n' ? C_NL : 0));
+                                        (c == '\n' ? C_NL : 0) |
+                                        (c == ':' || c == ',' ? C_PUNCT : 0));
         number_start[c] = (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
     }
     for (const char *c = "0123456789+-.eE"; *c; c++) byte_class[(unsigned char)*c] |= C_NUM;
