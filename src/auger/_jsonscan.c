@@ -62,7 +62,15 @@ typedef struct {
     int long_keys;
     unsigned char fold[256];
     uint64_t *key8; /* the first 8 bytes of each wanted key, zero-padded, as a number */
+    unsigned char maybe[256]; /* by name_hash(): set where a wanted key may be */
 } Walk;
+
+/* A hash of a member name by its length and its last byte case-blind (the quote before it
+ * when empty): a name equal to a wanted key, in any case, has that key's hash. */
+static inline unsigned name_hash(const unsigned char *fold, const unsigned char *k,
+                                 Py_ssize_t len) {
+    return (fold[k[len - 1]] + 37u * (unsigned)len) & 255u;
+}
 
 static unsigned char token_char[256];  /* may appear in a scalar token */
 static unsigned char string_stop[256];  /* ends a run of plain string bytes */
@@ -532,6 +540,7 @@ static inline Py_ssize_t literal_len(const unsigned char *t) {
 /* match_key() for the fast path: most names are not wanted, and most of those have a length
  * no wanted key has; the case-blind compare goes by a table instead of calling tolower() */
 static inline int fast_match(const Walk *w, const unsigned char *k, Py_ssize_t len) {
+    if (!w->maybe[name_hash(w->fold, k, len)]) return -1;
     if (len < 64 ? !(w->short_lens >> len & 1) : !w->long_keys) return -1;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* a name of up to 8 bytes at once: the first byte that differs is the lowest one set */
@@ -772,6 +781,11 @@ static PyObject *run_project(PyObject *args, PyObject *kwargs, int fast) {
             w.long_keys = 1;
     }
     for (int c = 0; c < 256; c++) w.fold[c] = (unsigned char)tolower(c);
+    for (Py_ssize_t i = 0; i < w.nkeys; i++) {
+        /* as name_hash() sees the key between its quotes */
+        const unsigned char last = w.keylens[i] ? (unsigned char)w.keys[i][w.keylens[i] - 1] : '"';
+        w.maybe[(w.fold[last] + 37u * (unsigned)w.keylens[i]) & 255u] = 1;
+    }
     Out out = {NULL, 0, 0};
     Py_ssize_t consumed = 0, records = 0;
     int status = R_DONE;

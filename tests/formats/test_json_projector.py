@@ -153,13 +153,17 @@ RAW_VALUES = st.recursive(
     max_leaves=8,
 )
 SPACE = st.sampled_from(["", "", " ", "\t", "\r", "  "])
-NAMES = st.sampled_from(["a", "b", "ab", "c", "A", "a\\u0062", "b\\\\", "é"])
+NAMES = st.sampled_from(
+    ["a", "b", "ab", "c", "A", "a\\u0062", "b\\\\", "é", "", "name_over_8", "NAME_over_8"]
+)
 MEMBERS = st.tuples(SPACE, NAMES, SPACE, SPACE, RAW_VALUES, SPACE).map(
     lambda m: f'{m[0]}"{m[1]}"{m[2]}:{m[3]}{m[4]}{m[5]}'
 )
 LINES = st.lists(MEMBERS, max_size=5).map(lambda ms: "{" + ",".join(ms) + "}")
 ENDS = st.sampled_from(["\n", "\n", "\r\n", "\n\n", " \n", "", "x\n", ",\n", "}\n", "\n \t"])
-KEYSETS = st.sampled_from([(), (b"a",), (b"b", b"ab"), (b"c", b"a", b"zz"), (b"A",)])
+KEYSETS = st.sampled_from(
+    [(), (b"a",), (b"b", b"ab"), (b"c", b"a", b"zz"), (b"A",), (b"", b"name_over_8", b"\xc3\xa9")]
+)
 
 
 def _same(data: bytes, final: bool, keys: tuple[bytes, ...]) -> None:
