@@ -475,7 +475,7 @@ static Py_ssize_t stage1_base(Scan *sc, Py_ssize_t base, Py_ssize_t count, Carry
         _mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)(mq)), _mm_set1_epi8(-1), 0)))
 
 /* Stage 1 with AVX2 compares. */
-__attribute__((target("avx2,pclmul"))) static Py_ssize_t stage1_avx2(Scan *sc, Py_ssize_t base,
+__attribute__((target("avx2,pclmul,bmi"))) static Py_ssize_t stage1_avx2(Scan *sc, Py_ssize_t base,
                                                                      Py_ssize_t count, Carry *cy,
                                                                      Chunk *out) {
     unsigned char tail[64];
@@ -503,41 +503,162 @@ __attribute__((target("avx2,pclmul"))) static Py_ssize_t stage1_avx2(Scan *sc, P
 }
 
 /* Stage 1 with AVX-512 compares straight into 64-bit masks. */
-__attribute__((target("avx512f,avx512bw,pclmul"))) static Py_ssize_t stage1_avx512(
+__attribute__((target("avx512f,avx512bw,pclmul,bmi"))) static Py_ssize_t stage1_avx512(
     Scan *sc, Py_ssize_t base, Py_ssize_t count, Carry *cy, Chunk *out) {
     unsigned char tail[64];
-    uint64_t high = 0;
+    const char *const s = sc->s;
+    const Py_ssize_t n = sc->n;
     const __m512i d = _mm512_set1_epi8((char)sc->delim), q = _mm512_set1_epi8((char)sc->quote);
     const __m512i nl = _mm512_set1_epi8('\n'), cr = _mm512_set1_epi8('\r');
+    const uint64_t quotes = sc->quote >= 0 ? ~(uint64_t)0 : 0;
+    __m512i high = _mm512_setzero_si512(); /* the bytes OR-ed: their top bits */
     Carry c = *cy; /* in registers: the stores to out might alias *cy */
     Py_ssize_t k = 0;
-    for (; k < count && base < sc->n; k++, base += 64) {
-        const __m512i v = _mm512_loadu_si512((const void *)padded(sc, base, tail));
-        uint64_t md = _mm512_cmpeq_epi8_mask(v, d);
-        uint64_t mq = sc->quote >= 0 ? _mm512_cmpeq_epi8_mask(v, q) : 0;
+    /* chunks with a byte after them: no padding, no check for the end */
+    for (; k < count && base + 64 < n; k++, base += 64) {
+        const __m512i v = _mm512_loadu_si512((const void *)(s + base));
+        uint64_t md = _mm512_cmpeq_epi8_mask(v, d), mq = _mm512_cmpeq_epi8_mask(v, q) & quotes;
         uint64_t mn = _mm512_cmpeq_epi8_mask(v, nl), mc = _mm512_cmpeq_epi8_mask(v, cr);
-        high |= _mm512_movepi8_mask(v);
-        chunk_from_masks(sc, md, mq, mn, mc, CLMUL_PARITY(mq), byte_after(sc, base), &c, &out[k]);
+        /* the rest in general registers: left to itself, the compiler shuttles the masks
+         * between those and mask registers, at twice the instructions */
+        __asm__("" : "+r"(md), "+r"(mq), "+r"(mn), "+r"(mc));
+        high = _mm512_or_si512(high, v);
+        chunk_from_masks(sc, md, mq, mn, mc, CLMUL_PARITY(mq), (unsigned char)s[base + 64], &c,
+                         &out[k]);
+    }
+    for (; k < count && base < n; k++, base += 64) {
+        const __m512i v = _mm512_loadu_si512((const void *)padded(sc, base, tail));
+        const uint64_t mq = _mm512_cmpeq_epi8_mask(v, q) & quotes;
+        high = _mm512_or_si512(high, v);
+        chunk_from_masks(sc, _mm512_cmpeq_epi8_mask(v, d), mq, _mm512_cmpeq_epi8_mask(v, nl),
+                         _mm512_cmpeq_epi8_mask(v, cr), CLMUL_PARITY(mq), byte_after(sc, base),
+                         &c, &out[k]);
     }
     *cy = c;
-    sc->high |= high;
+    sc->high |= _mm512_movepi8_mask(high);
     return k;
 }
 #endif
+
+/* ------------------------------------------------------------ stage 1b: separator lists
+ *
+ * The separators of `got` chunks from `from` are appended to sp (from entry nsep) as
+ * positions, and each line end's entry number to ex (*ne of them); returns the new count of
+ * entries. Entries are written a fixed number at a time per chunk, whatever the chunk's
+ * count, and those past it overwritten by the next chunk: a loop ending at the count would
+ * mispredict its exit in most chunks. So sp needs FLAT_SLACK entries of room past the last
+ * one, ex two. */
+#define FLAT_SLACK 16
+
+typedef Py_ssize_t (*Flatten)(const Chunk *, Py_ssize_t, Py_ssize_t, Py_ssize_t *, Py_ssize_t,
+                              Py_ssize_t *, Py_ssize_t *);
+
+/* a chunk's line ends: two written always (the top bit keeps the empty case defined), the
+ * rare others in a loop; an entry number is the separators of the chunk below it */
+#define EOL_ENTRY(ch, nsep, e) ((nsep) + __builtin_popcountll((ch)->seps & (((e) & -(e)) - 1)))
+#define FLAT_EOLS(ch, nsep, ex, ne)                                                         \
+    do {                                                                                    \
+        uint64_t e = (ch)->eols;                                                            \
+        for (int i_ = 0; i_ < 2; i_++) {                                                    \
+            (ex)[ne] = EOL_ENTRY(ch, nsep, e);                                              \
+            (ne) += e != 0;                                                                 \
+            e &= e - 1;                                                                     \
+        }                                                                                   \
+        for (; e; e &= e - 1) (ex)[(ne)++] = EOL_ENTRY(ch, nsep, e);                        \
+    } while (0)
+
+static inline __attribute__((always_inline)) Py_ssize_t flatten_body(
+    const Chunk *chunks, Py_ssize_t got, Py_ssize_t from, Py_ssize_t *sp, Py_ssize_t nsep,
+    Py_ssize_t *ex, Py_ssize_t *pne) {
+    Py_ssize_t ne = *pne;
+    for (Py_ssize_t k = 0; k < got; k++) {
+        const Chunk *ch = &chunks[k];
+        const Py_ssize_t base = from + 64 * k;
+        uint64_t m = ch->seps;
+        Py_ssize_t *o = sp + nsep;
+        for (int i = 0; i < 8; i++) { /* (the top bit keeps ctz defined once m is empty) */
+            o[i] = base + __builtin_ctzll(m | (uint64_t)1 << 63);
+            m &= m - 1;
+        }
+        for (int i = 8; m; i++) {
+            o[i] = base + __builtin_ctzll(m);
+            m &= m - 1;
+        }
+        FLAT_EOLS(ch, nsep, ex, ne);
+        nsep += __builtin_popcountll(ch->seps);
+    }
+    *pne = ne;
+    return nsep;
+}
+
+static Py_ssize_t flatten_base(const Chunk *chunks, Py_ssize_t got, Py_ssize_t from,
+                               Py_ssize_t *sp, Py_ssize_t nsep, Py_ssize_t *ex,
+                               Py_ssize_t *pne) {
+    return flatten_body(chunks, got, from, sp, nsep, ex, pne);
+}
+
+#ifdef AUGER_X86
+/* the same with the popcnt instruction (without it, a popcount is a library call) */
+__attribute__((target("popcnt,bmi"))) static Py_ssize_t flatten_popcnt(
+    const Chunk *chunks, Py_ssize_t got, Py_ssize_t from, Py_ssize_t *sp, Py_ssize_t nsep,
+    Py_ssize_t *ex, Py_ssize_t *pne) {
+    return flatten_body(chunks, got, from, sp, nsep, ex, pne);
+}
+
+/* With AVX-512 VBMI2: a chunk's separator bit numbers compressed into the low bytes of a
+ * register in one instruction, then widened to positions 8 at a time (16 always). */
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt,bmi"))) static Py_ssize_t
+flatten_vbmi2(const Chunk *chunks, Py_ssize_t got, Py_ssize_t from, Py_ssize_t *sp,
+              Py_ssize_t nsep, Py_ssize_t *ex, Py_ssize_t *pne) {
+    static const unsigned char bytes[64] = {
+        0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+        22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+        44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+    const __m512i iota = _mm512_loadu_si512((const void *)bytes);
+    Py_ssize_t ne = *pne;
+    for (Py_ssize_t k = 0; k < got; k++) {
+        const Chunk *ch = &chunks[k];
+        const __m512i base = _mm512_set1_epi64((long long)(from + 64 * k));
+        const __m512i bits = _mm512_maskz_compress_epi8(ch->seps, iota);
+        const int cnt = __builtin_popcountll(ch->seps);
+        Py_ssize_t *o = sp + nsep;
+        const __m128i lo = _mm512_castsi512_si128(bits);
+        _mm512_storeu_si512((void *)o, _mm512_add_epi64(_mm512_cvtepu8_epi64(lo), base));
+        _mm512_storeu_si512((void *)(o + 8),
+                            _mm512_add_epi64(_mm512_cvtepu8_epi64(_mm_srli_si128(lo, 8)), base));
+        if (cnt > 16) {
+            unsigned char rest[64];
+            _mm512_storeu_si512((void *)rest, bits);
+            for (int i = 16; i < cnt; i += 8)
+                _mm512_storeu_si512(
+                    (void *)(o + i),
+                    _mm512_add_epi64(
+                        _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(rest + i))), base));
+        }
+        FLAT_EOLS(ch, nsep, ex, ne);
+        nsep += cnt;
+    }
+    *pne = ne;
+    return nsep;
+}
+#endif
+
+static Flatten flatten = flatten_base; /* goes with the stage 1 in use */
 
 typedef Py_ssize_t (*Stage1)(Scan *, Py_ssize_t, Py_ssize_t, Carry *, Chunk *);
 
 typedef struct {
     const char *name;
     Stage1 fn;
+    Flatten flat;
     int usable;
 } Stage1Choice;
 
 static Stage1Choice stage1_choices[] = {
-    {"portable", stage1_base, 1},
+    {"portable", stage1_base, flatten_base, 1},
 #ifdef AUGER_X86
-    {"avx2", stage1_avx2, 0},
-    {"avx512", stage1_avx512, 0},
+    {"avx2", stage1_avx2, flatten_popcnt, 0},
+    {"avx512", stage1_avx512, flatten_popcnt, 0},
 #endif
 };
 
@@ -548,13 +669,19 @@ static Stage1 stage1 = stage1_base; /* the fastest the CPU has, set when the mod
 static void pick_stage1(void) {
 #ifdef AUGER_X86
     __builtin_cpu_init();
-    int pclmul = __builtin_cpu_supports("pclmul");
-    stage1_choices[1].usable = pclmul && __builtin_cpu_supports("avx2");
+    int base = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("popcnt") &&
+               __builtin_cpu_supports("bmi");
+    stage1_choices[1].usable = base && __builtin_cpu_supports("avx2");
     stage1_choices[2].usable =
-        pclmul && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+        base && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    if (__builtin_cpu_supports("avx512vbmi2")) stage1_choices[2].flat = flatten_vbmi2;
 #endif
-    for (int i = 0; i < N_STAGE1; i++)
-        if (stage1_choices[i].usable) stage1 = stage1_choices[i].fn;
+    for (int i = 0; i < N_STAGE1; i++) {
+        if (stage1_choices[i].usable) {
+            stage1 = stage1_choices[i].fn;
+            flatten = stage1_choices[i].flat;
+        }
+    }
 }
 
 /* Store field [fs, end) at position fi of the current record: without its quotes and with
@@ -680,12 +807,43 @@ static inline int has_quote(const char *s, Py_ssize_t from, Py_ssize_t to, Py_ss
     return memchr(s + from, quote, (size_t)(to - from)) != NULL;
 }
 
-static inline __attribute__((always_inline)) Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos,
-                                                                       Py_ssize_t nbuf,
-                                                                       Py_ssize_t *rows) {
+/* fast_field for a kept field of a columnar scan: a field of up to 32 bytes (the common
+ * case) is copied, and checked for doubled quotes, with two 16-byte moves whatever its
+ * length, where a branch on the length mispredicts on fields of varied lengths. */
+static inline int col_field(Scan *sc, Py_ssize_t fi, Py_ssize_t fs, Py_ssize_t end) {
+    const char *s = sc->s;
+    const int quoted = sc->quote >= 0 && fs < end && (unsigned char)s[fs] == sc->quote;
+#if defined(__SSE2__)
+    /* (quoted: the quotes are not copied; the rules put the closing one at end - 1) */
+    const int col = sc->colmap[fi];
+    Buf *d = &sc->dat[col];
+    const Py_ssize_t from = fs + quoted, len = end - quoted - from;
+    if (len <= 32 && len <= sc->max_field && from + 32 <= sc->n && d->len + 32 <= d->cap) {
+        const __m128i a = _mm_loadu_si128((const __m128i *)(s + from));
+        const __m128i b = _mm_loadu_si128((const __m128i *)(s + from + 16));
+        uint64_t quotes = 0; /* a quote inside a quoted field is half of a doubled one */
+        if (quoted) {
+            const __m128i q = _mm_set1_epi8((char)sc->quote);
+            quotes = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, q)) |
+                     (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, q)) << 16;
+            quotes &= ((uint64_t)1 << len) - 1;
+        }
+        if (!quotes) {
+            _mm_storeu_si128((__m128i *)(d->p + d->len), a);
+            _mm_storeu_si128((__m128i *)(d->p + d->len + 16), b); /* what is past len: junk */
+            d->len += len;
+            return end_field(sc, col);
+        }
+    }
+#endif
+    return fast_field(sc, fi, fs, end,
+                      quoted && end - fs > 2 && has_quote(s, fs + 1, end - 1, sc->n, sc->quote));
+}
+
+static Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_ssize_t *rows) {
     const char *s = sc->s;
     const Py_ssize_t n = sc->n;
-    const int comment = sc->comment, quote = sc->quote;
+    const int comment = sc->comment;
     const Py_ssize_t last = sc->last_kept;
     Py_ssize_t rs = pos;   /* the start of the record not yet stored */
     Py_ssize_t j = 0;      /* its first separator's entry in seps (or the \n of a \r\n) */
@@ -701,11 +859,10 @@ static inline __attribute__((always_inline)) Py_ssize_t fast_scan_cols(Scan *sc,
     if (comment >= 0 && (unsigned char)s[rs] == comment) return rs;
     Py_ssize_t count = 2;
     for (Py_ssize_t from = pos; from < n;) {
-        /* room for this batch's separators after those of the record it continues (8 more:
-         * they are written 8 at a time) */
-        if (nsep + 64 * count + 8 > sc->sepcap) {
+        /* room for this batch's separators after those of the record it continues */
+        if (nsep + 64 * count + FLAT_SLACK > sc->sepcap) {
             if (nsep > sc->max_fields) GIVE_UP(); /* parse_record reports it */
-            Py_ssize_t cap = 2 * (nsep + 64 * count + 8);
+            Py_ssize_t cap = 2 * (nsep + 64 * count + FLAT_SLACK);
             Py_ssize_t *p = (Py_ssize_t *)realloc(sc->seps, sizeof(Py_ssize_t) * (size_t)cap);
             if (p == NULL) {
                 sc->status = ST_NOMEM;
@@ -719,32 +876,10 @@ static inline __attribute__((always_inline)) Py_ssize_t fast_scan_cols(Scan *sc,
         const Py_ssize_t got = stage1(sc, from, count, &cy, chunks);
         if (count < FAST_CHUNKS) count *= 2;
         Py_ssize_t ne = 0;
-        for (Py_ssize_t k = 0; k < got; k++) {
-            const Chunk *ch = &chunks[k];
-            const Py_ssize_t base = from + 64 * k;
-            if (ch->wrong && bad == PY_SSIZE_T_MAX) bad = base + __builtin_ctzll(ch->wrong);
-            uint64_t m = ch->seps;
-            const int cnt = __builtin_popcountll(m);
-            Py_ssize_t *o = sp + nsep;
-            /* 8 entries whatever the count (those past it are overwritten later): a loop
-             * ending at the count would mispredict its exit in most chunks. The top bit
-             * keeps ctz defined once m is empty. */
-            for (int i = 0; i < 8; i++) {
-                o[i] = base + __builtin_ctzll(m | (uint64_t)1 << 63);
-                m &= m - 1;
-            }
-            for (int i = 8; m; i++) {
-                o[i] = base + __builtin_ctzll(m);
-                m &= m - 1;
-            }
-            uint64_t e = ch->eols;
-            while (e) {
-                const uint64_t below = (e & ((uint64_t)0 - e)) - 1;
-                ex[ne++] = nsep + __builtin_popcountll(ch->seps & below);
-                e &= e - 1;
-            }
-            nsep += cnt;
+        for (Py_ssize_t k = 0; k < got && bad == PY_SSIZE_T_MAX; k++) {
+            if (chunks[k].wrong) bad = from + 64 * k + __builtin_ctzll(chunks[k].wrong);
         }
+        nsep = flatten(chunks, got, from, sp, nsep, ex, &ne);
         from += 64 * got;
         for (Py_ssize_t m = 0; m < ne; m++) {
             const Py_ssize_t je = ex[m], at = sp[je];
@@ -763,11 +898,7 @@ static inline __attribute__((always_inline)) Py_ssize_t fast_scan_cols(Scan *sc,
                         continue;
                     }
                     const Py_ssize_t fs = fi ? sp[j + fi - 1] + 1 : rs, end = sp[j + fi];
-                    /* a quote inside a quoted field can only be (half of) a doubled one */
-                    int doubled = 0;
-                    if (quote >= 0 && (unsigned char)s[fs] == quote && end - fs > 2)
-                        doubled = has_quote(s, fs + 1, end - 1, n, quote);
-                    if (fast_field(sc, fi, fs, end, doubled) < 0) GIVE_UP();
+                    if (col_field(sc, fi, fs, end) < 0) GIVE_UP();
                 }
                 /* fields counted up to the last kept one, as parse_record counts a skipped
                  * rest */
@@ -793,26 +924,10 @@ static inline __attribute__((always_inline)) Py_ssize_t fast_scan_cols(Scan *sc,
 #undef GIVE_UP
 }
 
-static Py_ssize_t fast_scan_cols_base(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf,
-                                      Py_ssize_t *rows) {
-    return fast_scan_cols(sc, pos, nbuf, rows);
-}
-
-#ifdef AUGER_X86
-/* the same with the popcnt instruction (without it, a popcount is a library call) */
-__attribute__((target("popcnt,bmi"))) static Py_ssize_t fast_scan_cols_popcnt(
-    Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_ssize_t *rows) {
-    return fast_scan_cols(sc, pos, nbuf, rows);
-}
-#endif
-
-static Py_ssize_t (*fast_cols)(Scan *, Py_ssize_t, Py_ssize_t, Py_ssize_t *) =
-    fast_scan_cols_base;
-
 /* Parse whole records from pos (a line start) while they are plain; returns where it
  * stopped (a line start), adding the records stored to *rows. */
 static Py_ssize_t fast_scan(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_ssize_t *rows) {
-    if (sc->kpos != NULL) return fast_cols(sc, pos, nbuf, rows);
+    if (sc->kpos != NULL) return fast_scan_cols(sc, pos, nbuf, rows);
     const char *s = sc->s;
     const Py_ssize_t n = sc->n;
     const int comment = sc->comment;
@@ -975,7 +1090,7 @@ static PyObject *textscan_scan(PyObject *self, PyObject *args, PyObject *kwargs)
         for (Py_ssize_t i = sc.nmap - 1; i >= 0; i--)
             sc.next_kept[i] = sc.colmap[i] >= 0 ? (int32_t)i : sc.next_kept[i + 1];
         sc.kpos = (int32_t *)malloc(sizeof(int32_t) * (size_t)(sc.last_kept + 1));
-        sc.eolix = (Py_ssize_t *)malloc(sizeof(Py_ssize_t) * 64 * FAST_CHUNKS);
+        sc.eolix = (Py_ssize_t *)malloc(sizeof(Py_ssize_t) * (64 * FAST_CHUNKS + 2));
         if (sc.kpos == NULL || sc.eolix == NULL) {
             free(sc.next_kept);
             free(sc.kpos);
@@ -1168,6 +1283,7 @@ static PyObject *textscan_use_stage1(PyObject *self, PyObject *arg) {
     for (int i = 0; i < N_STAGE1; i++) {
         if (stage1_choices[i].usable && strcmp(stage1_choices[i].name, want) == 0) {
             stage1 = stage1_choices[i].fn;
+            flatten = stage1_choices[i].flat;
             Py_RETURN_NONE;
         }
     }
@@ -1194,9 +1310,5 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__textscan(void) {
     pick_stage1();
-#ifdef AUGER_X86
-    if (__builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi"))
-        fast_cols = fast_scan_cols_popcnt;
-#endif
     return PyModule_Create(&module);
 }
