@@ -106,7 +106,7 @@ typedef struct {
     int32_t *next_kept;     /* columnar: the first kept position at or after each one */
     int32_t *kpos;          /* columnar: the kept positions, ascending (nkept of them) */
     Py_ssize_t nkept;
-    Py_ssize_t *seps;       /* columnar: separator positions (see fast_scan_cols) */
+    int32_t *seps;          /* columnar: separator positions (see fast_scan_cols) */
     Py_ssize_t sepcap;
     Py_ssize_t *eolix;      /* columnar: the line ends of a stage-1 batch, as indices in seps */
 } Scan;
@@ -543,14 +543,14 @@ __attribute__((target("avx512f,avx512bw,pclmul,bmi"))) static Py_ssize_t stage1_
 /* ------------------------------------------------------------ stage 1b: separator lists
  *
  * The separators of `got` chunks from `from` are appended to sp (from entry nsep) as
- * positions, and each line end's entry number to ex (*ne of them); returns the new count of
+ * positions (less an origin: `from` is relative to it, and int32 halves the stores), and each line end's entry number to ex (*ne of them); returns the new count of
  * entries. Entries are written a fixed number at a time per chunk, whatever the chunk's
  * count, and those past it overwritten by the next chunk: a loop ending at the count would
  * mispredict its exit in most chunks. So sp needs FLAT_SLACK entries of room past the last
  * one, ex two. */
 #define FLAT_SLACK 16
 
-typedef Py_ssize_t (*Flatten)(const Chunk *, Py_ssize_t, Py_ssize_t, Py_ssize_t *, Py_ssize_t,
+typedef Py_ssize_t (*Flatten)(const Chunk *, Py_ssize_t, Py_ssize_t, int32_t *, Py_ssize_t,
                               Py_ssize_t *, Py_ssize_t *);
 
 /* a chunk's line ends: two written always (the top bit keeps the empty case defined), the
@@ -568,14 +568,14 @@ typedef Py_ssize_t (*Flatten)(const Chunk *, Py_ssize_t, Py_ssize_t, Py_ssize_t 
     } while (0)
 
 static inline __attribute__((always_inline)) Py_ssize_t flatten_body(
-    const Chunk *chunks, Py_ssize_t got, Py_ssize_t from, Py_ssize_t *sp, Py_ssize_t nsep,
+    const Chunk *chunks, Py_ssize_t got, Py_ssize_t from, int32_t *sp, Py_ssize_t nsep,
     Py_ssize_t *ex, Py_ssize_t *pne) {
     Py_ssize_t ne = *pne;
     for (Py_ssize_t k = 0; k < got; k++) {
         const Chunk *ch = &chunks[k];
-        const Py_ssize_t base = from + 64 * k;
+        const int32_t base = (int32_t)(from + 64 * k);
         uint64_t m = ch->seps;
-        Py_ssize_t *o = sp + nsep;
+        int32_t *o = sp + nsep;
         for (int i = 0; i < 8; i++) { /* (the top bit keeps ctz defined once m is empty) */
             o[i] = base + __builtin_ctzll(m | (uint64_t)1 << 63);
             m &= m - 1;
@@ -592,23 +592,22 @@ static inline __attribute__((always_inline)) Py_ssize_t flatten_body(
 }
 
 static Py_ssize_t flatten_base(const Chunk *chunks, Py_ssize_t got, Py_ssize_t from,
-                               Py_ssize_t *sp, Py_ssize_t nsep, Py_ssize_t *ex,
-                               Py_ssize_t *pne) {
+                               int32_t *sp, Py_ssize_t nsep, Py_ssize_t *ex, Py_ssize_t *pne) {
     return flatten_body(chunks, got, from, sp, nsep, ex, pne);
 }
 
 #ifdef AUGER_X86
 /* the same with the popcnt instruction (without it, a popcount is a library call) */
 __attribute__((target("popcnt,bmi"))) static Py_ssize_t flatten_popcnt(
-    const Chunk *chunks, Py_ssize_t got, Py_ssize_t from, Py_ssize_t *sp, Py_ssize_t nsep,
+    const Chunk *chunks, Py_ssize_t got, Py_ssize_t from, int32_t *sp, Py_ssize_t nsep,
     Py_ssize_t *ex, Py_ssize_t *pne) {
     return flatten_body(chunks, got, from, sp, nsep, ex, pne);
 }
 
 /* With AVX-512 VBMI2: a chunk's separator bit numbers compressed into the low bytes of a
- * register in one instruction, then widened to positions 8 at a time (16 always). */
+ * register in one instruction, then widened to positions 16 at a time. */
 __attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt,bmi"))) static Py_ssize_t
-flatten_vbmi2(const Chunk *chunks, Py_ssize_t got, Py_ssize_t from, Py_ssize_t *sp,
+flatten_vbmi2(const Chunk *chunks, Py_ssize_t got, Py_ssize_t from, int32_t *sp,
               Py_ssize_t nsep, Py_ssize_t *ex, Py_ssize_t *pne) {
     static const unsigned char bytes[64] = {
         0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
@@ -618,22 +617,22 @@ flatten_vbmi2(const Chunk *chunks, Py_ssize_t got, Py_ssize_t from, Py_ssize_t *
     Py_ssize_t ne = *pne;
     for (Py_ssize_t k = 0; k < got; k++) {
         const Chunk *ch = &chunks[k];
-        const __m512i base = _mm512_set1_epi64((long long)(from + 64 * k));
+        const __m512i base = _mm512_set1_epi32((int)(from + 64 * k));
         const __m512i bits = _mm512_maskz_compress_epi8(ch->seps, iota);
         const int cnt = __builtin_popcountll(ch->seps);
-        Py_ssize_t *o = sp + nsep;
-        const __m128i lo = _mm512_castsi512_si128(bits);
-        _mm512_storeu_si512((void *)o, _mm512_add_epi64(_mm512_cvtepu8_epi64(lo), base));
-        _mm512_storeu_si512((void *)(o + 8),
-                            _mm512_add_epi64(_mm512_cvtepu8_epi64(_mm_srli_si128(lo, 8)), base));
+        int32_t *o = sp + nsep;
+        _mm512_storeu_si512((void *)o,
+                            _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(bits)),
+                                             base));
         if (cnt > 16) {
             unsigned char rest[64];
             _mm512_storeu_si512((void *)rest, bits);
-            for (int i = 16; i < cnt; i += 8)
+            for (int i = 16; i < cnt; i += 16)
                 _mm512_storeu_si512(
                     (void *)(o + i),
-                    _mm512_add_epi64(
-                        _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(rest + i))), base));
+                    _mm512_add_epi32(
+                        _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(rest + i))),
+                        base));
         }
         FLAT_EOLS(ch, nsep, ex, ne);
         nsep += cnt;
@@ -848,6 +847,7 @@ static Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_s
     Py_ssize_t rs = pos;   /* the start of the record not yet stored */
     Py_ssize_t j = 0;      /* its first separator's entry in seps (or the \n of a \r\n) */
     Py_ssize_t nsep = 0;   /* entries in seps */
+    Py_ssize_t org = pos;  /* what the entries are relative to */
     Py_ssize_t bad = PY_SSIZE_T_MAX; /* where the first broken rule was seen */
     Carry cy = {0, 1, 0};  /* pos is a line start: a quote may open there */
     Chunk chunks[FAST_CHUNKS];
@@ -860,10 +860,11 @@ static Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_s
     Py_ssize_t count = 2;
     for (Py_ssize_t from = pos; from < n;) {
         /* room for this batch's separators after those of the record it continues */
+        if (from + 64 * count - org > INT32_MAX) GIVE_UP(); /* a record over 2 GB so far */
         if (nsep + 64 * count + FLAT_SLACK > sc->sepcap) {
             if (nsep > sc->max_fields) GIVE_UP(); /* parse_record reports it */
             Py_ssize_t cap = 2 * (nsep + 64 * count + FLAT_SLACK);
-            Py_ssize_t *p = (Py_ssize_t *)realloc(sc->seps, sizeof(Py_ssize_t) * (size_t)cap);
+            int32_t *p = (int32_t *)realloc(sc->seps, sizeof(int32_t) * (size_t)cap);
             if (p == NULL) {
                 sc->status = ST_NOMEM;
                 GIVE_UP();
@@ -871,7 +872,7 @@ static Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_s
             sc->seps = p;
             sc->sepcap = cap;
         }
-        Py_ssize_t *const sp = sc->seps;
+        int32_t *const sp = sc->seps;
         Py_ssize_t *const ex = sc->eolix;
         const Py_ssize_t got = stage1(sc, from, count, &cy, chunks);
         if (count < FAST_CHUNKS) count *= 2;
@@ -879,13 +880,13 @@ static Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_s
         for (Py_ssize_t k = 0; k < got && bad == PY_SSIZE_T_MAX; k++) {
             if (chunks[k].wrong) bad = from + 64 * k + __builtin_ctzll(chunks[k].wrong);
         }
-        nsep = flatten(chunks, got, from, sp, nsep, ex, &ne);
+        nsep = flatten(chunks, got, from - org, sp, nsep, ex, &ne);
         from += 64 * got;
         for (Py_ssize_t m = 0; m < ne; m++) {
-            const Py_ssize_t je = ex[m], at = sp[je];
+            const Py_ssize_t je = ex[m], at = org + sp[je];
             if (at < rs) continue; /* the \n of a \r\n already taken */
             if (at >= bad) GIVE_UP(); /* the record breaks a rule */
-            if (sp[j] < rs) j++;      /* past that \n */
+            if (org + sp[j] < rs) j++; /* past that \n */
             const Py_ssize_t after = at + ((unsigned char)s[at] == '\r' ? 2 : 1);
             const Py_ssize_t nf = je - j + 1; /* fields in the record */
             if (nf == 1 && at == rs) { /* an empty line, not a record */
@@ -897,7 +898,8 @@ static Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_s
                         if (end_field(sc, sc->colmap[fi]) < 0) GIVE_UP();
                         continue;
                     }
-                    const Py_ssize_t fs = fi ? sp[j + fi - 1] + 1 : rs, end = sp[j + fi];
+                    const Py_ssize_t fs = fi ? org + sp[j + fi - 1] + 1 : rs;
+                    const Py_ssize_t end = org + sp[j + fi];
                     if (col_field(sc, fi, fs, end) < 0) GIVE_UP();
                 }
                 /* fields counted up to the last kept one, as parse_record counts a skipped
@@ -913,12 +915,13 @@ static Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_s
             j = je + 1;
             if (comment >= 0 && rs < n && (unsigned char)s[rs] == comment) return rs;
         }
-        /* keep the entries of the record not finished */
-        if (j > 0) {
-            memmove(sp, sp + j, sizeof(Py_ssize_t) * (size_t)(nsep - j));
-            nsep -= j;
-            j = 0;
-        }
+        /* keep the entries of the record not finished (all at rs - 1 or after: its
+         * separators and maybe the \n of a \r\n before it), relative to rs - 1 from now */
+        const int32_t shift = (int32_t)(rs - 1 - org);
+        for (Py_ssize_t i = j; i < nsep; i++) sp[i - j] = sp[i] - shift;
+        nsep -= j;
+        j = 0;
+        org = rs - 1;
     }
     GIVE_UP(); /* the last record has no line end: parse_record takes it */
 #undef GIVE_UP
