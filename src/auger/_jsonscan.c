@@ -257,8 +257,9 @@ static int project_object(Walk *w, Py_ssize_t pos, Out *out, Py_ssize_t *next) {
  * look at: every unescaped quote, every line break (inside strings too), every backslash
  * inside a string, and outside strings every byte but whitespace and the later characters of
  * a number-like token ([0-9+-.eE] after another token character). So outside strings that is
- * the punctuation {}[],:, each token's first character, every letter of true/false/null/NaN/
- * Infinity but e and E, and every byte JSON does not allow there. Which bytes are inside
+ * the punctuation {}[],: (but a colon or comma right after a closing quote: see
+ * structurals()), each token's first character, every letter of true/false/null/NaN/Infinity
+ * but e and E, and every byte JSON does not allow there. Which bytes are inside
  * strings follows from the unescaped quotes by a running XOR (a carry-less multiply where the
  * CPU has one); a quote is escaped when an odd run of backslashes precedes it. Escapes and
  * string state carry from one chunk to the next.
@@ -279,12 +280,13 @@ static int project_object(Walk *w, Py_ssize_t pos, Out *out, Py_ssize_t *next) {
  * reference walk's. */
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define AUGER_X86 1 /* AVX2 and AVX-512 variants, picked at run time */
+#define AUGER_X86 1 /* SSSE3, AVX2 and AVX-512 variants, picked at run time */
 #include <immintrin.h>
 #endif
 
-/* byte classes, as bits of one byte: JSON whitespace but the line break, characters of a
- * number, characters of a token (numbers and the literals) */
+/* byte classes, as bits of one byte (for the portable stage 1): JSON whitespace but the line
+ * break, characters of a number, characters of a token (numbers and the literals), the quote,
+ * the backslash, the line break, the colon and the comma */
 enum { C_WS = 1, C_NUM = 2, C_TOK = 4, C_QUOTE = 8, C_BSLASH = 16, C_NL = 32, C_PUNCT = 64 };
 static unsigned char byte_class[256];
 static unsigned char number_start[256]; /* a token starting here is a number (or -Infinity) */
