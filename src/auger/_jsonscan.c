@@ -326,6 +326,7 @@ static inline uint64_t prefix_xor(uint64_t x) {
  * run's first bit to the run carries to the byte after it, and the run is odd when that
  * byte's position and the first bit's differ in parity. */
 static inline uint64_t unescaped_quotes(uint64_t q, uint64_t bs, Carry *cy) {
+    if ((bs | cy->esc) == 0) return q; /* most chunks: no backslash at all */
     const uint64_t even = 0x5555555555555555ULL;
     const uint64_t b = bs & ~cy->esc; /* an escaped backslash escapes nothing */
     const uint64_t starts = b & ~(b << 1);
