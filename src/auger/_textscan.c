@@ -543,11 +543,13 @@ __attribute__((target("avx512f,avx512bw,pclmul,bmi"))) static Py_ssize_t stage1_
 /* ------------------------------------------------------------ stage 1b: separator lists
  *
  * The separators of `got` chunks from `from` are appended to sp (from entry nsep) as
- * positions (less an origin: `from` is relative to it, and int32 halves the stores), and each line end's entry number to ex (*ne of them); returns the new count of
- * entries. Entries are written a fixed number at a time per chunk, whatever the chunk's
- * count, and those past it overwritten by the next chunk: a loop ending at the count would
- * mispredict its exit in most chunks. So sp needs FLAT_SLACK entries of room past the last
- * one, ex two. */
+ * positions less an origin (`from` is relative to it: int32 entries halve the stores), and
+ * each line end's entry number to ex (*ne of them); returns the new count of entries.
+ * Entries are written a fixed number at a time per chunk, whatever the chunk's count, and
+ * those past it overwritten by the next chunk: a loop ending at the count would mispredict
+ * its exit in most chunks. So sp needs FLAT_SLACK entries of room past the last one, ex
+ * two. The line ends' entry numbers, minus that of the record's first separator, count
+ * its fields. */
 #define FLAT_SLACK 16
 
 typedef Py_ssize_t (*Flatten)(const Chunk *, Py_ssize_t, Py_ssize_t, int32_t *, Py_ssize_t,

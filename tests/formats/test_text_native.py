@@ -198,3 +198,52 @@ def test_tokenizer_agrees_with_the_python_parser(
             return (type(exc).__name__, str(exc))
 
     assert outcome(NATIVE) == outcome(PYTHON)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    data=st.binary(max_size=300),
+    bom=st.booleans(),
+    block=st.integers(1, 40),
+    room=st.integers(1, 16),
+    cuts=st.lists(st.integers(0, 100), min_size=1, max_size=50),
+)
+def test_blocks_hand_every_byte_over_once_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+    data: bytes,
+    bom: bool,
+    block: int,
+    room: int,
+    cuts: list[int],
+) -> None:
+    """The reader's blocks (read ahead in a thread into two buffers, the unparsed tail of one
+    put in front of the next, in room grown when a tail is longer): whatever is parsed of each,
+    the next starts with the rest and goes on with the file, the byte order mark left out."""
+    import io
+
+    from auger.formats.text import native_reader
+
+    monkeypatch.setattr(native_reader, "_ROOM", room)
+    raw = (b"\xef\xbb\xbf" if bom else b"") + data
+    if block < 3:  # (a first block too short to hold the mark)
+        data = raw
+    blocks = native_reader._Blocks(io.BufferedReader(io.BytesIO(raw)), block)  # type: ignore[arg-type]
+    done = 0  # bytes of data parsed
+    try:
+        for step in range(10_000):
+            view, final = blocks.next()
+            got = bytes(view)
+            assert got == data[done : done + len(got)]
+            view.release()
+            if final:  # the input ended: the rest of it is all there
+                assert done + len(got) == len(data)
+                break
+            n = min(len(got), cuts[step % len(cuts)])
+            blocks.consumed(n)
+            done += n
+        else:
+            pytest.fail("no end of input")
+    finally:
+        blocks.close()

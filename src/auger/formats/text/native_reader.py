@@ -14,7 +14,9 @@ to the Python parser after the rows delivered, exactly as the Arrow path does.
 from __future__ import annotations
 
 import codecs
+import contextlib
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from types import ModuleType
 from typing import IO
 
@@ -101,11 +103,10 @@ def native_batches(
         fh = opener()
     except (OSError, EOFError) as exc:
         raise NeedsFallback(str(exc)) from exc
-    with fh:
-        blocks = _Blocks(fh, block_size)
+    with fh, contextlib.closing(_Blocks(fh, block_size)) as blocks:
         while True:
             data, final = blocks.next()
-            if not data:
+            if not data and final:
                 return
             reason, consumed, rows, skip, payload, counts, ascii = _textscan.scan(
                 data,
@@ -136,48 +137,100 @@ def native_batches(
             blocks.consumed(consumed)
 
 
+# room before a block for the unparsed tail of the one before (a record it cut); grown for a
+# longer tail
+_ROOM = 64 << 10
+
+
 class _Blocks:
-    """The input a block at a time in one reused buffer, the unparsed tail of a block (a
-    record it cut) moved to the front of the next: no fresh 4 MiB allocation per block, whose
-    page faults cost as much as a good part of the parse."""
+    """The input a block at a time, the unparsed tail of a block (a record it cut) moved in
+    front of the next, in two buffers used in turn: while the tokenizer parses a block in one
+    (it releases the GIL), a thread reads the next one into the other, after room for that
+    tail, so that reading the file (a copy out of the page cache, or inflating it) overlaps the
+    parse instead of adding to it. The buffers are reused: a fresh 4 MiB allocation per block
+    would cost page faults worth a good part of the parse. A file of one block starts no
+    thread."""
 
     def __init__(self, fh: IO[bytes], block_size: int) -> None:
         self._fh = fh
         self._size = block_size
-        self._buf = bytearray(block_size)
-        self._have = 0  # bytes at the front carried from the last block
-        self._end = 0
+        self._room = _ROOM
+        self._bufs = [bytearray(self._room + block_size)]
+        self._cur = 0  # the buffer holding the last block answered
+        self._start = self._end = 0  # that block's bytes in it
+        self._used = 0  # how many of them were parsed
         self._started = False
+        self._pool: ThreadPoolExecutor | None = None
+        self._ahead: Future[int] | None = None  # the read of the next block, under way
 
     def next(self) -> tuple[memoryview, bool]:
         """The carried bytes and the next block read after them; True when the input ended."""
-        if len(self._buf) < self._have + self._size:
-            self._buf.extend(bytes(self._have + self._size - len(self._buf)))
-        got = self._fill(self._have)
         if not self._started:
             self._started = True
-            if self._buf[:3] == codecs.BOM_UTF8:  # a UTF-8 byte order mark is not data
-                self._buf[: got - 3] = self._buf[3:got]
-                got -= 3
-        self._end = self._have + got
-        return memoryview(self._buf)[: self._end], got == 0
+            buf = self._bufs[0]
+            got = self._fill(0, self._size)
+            self._start, self._end = self._room, self._room + got
+            if buf[self._start : self._start + 3] == codecs.BOM_UTF8:  # a byte order mark
+                self._start += 3  # is not data (nor the end when the block holds it alone)
+            if got == self._size:
+                self._read_ahead()
+            return memoryview(buf)[self._start : self._end], got == 0
+        rest = self._end - self._start - self._used
+        old, other = self._cur, 1 - self._cur
+        if self._ahead is not None:
+            ahead, self._ahead = self._ahead, None
+            got = ahead.result()
+        else:
+            got = self._fill(other, self._size)
+        full = got == self._size
+        if rest > self._room:  # a tail longer than the room: more room, in this buffer now
+            room = max(rest, 2 * self._room)
+            grown = bytearray(room + max(got, self._size))
+            grown[room : room + got] = self._bufs[other][self._room : self._room + got]
+            self._bufs[other] = grown
+            self._room = room
+        buf = self._bufs[other]
+        buf[self._room - rest : self._room] = self._bufs[old][self._end - rest : self._end]
+        self._cur = other
+        self._start, self._end, self._used = self._room - rest, self._room + got, 0
+        if full:
+            self._read_ahead()
+        return memoryview(buf)[self._start : self._end], got == 0
 
     def consumed(self, n: int) -> None:
         """``n`` bytes of the last answer were parsed; the rest leads the next one."""
-        rest = self._end - n
-        if rest:
-            self._buf[:rest] = self._buf[n : self._end]
-        self._have = rest
-        if n == 0 and rest >= self._size:
+        self._used = n
+        if n == 0 and self._end - self._start >= self._size:
             self._size *= 2  # a record longer than a block: read more at once
 
-    def _fill(self, at: int) -> int:
-        """Read up to a block at ``at``; fewer bytes only at the end of the input."""
-        view = memoryview(self._buf)
-        got = 0
+    def close(self) -> None:
+        """Wait for a read under way (the file closes next) and end the thread."""
+        if self._ahead is not None:
+            wait([self._ahead])
+            self._ahead = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def _read_ahead(self) -> None:
+        """Start reading the next block into the buffer not holding the last one."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="auger-text-read")
+        self._ahead = self._pool.submit(self._fill, 1 - self._cur, self._size)
+
+    def _fill(self, which: int, size: int) -> int:
+        """Read up to ``size`` bytes after the room of buffer ``which`` (made first when there
+        is none, or grown); fewer only at the end of the input."""
+        if which == len(self._bufs):
+            self._bufs.append(bytearray(self._room + size))
+        buf = self._bufs[which]
+        if len(buf) < self._room + size:
+            buf.extend(bytes(self._room + size - len(buf)))
+        view = memoryview(buf)
+        at, got = self._room, 0
         try:
-            while got < self._size:
-                n = self._fh.readinto(view[at + got : at + self._size])  # type: ignore[attr-defined]
+            while got < size:
+                n = self._fh.readinto(view[at + got : at + size])  # type: ignore[attr-defined]
                 if not n:
                     break
                 got += n
