@@ -250,7 +250,6 @@ static int project_object(Walk *w, Py_ssize_t pos, Out *out, Py_ssize_t *next) {
     }
 }
 
-
 /* ---------------------------------------------------------------- the structural fast path
  *
  * Stage 1 turns each 64 bytes into one bit mask of "structural" positions, those stage 2 must
@@ -265,14 +264,15 @@ static int project_object(Walk *w, Py_ssize_t pos, Out *out, Py_ssize_t *next) {
  * string state carry from one chunk to the next.
  *
  * Stage 2 walks each object over those positions only. Between two structural positions
- * there is nothing but whitespace, the rest of a number or the inside of a string, so the
- * grammar the reference walk checks byte by byte is checked on the sequence of structural
- * characters: a name, its closing quote (a backslash or line break instead: hand over), a
- * colon, a value (a string, a bracketed value whose brackets it counts, a number whose
- * letters would show up as the next position, or a literal compared in full), then a comma
- * or the closing brace. Anything else there (a line break, a stray byte, a letter glued to a
- * number, -Infinity) hands the object to the reference walk, which accepts it (the fast path
- * then goes on after it) or says why not.
+ * there is nothing but whitespace, the rest of a number, the inside of a string or the colon
+ * or comma after a closing quote (stage 2 reads that byte), so the grammar the reference walk
+ * checks byte by byte is checked on the sequence of structural characters: a name, its
+ * closing quote (a backslash or line break instead: hand over), a colon, a value (a string,
+ * a bracketed value whose brackets it counts, a number whose letters would show up as the
+ * next position, or a literal compared in full), then a comma or the closing brace. Anything
+ * else there (a line break, a stray byte, a letter glued to a number, -Infinity) hands the
+ * object to the reference walk, which accepts it (the fast path then goes on after it) or
+ * says why not.
  *
  * Only objects starting before the last line break of the input take the fast path: every
  * one of them either ends before that line break or is refused at it, so stage 2 never
@@ -461,14 +461,16 @@ __attribute__((target("avx2,pclmul"))) static void stage1_avx2(const unsigned ch
                 _mm256_shuffle_epi8(lo_tab, _mm256_and_si256(v, low4)),
                 _mm256_shuffle_epi8(hi_tab, _mm256_and_si256(_mm256_srli_epi16(v, 4), low4)));
 #define BITS(x) ((uint64_t)(uint32_t)_mm256_movemask_epi8(x) << (32 * h))
-#define HAS(x) (~BITS(_mm256_cmpeq_epi8(_mm256_and_si256(c, x), zero)) & (0xFFFFFFFFULL << (32 * h)))
+#define HAS(x)                                                                              \
+    (~BITS(_mm256_cmpeq_epi8(_mm256_and_si256(c, x), zero)) & (0xFFFFFFFFULL << (32 * h)))
             m[0] |= BITS(_mm256_cmpeq_epi8(v, vq));
             m[1] |= BITS(_mm256_cmpeq_epi8(v, vb));
             m[2] |= BITS(_mm256_cmpeq_epi8(v, vn));
             m[3] |= HAS(mws);
             m[4] |= HAS(mnum);
             m[5] |= HAS(mtok);
-            m[6] |= BITS(_mm256_or_si256(_mm256_cmpeq_epi8(v, vcolon), _mm256_cmpeq_epi8(v, vcomma)));
+            m[6] |=
+                BITS(_mm256_or_si256(_mm256_cmpeq_epi8(v, vcolon), _mm256_cmpeq_epi8(v, vcomma)));
 #undef HAS
 #undef BITS
         }
