@@ -845,7 +845,11 @@ static Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_s
     const char *s = sc->s;
     const Py_ssize_t n = sc->n;
     const int comment = sc->comment;
-    const Py_ssize_t last = sc->last_kept;
+    /* (copies: the compiler reloads what it reads through sc after every byte stored) */
+    const Py_ssize_t last = sc->last_kept, nkept = sc->nkept, max_fields = sc->max_fields;
+    const int32_t *const kpos = sc->kpos, *const colmap = sc->colmap;
+    Py_ssize_t done = 0;   /* records stored */
+    int32_t *seen = NULL;  /* where the next record's count goes, in room made for a batch */
     Py_ssize_t rs = pos;   /* the start of the record not yet stored */
     Py_ssize_t j = 0;      /* its first separator's entry in seps (or the \n of a \r\n) */
     Py_ssize_t nsep = 0;   /* entries in seps */
@@ -853,8 +857,16 @@ static Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_s
     Py_ssize_t bad = PY_SSIZE_T_MAX; /* where the first broken rule was seen */
     Carry cy = {0, 1, 0};  /* pos is a line start: a quote may open there */
     Chunk chunks[FAST_CHUNKS];
+#define SYNC()                                                                              \
+    do {                                                                                    \
+        if (seen != NULL) sc->counts.len = (char *)seen - sc->counts.p;                     \
+        seen = NULL;                                                                        \
+        *rows += done;                                                                      \
+        done = 0;                                                                           \
+    } while (0)
 #define GIVE_UP()                                                                           \
     do {                                                                                    \
+        SYNC();                                                                             \
         take_back(sc, nbuf);                                                                \
         return rs;                                                                          \
     } while (0)
@@ -884,6 +896,12 @@ static Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_s
         }
         nsep = flatten(chunks, got, from - org, sp, nsep, ex, &ne);
         from += 64 * got;
+        /* room for a count for every record the batch may end */
+        if (buf_need(&sc->counts, 4 * ne) < 0) {
+            sc->status = ST_NOMEM;
+            GIVE_UP();
+        }
+        seen = (int32_t *)(sc->counts.p + sc->counts.len);
         for (Py_ssize_t m = 0; m < ne; m++) {
             const Py_ssize_t je = ex[m], at = org + sp[je];
             if (at < rs) continue; /* the \n of a \r\n already taken */
@@ -893,11 +911,11 @@ static Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_s
             const Py_ssize_t nf = je - j + 1; /* fields in the record */
             if (nf == 1 && at == rs) { /* an empty line, not a record */
             } else {
-                if (nf > sc->max_fields) GIVE_UP();
-                for (Py_ssize_t i = 0; i < sc->nkept; i++) {
-                    const Py_ssize_t fi = sc->kpos[i];
+                if (nf > max_fields) GIVE_UP();
+                for (Py_ssize_t i = 0; i < nkept; i++) {
+                    const Py_ssize_t fi = kpos[i];
                     if (fi >= nf) { /* a short row: "" */
-                        if (end_field(sc, sc->colmap[fi]) < 0) GIVE_UP();
+                        if (end_field(sc, colmap[fi]) < 0) GIVE_UP();
                         continue;
                     }
                     const Py_ssize_t fs = fi ? org + sp[j + fi - 1] + 1 : rs;
@@ -906,17 +924,17 @@ static Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_s
                 }
                 /* fields counted up to the last kept one, as parse_record counts a skipped
                  * rest */
-                const Py_ssize_t seen = nf <= last ? nf : last + 1;
-                if (buf_i32(&sc->counts, (int32_t)seen) < 0) {
-                    sc->status = ST_NOMEM;
-                    GIVE_UP();
-                }
-                ++*rows;
+                *seen++ = (int32_t)(nf <= last ? nf : last + 1);
+                done++;
             }
             rs = after;
             j = je + 1;
-            if (comment >= 0 && rs < n && (unsigned char)s[rs] == comment) return rs;
+            if (comment >= 0 && rs < n && (unsigned char)s[rs] == comment) {
+                SYNC();
+                return rs;
+            }
         }
+        SYNC();
         /* keep the entries of the record not finished (all at rs - 1 or after: its
          * separators and maybe the \n of a \r\n before it), relative to rs - 1 from now */
         const int32_t shift = (int32_t)(rs - 1 - org);
@@ -927,6 +945,7 @@ static Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_s
     }
     GIVE_UP(); /* the last record has no line end: parse_record takes it */
 #undef GIVE_UP
+#undef SYNC
 }
 
 /* Parse whole records from pos (a line start) while they are plain; returns where it
