@@ -531,7 +531,9 @@ static Stage1Choice stage1_choices[] = {
 
 #define N_STAGE1 ((int)(sizeof stage1_choices / sizeof stage1_choices[0]))
 
-static Stage1 stage1 = stage1_base; /* the fastest the CPU has, set when the module loads */
+/* the fastest the CPU has, set when the module loads; NULL: the reference walk alone (the
+ * portable variant costs more than the walk saves: it is there for tests and other CPUs) */
+static Stage1 stage1 = NULL;
 
 static void pick_stage1(void) {
 #ifdef AUGER_X86
@@ -542,7 +544,7 @@ static void pick_stage1(void) {
     stage1_choices[3].usable =
         pclmul && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
 #endif
-    for (int i = 0; i < N_STAGE1; i++)
+    for (int i = 1; i < N_STAGE1; i++)
         if (stage1_choices[i].usable) stage1 = stage1_choices[i].fn;
 }
 
@@ -840,7 +842,8 @@ static PyObject *run_project(PyObject *args, PyObject *kwargs, int fast) {
     Stage1 st1 = stage1;
     Py_BEGIN_ALLOW_THREADS;
     Py_ssize_t p = 0;
-    if (fast && fast_objects(&w, st1, &out, &p, &records) == R_NOMEM) status = R_NOMEM;
+    if (fast && st1 != NULL && fast_objects(&w, st1, &out, &p, &records) == R_NOMEM)
+        status = R_NOMEM;
     consumed = p;
     while (status == R_DONE && p < w.n) {
         unsigned char c = w.s[p];
@@ -925,7 +928,8 @@ static PyMethodDef methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "project() by the byte-at-a-time walk alone (for tests and benchmarks)."},
     {"stage1_variants", jsonscan_stage1_variants, METH_NOARGS,
-     "The fast path's stage 1 variants this CPU runs, slowest first (the last is in use)."},
+     "The fast path's stage 1 variants this CPU runs, slowest first (the last is in use, but "
+     "'portable' alone: project() then walks byte by byte unless told to use it)."},
     {"use_stage1", jsonscan_use_stage1, METH_O,
      "Use the named stage 1 variant from now on (for tests and benchmarks)."},
     {NULL, NULL, 0, NULL},

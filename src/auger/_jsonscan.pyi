@@ -12,7 +12,8 @@ def project_reference(
     """project() by the byte-at-a-time walk alone, without the structural fast path."""
 
 def stage1_variants() -> list[str]:
-    """The fast path's stage 1 variants this CPU runs, slowest first (the last is in use)."""
+    """The fast path's stage 1 variants this CPU runs, slowest first (the last is in use, but
+    "portable" alone: project() then walks byte by byte unless told to use it)."""
 
 def use_stage1(name: str) -> None:
     """Use the named stage 1 variant from now on (for tests and benchmarks)."""
