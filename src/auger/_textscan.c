@@ -549,11 +549,12 @@ __attribute__((target("avx512f,avx512bw,pclmul,bmi"))) static Py_ssize_t stage1_
  * those past it overwritten by the next chunk: a loop ending at the count would mispredict
  * its exit in most chunks. So sp needs FLAT_SLACK entries of room past the last one, ex
  * two. The line ends' entry numbers, minus that of the record's first separator, count
- * its fields. */
+ * its fields. *wrong: the chunks' broken rules OR-ed (the caller looks for the first only
+ * when there is one). */
 #define FLAT_SLACK 16
 
 typedef Py_ssize_t (*Flatten)(const Chunk *, Py_ssize_t, Py_ssize_t, int32_t *, Py_ssize_t,
-                              Py_ssize_t *, Py_ssize_t *);
+                              Py_ssize_t *, Py_ssize_t *, uint64_t *);
 
 /* a chunk's line ends: two written always (the top bit keeps the empty case defined), the
  * rare others in a loop; an entry number is the separators of the chunk below it */
@@ -571,11 +572,13 @@ typedef Py_ssize_t (*Flatten)(const Chunk *, Py_ssize_t, Py_ssize_t, int32_t *, 
 
 static inline __attribute__((always_inline)) Py_ssize_t flatten_body(
     const Chunk *chunks, Py_ssize_t got, Py_ssize_t from, int32_t *sp, Py_ssize_t nsep,
-    Py_ssize_t *ex, Py_ssize_t *pne) {
+    Py_ssize_t *ex, Py_ssize_t *pne, uint64_t *wrong) {
     Py_ssize_t ne = *pne;
+    uint64_t wrongs = 0;
     for (Py_ssize_t k = 0; k < got; k++) {
         const Chunk *ch = &chunks[k];
         const int32_t base = (int32_t)(from + 64 * k);
+        wrongs |= ch->wrong;
         uint64_t m = ch->seps;
         int32_t *o = sp + nsep;
         for (int i = 0; i < 8; i++) { /* (the top bit keeps ctz defined once m is empty) */
@@ -590,35 +593,39 @@ static inline __attribute__((always_inline)) Py_ssize_t flatten_body(
         nsep += __builtin_popcountll(ch->seps);
     }
     *pne = ne;
+    *wrong = wrongs;
     return nsep;
 }
 
 static Py_ssize_t flatten_base(const Chunk *chunks, Py_ssize_t got, Py_ssize_t from,
-                               int32_t *sp, Py_ssize_t nsep, Py_ssize_t *ex, Py_ssize_t *pne) {
-    return flatten_body(chunks, got, from, sp, nsep, ex, pne);
+                               int32_t *sp, Py_ssize_t nsep, Py_ssize_t *ex, Py_ssize_t *pne,
+                               uint64_t *wrong) {
+    return flatten_body(chunks, got, from, sp, nsep, ex, pne, wrong);
 }
 
 #ifdef AUGER_X86
 /* the same with the popcnt instruction (without it, a popcount is a library call) */
 __attribute__((target("popcnt,bmi"))) static Py_ssize_t flatten_popcnt(
     const Chunk *chunks, Py_ssize_t got, Py_ssize_t from, int32_t *sp, Py_ssize_t nsep,
-    Py_ssize_t *ex, Py_ssize_t *pne) {
-    return flatten_body(chunks, got, from, sp, nsep, ex, pne);
+    Py_ssize_t *ex, Py_ssize_t *pne, uint64_t *wrong) {
+    return flatten_body(chunks, got, from, sp, nsep, ex, pne, wrong);
 }
 
 /* With AVX-512 VBMI2: a chunk's separator bit numbers compressed into the low bytes of a
  * register in one instruction, then widened to positions 16 at a time. */
 __attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt,bmi"))) static Py_ssize_t
 flatten_vbmi2(const Chunk *chunks, Py_ssize_t got, Py_ssize_t from, int32_t *sp,
-              Py_ssize_t nsep, Py_ssize_t *ex, Py_ssize_t *pne) {
+              Py_ssize_t nsep, Py_ssize_t *ex, Py_ssize_t *pne, uint64_t *wrong) {
     static const unsigned char bytes[64] = {
         0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
         22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
         44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
     const __m512i iota = _mm512_loadu_si512((const void *)bytes);
     Py_ssize_t ne = *pne;
+    uint64_t wrongs = 0;
     for (Py_ssize_t k = 0; k < got; k++) {
         const Chunk *ch = &chunks[k];
+        wrongs |= ch->wrong;
         const __m512i base = _mm512_set1_epi32((int)(from + 64 * k));
         const __m512i bits = _mm512_maskz_compress_epi8(ch->seps, iota);
         const int cnt = __builtin_popcountll(ch->seps);
@@ -640,6 +647,7 @@ flatten_vbmi2(const Chunk *chunks, Py_ssize_t got, Py_ssize_t from, int32_t *sp,
         nsep += cnt;
     }
     *pne = ne;
+    *wrong = wrongs;
     return nsep;
 }
 #endif
@@ -891,10 +899,11 @@ static Py_ssize_t fast_scan_cols(Scan *sc, Py_ssize_t pos, Py_ssize_t nbuf, Py_s
         const Py_ssize_t got = stage1(sc, from, count, &cy, chunks);
         if (count < FAST_CHUNKS) count *= 2;
         Py_ssize_t ne = 0;
-        for (Py_ssize_t k = 0; k < got && bad == PY_SSIZE_T_MAX; k++) {
+        uint64_t wrong;
+        nsep = flatten(chunks, got, from - org, sp, nsep, ex, &ne, &wrong);
+        for (Py_ssize_t k = 0; wrong && k < got && bad == PY_SSIZE_T_MAX; k++) {
             if (chunks[k].wrong) bad = from + 64 * k + __builtin_ctzll(chunks[k].wrong);
         }
-        nsep = flatten(chunks, got, from - org, sp, nsep, ex, &ne);
         from += 64 * got;
         /* room for a count for every record the batch may end */
         if (buf_need(&sc->counts, 4 * ne) < 0) {
