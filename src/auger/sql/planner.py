@@ -176,8 +176,7 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> Discove
             ],
         )
     if table.format_override is None:
-        single_format(selection.files, table.workspace, fmt.name, table.path)
-        files = [f for f in selection.files if table.workspace.format_for(f.path) == fmt]
+        files = single_format(selection.files, table.workspace, fmt.name, table.path)
     else:
         files = list(selection.files)
     selection = FileSelection(selection.root, tuple(files), selection.is_directory)

@@ -1,4 +1,5 @@
-"""A directory is read with one format: files of another known format are an error.
+"""A directory is read with one format: its files of that format, files of another known
+format being an error.
 
 Drill picks a directory's format from one file and reads every file with it, so a JSON file
 beside CSV files is parsed as CSV. auger picks the format the same way but keeps only the
@@ -19,16 +20,21 @@ __all__ = ["single_format"]
 
 def single_format(
     files: Sequence[FileStatus], workspace: Workspace, chosen: str, table_path: str
-) -> None:
-    """Raise a VALIDATION error when ``files`` hold a known format other than ``chosen``,
-    naming one file of each format and how to query them apart."""
+) -> list[FileStatus]:
+    """The files of format ``chosen`` (files of no known format passed over); a VALIDATION
+    error naming one file of each format, and how to query them apart, when ``files`` hold
+    another known format too."""
+    keep: list[FileStatus] = []
     examples: dict[str, str] = {}
     for entry in files:
         fmt = workspace.format_for(entry.path)
-        if fmt is not None and fmt.name not in examples:
-            examples[fmt.name] = entry.path
+        if fmt is None:
+            continue
+        examples.setdefault(fmt.name, entry.path)
+        if fmt.name == chosen:
+            keep.append(entry)
     if len(examples) < 2:
-        return
+        return keep
     found = ", ".join(f"{name} ({path.rsplit('/', 1)[-1]})" for name, path in examples.items())
     other = next(name for name in examples if name != chosen)
     suffix = examples[other].rsplit(".", 1)[-1]
