@@ -16,21 +16,24 @@ The readers with a ``SchemaNegotiator`` (DESIGN §3.4) will share steps 3–4.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
+from typing import NamedTuple, TypeAlias
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from auger.errors import UserError
 from auger.scan.conflicts import ErrorContext
 from auger.scan.filter import PROJECT_ALL, ProjectionFilter, same_type
-from auger.scan.implicit import FileDescrip, ImplicitColumns
-from auger.scan.missing import missing_arrays, resolve_missing_types
+from auger.scan.implicit import FileDescrip, ImplicitColumns, ImplicitKind
+from auger.scan.missing import missing_arrays, missing_column_array, resolve_missing_types
 from auger.scan.output import assemble
 from auger.scan.tracker import ScanSchemaTracker
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import arrow_to_column, column_to_arrow, field_to_arrow
 
-__all__ = ["ArrowFileScan", "project_arrays"]
+__all__ = ["ArrowFileScan", "FrozenScan", "conformer", "project_arrays"]
 
 log = logging.getLogger(__name__)
 
@@ -174,3 +177,209 @@ class ArrowFileScan:
             )
             raise ctx.add_context(err)
         return out
+
+
+# ------------------------------------------------------------------------ frozen (planned) scans
+
+#: Turns one reader array into the output array of one column.
+Converter: TypeAlias = Callable[[pa.Array], pa.Array]
+
+
+def conformer(src: pa.DataType, dst: pa.DataType) -> Converter | None:
+    """How to turn arrays of ``src`` into ``dst`` (``None``: they already are).
+
+    Worked out once per reader schema, so a batch pays only for the Arrow kernels. Maps (structs)
+    are matched by member name, case-insensitively: members the reader narrowed away or a file
+    lacks become nulls, members the scan does not want are dropped. Lists conform their elements
+    (element nullability alone is a cast); anything else is an Arrow cast, safe (an overflow or
+    unparsable value raises).
+    """
+    if src.equals(dst):
+        return None
+    if pa.types.is_struct(dst) and pa.types.is_struct(src):
+        return _struct_conformer(src, dst)
+    for is_list, make in (
+        (pa.types.is_list, pa.ListArray),
+        (pa.types.is_large_list, pa.LargeListArray),
+    ):
+        if is_list(dst) and is_list(src):
+            inner = conformer(src.value_type, dst.value_type)
+            if inner is None:  # element nullability or name only
+                return partial(_cast, dst)
+            return partial(_list_conform, make, dst, inner)
+    return partial(_cast, dst)
+
+
+def _cast(dst: pa.DataType, arr: pa.Array) -> pa.Array:
+    return arr.cast(dst, safe=True)
+
+
+def _list_conform(
+    make: type[pa.ListArray] | type[pa.LargeListArray],
+    dst: pa.DataType,
+    inner: Converter,
+    arr: pa.Array,
+) -> pa.Array:
+    offsets = arr.offsets
+    first, last = offsets[0].as_py(), offsets[-1].as_py()
+    values = inner(arr.values.slice(first, last - first))
+    if first:
+        offsets = pc.subtract(offsets, first)
+    mask = arr.is_null() if arr.null_count else None
+    return make.from_arrays(offsets, values, type=dst, mask=mask)
+
+
+def _struct_conformer(src: pa.DataType, dst: pa.DataType) -> Converter:
+    by_name: dict[str, int] = {}
+    for i in range(src.num_fields):
+        by_name.setdefault(src.field(i).name.lower(), i)
+    members: list[tuple[int, Converter | None, pa.DataType]] = []
+    for j in range(dst.num_fields):
+        f = dst.field(j)
+        i = by_name.get(f.name.lower(), -1)
+        members.append((i, conformer(src.field(i).type, f.type) if i >= 0 else None, f.type))
+    fields = [dst.field(j) for j in range(dst.num_fields)]
+
+    def convert(arr: pa.Array) -> pa.Array:
+        n = len(arr)
+        kids = []
+        for i, conv, t in members:
+            if i < 0:
+                kids.append(pa.nulls(n, t))
+                continue
+            kid = arr.field(i)  # sliced as the struct is
+            kids.append(kid if conv is None else conv(kid))
+        mask = arr.is_null() if arr.null_count else None
+        if not fields:
+            return pa.array([{}] * n, pa.struct([]))
+        return pa.StructArray.from_arrays(kids, fields=fields, mask=mask)
+
+    return convert
+
+
+class _Part(NamedTuple):
+    """Where one output column of a frozen scan comes from, for one reader schema."""
+
+    kind: str  # "reader", "null", "default", "implicit" or "rows"
+    source: int = -1  # the reader column ("reader") or implicit column ("implicit")
+    convert: Converter | None = None
+
+
+class FrozenScan:
+    """Output batches of a scan whose output schema the planner fixed (a defined schema).
+
+    The tracker is frozen: every column's type is known before the first file, so nothing is
+    resolved while reading. For each distinct reader schema (in practice one per file, usually
+    one per scan) a plan says where each output column comes from: a reader column (with the
+    conversion to the planned type), nulls (a column the file lacks), a NOT NULL column's
+    default, an implicit column of the file, or the row count. A batch then costs only the
+    Arrow kernels of its conversions.
+
+    Args:
+        tracker: the frozen tracker (``ScanSchemaTracker.build`` with a defined schema).
+        implicit: the implicit columns (a ``ROWS`` marker makes one output row per batch,
+            standing for the batch's rows).
+        arrow_schema: the output schema as Arrow (what Spark was told).
+    """
+
+    def __init__(
+        self, tracker: ScanSchemaTracker, implicit: ImplicitColumns, arrow_schema: pa.Schema
+    ) -> None:
+        self.schema = arrow_schema
+        self.columns = list(tracker.output_schema())
+        if len(self.columns) != len(arrow_schema):
+            raise ValueError("the Arrow schema does not match the scan's output schema")
+        self._implicit = {c.name.lower(): i for i, c in enumerate(implicit.columns)}
+        self._markers = [c.marker for c in implicit.columns]
+        self._counts = any(m.kind is ImplicitKind.ROWS for m in self._markers)
+        self._plans: dict[pa.Schema, list[_Part]] = {}
+        self._last: tuple[pa.Schema, list[_Part]] | None = None
+        self._file: FileDescrip | None = None
+        self._values: list[pa.Scalar] = []
+        self._defaults: dict[int, pa.Array] = {}
+
+    def _plan(self, schema: pa.Schema) -> list[_Part]:
+        last = self._last
+        if last is not None and (last[0] is schema or last[0].equals(schema)):
+            return last[1]
+        plan = self._plans.get(schema)
+        if plan is None:
+            plan = self._plans[schema] = self._make_plan(schema)
+        self._last = (schema, plan)
+        return plan
+
+    def _make_plan(self, schema: pa.Schema) -> list[_Part]:
+        by_name: dict[str, int] = {}
+        for i, name in enumerate(schema.names):
+            by_name.setdefault(name.lower(), i)
+        plan = []
+        for col, target in zip(self.columns, self.schema, strict=True):
+            name = col.name.lower()
+            if name in self._implicit:
+                k = self._implicit[name]
+                kind = "rows" if self._markers[k].kind is ImplicitKind.ROWS else "implicit"
+                plan.append(_Part(kind, k))
+            elif name in by_name:
+                i = by_name[name]
+                plan.append(_Part("reader", i, conformer(schema.field(i).type, target.type)))
+            elif col.mode is DataMode.REQUIRED and col.default_value is not None:
+                plan.append(_Part("default"))
+            else:
+                plan.append(_Part("null"))
+        return plan
+
+    def _file_values(self, file: FileDescrip) -> list[pa.Scalar]:
+        if self._file is not file:
+            self._file = file
+            self._values = [pa.scalar(file.value(m), pa.string()) for m in self._markers]
+        return self._values
+
+    def _default(self, j: int, n: int) -> pa.Array:
+        """A NOT NULL column's default, ``n`` times (built once, then sliced)."""
+        arr = self._defaults.get(j)
+        if arr is None or len(arr) < n:
+            arr = missing_column_array(self.columns[j], max(n, 1024)).cast(self.schema[j].type)
+            self._defaults[j] = arr
+        return arr.slice(0, n)
+
+    def scan_batch(
+        self, file: FileDescrip, batch: pa.RecordBatch, ctx: ErrorContext
+    ) -> pa.RecordBatch:
+        plan = self._plan(batch.schema)
+        rows = batch.num_rows
+        n = min(rows, 1) if self._counts else rows
+        values = self._file_values(file) if self._markers else []
+        arrays: list[pa.Array] = []
+        for j, part in enumerate(plan):
+            t = self.schema[j].type
+            if part.kind == "reader":
+                arr = batch.column(part.source)
+                if n != rows:
+                    arr = arr.slice(0, n)
+                if part.convert is not None:
+                    arr = self._convert(part.convert, arr, j, ctx)
+            elif part.kind == "null":
+                arr = pa.nulls(n, t)
+            elif part.kind == "implicit":
+                v = values[part.source]
+                arr = pa.nulls(n, t) if not v.is_valid else pa.repeat(v, n).cast(t)
+            elif part.kind == "rows":
+                arr = pa.array([rows] * n, t)
+            else:
+                arr = self._default(j, n)
+            arrays.append(arr)
+        if not arrays:
+            return batch if batch.num_columns == 0 else batch.select([])
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def _convert(self, convert: Converter, arr: pa.Array, j: int, ctx: ErrorContext) -> pa.Array:
+        try:
+            return convert(arr)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+            col = self.columns[j]
+            err = UserError.data_read(
+                f"Scan and file column type conflict for column [{col.name}]: the file has "
+                f"{arr.type}, the table schema says {col.type_string()}",
+                [f"Column: {col.name}", f"Reason: {str(exc).splitlines()[0]}"],
+            )
+            raise ctx.add_context(err) from exc

@@ -72,6 +72,9 @@ class ImplicitKind(enum.StrEnum):
     RGL = "row_group_length"
     PARTITION = "partition"  # dirN
     PARTITION_KEY = "partition_key"  # key=value directories (auger only)
+    #: how many rows of the file one output row stands for (a scan for a query that only
+    #: counts rows sends one row per batch)
+    ROWS = "rows"
 
 
 #: File columns users may name (and tag in a provided schema).
@@ -413,7 +416,7 @@ class FileDescrip:
             return None if self.modification_time is None else str(self.modification_time)
         if kind is ImplicitKind.PROJECT_METADATA:
             return "false" if self.empty else None
-        if self.row_group is None:
+        if self.row_group is None or kind is ImplicitKind.ROWS:
             return None
         pos = {ImplicitKind.RGI: 0, ImplicitKind.RGS: 1, ImplicitKind.RGL: 2}[kind]
         return str(self.row_group[pos])

@@ -41,7 +41,7 @@ from auger.errors import UserError
 from auger.formats.base import FormatPlugin, conflict_error, uses_reader
 from auger.formats.conflicts import merge_deferring
 from auger.scan.conflicts import ErrorContext
-from auger.scan.file_scan import ArrowFileScan
+from auger.scan.file_scan import ArrowFileScan, FrozenScan
 from auger.scan.implicit import (
     FileDescrip,
     ImplicitColumn,
@@ -194,6 +194,9 @@ class ScanOperator:
         warn_dropped: warn about reader columns left out of the output; by default only for a
             wildcard in strict mode (a ``SELECT *`` over a planned schema wants it too).
         error_context: scan-level context lines (``Table: ...``).
+        frozen_schema: the output schema as Arrow when the tracker is frozen to a planned
+            (defined) schema: Arrow-native readers then go through :class:`FrozenScan`, which
+            works out the conversions once per reader schema rather than per batch.
     """
 
     def __init__(
@@ -221,6 +224,7 @@ class ScanOperator:
         vector_size_limit: int | None = None,
         warn_dropped: bool | None = None,
         error_context: ErrorContext | None = None,
+        frozen_schema: pa.Schema | None = None,
     ) -> None:
         if mode not in ("merge", "strict"):
             raise ValueError(f"mode must be 'merge' or 'strict', not {mode!r}")
@@ -271,6 +275,11 @@ class ScanOperator:
         # see the input schema); loader readers only to ``convert`` (see ScanLifecycle).
         self.arrow_scan = ArrowFileScan(
             tracker, implicit, null_type=null_type, error_context=tracker.error_context()
+        )
+        self.frozen = (
+            None
+            if frozen_schema is None
+            else FrozenScan(tracker, implicit or ImplicitColumns(), frozen_schema)
         )
         if warn_dropped is not None:
             self.lifecycle.warn_drops = warn_dropped
@@ -346,7 +355,9 @@ class ScanOperator:
         source = self.source
         try:
             if isinstance(source, FormatPlugin):
-                if uses_reader(source):
+                if uses_reader(source) and self.frozen is None:
+                    # (A frozen scan takes a row reader's batches through ``read_arrow``, the
+                    # reader lifecycle of its own, and conforms them like any Arrow batch.)
                     return source.reader(split, self.config)
                 options = {**self.options, **self.reader_options}
                 cols = self._arrow_columns()
@@ -410,7 +421,10 @@ class ScanOperator:
                     piece = raw.slice(start, self.batch_rows)
                     if lc.limit is not None:
                         piece = piece.slice(0, max(0, lc.limit - lc.rows_out))
-                    out = self.arrow_scan.scan_batch(file, piece, ctx)
+                    if self.frozen is not None:
+                        out = self.frozen.scan_batch(file, piece, ctx)
+                    else:
+                        out = self.arrow_scan.scan_batch(file, piece, ctx)
                     self._note_arrow_drops(raw, ctx)
                     lc.rows_out += out.num_rows
                     yield out
@@ -464,6 +478,7 @@ def _marker(source: str) -> ImplicitMarker | None:
         ColumnSource.FILENAME: ImplicitKind.FILENAME,
         ColumnSource.SUFFIX: ImplicitKind.SUFFIX,
         ColumnSource.LMT: ImplicitKind.LMT,
+        ColumnSource.ROWS: ImplicitKind.ROWS,
     }
     if source in kinds:
         return ImplicitMarker(kinds[source])
@@ -544,15 +559,8 @@ def run_scan_v2(
         convert=table,
         tracker=tracker,
         implicit=implicit,
+        frozen_schema=arrow_schema,
     )
     for out in operator:
-        if out.num_rows == 0:
-            continue
-        arrays = [
-            arr if arr.type == f.type else arr.cast(f.type)
-            for arr, f in zip(out.columns, arrow_schema, strict=True)
-        ]
-        if not arrays:
+        if out.num_rows:
             yield out
-        else:
-            yield pa.RecordBatch.from_arrays(arrays, schema=arrow_schema)
