@@ -3,7 +3,7 @@
 Generates a CSV (with header), an NDJSON and a Parquet file of 20 columns in a temp dir, then
 times, each in a fresh subprocess (so peak RSS is per case):
 
-* every reader through ``auger.scan.simple.run_scan`` reading all 20 columns,
+* every reader through ``auger.scan.run.run_scan`` reading all 20 columns,
 * the raw pyarrow reader of the same file (the practical limit on this machine),
 * the scan reading 2 of the 20 columns,
 * the raw reader converting 2 of the 20 columns (pyarrow's ``include_columns`` / ``columns``):
@@ -124,7 +124,7 @@ def run_case(case: str, fmt: str, path: Path, batch_rows: int) -> dict[str, Any]
     import pyarrow.json as pajson
     import pyarrow.parquet as pq
 
-    from auger.scan.simple import run_scan
+    from auger.scan.run import run_scan
 
     start = time.perf_counter()
     rows = 0

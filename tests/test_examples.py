@@ -17,8 +17,7 @@ import pytest
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats import get_format, register_format, registry, unregister_format
-from auger.scan import ScanOperator, run_scan_v2
-from auger.scan.simple import run_scan
+from auger.scan import ScanOperator, run_scan
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.types import TupleSchema
 
@@ -103,7 +102,7 @@ def test_discovered_schema_is_the_named_groups(example: ModuleType, logs: list[P
     assert schema == TupleSchema.parse("date VARCHAR, time VARCHAR, level VARCHAR, message VARCHAR")
 
 
-def test_query_through_run_scan_v2(example: ModuleType, tmp_path: Path, logs: list[Path]) -> None:
+def test_query_through_run_scan(example: ModuleType, tmp_path: Path, logs: list[Path]) -> None:
     columns = {
         "level": ColumnSource.TABLE,
         "filename": ColumnSource.FILENAME,
@@ -112,7 +111,7 @@ def test_query_through_run_scan_v2(example: ModuleType, tmp_path: Path, logs: li
         "nope": ColumnSource.MISSING,
     }
     spec = spec_for(tmp_path, logs, columns)
-    out = rows(list(run_scan_v2(spec)))
+    out = rows(list(run_scan(spec)))
     assert out == [
         {
             "level": "INFO",
@@ -150,13 +149,19 @@ def test_query_through_run_scan_v2(example: ModuleType, tmp_path: Path, logs: li
             "nope": None,
         },
     ]
-    # The Arrow-native path (read_arrow derived from the reader) agrees.
-    assert rows(list(run_scan(spec))) == out
+    # The operator over the reader itself (its own lifecycle, no planned schema) agrees.
+    op = ScanOperator(
+        get_format("regexlog"),
+        logs,
+        ["level", "filename", "dir1", "message", "nope"],
+        selection_root=str(tmp_path),
+    )
+    assert rows(list(op)) == out
 
 
 def test_batch_limits_and_limit(example: ModuleType, tmp_path: Path, logs: list[Path]) -> None:
     spec = spec_for(tmp_path, logs, {"date": ColumnSource.TABLE}, limit=4)
-    batches = list(run_scan_v2(spec, batch_rows=2))
+    batches = list(run_scan(spec, batch_rows=2))
     assert [b.num_rows for b in batches] == [2, 1, 1]  # file a has 3 matches, then b's first
     assert [r["date"] for r in rows(batches)] == ["2024-01-01"] * 3 + ["2024-01-02"]
 

@@ -19,7 +19,7 @@ import pytest
 from auger.config import DEFAULT_FORMATS, FormatConfig
 from auger.errors import ErrorKind, UserError
 from auger.formats import get_format
-from auger.scan.simple import run_scan
+from auger.scan.run import run_scan
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 

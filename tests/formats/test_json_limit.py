@@ -15,7 +15,7 @@ from auger.formats.conflicts import check_read
 from auger.formats.json import plugin as json_plugin
 from auger.formats.json.infer import SchemaBuilder
 from auger.formats.json.stream import JsonStream
-from auger.scan.simple import run_scan
+from auger.scan.run import run_scan
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 
 from .helpers import read_file, rows_of

@@ -24,7 +24,7 @@ from auger.formats import (
     unregister_format,
 )
 from auger.formats.base import open_input
-from auger.scan.simple import run_scan
+from auger.scan.run import run_scan
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.types import ColumnMetadata, MinorType, TupleSchema
 

@@ -4,10 +4,11 @@ Everything here is pure Python + pyarrow and picklable: it runs on Spark executo
 ``scan`` imports ``projection``, ``types`` and ``errors`` (and ``resultset`` for the reader
 lifecycle), never ``sql``, ``server`` or pyspark.
 
-``ScanOperator``, ``ReaderFormatPlugin`` and ``run_scan_v2`` live in ``auger.scan.operator``,
-which builds on ``auger.formats.base``; and ``auger.formats.base`` imports ``auger.scan.spec``.
-Importing the operator here eagerly would make ``import auger.formats`` re-enter this package
-half-built, so those three names are resolved on first use (PEP 562).
+``ScanOperator`` and ``ReaderFormatPlugin`` live in ``auger.scan.operator`` and ``run_scan`` (a
+planned scan through the operator) in ``auger.scan.run``; both build on ``auger.formats.base``,
+and ``auger.formats.base`` imports ``auger.scan.spec``. Importing them here eagerly would make
+``import auger.formats`` re-enter this package half-built, so those three names are resolved on
+first use (PEP 562).
 """
 
 from typing import Any
@@ -65,15 +66,15 @@ __all__ = [
     "partition_keys",
     "resolve_implicit_columns",
     "resolve_missing_types",
-    "run_scan_v2",
+    "run_scan",
 ]
 
-_LAZY = frozenset({"ScanOperator", "ReaderFormatPlugin", "run_scan_v2"})
+_LAZY = {"ScanOperator": "operator", "ReaderFormatPlugin": "operator", "run_scan": "run"}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from auger.scan import operator
+        import importlib
 
-        return getattr(operator, name)
+        return getattr(importlib.import_module(f"auger.scan.{_LAZY[name]}"), name)
     raise AttributeError(f"module 'auger.scan' has no attribute {name!r}")

@@ -11,7 +11,10 @@ Two halves, both pure functions of plain values so an executor can run them:
   *shadows* the implicit column: it stays a table column.
 * **values**, once per file: :class:`FileDescrip` (or :func:`implicit_values`) computes each
   column's value from the file path and the selection root; :meth:`ImplicitColumns.arrays`
-  builds constant Arrow columns of a batch's row count.
+  builds constant Arrow columns of a batch's row count. A planned scan tags its columns with
+  :class:`~auger.scan.spec.ColumnSource` strings; :func:`source_marker` maps a tag to its marker
+  and :func:`implicit_value` gives its value for a file, so the planner's pruning, the native
+  Parquet path and the scan compute implicit values by the same rule.
 
 Values follow Drill: ``fqn`` is the full path without scheme, ``filepath`` its directory,
 ``filename`` the last component, ``suffix`` the text after the last dot (``""`` if none);
@@ -32,6 +35,7 @@ import pyarrow as pa
 
 from auger.errors import UserError
 from auger.scan.schema import ScanColumn
+from auger.scan.spec import ColumnSource
 from auger.scan.tracker import ProjectionType, ScanSchemaTracker
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
@@ -43,10 +47,13 @@ __all__ = [
     "ImplicitKind",
     "ImplicitMarker",
     "ImplicitOptions",
+    "describe_file",
+    "implicit_value",
     "implicit_values",
     "max_partition_depth",
     "partition_keys",
     "resolve_implicit_columns",
+    "source_marker",
 ]
 
 log = logging.getLogger(__name__)
@@ -485,3 +492,55 @@ def partition_keys(paths: Iterable[str], selection_root: str | None) -> list[str
         for key in _keys_of(FileDescrip(p, selection_root).dirs):
             seen.setdefault(key.lower(), key)
     return list(seen.values())
+
+
+#: Column sources of a planned scan that are file metadata, and their kinds.
+_SOURCE_KINDS: Mapping[str, ImplicitKind] = {
+    ColumnSource.FQN: ImplicitKind.FQN,
+    ColumnSource.FILEPATH: ImplicitKind.FILEPATH,
+    ColumnSource.FILENAME: ImplicitKind.FILENAME,
+    ColumnSource.SUFFIX: ImplicitKind.SUFFIX,
+    ColumnSource.LMT: ImplicitKind.LMT,
+    ColumnSource.ROWS: ImplicitKind.ROWS,
+}
+
+
+def source_marker(source: str) -> ImplicitMarker | None:
+    """The marker of a planned column's source tag (``None``: a table or missing column)."""
+    kind = _SOURCE_KINDS.get(source)
+    if kind is not None:
+        return ImplicitMarker(kind)
+    if ColumnSource.is_partition(source):
+        return ImplicitMarker(ImplicitKind.PARTITION, int(source[3:]))
+    if ColumnSource.is_hive_key(source):
+        return ImplicitMarker(ImplicitKind.PARTITION_KEY, key=source[4:])
+    return None
+
+
+def describe_file(path: str, selection_root: str | None, mtime: float = 0.0) -> FileDescrip:
+    """The :class:`FileDescrip` of a planned file (``mtime`` in seconds, 0 if unknown).
+
+    A file outside the selection root (a planning slip) still has its file columns, and no
+    partition values.
+    """
+    lmt = int(mtime * 1000) if mtime else None
+    try:
+        return FileDescrip(path, selection_root, lmt)
+    except ValueError:
+        log.warning("File %s is outside the selection root %s", path, selection_root)
+        return FileDescrip(path, None, lmt)
+
+
+def implicit_value(
+    source: str, path: str, selection_root: str | None, mtime: float = 0.0
+) -> str | None:
+    """The value of a planned implicit or partition column for one file (``None``: a
+    directory level or ``key=value`` directory the file does not have).
+
+    Raises:
+        ValueError: ``source`` is not an implicit or partition column's tag.
+    """
+    marker = source_marker(source)
+    if marker is None or marker.kind is ImplicitKind.ROWS:
+        raise ValueError(f"unknown column source {source}")
+    return describe_file(path, selection_root, mtime).value(marker)

@@ -22,8 +22,8 @@ Schema modes, for a wildcard:
 * ``"strict"``: the first batch commits the schema; later new columns are dropped and a warning
   (``operator.warnings``) names each.
 
-:func:`run_scan_v2` runs a planned :class:`~auger.scan.spec.ScanSpec` through the operator with
-the same shape and output as :func:`auger.scan.simple.run_scan`.
+:func:`auger.scan.run.run_scan` runs a planned :class:`~auger.scan.spec.ScanSpec` through the
+operator, with the tracker frozen to the planned schema.
 """
 
 from __future__ import annotations
@@ -44,23 +44,20 @@ from auger.scan.conflicts import ErrorContext
 from auger.scan.file_scan import ArrowFileScan, FrozenScan
 from auger.scan.implicit import (
     FileDescrip,
-    ImplicitColumn,
     ImplicitColumns,
-    ImplicitKind,
-    ImplicitMarker,
     ImplicitOptions,
+    describe_file,
     max_partition_depth,
     partition_keys,
     resolve_implicit_columns,
 )
 from auger.scan.lifecycle import FormatReader, ScanLifecycle, quote_name
-from auger.scan.schema import ScanColumn
-from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
+from auger.scan.spec import FileSplit
 from auger.scan.tracker import ProjectionType, ScanSchemaTracker
-from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+from auger.types import ColumnMetadata, MinorType, TupleSchema
 from auger.types.arrow import field_to_arrow
 
-__all__ = ["ReaderFormatPlugin", "ReaderSource", "ScanOperator", "run_scan_v2"]
+__all__ = ["ReaderFormatPlugin", "ReaderSource", "ScanOperator"]
 
 log = logging.getLogger(__name__)
 
@@ -342,13 +339,7 @@ class ScanOperator:
             yield out
 
     def _descrip(self, split: FileSplit) -> FileDescrip:
-        mtime = int(split.mtime * 1000) if split.mtime else None
-        try:
-            return FileDescrip(split.path, self.selection_root, mtime)
-        except ValueError:
-            # Not below the root (a planning slip): read it, with no partition values.
-            log.warning("File %s is outside the selection root %s", split.path, self.selection_root)
-            return FileDescrip(split.path, None, mtime)
+        return describe_file(split.path, self.selection_root, split.mtime)
 
     def _make(self, split: FileSplit, ctx: ErrorContext) -> Any:
         """The reader (or Arrow batch iterator) for one split; failures name the file."""
@@ -360,6 +351,10 @@ class ScanOperator:
                     # reader lifecycle of its own, and conforms them like any Arrow batch.)
                     return source.reader(split, self.config)
                 options = {**self.options, **self.reader_options}
+                lc = self.lifecycle
+                if lc.limit is not None:
+                    # Rows still wanted (LIMIT push-down): a reader may read less for them.
+                    options["__limit__"] = max(0, lc.limit - lc.rows_out)
                 cols = self._arrow_columns()
                 return source.read_arrow(split, self.config, options, cols, self.batch_rows)
             return source(split)
@@ -451,116 +446,3 @@ class ScanOperator:
         self._noted = raw.schema
         kept = {n.lower() for n in self.tracker.output_schema().names()}
         lc.drop_columns([n for n in raw.schema.names if n.lower() not in kept], ctx)
-
-
-# ------------------------------------------------------------------------------ run_scan_v2
-
-
-def _nullable(f: pa.Field) -> pa.Field:
-    """Nullable at every level, as ``run_scan`` delivers (Spark accepts nulls everywhere)."""
-    t = f.type
-    if pa.types.is_struct(t):
-        t = pa.struct([_nullable(t.field(i)) for i in range(t.num_fields)])
-    elif pa.types.is_large_list(t):
-        t = pa.large_list(_nullable(t.value_field))
-    elif pa.types.is_list(t):
-        t = pa.list_(_nullable(t.value_field))
-    elif pa.types.is_map(t):
-        t = pa.map_(t.key_field.type, _nullable(t.item_field))
-    return f.with_type(t).with_nullable(True)
-
-
-def _marker(source: str) -> ImplicitMarker | None:
-    """The implicit marker for a spec column source (``None`` for table/missing columns)."""
-    kinds = {
-        ColumnSource.FQN: ImplicitKind.FQN,
-        ColumnSource.FILEPATH: ImplicitKind.FILEPATH,
-        ColumnSource.FILENAME: ImplicitKind.FILENAME,
-        ColumnSource.SUFFIX: ImplicitKind.SUFFIX,
-        ColumnSource.LMT: ImplicitKind.LMT,
-        ColumnSource.ROWS: ImplicitKind.ROWS,
-    }
-    if source in kinds:
-        return ImplicitMarker(kinds[source])
-    if ColumnSource.is_partition(source):
-        return ImplicitMarker(ImplicitKind.PARTITION, int(source[3:]))
-    if ColumnSource.is_hive_key(source):
-        return ImplicitMarker(ImplicitKind.PARTITION_KEY, key=source[4:])
-    return None
-
-
-def _defined_column(col: ColumnMetadata, source: str) -> ColumnMetadata:
-    """The tracker's column for a spec column: the planner's types were discovered from a
-    sample, so a file without the column gives NULLs; only a NOT NULL column with a default
-    (a provided schema's promise) keeps its mode so the default fills it."""
-    keep = source == ColumnSource.MISSING and col.default_value is not None
-    return col.with_mode(DataMode.OPTIONAL) if col.mode is DataMode.REQUIRED and not keep else col
-
-
-def spec_tracker(spec: ScanSpec) -> tuple[ScanSchemaTracker, ImplicitColumns, TupleSchema]:
-    """The tracker, implicit columns and table (convert) schema for a planned scan.
-
-    The spec's output schema is the scan's *defined* schema: the output columns in order, with
-    implicit and partition columns marked from the spec's column sources.
-    """
-    schema = spec.schema()
-    defined = TupleSchema()
-    table = TupleSchema()
-    for col in schema:
-        source = spec.sources.get(col.name, ColumnSource.TABLE)
-        col = _defined_column(col, source)
-        defined.add(col)
-        if source == ColumnSource.TABLE:
-            table.add(col)
-    context = ErrorContext(*([f"Table: {spec.table}"] if spec.table else []))
-    tracker = ScanSchemaTracker.build(
-        [quote_name(c.name) for c in defined],
-        defined_schema=defined,
-        error_context=context,
-    )
-    internal = tracker.internal_schema()
-    implicit: list[ImplicitColumn] = []
-    for sc in internal.columns():
-        marker = _marker(spec.sources.get(sc.name, ColumnSource.TABLE))
-        if marker is not None:
-            internal.replace(sc, ScanColumn(sc.column, sc.projection, None, marker))
-            implicit.append(ImplicitColumn(sc.column, marker))
-    tracker.apply_implicit_cols()
-    return tracker, ImplicitColumns(tuple(implicit)), table
-
-
-def run_scan_v2(
-    spec: ScanSpec, files: Sequence[FileSplit] | None = None, batch_rows: int = 4096
-) -> Iterator[pa.RecordBatch]:
-    """Like :func:`auger.scan.simple.run_scan`, through the scan operator: batches with exactly
-    the spec's output schema as Arrow (every field nullable), file after file."""
-    from auger.formats.registry import get_format
-
-    tracker, implicit, table = spec_tracker(spec)
-    arrow_schema = pa.schema([_nullable(field_to_arrow(c)) for c in spec.schema()])
-    config = FormatConfig(spec.format_name, spec.format_type, (), dict(spec.format_options))
-    table_cols = [c for c in spec.schema() if spec.sources.get(c.name) == ColumnSource.TABLE]
-    reader_options = {
-        "__table_schema__": spec.reader_schema or TupleSchema(table_cols).to_text(),
-        "__projection__": list(spec.projection),
-        "__missing__": spec.missing_names(),
-    }
-    operator = ScanOperator(
-        get_format(spec.format_type),
-        list(files if files is not None else spec.files),
-        selection_root=spec.selection_root,
-        limit=spec.limit,
-        batch_rows=batch_rows,
-        options=spec.options,
-        reader_options=reader_options,
-        read_columns=None if "*" in spec.projection else [c.name.lower() for c in table_cols],
-        warn_dropped="*" in spec.projection,
-        config=config,
-        convert=table,
-        tracker=tracker,
-        implicit=implicit,
-        frozen_schema=arrow_schema,
-    )
-    for out in operator:
-        if out.num_rows:
-            yield out

@@ -142,7 +142,7 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
 
         from auger.errors import UserError
         from auger.formats.registry import install_shipped
-        from auger.scan.simple import run_scan
+        from auger.scan.run import run_scan
         from auger.spark.errors import encode_user_error
         from auger.types.spark import spark_arrow_schema
 

@@ -36,7 +36,7 @@ def local_limit_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Ta
         return None
     import pyarrow as pa
 
-    from auger.scan.simple import run_scan
+    from auger.scan.run import run_scan
     from auger.spark.datasource import conform_to_spark
     from auger.types.spark import spark_arrow_schema
 

@@ -11,7 +11,7 @@ pruning for free. This module decides, column by column, whether it can, and bui
 * a column missing from some files is null there, as in the scan framework; columns missing
   from every file (or provided-schema columns no file has) are typed nulls or their default;
 * implicit and partition columns (``filename``, ``dir0``, ``key=value``...) are computed on the
-  driver with the scan framework's own :func:`~auger.scan.simple.implicit_value`, per file, and
+  driver with the scan framework's own :func:`~auger.scan.implicit.implicit_value`, per file, and
   looked up by the file each row comes from (Spark's ``_metadata.file_path``);
 * a member projection (``m.qty``) reads only those members and rebuilds the table's struct
   with nulls for the rest, as the scan framework does.
@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from auger.scan.simple import implicit_value
+from auger.scan.implicit import implicit_value
 from auger.scan.spec import ColumnSource, FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType
 from auger.types.arrow import field_to_arrow

@@ -23,7 +23,7 @@ import decimal
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from auger.scan.simple import implicit_value
+from auger.scan.implicit import implicit_value
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 
 __all__ = ["Predicate", "file_may_match", "row_groups_may_match", "to_predicates"]

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from sqlglot import exp
 
-from auger.scan.simple import implicit_value
+from auger.scan.implicit import implicit_value
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 
 __all__ = ["prune_files", "prune_scan"]
