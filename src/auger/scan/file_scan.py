@@ -33,7 +33,7 @@ from auger.scan.tracker import ScanSchemaTracker
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import arrow_to_column, column_to_arrow, field_to_arrow
 
-__all__ = ["ArrowFileScan", "FrozenScan", "conformer", "project_arrays"]
+__all__ = ["ArrowFileScan", "FrozenScan", "conformer", "convert_column", "project_arrays"]
 
 log = logging.getLogger(__name__)
 
@@ -160,16 +160,8 @@ class ArrowFileScan:
     def _cast(
         arr: pa.Array, col: ColumnMetadata, target: ColumnMetadata, ctx: ErrorContext
     ) -> pa.Array:
-        want = column_to_arrow(target)
-        try:
-            out = arr if arr.type == want else arr.cast(want, safe=True)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
-            err = UserError.data_read(
-                f"Scan and file column type conflict for column [{col.name}]: the file has "
-                f"{col.type_string()}, the scan expects {target.type_string()}",
-                [f"Column: {col.name}", f"Reason: {str(exc).splitlines()[0]}"],
-            )
-            raise ctx.add_context(err) from exc
+        convert = conformer(arr.type, column_to_arrow(target))
+        out = arr if convert is None else convert_column(convert, arr, target, ctx)
         if target.mode is DataMode.REQUIRED and out.null_count:
             err = UserError.data_read(
                 f"Column [{col.name}] is declared NOT NULL but the file has null values",
@@ -208,6 +200,22 @@ def conformer(src: pa.DataType, dst: pa.DataType) -> Converter | None:
                 return partial(_cast, dst)
             return partial(_list_conform, make, dst, inner)
     return partial(_cast, dst)
+
+
+def convert_column(
+    convert: Converter, arr: pa.Array, target: ColumnMetadata, ctx: ErrorContext
+) -> pa.Array:
+    """``convert(arr)``; a value Arrow cannot convert is a DATA_READ error naming the file (from
+    ``ctx``), the column, the file's type and the type the scan settled on."""
+    try:
+        return convert(arr)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+        err = UserError.data_read(
+            f"Scan and file column type conflict for column [{target.name}]: the file has "
+            f"{arr.type}, the table schema says {target.type_string()}",
+            [f"Column: {target.name}", f"Reason: {str(exc).splitlines()[0]}"],
+        )
+        raise ctx.add_context(err) from exc
 
 
 def _cast(dst: pa.DataType, arr: pa.Array) -> pa.Array:
@@ -362,7 +370,7 @@ class FrozenScan:
                 arr = pa.nulls(n, t)
             elif part.kind == "implicit":
                 v = values[part.source]
-                arr = pa.nulls(n, t) if not v.is_valid else pa.repeat(v, n).cast(t)
+                arr = pa.repeat(v, n) if v.type.equals(t) else pa.repeat(v, n).cast(t)
             elif part.kind == "rows":
                 arr = pa.array([rows] * n, t)
             else:
@@ -373,13 +381,4 @@ class FrozenScan:
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
     def _convert(self, convert: Converter, arr: pa.Array, j: int, ctx: ErrorContext) -> pa.Array:
-        try:
-            return convert(arr)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
-            col = self.columns[j]
-            err = UserError.data_read(
-                f"Scan and file column type conflict for column [{col.name}]: the file has "
-                f"{arr.type}, the table schema says {col.type_string()}",
-                [f"Column: {col.name}", f"Reason: {str(exc).splitlines()[0]}"],
-            )
-            raise ctx.add_context(err) from exc
+        return convert_column(convert, arr, self.columns[j], ctx)
