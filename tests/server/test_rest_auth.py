@@ -194,7 +194,7 @@ def test_session_user_and_profiles_per_user(server: Server) -> None:
 def test_storage_is_admin_only(server: Server) -> None:
     alice = login(server, "alice", "wonder land")
     resp = alice.get(server.url + "/storage.json", timeout=10)
-    assert resp.status_code == 500
+    assert resp.status_code == 403
     assert resp.json()["errorMessage"] == "User not authorized."
     root = login(server, "root", "s3cret")
     assert "dfs" in [p["name"] for p in root.get(server.url + "/storage.json", timeout=10).json()]

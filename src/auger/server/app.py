@@ -229,9 +229,10 @@ async def options(request: Request) -> Response:
 
 # ------------------------------------------------------------------ storage (admin)
 def _admin(st: ServerState, request: Request) -> None:
+    """Admin-only resources: a logged-in non-admin is forbidden (403), not a server failure."""
     caller = _authenticated(st, request)
     if caller is not None and not caller.web.admin:
-        raise HttpError(500, "User not authorized.")
+        raise HttpError(403, "User not authorized.")
 
 
 def _authenticated(st: ServerState, request: Request) -> Any:

@@ -55,6 +55,7 @@ from auger.sql.provided import (
 )
 from auger.sql.pruning import prune_scan
 from auger.sql.row_counts import count_rows_query, counting_scan, sum_row_weights
+from auger.sql.session_user import session_user
 from auger.sql.single_format import single_format
 from auger.sql.star_columns import spell_out_star
 from auger.sql.table_functions import apply_table_function, is_table_function, table_function
@@ -632,6 +633,8 @@ def plan_select(
         finish = None
         if len(tables) == 1 and 0 in direct_positions:
             finish = functools.partial(read_positions_directly, positions=direct_positions[0])
+        columns = {name for schema in schemas.values() for name in schema}
+        tree = session_user(tree, session.user, columns)
         sql = to_spark_sql(tree, finish)
         from auger.spark.errors import unwrap_spark_error
 
