@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -29,6 +30,7 @@ from auger.engine import Engine
 from auger.server.auth import Authenticator, Unauthenticated, clear_cookie, set_cookie
 from auger.server.http import HttpError, json_response, read_body, text_response
 from auger.server.options import register_server_options
+from auger.server.origin import SameOriginGuard
 from auger.server.pages import console_page, login_page, main_login_page, status_page
 from auger.server.profiles import ProfileStore
 from auger.server.queries import QueryManager
@@ -436,6 +438,7 @@ def build_app(
     app = Starlette(
         routes=ROUTES,
         lifespan=lifespan,
+        middleware=[Middleware(SameOriginGuard, allowed=settings.allowed_origins)],
         exception_handlers={
             HttpError: _http_error,
             Unauthenticated: _unauthenticated,

@@ -50,6 +50,10 @@ class ServerSettings:
         profiles_kept: finished profiles kept on disk (oldest removed first).
         keepalive: seconds of silence in a streamed answer before a space is sent, so clients
             with short read timeouts (pydrill: 10 s) survive slow queries.
+        allowed_origins: web origins besides the server's own whose pages may send
+            state-changing requests (``https://notebook.example:8443``); others get 403.
+        basic_session_timeout: idle seconds of the one session kept per user for HTTP Basic
+            requests that carry no session cookie.
     """
 
     host: str = "127.0.0.1"
@@ -66,6 +70,8 @@ class ServerSettings:
     profiles_kept: int = 1000
     keepalive: float = 5.0
     inline_users: Mapping[str, Any] | None = None
+    allowed_origins: tuple[str, ...] = ()
+    basic_session_timeout: float = 300.0
 
     @classmethod
     def from_config(cls, server: Mapping[str, Any]) -> ServerSettings:
@@ -85,6 +91,8 @@ class ServerSettings:
                 profiles_kept=int(server.get("profiles_kept", 1000)),
                 keepalive=float(server.get("keepalive", 5)),
                 inline_users=dict(server.get("users", {}) or {}),
+                allowed_origins=_origins(server.get("allowed_origins", ())),
+                basic_session_timeout=float(server.get("basic_session_timeout", 300)),
             )
         except (TypeError, ValueError) as exc:
             raise UserError.validation(f"Invalid [server] setting: {exc}") from exc
@@ -93,8 +101,19 @@ class ServerSettings:
                 f"server.anonymous_sessions must be 'cookie' or 'per_request', "
                 f"not [{settings.anonymous_sessions}]"
             )
-        if min(settings.session_timeout, settings.query_threads, settings.keepalive) <= 0:
+        knobs = (settings.session_timeout, settings.basic_session_timeout)
+        if min(*knobs, settings.query_threads, settings.keepalive) <= 0:
             raise UserError.validation(
-                "server.session_timeout, query_threads and keepalive must be positive"
+                "server.session_timeout, basic_session_timeout, query_threads and keepalive "
+                "must be positive"
             )
         return settings
+
+
+def _origins(value: Any) -> tuple[str, ...]:
+    """``allowed_origins`` as a tuple of strings (one string is one origin)."""
+    if isinstance(value, str):
+        return (value,) if value else ()
+    if not isinstance(value, list | tuple):
+        raise TypeError(f"server.allowed_origins must be a list of origins, not [{value!r}]")
+    return tuple(str(v) for v in value)
