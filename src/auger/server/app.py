@@ -427,7 +427,8 @@ def build_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         threading.Thread(target=_warm_spark, args=(engine,), daemon=True).start()
-        reaper = asyncio.create_task(_reap(sessions, settings.session_timeout))
+        shortest = min(settings.session_timeout, settings.basic_session_timeout)
+        reaper = asyncio.create_task(_reap(sessions, shortest))
         try:
             yield
         finally:
