@@ -13,8 +13,10 @@ import pytest
 from auger.config import FormatConfig
 from auger.errors import ErrorKind, UserError
 from auger.formats import skips
+from auger.formats.conflicts import check_read
 from auger.formats.json import JsonFormat
 from auger.formats.json import plugin as json_plugin
+from auger.types import ColumnMetadata, MinorType
 
 from .helpers import read_file, rows_of
 
@@ -196,18 +198,23 @@ def test_double_in_bigint_column_is_not_truncated(
 
 
 def test_type_conflict_found_by_discovery(tmp_path: Path) -> None:
-    path = write(tmp_path, '{"a": 1}\n{"a": "x"}\n')
+    path = write(tmp_path, '{"a": 1}\n{"a": "x"}\n{"b": 2}\n')
+    schema = JsonFormat().discover_schema([str(path)], CFG, {})
+    check_read(schema.column("b"))  # another column reads as if a had no conflict
     with pytest.raises(UserError) as info:
-        discover(path)
+        check_read(schema.column("a"))
     err = info.value
     assert err.kind is ErrorKind.DATA_READ
     assert "BIGINT" in err.message and "VARCHAR" in err.message
     assert "Line: 2" in err.context and "Column: a" in err.context
 
 
-def test_mixed_array_is_an_error(tmp_path: Path) -> None:
+def test_mixed_array_is_an_error_for_a_query_reading_it(tmp_path: Path) -> None:
+    path = write(tmp_path, '{"l": [1, "a"], "n": 1}\n')
+    schema = JsonFormat().discover_schema([str(path)], CFG, {})
+    assert schema.column("n") == ColumnMetadata("n", MinorType.BIGINT)
     with pytest.raises(UserError, match="changes type"):
-        discover(write(tmp_path, '{"l": [1, "a"]}\n'))
+        check_read(schema.column("l"))
 
 
 def test_invalid_utf8(tmp_path: Path, json_mode: dict[str, Any]) -> None:
@@ -317,8 +324,9 @@ def test_bulk_inference_matches_record_by_record(
 def test_conflict_across_files_is_located(tmp_path: Path) -> None:
     one = write(tmp_path, '{"a": 1}\n', "1.json")
     two = write(tmp_path, '{"b": 1}\n{"a": {"x": 1}}\n', "2.json")
+    schema = JsonFormat().discover_schema([str(one), str(two)], CFG, {})
     with pytest.raises(UserError) as info:
-        JsonFormat().discover_schema([str(one), str(two)], CFG, {})
+        check_read(schema.column("a"))
     assert f"File: {two}" in info.value.context and "Line: 2" in info.value.context
 
 

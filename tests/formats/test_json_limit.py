@@ -11,6 +11,7 @@ import pytest
 
 from auger.config import FormatConfig
 from auger.errors import UserError
+from auger.formats.conflicts import check_read
 from auger.formats.json import plugin as json_plugin
 from auger.formats.json.infer import SchemaBuilder
 from auger.formats.json.stream import JsonStream
@@ -166,8 +167,9 @@ def test_quick_sample_is_only_for_one_object_a_line(tmp_path: Path) -> None:
 def test_conflict_in_the_sample_names_its_line(tmp_path: Path) -> None:
     path = tmp_path / "f.json"
     path.write_text('{"a": 1}\n\n\n{"a": {"m": 1}}\n')
+    schema = json_plugin.JsonFormat().discover_schema([str(path)], CFG, {})
     with pytest.raises(UserError) as info:
-        discover(path)
+        check_read(schema.column("a"))
     assert "Line: 4" in info.value.context
 
 

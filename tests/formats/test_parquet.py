@@ -13,6 +13,7 @@ import pytest
 
 from auger.config import FormatConfig
 from auger.errors import ErrorKind, UserError
+from auger.formats.conflicts import check_read
 from auger.formats.parquet import ParquetFormat, nested_selection
 from auger.scan.spec import FileSplit
 
@@ -140,8 +141,10 @@ def test_schema_conflict_names_both_files(tmp_path: Path) -> None:
     one, two = tmp_path / "1.parquet", tmp_path / "2.parquet"
     pq.write_table(pa.table({"a": [1]}), one)
     pq.write_table(pa.table({"a": ["x"]}), two)
+    schema = ParquetFormat().discover_schema([str(one), str(two)], CFG, {})
+    assert schema.to_text().startswith("`a` BIGINT")  # the first file's type, until read
     with pytest.raises(UserError) as info:
-        discover(one, two)
+        check_read(schema.column("a"))
     err = info.value
     assert err.kind is ErrorKind.DATA_READ
     assert "BIGINT" in err.message and "VARCHAR" in err.message

@@ -13,6 +13,7 @@ import pytest
 
 from auger.config import FormatConfig
 from auger.errors import UserError
+from auger.formats.conflicts import check_read
 from auger.scan import (
     FileDescrip,
     FormatReader,
@@ -570,8 +571,9 @@ def test_reader_plugin_discovers_the_union_of_file_schemas() -> None:
     cfg = FormatConfig("t", "twofiles", ())
     # Columns become nullable: another file may lack them.
     assert TwoFiles().discover_schema(["/w/int1.t", "/w/int2.t"], cfg, {}) == S("a INT, b VARCHAR")
+    schema = TwoFiles().discover_schema(["/w/int1.t", "/w/str.t"], cfg, {})
     with pytest.raises(UserError, match=r"Column \[a\] has type") as info:
-        TwoFiles().discover_schema(["/w/int1.t", "/w/str.t"], cfg, {})
+        check_read(schema.column("a"))
     assert "File: /w/str.t" in info.value.context
 
 

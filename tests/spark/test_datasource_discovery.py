@@ -12,6 +12,7 @@ import pytest
 
 from auger.config import FormatConfig
 from auger.errors import ErrorKind, UserError
+from auger.formats.conflicts import check_read
 from auger.formats.registry import get_format
 from auger.spark import discovery
 from auger.storage.selection import select_files
@@ -103,10 +104,12 @@ def test_conflicts_found_in_the_spark_job_are_data_read_errors(spark: Any, tmp_p
     root = tmp_path / "clash"
     _many(root, 80)
     (root / "f079.json").write_text('{"id": {"nested": 1}}\n')
+    schema = discovery.discover_schema(select_files(str(root)), JSON, {})
     with pytest.raises(UserError) as info:
-        discovery.discover_schema(select_files(str(root)), JSON, {})
+        check_read(schema.column("id"))  # kept for the query that reads id
     assert info.value.kind is ErrorKind.DATA_READ
     assert "id" in info.value.message
+    assert any("f079.json" in line for line in info.value.context)
 
 
 def test_limit_reads_only_the_first_files(conn: Any, data_dir: Path) -> None:

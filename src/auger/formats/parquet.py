@@ -27,7 +27,8 @@ import pyarrow.parquet as pq
 
 from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.formats.base import FormatPlugin, widen
+from auger.formats.base import FormatPlugin
+from auger.formats.conflicts import merge_deferring
 from auger.formats.vectors import unnull_structs
 from auger.scan.spec import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
@@ -274,27 +275,27 @@ class ParquetFormat(FormatPlugin):
         for path in files:
             file_schema = _file_schema(path)
             for col in file_schema:
-                mine = schema.column(col.name)
-                if mine is None:
-                    schema.add(col)
-                    origin[col.name.lower()] = path
-                    continue
-                merged = widen(mine, col)
-                if merged is None:
-                    first = origin[col.name.lower()]
-                    raise UserError.data_read(
-                        f"Column [{col.name}] has type {_describe(mine)} in one file and "
-                        f"{_describe(col)} in another",
-                        [
-                            f"File: {first}",
-                            f"Type: {_describe(mine)}",
-                            f"File: {path}",
-                            f"Type: {_describe(col)}",
-                            f"Column: {col.name}",
-                            "Fix: rewrite the files with one type, or query them apart",
-                        ],
-                    )
-                schema.replace(merged)
+                origin.setdefault(col.name.lower(), path)
+
+            def error_for(
+                column: str, first: ColumnMetadata, second: ColumnMetadata, path: str = path
+            ) -> UserError:
+                top = origin[column.split(".", 1)[0].lower()]
+                return UserError.data_read(
+                    f"Column [{column}] has type {_describe(first)} in one file and "
+                    f"{_describe(second)} in another",
+                    [
+                        f"File: {top}",
+                        f"Type: {_describe(first)}",
+                        f"File: {path}",
+                        f"Type: {_describe(second)}",
+                        f"Column: {column}",
+                        "Fix: rewrite the files with one type, or query them apart",
+                    ],
+                )
+
+            # a column a later file adds keeps its mode, as Drill's Parquet schema does
+            schema = merge_deferring(schema, file_schema, error_for, new_optional=False)
         return schema
 
     def read_arrow(

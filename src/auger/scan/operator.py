@@ -31,13 +31,15 @@ from __future__ import annotations
 import logging
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any, Literal, TypeAlias
 
 import pyarrow as pa
 
 from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.formats.base import FormatPlugin, conflict_error, merge_schemas, uses_reader, widen
+from auger.formats.base import FormatPlugin, conflict_error, uses_reader
+from auger.formats.conflicts import merge_deferring
 from auger.scan.conflicts import ErrorContext
 from auger.scan.file_scan import ArrowFileScan
 from auger.scan.implicit import (
@@ -119,15 +121,12 @@ def discover_through_reader(
     plugin: FormatPlugin, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
 ) -> TupleSchema:
     """The union of the first files' schemas (each reader's early schema, else its first
-    batch's); a type no widening reconciles is a conflict naming the file."""
+    batch's); a type no widening reconciles is a conflict naming the file, deferred to the
+    query that reads the column."""
     merged = TupleSchema()
     for path in list(files)[: plugin.discovery_sample]:
         schema = _file_schema(plugin, FileSplit(path), config, options)
-        for col in schema:
-            mine = merged.column(col.name)
-            if mine is not None and widen(mine, col) is None:
-                raise conflict_error(path, col.name, mine, col)
-        merged = merge_schemas(merged, schema) or merged
+        merged = merge_deferring(merged, schema, partial(conflict_error, path))
     return merged
 
 

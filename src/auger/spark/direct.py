@@ -31,6 +31,7 @@ from typing import Any
 
 from auger.config import COMPRESSION_SUFFIXES, DEFAULT_FORMATS, FormatConfig
 from auger.errors import UserError
+from auger.formats.conflicts import check_read
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.storage.selection import FileSelection, select_files
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
@@ -202,6 +203,8 @@ def plan_direct_read(options: Mapping[str, str], given_schema: Any = None) -> Sc
     sources: dict[str, str] = {}
 
     def add(col: ColumnMetadata, source: str) -> None:
+        if source == ColumnSource.TABLE:
+            check_read(col)  # the data source reads whole columns
         if col.name not in out:
             out.add(col)
             sources[col.name] = source

@@ -17,11 +17,13 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.formats.base import conflict_error, merge_schemas
+from auger.formats.base import conflict_error
+from auger.formats.conflicts import merge_deferring
 from auger.formats.registry import get_format
 from auger.storage.selection import FileSelection
 from auger.types import TupleSchema
@@ -130,13 +132,9 @@ def _discover_in_spark(
         raise unwrap_spark_error(exc) from None
     schema = TupleSchema()
     for first, text in parts:
-        part = TupleSchema.parse(text)
-        merged = merge_schemas(schema, part)
-        if merged is None:
-            for col in part:
-                mine = schema.column(col.name)
-                if mine is not None:
-                    raise conflict_error(first, col.name, mine, col)
-            raise UserError.data_read("Incompatible file schemas", [f"File: {first}"])
-        schema = merged
+        schema = merge_deferring(
+            schema,
+            TupleSchema.parse(text),
+            partial(conflict_error, first),
+        )
     return schema

@@ -25,6 +25,7 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from auger.config import FormatConfig
 from auger.errors import UserError
+from auger.formats.conflicts import check_read
 from auger.formats.registry import shipped_plugin
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.sql.catalog import FileTable, SystemTable, TableRef, ViewTable
@@ -296,6 +297,9 @@ def build_file_scan(
 
     def add_table(col: ColumnMetadata) -> None:
         lname = col.name.lower()
+        members = member_paths(requested.paths, lname)
+        whole = requested.star or not members or lname in requested.paths
+        check_read(col, None if whole else members)
         if not requested.star:  # under a wildcard the query's NULLs stand for them instead
             col = with_missing_members(col, member_paths(requested.paths, lname))
         add(col, ColumnSource.MISSING if lname in absent else ColumnSource.TABLE)

@@ -5,17 +5,20 @@ widen to DOUBLE); strings VARCHAR; booleans BIT; objects MAPs; arrays REPEATED (
 LIST). ``store.json.all_text_mode`` reads every scalar as VARCHAR, and
 ``store.json.read_numbers_as_double`` every number as DOUBLE. A column seen only as null reads
 as nullable INT, Drill's type for "unknown"; an empty array as an array of INT (VARCHAR in
-all-text mode). Other mixes (a number where a map was) are errors naming where.
+all-text mode). Other mixes (a number where a map was) are errors naming where, raised only
+when a query reads that column or map member (:mod:`auger.formats.conflicts`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import pyarrow as pa
 
 from auger.errors import UserError
 from auger.formats.base import widen
+from auger.formats.conflicts import carry_conflict, defer_conflict
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 __all__ = ["SchemaBuilder", "infer_value"]
@@ -66,33 +69,50 @@ def infer_value(name: str, value: Any, all_text: bool, as_double: bool) -> Colum
     return ColumnMetadata(name, MinorType.VARCHAR)
 
 
-def _merge(column: str, a: ColumnMetadata, b: ColumnMetadata) -> ColumnMetadata:
-    """Union of two observed types of one column; raises TypeConflict when there is none."""
+#: What a schema sample does with a conflict inside a map: the member to keep, carrying it.
+Defer = Callable[[TypeConflict, ColumnMetadata], ColumnMetadata]
+
+
+def _merge(
+    column: str, a: ColumnMetadata, b: ColumnMetadata, defer: Defer | None = None
+) -> ColumnMetadata:
+    """Union of two observed types of one column; raises TypeConflict when there is none.
+
+    With ``defer``, a conflict of a map member does not spoil the map: ``defer`` says what the
+    member becomes (the first type, carrying the conflict for a query that reads it)."""
     if a.type is MinorType.NULL and a.mode is DataMode.REPEATED and b.mode is DataMode.REPEATED:
-        return b.renamed(a.name)  # an empty array learns its element type later
+        return carry_conflict(b.renamed(a.name), a)  # an empty array learns its type later
     if b.type is MinorType.NULL and b.mode is DataMode.REPEATED and a.mode is DataMode.REPEATED:
         return a
     if a.type is MinorType.NULL and a.mode is not DataMode.REPEATED:
-        return b.renamed(a.name) if b.mode is DataMode.REPEATED else _optional(b, a.name)
+        kept = b.renamed(a.name) if b.mode is DataMode.REPEATED else _optional(b, a.name)
+        return carry_conflict(kept, a)
     if b.type is MinorType.NULL and b.mode is not DataMode.REPEATED:
         return a if a.mode is DataMode.REPEATED else _optional(a, a.name)
     if a.type is MinorType.MAP and b.type is MinorType.MAP and a.mode is b.mode:
         members = TupleSchema(a.children or ())
         for col in b.children or ():
             mine = members.column(col.name)
-            members.add(col) if mine is None else members.replace(
-                _merge(f"{column}.{col.name}", mine, col)
-            )
-        return ColumnMetadata(a.name, MinorType.MAP, a.mode, members.columns())
+            if mine is None:
+                members.add(col)
+                continue
+            try:
+                members.replace(_merge(f"{column}.{col.name}", mine, col, defer))
+            except TypeConflict as exc:
+                if defer is None:
+                    raise
+                members.replace(defer(exc, mine))
+        merged = ColumnMetadata(a.name, MinorType.MAP, a.mode, members.columns())
+        return carry_conflict(merged, a, b)
     if a.type is MinorType.LIST and b.type is MinorType.LIST:
-        kid = _merge(column, (a.children or ())[0], (b.children or ())[0])
+        kid = _merge(column, (a.children or ())[0], (b.children or ())[0], defer)
         return ColumnMetadata(a.name, MinorType.LIST, DataMode.REPEATED, (kid,))
     if a.mode is not b.mode and DataMode.REPEATED in (a.mode, b.mode):
         raise TypeConflict(column, a, b)
     if {a.type, b.type} == {MinorType.BIGINT, MinorType.FLOAT8} or a.type is b.type:
-        merged = widen(a, b)
-        if merged is not None:
-            return merged
+        widened = widen(a, b)
+        if widened is not None:
+            return carry_conflict(widened, a, b)
     raise TypeConflict(column, a, b)
 
 
@@ -189,10 +209,37 @@ class SchemaBuilder:
         if _depth(record) > MAX_DEPTH:
             raise _too_deep([record], [line], path)
         try:
-            row = infer_value("", record, self.all_text, self.as_double)
+            cols: Sequence[ColumnMetadata] = (
+                infer_value("", record, self.all_text, self.as_double).children or ()
+            )
+        except TypeConflict:
+            cols = self._infer_members(record, path, line)
+        self._merge_columns(cols, path, line, strict=False)
+
+    def _infer_members(
+        self, record: dict[str, Any], path: str, line: int
+    ) -> Sequence[ColumnMetadata]:
+        """A record's columns when it holds a conflict (``[1, "a"]``, or a key in two
+        spellings of two types): the conflicting column is deferred, the others typed."""
+        members = TupleSchema()
+        for k, v in record.items():
+            col = self._infer_member(k, v, path, line)
+            mine = members.column(k)
+            if mine is None:
+                members.add(col)
+                continue
+            try:  # the same key twice: named as the later spelling, like infer_value
+                members.replace(_merge(k, mine, col))
+            except TypeConflict as exc:
+                members.replace(defer_conflict(mine, _conflict_error(exc, path, line)))
+        return members.columns()
+
+    def _infer_member(self, name: str, value: Any, path: str, line: int) -> ColumnMetadata:
+        """One top-level value's column; a conflict inside it (``[1, "a"]``) is deferred."""
+        try:
+            return infer_value(name, value, self.all_text, self.as_double)
         except TypeConflict as exc:
-            raise _conflict_error(exc, path, line) from None
-        self._merge_columns(row.children or (), path, line)
+            return defer_conflict(exc.first.renamed(name), _conflict_error(exc, path, line))
 
     def add_many(self, records: list[dict[str, Any]], lines: list[int], path: str) -> None:
         """Merge a sample of records at once: pyarrow infers their union type in C; on any
@@ -210,22 +257,35 @@ class SchemaBuilder:
             return
         before = self._cols.copy()
         try:
-            self._merge_columns(cols, path, lines[0] if lines else 1)
-        except UserError:
+            self._merge_columns(cols, path, lines[0] if lines else 1, strict=True)
+        except TypeConflict:
             self._cols = before  # find the record that brings the conflict
             for record, line in zip(records, lines, strict=True):
                 self.add(record, path, line)
 
-    def _merge_columns(self, cols: Any, path: str, line: int) -> None:
-        try:
-            for col in cols:
-                mine = self._cols.column(col.name)
-                if mine is None:
-                    self._cols.add(_optional(col, col.name))
-                else:
-                    self._cols.replace(_merge(mine.name, mine, col))
-        except TypeConflict as exc:
-            raise _conflict_error(exc, path, line) from None
+    def _merge_columns(
+        self, cols: Iterable[ColumnMetadata], path: str, line: int, strict: bool
+    ) -> None:
+        """Merge one record's (or a sample's) columns. A conflict raises TypeConflict when
+        ``strict`` (the caller then finds its record); otherwise the column (or map member)
+        keeps its first type and carries the conflict, located at ``path`` and ``line``, for
+        the query that reads it."""
+
+        def defer(exc: TypeConflict, mine: ColumnMetadata) -> ColumnMetadata:
+            return defer_conflict(mine, _conflict_error(exc, path, line))
+
+        for col in cols:
+            mine = self._cols.column(col.name)
+            if mine is None:
+                self._cols.add(_optional(col, col.name))
+                continue
+            try:
+                merged = _merge(mine.name, mine, col, None if strict else defer)
+            except TypeConflict as exc:
+                if strict:
+                    raise
+                merged = defer(exc, mine)
+            self._cols.replace(merged)
 
     def schema(self) -> TupleSchema:
         return TupleSchema(_finalize(c, self.all_text) for c in self._cols)
@@ -293,8 +353,8 @@ def _finalize(col: ColumnMetadata, all_text: bool) -> ColumnMetadata:
     if col.type is MinorType.NULL:
         if col.mode is DataMode.REPEATED:
             elem = MinorType.VARCHAR if all_text else MinorType.INT
-            return ColumnMetadata(col.name, elem, DataMode.REPEATED)
-        return ColumnMetadata(col.name, MinorType.INT, DataMode.OPTIONAL)
+            return carry_conflict(ColumnMetadata(col.name, elem, DataMode.REPEATED), col)
+        return carry_conflict(ColumnMetadata(col.name, MinorType.INT, DataMode.OPTIONAL), col)
     if col.type is MinorType.MAP:
         kids = (_finalize(_optional(c, c.name), all_text) for c in col.children or ())
         return col.with_children(kids)

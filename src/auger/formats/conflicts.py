@@ -1,0 +1,146 @@
+"""Type conflicts found while discovering a table's schema, kept until a query reads the column.
+
+Files of one table (or records of one JSON file) may disagree about a column: BIGINT in one
+record and VARCHAR in the next, DECIMAL in one Parquet file and DOUBLE in another. Drill's scan
+looks only at the columns a query projects, so such a column fails a query only when the query
+reads it; ``SELECT id`` over the same files answers. Discovery runs before the planner knows the
+projection, so instead of raising it records the conflict on the column (on the map member, for a
+member of a map) and keeps the first type it saw. The planner asks :func:`check_read` for each
+column the query reads: a whole column (or a ``SELECT *``) reads every member, ``m.a`` only the
+member ``a`` of ``m``.
+
+The conflict travels as a column property, so it survives every copy, pickle, cache and text form
+of the schema, and it never reaches a reader: a conflicting column is never projected.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable, Iterable, Sequence
+
+from auger.errors import ErrorKind, UserError
+from auger.types import ColumnMetadata, DataMode, TupleSchema
+
+__all__ = [
+    "CONFLICT_PROPERTY",
+    "ErrorFor",
+    "carry_conflict",
+    "check_read",
+    "conflict_of",
+    "defer_conflict",
+    "merge_deferring",
+    "widen_deferring",
+]
+
+#: The column property holding a deferred conflict: a JSON list ``[kind, message, context]``,
+#: base64-encoded so that it survives the schema's text form (quotes, backslashes) unchanged.
+CONFLICT_PROPERTY = "auger.conflict"
+
+#: Names a conflict for the query that meets it: ``(column path, first type, second type)``.
+ErrorFor = Callable[[str, ColumnMetadata, ColumnMetadata], UserError]
+
+
+def defer_conflict(column: ColumnMetadata, error: UserError) -> ColumnMetadata:
+    """``column`` carrying ``error`` for the first query that reads it (the first error wins)."""
+    if CONFLICT_PROPERTY in column.properties:
+        return column
+    raw = json.dumps([error.kind.value, error.message, list(error.context)])
+    raw = base64.urlsafe_b64encode(raw.encode()).decode("ascii")
+    return column.with_properties(**{CONFLICT_PROPERTY: raw})
+
+
+def conflict_of(column: ColumnMetadata) -> UserError | None:
+    """The conflict deferred on ``column`` itself (not its members), or None."""
+    raw = column.properties.get(CONFLICT_PROPERTY)
+    if raw is None:
+        return None
+    kind, message, context = json.loads(base64.urlsafe_b64decode(raw))
+    return UserError(ErrorKind(kind), message, context)
+
+
+def check_read(column: ColumnMetadata, members: Sequence[Sequence[str]] | None = None) -> None:
+    """Raise the deferred conflict a query meets when it reads ``column``.
+
+    Args:
+        column: a table column as discovery left it.
+        members: the member paths the query reads of a map column (``[["a"], ["b", "c"]]`` for
+            ``m.a`` and ``m.b.c``); None or empty when it reads the whole column.
+    """
+    error = conflict_of(column)
+    if error is not None:
+        raise error
+    if not column.is_map:
+        return
+    if not members:
+        for child in column.children or ():
+            check_read(child)
+        return
+    by_name: dict[str, list[Sequence[str]]] = {}
+    for path in members:
+        if path:
+            by_name.setdefault(path[0].lower(), []).append(path[1:])
+    for child in column.children or ():
+        rests = by_name.get(child.name.lower())
+        if rests is None:
+            continue
+        check_read(child, None if any(not rest for rest in rests) else rests)
+
+
+def carry_conflict(merged: ColumnMetadata, *sources: ColumnMetadata) -> ColumnMetadata:
+    """``merged`` keeping the first deferred conflict of ``sources`` (a merge builds a new
+    column and would otherwise drop it)."""
+    for source in sources:
+        error = conflict_of(source)
+        if error is not None:
+            return defer_conflict(merged, error)
+    return merged
+
+
+def widen_deferring(
+    mine: ColumnMetadata, theirs: ColumnMetadata, error_for: ErrorFor
+) -> ColumnMetadata:
+    """The union of two observations of a column; where they have none, ``mine`` with the
+    conflict deferred. Maps merge member by member, so a conflict stays on the member."""
+    from auger.formats.base import widen
+
+    repeated = (mine.mode is DataMode.REPEATED, theirs.mode is DataMode.REPEATED)
+    if mine.is_map and theirs.is_map and repeated[0] == repeated[1]:
+        members = merge_deferring(mine.schema, theirs.schema, error_for, f"{mine.name}.")
+        mode = mine.mode if mine.mode is theirs.mode else DataMode.OPTIONAL
+        return carry_conflict(mine.with_children(members.columns()).with_mode(mode), mine, theirs)
+    merged = widen(mine, theirs)
+    if merged is None:
+        return defer_conflict(mine, error_for(mine.name, mine, theirs))
+    return carry_conflict(merged, mine, theirs)
+
+
+def merge_deferring(
+    schema: TupleSchema,
+    other: Iterable[ColumnMetadata],
+    error_for: ErrorFor,
+    prefix: str = "",
+    new_optional: bool = True,
+) -> TupleSchema:
+    """The union of two schemas by name, first spelling and order kept; a column new in
+    ``other`` becomes nullable (unless not ``new_optional``); a conflict is deferred on the
+    column (see the module's docstring).
+
+    ``error_for(path, first, second)`` builds the error a reading query will get, ``path``
+    naming the column (``m.a`` for a member).
+    """
+    out = schema.copy()
+    for col in other:
+        mine = out.column(col.name)
+        if mine is None:
+            required = new_optional and col.mode is DataMode.REQUIRED
+            out.add(col.with_mode(DataMode.OPTIONAL) if required else col)
+            continue
+        out.replace(widen_deferring(mine, col, _prefixed(error_for, prefix)))
+    return out
+
+
+def _prefixed(error_for: ErrorFor, prefix: str) -> ErrorFor:
+    if not prefix:
+        return error_for
+    return lambda path, first, second: error_for(prefix + path, first, second)

@@ -1,0 +1,147 @@
+"""Type conflicts found by discovery wait for the query that reads the column or member."""
+
+from __future__ import annotations
+
+import decimal
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from auger.config import FormatConfig
+from auger.errors import ErrorKind, UserError
+from auger.formats.conflicts import check_read, conflict_of, defer_conflict, merge_deferring
+from auger.formats.json import JsonFormat
+from auger.formats.parquet import ParquetFormat
+from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+
+JSON = FormatConfig("json", "json", ("json",), {})
+PARQUET = FormatConfig("parquet", "parquet", ("parquet",), {})
+
+
+def _error(column: str) -> UserError:
+    return UserError.data_read(f'Column [{column}] "quoted" it\'s \\ odd', ["File: /d/a b.json"])
+
+
+def _never(path: str, first: ColumnMetadata, second: ColumnMetadata) -> UserError:
+    raise AssertionError(f"no conflict expected in {path}")
+
+
+def _json_schema(tmp_path: Path, text: str) -> TupleSchema:
+    path = tmp_path / "f.json"
+    path.write_text(text)
+    return JsonFormat().discover_schema([str(path)], JSON, {})
+
+
+def test_reading_a_member_checks_only_that_member() -> None:
+    b = defer_conflict(ColumnMetadata("b", MinorType.BIGINT), _error("m.b"))
+    m = ColumnMetadata.map("m", [ColumnMetadata("a", MinorType.BIGINT), b])
+    check_read(m, [["a"]])
+    for members in (None, [], [["b"]], [["a"], ["B"]]):
+        with pytest.raises(UserError, match=r"Column \[m.b\]"):
+            check_read(m, members)
+
+
+def test_reading_a_member_of_a_member() -> None:
+    deep = defer_conflict(ColumnMetadata("y", MinorType.VARCHAR), _error("m.n.y"))
+    n = ColumnMetadata.map("n", [ColumnMetadata("x", MinorType.BIGINT), deep])
+    m = ColumnMetadata.map("m", [n])
+    check_read(m, [["n", "x"]])
+    with pytest.raises(UserError, match=r"m\.n\.y"):
+        check_read(m, [["n"]])  # all of n
+    with pytest.raises(UserError, match=r"m\.n\.y"):
+        check_read(m, [["n", "x"], ["n"]])
+
+
+def test_a_conflict_survives_the_schema_text_and_later_widening() -> None:
+    marked = defer_conflict(ColumnMetadata("a", MinorType.BIGINT), _error("a"))
+    parsed = TupleSchema.parse(TupleSchema([marked]).to_text())
+    assert str(conflict_of(parsed.column("a"))) == str(_error("a"))
+    widened = merge_deferring(parsed, [ColumnMetadata("a", MinorType.FLOAT8)], _never)
+    assert widened.column("a").type is MinorType.FLOAT8
+    with pytest.raises(UserError) as info:
+        check_read(widened.column("a"))
+    assert info.value.message == _error("a").message
+    assert info.value.context == ["File: /d/a b.json"]
+
+
+def test_the_first_conflict_is_the_one_reported() -> None:
+    first = defer_conflict(ColumnMetadata("a", MinorType.BIGINT), _error("first"))
+    again = defer_conflict(first, _error("second"))
+    assert str(conflict_of(again)) == str(_error("first"))
+
+
+def test_merge_keeps_the_first_type_and_order() -> None:
+    one = TupleSchema.parse("a BIGINT, b VARCHAR")
+    two = TupleSchema.parse("b BIGINT, c BIT NOT NULL")
+
+    def error_for(path: str, first: ColumnMetadata, second: ColumnMetadata) -> UserError:
+        return UserError.data_read(f"{path}: {first.type.value} vs {second.type.value}")
+
+    merged = merge_deferring(one, two, error_for)
+    assert [(c.name, c.type, c.mode) for c in merged] == [
+        ("a", MinorType.BIGINT, DataMode.OPTIONAL),
+        ("b", MinorType.VARCHAR, DataMode.OPTIONAL),
+        ("c", MinorType.BIT, DataMode.OPTIONAL),  # new in the second: may be absent
+    ]
+    with pytest.raises(UserError, match="b: VARCHAR vs BIGINT"):
+        check_read(merged.column("b"))
+    check_read(merged.column("a"))
+    check_read(merged.column("c"))
+
+
+def test_json_column_conflict_is_kept_for_that_column(tmp_path: Path) -> None:
+    schema = _json_schema(tmp_path, '{"id": 1, "x": 1}\n{"id": 2, "x": "s"}\n')
+    check_read(schema.column("id"))
+    with pytest.raises(UserError) as info:
+        check_read(schema.column("x"))
+    assert info.value.kind is ErrorKind.DATA_READ
+    assert "BIGINT" in info.value.message and "VARCHAR" in info.value.message
+    assert "Line: 2" in info.value.context and "Column: x" in info.value.context
+
+
+def test_json_member_conflict_stays_on_the_member(tmp_path: Path) -> None:
+    text = '{"m": {"a": 1, "b": 1}}\n{"m": {"a": 2, "b": {"z": 1}}}\n{"m": {"a": 3, "c": true}}\n'
+    schema = _json_schema(tmp_path, text)
+    m = schema.column("m")
+    assert [c.name for c in m.children or ()] == ["a", "b", "c"]  # later members still merge
+    check_read(m, [["a"]])
+    check_read(m, [["c"]])
+    with pytest.raises(UserError, match=r"JSON column \[m\.b\]") as info:
+        check_read(m, [["b"]])
+    assert "Line: 2" in info.value.context
+
+
+def test_json_conflict_in_a_sample_names_the_record(tmp_path: Path) -> None:
+    # 300 records: the sample is merged in bulk first; the conflict still names its line
+    lines = [f'{{"id": {i}, "v": {i}}}' for i in range(300)]
+    lines[217] = '{"id": 217, "v": [1]}'
+    schema = _json_schema(tmp_path, "\n".join(lines) + "\n")
+    check_read(schema.column("id"))
+    with pytest.raises(UserError) as info:
+        check_read(schema.column("v"))
+    assert "Line: 218" in info.value.context
+
+
+def test_parquet_files_that_disagree_on_an_unread_column(tmp_path: Path) -> None:
+    one, two = tmp_path / "1.parquet", tmp_path / "2.parquet"
+    decimals = pa.array([decimal.Decimal("1.50")], pa.decimal128(10, 2))
+    pq.write_table(pa.table({"id": [1], "contributions": decimals}), one)
+    pq.write_table(pa.table({"id": [2], "contributions": [2.5]}), two)
+    schema = ParquetFormat().discover_schema([str(one), str(two)], PARQUET, {})
+    check_read(schema.column("id"))
+    with pytest.raises(UserError) as info:
+        check_read(schema.column("contributions"))
+    assert "DECIMAL(10, 2)" in info.value.message and "DOUBLE" in info.value.message
+    assert f"File: {one}" in info.value.context and f"File: {two}" in info.value.context
+
+
+def test_parquet_member_conflict(tmp_path: Path) -> None:
+    one, two = tmp_path / "1.parquet", tmp_path / "2.parquet"
+    pq.write_table(pa.table({"m": [{"a": 1, "b": 1}]}), one)
+    pq.write_table(pa.table({"m": [{"a": 2, "b": "x"}]}), two)
+    m = ParquetFormat().discover_schema([str(one), str(two)], PARQUET, {}).column("m")
+    check_read(m, [["a"]])
+    with pytest.raises(UserError, match=r"Column \[m\.b\]"):
+        check_read(m, [["b"]])
