@@ -74,7 +74,8 @@ paramstyle = "qmark"
 
 # ------------------------------------------------------------------ exceptions (PEP 249 tree)
 class Warning(Exception):
-    """Important warnings (PEP 249); auger reports warnings on ``Cursor.warnings`` instead."""
+    """PEP 249's warning class: auger never raises it; a statement's warnings are listed on
+    ``Cursor.messages`` as ``(Warning, text)`` and on ``Cursor.warnings`` as text."""
 
 
 class Error(AugerError):
@@ -464,7 +465,10 @@ class Cursor:
         arraysize: rows ``fetchmany()`` returns when no size is given (PEP 249), default 1.
         rowcount: rows of the result once known (at once for DDL and metadata answers, after
             the last row of a SELECT has been fetched), otherwise -1.
-        warnings: warnings of the last statement (columns dropped, schema conflicts resolved).
+        warnings: warnings of the last statement (columns dropped, schema conflicts resolved,
+            columns no file has), as text.
+        messages: the same as PEP 249's optional ``messages``: ``(Warning, text)`` tuples,
+            cleared by each ``execute``.
         statement: the kind of the last statement (``SELECT``, ``USE``...).
     """
 
@@ -475,6 +479,7 @@ class Cursor:
         self.lastrowid = None
         self.closed = False
         self.warnings: list[str] = []
+        self.messages: list[tuple[type[Warning], str]] = []
         self.statement: str | None = None
         self._result: Any = None
         self._description: list[tuple[Any, ...]] | None = None
@@ -537,6 +542,7 @@ class Cursor:
         self._result = result
         self._description = description
         self.warnings = list(result.warnings)
+        self.messages = [(Warning, text) for text in self.warnings]
         self.statement = result.statement
         if result.table is not None:
             self.rowcount = result.table.num_rows
@@ -589,6 +595,7 @@ class Cursor:
         self._fetched = 0
         self.rowcount = -1
         self.warnings = []
+        self.messages = []
         self.statement = None
 
     def _need_result(self) -> Any:

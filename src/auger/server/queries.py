@@ -291,6 +291,7 @@ class QueryManager:
             if rq.cancel_requested.is_set() or session.closed:
                 raise _Canceled
             result = session.execute(sql)
+            profile.warnings = list(result.warnings)
             schema = result.schema
             names = [c.name for c in schema]
             types = [type_name(c) for c in schema]

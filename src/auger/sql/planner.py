@@ -28,6 +28,7 @@ from auger.errors import UserError
 from auger.formats.conflicts import check_read
 from auger.formats.registry import shipped_plugin
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
+from auger.sql import diagnostics
 from auger.sql.catalog import FileTable, SystemTable, TableRef, ViewTable
 from auger.sql.columns import (
     DIV_TAG,
@@ -337,6 +338,9 @@ def build_file_scan(
                 add(text_missing_column(name), ColumnSource.MISSING)
             else:
                 add(missing_column(name, members), ColumnSource.MISSING)
+            diagnostics.column_not_found(
+                f"{table.schema}.{table.name}", name, len(selection.files), table_schema.names()
+            )
 
     if not len(out):
         # Nothing projected (``COUNT(*)``, or ``*`` over files of ``{}`` objects only): one
