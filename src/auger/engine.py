@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import getpass
 import logging
+import os
 import signal
 import threading
 import uuid
@@ -28,6 +29,7 @@ from auger.config import Config, load_config
 from auger.options import SystemOptions
 from auger.session import UserSession
 from auger.sql.catalog import Catalog
+from auger.storage.denied import DeniedPath
 from auger.storage.temporary import EngineIdentity, sweep_dead_locations
 
 __all__ = ["Engine", "shutdown_all"]
@@ -54,6 +56,10 @@ class Engine:
         self.identity = EngineIdentity.current(self.id)
         self.system_options = SystemOptions(self.config.raw.get("options", {}))
         self.catalog = Catalog(self.config)
+        #: paths no query of any session may reach (see :mod:`auger.storage.denied`)
+        self.denied_paths: tuple[DeniedPath, ...] = tuple(
+            DeniedPath(path, what) for path, what in self.config.private_paths
+        )
         self._sessions: dict[str, UserSession] = {}
         self._lock = threading.RLock()  # re-entrant: a signal handler may run while held
         self._spark: Any = None
@@ -103,6 +109,13 @@ class Engine:
         with self._lock:
             return list(self._sessions.values())
 
+    def deny_path(self, path: str, what: str) -> None:
+        """Add a path no query may reach (a server's own files, known once it starts)."""
+        entry = DeniedPath(os.path.abspath(path), what)
+        with self._lock:
+            if entry not in self.denied_paths:
+                self.denied_paths = (*self.denied_paths, entry)
+
     # ----- temporary workspace
     def temporary_workspace_locations(self) -> list[str]:
         """Where session temporary locations may be: the temporary workspace's current
@@ -139,8 +152,6 @@ class Engine:
         Sessions keep their temporary tables; new ones go to the new location, and closing a
         session deletes its locations in both (temporary-tables.txt §5.1.5).
         """
-        import os
-
         found = self.config.workspace(full_name)
         if found is None:
             from auger.errors import UserError

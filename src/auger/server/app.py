@@ -411,6 +411,8 @@ def build_app(
     )
     sessions = SessionStore(engine, settings.session_timeout, queries.cancel)
     users = UserStore(settings.users_file, settings.inline_users)
+    engine.deny_path(settings.users_file, "the server's users file")
+    engine.deny_path(settings.profiles_dir, "the server's query profiles")
     state = ServerState(
         engine,
         settings,

@@ -778,10 +778,9 @@ def resolve_table_node(
     function = table_function(node) if is_table_function(node) else None
     parts = function.parts if function else [p.name for p in node.parts]
     if context is not None and context.in_view:
+        # a view sees no temporary table; its paths meet the session's denied paths (another
+        # session's temporary location among them) in the workspace's resolution
         ref = session.catalog.resolve_table(parts, context.default_schema)
-        check = getattr(session, "check_path_access", None)
-        if check is not None and isinstance(ref, FileTable):
-            check(ref.path, ref.name)  # no view reaches another session's temporary tables
     else:
         ref = session.resolve_table(parts)
     if function is not None:
