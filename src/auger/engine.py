@@ -7,7 +7,8 @@ An engine's sessions never outlive it: shutting it down closes them all, which d
 temporary tables. Shutdown runs on ``Engine.shutdown()``, at interpreter exit (``atexit``) and on
 SIGTERM (and on SIGINT when nothing else handles it). A ``kill -9`` cannot be caught; the next
 engine to start on the same temporary workspace removes what such an engine left behind (see
-:mod:`auger.storage.temporary`).
+:mod:`auger.storage.temporary`), and any engine removes the CTAS staging directories of dead
+writers in its writable workspaces (:func:`auger.storage.writer.sweep_dead_staging`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from auger.session import UserSession
 from auger.sql.catalog import Catalog
 from auger.storage.denied import DeniedPath
 from auger.storage.temporary import EngineIdentity, sweep_dead_locations
+from auger.storage.writer import sweep_dead_staging
 
 __all__ = ["Engine", "shutdown_all"]
 
@@ -132,17 +134,35 @@ class Engine:
         return found
 
     def sweep_stale_locations(self) -> list[str]:
-        """Delete session locations left in the temporary workspace by engines that died."""
+        """Delete what processes that died left behind: session locations in the temporary
+        workspace, and CTAS staging directories in every writable workspace.
+
+        Returns:
+            The removed paths (each is also logged).
+        """
+        removed: list[str] = []
         located = self.config.workspace(self.config.default_temporary_workspace)
-        if located is None:
-            return []
         with _live_lock:
             live = set(_live)
         try:
-            return sweep_dead_locations(located[1].location, live)
+            if located is not None:
+                removed += sweep_dead_locations(located[1].location, live)
+            for root in self._writable_locations():
+                removed += sweep_dead_staging(root)
         except Exception:  # start-up must not fail over a clean-up
-            _log.exception("sweeping stale session locations failed")
-            return []
+            _log.exception("sweeping what stopped engines left behind failed")
+        return removed
+
+    def _writable_locations(self) -> list[str]:
+        """Distinct directories of the writable file workspaces (where CTAS writes)."""
+        found: dict[str, None] = {}
+        for plugin in self.config.plugins.values():
+            if not plugin.enabled or not plugin.is_file_based or plugin.classpath:
+                continue
+            for ws in plugin.workspaces.values():
+                if ws.writable:
+                    found.setdefault(os.path.realpath(ws.location))
+        return list(found)
 
     def update_workspace(
         self, full_name: str, location: str | None = None, writable: bool | None = None

@@ -479,6 +479,10 @@ def serve(
     """Run the server until interrupted (``auger serve``)."""
     import uvicorn
 
+    # before the engine: its start-up sweep logs what crashed processes left behind
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     engine = Engine(config)
     server_cfg = {**dict(engine.config.server), **dict(overrides or {})}
     if host is not None:
@@ -487,9 +491,6 @@ def serve(
         server_cfg["port"] = port
     settings = ServerSettings.from_config(server_cfg)
     app = build_app(engine=engine, settings=settings)
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
     print(
         f"auger: Drill REST API on http://{settings.host}:{settings.port}/ "
         f"(auth {'on' if settings.auth else 'off'})",
