@@ -216,7 +216,7 @@ def _files(session: UserSession) -> pa.Table:
     rows: list[dict[str, object]] = []
     for ws in session.catalog.workspaces():
         try:
-            top = ws.resolve("")
+            top = ws.resolve("", listing=True)
         except UserError:  # the workspace directory itself is denied
             continue
         pending = [""]

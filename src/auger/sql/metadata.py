@@ -49,7 +49,7 @@ def workspace_tables(ws: Workspace) -> list[TableEntry]:
     workspace whose directory is denied, and no entry that is a denied path."""
     out: list[TableEntry] = []
     try:
-        ws.resolve("")
+        ws.resolve("", listing=True)
     except UserError:
         return out
     for name, path in list_views(ws):

@@ -94,7 +94,7 @@ def _files_target(c: ShowFiles, session: UserSession) -> tuple[Workspace, str]:
         found = session.catalog.resolve_schema(session.default_schema, None)
         if isinstance(found, str):
             raise _not_workspace(found)
-        return found, found.resolve("")
+        return found, found.resolve("", listing=True)
     parts = list(c.target)
     written = ".".join(parts)
     # the longest prefix naming a schema; what follows is a directory inside it
@@ -107,14 +107,14 @@ def _files_target(c: ShowFiles, session: UserSession) -> tuple[Workspace, str]:
         if isinstance(found, str):
             raise _not_workspace(found)
         rest = "/".join(parts[cut:])
-        path = found.resolve(rest)
+        path = found.resolve(rest, listing=True)
         if not os.path.isdir(path):
             break
         return found, path
     if session.default_schema:  # a directory under the default workspace
         found = session.catalog.resolve_schema(session.default_schema, None)
         if not isinstance(found, str):
-            path = found.resolve("/".join(parts))
+            path = found.resolve("/".join(parts), listing=True)
             if os.path.isdir(path):
                 return found, path
     raise UserError.validation(f"Invalid FROM/IN clause [{written}]")

@@ -65,13 +65,15 @@ def _scan_prefix(path: str) -> tuple[str, bool]:
 
 
 def reached(path: str, denied: Iterable[DeniedPath]) -> DeniedPath | None:
-    """The denied path that reading or writing ``path`` (a file, directory or glob) reaches."""
+    """The denied path that reading or writing ``path`` (a file, directory or glob) reaches:
+    the innermost one it lies in, else one its scan would come to."""
     prefix, globbed = _scan_prefix(path)
     target = os.path.realpath(prefix)
+    found = covering(target, denied)
+    if found is not None:
+        return found
     for entry in denied:
         real = os.path.realpath(entry.path)
-        if _inside(target, real):
-            return entry
         if _inside(real, target):
             below = os.path.relpath(real, target).split("/")
             if globbed or not any(is_hidden(part) for part in below):
@@ -80,12 +82,14 @@ def reached(path: str, denied: Iterable[DeniedPath]) -> DeniedPath | None:
 
 
 def covering(path: str, denied: Iterable[DeniedPath]) -> DeniedPath | None:
-    """The denied path that ``path`` is, or lies inside (what listings leave out)."""
+    """The innermost denied path that ``path`` is or lies inside (what listings leave out)."""
     real = os.path.realpath(path)
+    best: tuple[int, DeniedPath] | None = None
     for entry in denied:
-        if _inside(real, os.path.realpath(entry.path)):
-            return entry
-    return None
+        root = os.path.realpath(entry.path)
+        if _inside(real, root) and (best is None or len(root) > best[0]):
+            best = (len(root), entry)
+    return None if best is None else best[1]
 
 
 class PathGuard:
@@ -107,14 +111,28 @@ class PathGuard:
         self._fixed = fixed
         self._temporary = temporary
 
-    def check(self, path: str, name: str | None = None, workspace: str | None = None) -> None:
+    def check(
+        self,
+        path: str,
+        name: str | None = None,
+        workspace: str | None = None,
+        listing: bool = False,
+    ) -> None:
         """Refuse ``path`` when it reaches a denied path.
+
+        Args:
+            path: the absolute path (a file, directory or glob).
+            name: the name the user wrote, for the message.
+            workspace: the workspace's full name, for the message.
+            listing: ``path`` is a directory to list, not to scan: it is refused only when it
+                is (or lies inside) a denied path; the listing leaves denied entries out.
 
         Raises:
             UserError: PERMISSION naming the table, the denied path and the workspace.
         """
         shown = name if name is not None else path
-        entry = reached(path, self._fixed())
+        fixed = self._fixed()
+        entry = covering(path, fixed) if listing else reached(path, fixed)
         if entry is not None:
             context = [f"Denied path: {entry.path}"]
             if workspace:
@@ -125,8 +143,7 @@ class PathGuard:
             )
         if self._temporary is None:
             return
-        temp = self._temporary()
-        if foreign_location(path, temp.own, temp.roots, temp.others) is not None:
+        if self._foreign(path, inside_only=listing):
             raise UserError.permission(
                 f"Table [{shown}] is inside the temporary location of another session",
                 [
@@ -137,10 +154,14 @@ class PathGuard:
 
     def hides(self, path: str) -> bool:
         """Whether a listing (SHOW FILES, INFORMATION_SCHEMA) must leave ``path`` out."""
-        if covering(path, self._fixed()) is not None:
-            return True
+        return covering(path, self._fixed()) is not None or self._foreign(path, inside_only=True)
+
+    def _foreign(self, path: str, inside_only: bool) -> bool:
+        """Whether ``path`` reaches (or, ``inside_only``, lies in) another session's location."""
         if self._temporary is None:
             return False
         temp = self._temporary()
         found = foreign_location(path, temp.own, temp.roots, temp.others)
-        return found is not None and _inside(os.path.realpath(path), os.path.realpath(found))
+        if found is None:
+            return False
+        return not inside_only or _inside(os.path.realpath(path), os.path.realpath(found))

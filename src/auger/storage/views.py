@@ -131,7 +131,7 @@ def list_views(ws: Workspace) -> list[tuple[str, str]]:
     A view file that is a link out of the workspace, or reaches a denied path, is left out.
     """
     try:
-        directory = ws.resolve("")
+        directory = ws.resolve("", listing=True)
         entries = sorted(os.listdir(directory))
     except (OSError, UserError):
         return []

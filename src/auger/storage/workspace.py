@@ -46,7 +46,7 @@ class Workspace:
     def writable(self) -> bool:
         return self.config.writable and not self.plugin.classpath
 
-    def resolve(self, table_path: str, shown: str | None = None) -> str:
+    def resolve(self, table_path: str, shown: str | None = None, listing: bool = False) -> str:
         """Absolute path of ``table_path`` inside this workspace, refusing escapes.
 
         ``""`` means the workspace directory itself (which may be denied too).
@@ -54,6 +54,9 @@ class Workspace:
         Args:
             table_path: the path relative to the workspace (a table name, a view file name).
             shown: the name the user wrote, for messages (default: ``table_path``).
+            listing: the path is a directory to list (SHOW FILES, INFORMATION_SCHEMA), not to
+                scan: one that merely holds a denied path is allowed, and the listing leaves
+                that entry out (:meth:`listed`).
 
         Raises:
             UserError: PERMISSION, when the path leads outside the workspace or reaches a
@@ -71,7 +74,7 @@ class Workspace:
                     [f"Workspace location: {self.location}"],
                 )
         if self.guard is not None:
-            self.guard.check(joined, shown, self.name)
+            self.guard.check(joined, shown, self.name, listing)
         return joined
 
     def resolve_entry(self, path: str) -> str:
