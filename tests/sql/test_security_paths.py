@@ -196,6 +196,23 @@ def test_symlinks_to_denied_paths_are_denied(connect: Any, layout: dict[str, Pat
     assert "reaches the server's users file" in msg
 
 
+def test_links_to_denied_files_inside_a_scanned_directory(
+    connect: Any, layout: dict[str, Path]
+) -> None:
+    conn = connect()
+    scanned = layout["ws"] / "logs"
+    scanned.mkdir()
+    (scanned / "a.json").write_text('{"a": 1}\n')
+    (scanned / "b.json").symlink_to(layout["users"])
+    for sql in ("SELECT * FROM dfs.ws.logs", "SELECT * FROM dfs.ws.`logs/*.json`"):
+        msg = error(conn, sql)
+        assert msg.startswith("PERMISSION ERROR: Path [logs") and "users file" in msg, msg
+        assert "scrypt" not in msg
+    (scanned / "b.json").unlink()
+    (scanned / "b.json").symlink_to(scanned / "a.json")  # a link inside stays fine
+    assert rows(conn, "SELECT a FROM dfs.ws.logs") == [(1,), (1,)]
+
+
 def test_workspace_inside_the_state_directory_is_denied(
     connect: Any, layout: dict[str, Path]
 ) -> None:
