@@ -162,3 +162,24 @@ def test_kill_9_during_ctas_then_restart_sweeps(
     assert not staging[0].exists()
     assert f"Removed staging directory [{staging[0]}]" in caplog.text
     assert f"(pid {proc.pid})" in caplog.text
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_the_cli_shows_what_the_sweep_removed(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    stale = _staging(ws, "t", _dead_pid())
+    config = tmp_path / "auger.toml"
+    config.write_text(
+        f'[storage.dfs.workspaces.tmp]\nlocation = "{ws}"\nwritable = true\n'
+        '[spark]\nmaster = "local[1]"\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "auger", "--config", str(config), "sql", "-e", "SELECT 1 AS a"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not stale.exists()
+    assert f"Removed staging directory [{stale}]" in done.stderr
