@@ -33,8 +33,9 @@ class ServerSettings:
             ``drill.exec.http.session_max_idle_secs``).
         anonymous_sessions: ``cookie`` keeps one session per cookie without auth (our default,
             a superset of Drill); ``per_request`` is Drill's strict behaviour.
-        users_file: JSON file of users and password hashes (``auger passwd``).
-        profiles_dir: where query profiles are written.
+        users_file: JSON file of users and password hashes (``auger passwd``); default in the
+            state directory (:func:`auger.config.state_dir`).
+        profiles_dir: where query profiles are written; default in the state directory.
         max_body_bytes: larger request bodies get 413.
         body_timeout: seconds a client may take to send its request body (408 after that).
         send_timeout: seconds a streamed answer may wait for a client that stopped reading.

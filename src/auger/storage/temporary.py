@@ -13,7 +13,8 @@ the engine process that made it (engine id, pid, host, process start time, sessi
 * an engine starting up removes locations whose owner engine is dead (a ``kill -9`` leaves them
   behind), and never one whose owner still runs;
 * queries of other sessions that name a path inside a session location are refused
-  (:func:`foreign_location`), so a temporary table is reachable only through its own session.
+  (:func:`foreign_location` finds it; :mod:`auger.storage.denied` refuses it with the other
+  denied paths), so a temporary table is reachable only through its own session.
 """
 
 from __future__ import annotations
