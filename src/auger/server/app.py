@@ -414,6 +414,8 @@ def build_app(
     )
     sessions = SessionStore(engine, settings.session_timeout, queries.cancel)
     users = UserStore(settings.users_file, settings.inline_users)
+    engine.deny_path(settings.users_file, "the server's users file")
+    engine.deny_path(settings.profiles_dir, "the server's query profiles")
     state = ServerState(
         engine,
         settings,
@@ -482,6 +484,10 @@ def serve(
     """Run the server until interrupted (``auger serve``)."""
     import uvicorn
 
+    # before the engine: its start-up sweep logs what crashed processes left behind
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     engine = Engine(config)
     server_cfg = {**dict(engine.config.server), **dict(overrides or {})}
     if host is not None:
@@ -490,9 +496,6 @@ def serve(
         server_cfg["port"] = port
     settings = ServerSettings.from_config(server_cfg)
     app = build_app(engine=engine, settings=settings)
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
     print(
         f"auger: Drill REST API on http://{settings.host}:{settings.port}/ "
         f"(auth {'on' if settings.auth else 'off'})",

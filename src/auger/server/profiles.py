@@ -146,7 +146,7 @@ class ProfileStore:
         self.keep = keep
         self._lock = threading.Lock()
         self._index: dict[str, Profile] = {}
-        os.makedirs(directory, exist_ok=True)
+        os.makedirs(directory, mode=0o700, exist_ok=True)  # profiles hold users' queries
         self._load()
 
     def _load(self) -> None:

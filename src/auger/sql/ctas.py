@@ -102,7 +102,7 @@ def table_exists(ws: Workspace, name: str, session: UserSession) -> bool:
         return True  # the workspace folder itself
     if os.path.lexists(ws.resolve(name)):
         return True
-    return find_view_file(ws.location, name.lstrip("/")) is not None
+    return find_view_file(ws, name.lstrip("/")) is not None
 
 
 @dataclass(frozen=True)
@@ -282,7 +282,6 @@ def create_table(tree: exp.Create, session: UserSession) -> QueryResult:
         else:
             _log.info("Creating persistent table [%s].", stmt.name)
             path = ws.resolve(stmt.name)
-            session.check_path_access(path, stmt.name)
             strategy = StorageStrategy(str(options["exec.persistent_table.umask"]))
             result = write_table(df, path, fmt, strategy, partition_by)
     except FileExistsError:  # created by another statement while this one was writing

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 import re
 import threading
 from collections.abc import Mapping
@@ -147,6 +148,22 @@ class DiscoveredTable:
         return out
 
 
+def _check_linked_files(table: FileTable, selection: FileSelection) -> None:
+    """A directory or glob scan follows links to files: the files they lead to meet the
+    session's denied paths too (the table's own path met them when it was resolved).
+
+    Raises:
+        UserError: PERMISSION, when a linked file is (or lies in) a denied path.
+    """
+    guard = table.workspace.guard
+    if guard is None:
+        return
+    for f in selection.files:
+        real = os.path.realpath(f.path)
+        if real != f.path:
+            guard.check(real, table.name, table.workspace.name)
+
+
 def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> DiscoveredTable:
     """List a file table's files, pick its format and discover (or read the provided) schema."""
     from auger.spark.discovery import discover_schema
@@ -159,6 +176,7 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> Discove
             f"Object '{table.name}' not found within '{schema}'",
             [f"Path: {table.path}", *exc.context],
         ) from None
+    _check_linked_files(table, selection)
     # the format comes from the first file that has one: a README listed first is no reason
     # to refuse a directory of JSON files
     known_files = (f.path for f in selection.files if table.workspace.format_for(f.path))
@@ -789,10 +807,9 @@ def resolve_table_node(
     function = table_function(node) if is_table_function(node) else None
     parts = function.parts if function else [p.name for p in node.parts]
     if context is not None and context.in_view:
+        # a view sees no temporary table; its paths meet the session's denied paths (another
+        # session's temporary location among them) in the workspace's resolution
         ref = session.catalog.resolve_table(parts, context.default_schema)
-        check = getattr(session, "check_path_access", None)
-        if check is not None and isinstance(ref, FileTable):
-            check(ref.path, ref.name)  # no view reaches another session's temporary tables
     else:
         ref = session.resolve_table(parts)
     if function is not None:

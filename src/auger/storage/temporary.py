@@ -13,7 +13,8 @@ the engine process that made it (engine id, pid, host, process start time, sessi
 * an engine starting up removes locations whose owner engine is dead (a ``kill -9`` leaves them
   behind), and never one whose owner still runs;
 * queries of other sessions that name a path inside a session location are refused
-  (:func:`foreign_location`), so a temporary table is reachable only through its own session.
+  (:func:`foreign_location` finds it; :mod:`auger.storage.denied` refuses it with the other
+  denied paths), so a temporary table is reachable only through its own session.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import uuid
 from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass
 
+from auger.storage.processes import process_alive, process_start
 from auger.storage.writer import TEMPORARY, remove_tree_atomically
 
 __all__ = [
@@ -48,30 +50,6 @@ OWNER_MARKER = ".auger-owner"
 _FILE_SYSTEM = "file:///"
 
 
-def _process_start(pid: int) -> str | None:
-    """The kernel's start time of ``pid`` (clock ticks since boot), to tell a reused pid apart."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-            text = fh.read()
-    except OSError:
-        return None
-    # Field 2 (the command) may contain spaces and parentheses; fields after it are fixed.
-    tail = text.rsplit(")", 1)[-1].split()
-    return tail[19] if len(tail) > 19 else None
-
-
-def _pid_exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's live process
-    except OSError:
-        return False
-    return True
-
-
 @dataclass(frozen=True)
 class EngineIdentity:
     """Who owns a session location: one engine in one process on one host."""
@@ -85,7 +63,7 @@ class EngineIdentity:
     @classmethod
     def current(cls, engine_id: str) -> EngineIdentity:
         pid = os.getpid()
-        return cls(engine_id, pid, socket.gethostname(), _process_start(pid), time.time())
+        return cls(engine_id, pid, socket.gethostname(), process_start(pid), time.time())
 
     def is_alive(self, live_engine_ids: Collection[str]) -> bool:
         """Whether the owner may still run. Unknown hosts count as alive (never swept)."""
@@ -93,12 +71,7 @@ class EngineIdentity:
             return True
         if self.pid == os.getpid():
             return self.engine_id in live_engine_ids
-        if not _pid_exists(self.pid):
-            return False
-        if self.pid_start is None:
-            return True
-        current = _process_start(self.pid)
-        return current is None or current == self.pid_start
+        return process_alive(self.pid, self.pid_start)
 
 
 def write_owner(location: str, owner: EngineIdentity, session_id: str, user: str) -> None:
@@ -169,7 +142,8 @@ def sweep_dead_locations(workspace_location: str, live_engine_ids: Collection[st
         except OSError as exc:
             _log.warning("Could not delete stale session location [%s]: %s", location, exc)
             continue
-        _log.info(
+        # a warning: something crashed, and the CLI shows warnings without any logging set up
+        _log.warning(
             "Deleted session temporary location [%s] of stopped engine (pid %s) from file "
             "system [%s]",
             location,
