@@ -113,6 +113,22 @@ def _decimal_error(condition: str, text: str) -> UserError | None:
     return None
 
 
+def _too_deep(condition: str, text: str) -> UserError | None:
+    """Spark's parser and optimizer recurse along the tree: a statement deeper than they go
+    (a sum of thousands of terms, a long chain of unary minus) is the query's shape, a PARSE
+    error, whether Spark caught its stack overflow or not."""
+    if condition.startswith("FAILED_TO_PARSE_TOO_COMPLEX"):
+        cause = f"Spark condition: {condition}"
+    elif "java.lang.StackOverflowError" in text[:2000]:
+        cause = "Spark error: java.lang.StackOverflowError"
+    else:
+        return None
+    return UserError.parse(
+        "The query nests too deeply for Spark to plan",
+        [cause, "Fix: flatten the expression, or split the query with a view or WITH clause"],
+    )
+
+
 def unwrap_spark_error(exc: BaseException) -> UserError:
     """Turn any exception from a Spark call into the ``UserError`` the user should see."""
     if isinstance(exc, UserError):
@@ -134,6 +150,9 @@ def unwrap_spark_error(exc: BaseException) -> UserError:
     if not condition:
         m = re.search(r"\[([A-Z_]+(?:\.[A-Z_]+)?)\]", text)
         condition = m.group(1) if m else ""
+    too_deep = _too_deep(condition, text)
+    if too_deep is not None:
+        return too_deep
     decimal = _decimal_error(condition, text)
     if decimal is not None:
         return decimal

@@ -702,11 +702,14 @@ def _local_answer(
     table = local_limit_table(planned, options)
     if table is None or planned.spec.limit is None:
         return None
+    # sliced while it has a column: pyarrow slices a table of no columns to the length asked
+    # for, whatever it held (an empty file's ``SELECT * ... LIMIT 5`` was five empty rows)
+    table = table.slice(0, planned.spec.limit)
     if rows_only:  # only the rows' count was scanned: the answer has no columns
         table = table.drop_columns([ROW_COUNT_COLUMN])
         planned = replace(planned, schema=TupleSchema())
     spark_schema = planned.schema.to_spark()
-    table = spark_result_table(table.slice(0, planned.spec.limit), spark_schema, spark)
+    table = spark_result_table(table, spark_schema, spark)
     return LocalAnswer(table, spark_schema)
 
 

@@ -18,6 +18,7 @@ from auger.errors import UserError
 from auger.sql import commands as cmd
 from auger.sql import statements as st
 from auger.sql.diagnostics import collecting
+from auger.sql.nesting import too_deep
 from auger.sql.parser import parse_statement
 from auger.sql.result import QueryResult, ok_result
 
@@ -178,7 +179,10 @@ def _run_statement(sql: str, session: UserSession) -> QueryResult:
     for kind in type(tree).__mro__:
         handler = HANDLERS.get(kind)
         if handler is not None:
-            return handler(tree, session)
+            try:
+                return handler(tree, session)
+            except RecursionError:  # the planner's and generator's walks of a deep tree
+                raise too_deep(sql) from None
     if not isinstance(tree, exp.Query | exp.DDL | exp.DML | exp.Describe | exp.Use | exp.Show):
         raise UserError.parse(
             "Non-query expression encountered in illegal context", [f"SQL Query: {sql.strip()}"]
