@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from auger.errors import UserError
+from auger.spark.errors import write_errors
 from auger.sql.catalog import display_schema
 from auger.sql.result import QueryResult, ok_result
 from auger.sql.statements import CreateView, DropView
-from auger.storage.views import View, ViewField, find_view_file, write_view
+from auger.storage.views import View, ViewField, find_view_file, view_path, write_view
 from auger.storage.workspace import Workspace
 from auger.types import ColumnMetadata, DataMode, MinorType
 
@@ -167,9 +168,10 @@ def create_view(c: CreateView, session: UserSession) -> QueryResult:
         tuple(view_field(col) for col in cols),
         tuple(session.default_schema.split(".")) if session.default_schema else (),
     )
-    if existing_view and os.path.basename(existing_view) != f"{name}.view.drill":
-        os.remove(existing_view)  # a differently-cased file of the same view
-    write_view(ws, view)
+    with write_errors(f"view [{name}]", view_path(ws, name)):
+        if existing_view and os.path.basename(existing_view) != f"{name}.view.drill":
+            os.remove(existing_view)  # a differently-cased file of the same view
+        write_view(ws, view)
     verb = "replaced" if existing_view else "created"
     return ok_result(True, f"View '{name}' {verb} successfully in '{schema}' schema", "CREATE VIEW")
 

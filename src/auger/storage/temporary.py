@@ -80,10 +80,15 @@ def write_owner(location: str, owner: EngineIdentity, session_id: str, user: str
     path = os.path.join(location, OWNER_MARKER)
     tmp = f"{path}.{uuid.uuid4().hex}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, TEMPORARY.file_mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh)
-    os.chmod(tmp, TEMPORARY.file_mode)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+        os.chmod(tmp, TEMPORARY.file_mode)
+        os.replace(tmp, path)
+    except BaseException:  # a full disk: no half-written marker stays behind
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
 
 
 def read_owner(location: str) -> EngineIdentity | None:
@@ -258,17 +263,44 @@ class SessionTemporaryTables:
         return bool(self._tables)
 
     # ----- creation
-    def session_location(self, workspace_location: str) -> str:
-        """``<workspace location>/<session id>``, created (700, with owner marker) if absent."""
-        location = os.path.join(os.path.abspath(workspace_location), self.session_id)
+    def location_path(self, workspace_location: str) -> str:
+        """``<workspace location>/<session id>``, whether it exists or not."""
+        return os.path.join(os.path.abspath(workspace_location), self.session_id)
+
+    def has_location(self, workspace_location: str) -> bool:
+        """Whether this session already made its location in that workspace location."""
         with self._lock:
-            if location not in self._locations:
+            return self.location_path(workspace_location) in self._locations
+
+    def session_location(self, workspace_location: str) -> str:
+        """``<workspace location>/<session id>``, created (700, with owner marker) if absent.
+
+        The location is recorded before its marker is written, so a session whose marker
+        could not be written (a full disk) still deletes the folder when it closes.
+        """
+        location = self.location_path(workspace_location)
+        with self._lock:
+            if location not in self._locations or not os.path.isdir(location):
                 TEMPORARY.create_path(location)
                 os.chmod(location, TEMPORARY.folder_mode)
-                self._locations.append(location)
+                if location not in self._locations:
+                    self._locations.append(location)
             if not has_owner_marker(location):
                 write_owner(location, self.owner, self.session_id, self.user)
         return location
+
+    def discard_empty_location(self, workspace_location: str) -> None:
+        """Delete the session location again when it holds no table (its first CTTAS failed)."""
+        location = self.location_path(workspace_location)
+        with self._lock:
+            if any(t.location.startswith(location + "/") for t in self._tables.values()):
+                return
+            if location in self._locations:
+                self._locations.remove(location)
+            try:
+                delete_location(location)
+            except OSError as exc:
+                _log.warning("Could not delete session temporary location [%s]: %s", location, exc)
 
     def allocate(self, workspace_location: str) -> tuple[str, str]:
         """A fresh masked table name and its (not yet existing) absolute folder path."""

@@ -15,6 +15,7 @@ from typing import Any
 
 from auger.errors import UserError
 from auger.storage import drill_json
+from auger.storage.drill_json import write_atomically
 from auger.storage.workspace import Workspace
 
 __all__ = [
@@ -155,11 +156,7 @@ def read_view(path: str) -> View:
 def write_view(ws: Workspace, view: View, mode: int = 0o664) -> str:
     """Write ``view`` atomically (temp file + rename) into ``ws`` and return its path."""
     path = view_path(ws, view.name)
-    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(view.to_json())
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
+    write_atomically(path, view.to_json(), mode)
     return path
 
 

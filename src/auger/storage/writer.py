@@ -40,6 +40,7 @@ __all__ = [
     "StorageStrategy",
     "WriteResult",
     "WriterFormat",
+    "remove_empty_folders",
     "remove_tree_atomically",
     "sweep_dead_staging",
     "write_table",
@@ -100,10 +101,18 @@ class StorageStrategy:
             if parent == current:
                 break
             current = parent
-        for folder in reversed(missing):
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(folder)
-            os.chmod(folder, self.folder_mode)
+        made: list[str] = []
+        try:
+            for folder in reversed(missing):
+                try:
+                    os.mkdir(folder)
+                    made.append(folder)
+                except FileExistsError:
+                    pass
+                os.chmod(folder, self.folder_mode)
+        except BaseException:  # a read-only or full file system: leave no empty folders
+            remove_empty_folders(made[-1] if made else None, made[0] if made else None)
+            raise
         return missing[-1] if missing else None
 
     def apply_tree(self, root: str) -> None:
@@ -406,7 +415,7 @@ def write_table(
             f"{fmt.name.capitalize()} format does not support auto-partitioning."
         )
     parent = os.path.dirname(target.rstrip("/"))
-    strategy.create_path(parent)
+    created = strategy.create_path(parent)
     staging = _staging_path(target)
     from auger.spark.bootstrap import spark_context
 
@@ -442,6 +451,7 @@ def write_table(
         # before removing, so no stray file recreates the staging folder afterwards.
         _wait_for_jobs(sc, own_group or group)
         shutil.rmtree(staging, ignore_errors=True)
+        remove_empty_folders(parent, created)
         raise
     _log.debug("wrote %d records in %d files to %s", records, len(files), target)
     return WriteResult(target, files, records)
@@ -465,6 +475,21 @@ def _wait_for_jobs(sc: Any, group: str | None, timeout: float = 10.0) -> None:
             if not running:
                 return
             time.sleep(0.1)
+
+
+def remove_empty_folders(deepest: str | None, top: str | None) -> None:
+    """Remove ``deepest`` and its ancestors up to ``top`` (the folders a failed write made),
+    stopping at the first that is not empty (another statement wrote there meanwhile)."""
+    if deepest is None or top is None:
+        return
+    current = os.path.abspath(deepest)
+    top = os.path.abspath(top)
+    while current == top or current.startswith(top.rstrip("/") + "/"):
+        try:
+            os.rmdir(current)
+        except OSError:
+            return
+        current = os.path.dirname(current)
 
 
 def remove_tree_atomically(path: str) -> None:
