@@ -26,6 +26,9 @@ __all__ = [
     "PluginConfig",
     "WorkspaceConfig",
     "load_config",
+    "server_profiles_dir",
+    "server_users_file",
+    "state_dir",
 ]
 
 #: Suffixes of compressed inputs, as Drill's Hadoop codecs name them (``.deflate`` is zlib,
@@ -47,6 +50,26 @@ DEFAULT_FORMATS: dict[str, dict[str, Any]] = {
 def _default_tmp_location() -> str:
     user = os.environ.get("USER") or (str(os.getuid()) if hasattr(os, "getuid") else "user")
     return str(Path(tempfile.gettempdir()) / f"auger-{user}")
+
+
+def state_dir() -> str:
+    """auger's own directory (``$AUGER_HOME``, default ``~/.auger``): users, query profiles.
+
+    It belongs to the user running auger, not to a directory every user shares, and no query
+    can reach it (see :attr:`Config.private_paths`).
+    """
+    return os.environ.get("AUGER_HOME") or os.path.join(os.path.expanduser("~"), ".auger")
+
+
+def server_users_file(server: Mapping[str, Any]) -> str:
+    """The users file of a ``[server]`` section: ``users_file``, else in the state directory."""
+    return str(server.get("users_file") or os.path.join(state_dir(), "users.json"))
+
+
+def server_profiles_dir(server: Mapping[str, Any]) -> str:
+    """The profile store of a ``[server]`` section: ``profiles_dir``, else in the state
+    directory."""
+    return str(server.get("profiles_dir") or os.path.join(state_dir(), "profiles"))
 
 
 def _bundled_data() -> str:
@@ -141,6 +164,24 @@ class Config:
     spark_conf: Mapping[str, str]
     server: Mapping[str, Any]
     raw: Mapping[str, Any]
+    #: the TOML file it was read from (None for a dict or the defaults)
+    source: str | None = None
+
+    @property
+    def private_paths(self) -> tuple[tuple[str, str], ...]:
+        """Paths no query may reach, with what each is: the config file, the state directory,
+        the server's users file and profile store (configured or default, so an embedded
+        engine guards a server's files too), and ``[security] denied_paths``."""
+        found = [
+            (state_dir(), "auger's state directory"),
+            (server_users_file(self.server), "the server's users file"),
+            (server_profiles_dir(self.server), "the server's query profiles"),
+        ]
+        if self.source:
+            found.append((self.source, "the config file"))
+        extra = dict(self.raw.get("security", {})).get("denied_paths", [])
+        found.extend((str(p), "a denied path ([security] denied_paths)") for p in extra)
+        return tuple((os.path.abspath(os.path.expanduser(p)), what) for p, what in found)
 
     def workspace(self, full_name: str) -> tuple[PluginConfig, WorkspaceConfig] | None:
         """Look up ``plugin.workspace`` (case-sensitive, as Drill's config is)."""
@@ -237,7 +278,9 @@ def _validate_temporary_workspace(cfg: Config) -> None:
         )
 
 
-def build_config(raw_override: Mapping[str, Any] | None = None) -> Config:
+def build_config(
+    raw_override: Mapping[str, Any] | None = None, source: str | None = None
+) -> Config:
     """Merge ``raw_override`` over the embedded defaults and validate the result."""
     raw = _merge(_embedded_defaults(), raw_override or {})
     plugins = {name: _plugin(name, spec) for name, spec in raw.get("storage", {}).items()}
@@ -250,6 +293,7 @@ def build_config(raw_override: Mapping[str, Any] | None = None) -> Config:
         spark_conf={str(k): str(v) for k, v in dict(spark.get("conf", {})).items()},
         server=dict(raw.get("server", {})),
         raw=raw,
+        source=source,
     )
     _validate_temporary_workspace(cfg)
     return cfg
@@ -276,4 +320,4 @@ def load_config(
         raise UserError.validation(f"Config file not found: {path}") from None
     except tomllib.TOMLDecodeError as exc:
         raise UserError.parse(f"Config file {path} is not valid TOML: {exc}") from exc
-    return build_config(raw)
+    return build_config(raw, os.path.abspath(path))

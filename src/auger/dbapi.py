@@ -23,10 +23,12 @@ Why it is shaped this way:
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import decimal
 import itertools
 import math
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -74,7 +76,8 @@ paramstyle = "qmark"
 
 # ------------------------------------------------------------------ exceptions (PEP 249 tree)
 class Warning(Exception):
-    """Important warnings (PEP 249); auger reports warnings on ``Cursor.warnings`` instead."""
+    """PEP 249's warning class: auger never raises it; a statement's warnings are listed on
+    ``Cursor.messages`` as ``(Warning, text)`` and on ``Cursor.warnings`` as text."""
 
 
 class Error(AugerError):
@@ -326,6 +329,17 @@ def _job_group(group: str, description: str) -> Iterator[None]:
             sc.setLocalProperty(key, value)
 
 
+def _cancel_group(group: str) -> None:
+    """Cancel the running Spark jobs of ``group`` (a tagged operation under Spark Connect)."""
+    sc = _spark_context()
+    if sc is not None:
+        sc.cancelJobGroup(group)
+    else:
+        from auger.spark.bootstrap import interrupt_tag
+
+        interrupt_tag(group)
+
+
 def _arrow_schema(df: Any) -> pa.Schema:
     """The Arrow schema Spark uses to ship ``df``'s batches (as ``DataFrame.toArrow`` builds it)."""
     from pyspark.sql.pandas.types import to_arrow_schema
@@ -388,6 +402,18 @@ class _SparkBatchStream:
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         return self
+
+    def close(self) -> None:
+        """Stop serving the result: the JVM is told to stop and the socket closes.
+
+        Closing the generator drops pyspark's socket reader, which drains the partition
+        already on its way, tells the JVM's serving thread to stop, and closes the socket. A
+        job already started for a later partition is the job group's to cancel.
+        """
+        frames, self._frames = self._frames, iter(())
+        close = getattr(frames, "close", None)
+        if callable(close):
+            close()
 
     def __next__(self) -> pa.RecordBatch:
         frame = next(self._frames)
@@ -464,7 +490,10 @@ class Cursor:
         arraysize: rows ``fetchmany()`` returns when no size is given (PEP 249), default 1.
         rowcount: rows of the result once known (at once for DDL and metadata answers, after
             the last row of a SELECT has been fetched), otherwise -1.
-        warnings: warnings of the last statement (columns dropped, schema conflicts resolved).
+        warnings: warnings of the last statement (columns dropped, schema conflicts resolved,
+            columns no file has), as text.
+        messages: the same as PEP 249's optional ``messages``: ``(Warning, text)`` tuples,
+            cleared by each ``execute``.
         statement: the kind of the last statement (``SELECT``, ``USE``...).
     """
 
@@ -475,6 +504,7 @@ class Cursor:
         self.lastrowid = None
         self.closed = False
         self.warnings: list[str] = []
+        self.messages: list[tuple[type[Warning], str]] = []
         self.statement: str | None = None
         self._result: Any = None
         self._description: list[tuple[Any, ...]] | None = None
@@ -537,6 +567,7 @@ class Cursor:
         self._result = result
         self._description = description
         self.warnings = list(result.warnings)
+        self.messages = [(Warning, text) for text in self.warnings]
         self.statement = result.statement
         if result.table is not None:
             self.rowcount = result.table.num_rows
@@ -555,13 +586,8 @@ class Cursor:
         options and its temporary tables are unaffected.
         """
         self._cancelled = True
-        sc = _spark_context()
-        if sc is not None and self._group is not None:
-            sc.cancelJobGroup(self._group)
-        elif self._group is not None:  # Spark Connect: the statement's operations are tagged
-            from auger.spark.bootstrap import interrupt_tag
-
-            interrupt_tag(self._group)
+        if self._group is not None:
+            _cancel_group(self._group)
 
     @property
     def cancelled(self) -> bool:
@@ -580,16 +606,28 @@ class Cursor:
         return to_dbapi_error(exc)
 
     def _reset(self) -> None:
+        self._release_stream()
         self._result = None
         self._description = None
-        self._stream = None
         self._rows = []
         self._pos = 0
         self._exhausted = False
         self._fetched = 0
         self.rowcount = -1
         self.warnings = []
+        self.messages = []
         self.statement = None
+
+    def _release_stream(self) -> None:
+        """Give up a result that is still being streamed: its jobs are cancelled, its stream
+        closed. A new statement, ``close()``, the connection's close and garbage collection
+        all end here, so an abandoned result never keeps Spark busy."""
+        stream, self._stream = self._stream, None
+        if not isinstance(stream, _SparkBatchStream) or self._exhausted:
+            return
+        if self._group is not None:
+            _cancel_group(self._group)
+        stream.close()
 
     def _need_result(self) -> Any:
         self._check()
@@ -740,9 +778,17 @@ class Cursor:
         return None
 
     def close(self) -> None:
-        """Release the result; later calls raise ``InterfaceError``."""
+        """Release the result (cancelling the jobs of one still being streamed); later calls
+        raise ``InterfaceError``. Idempotent."""
         self.closed = True
         self._reset()
+        self.connection._forget(self)
+
+    def __del__(self) -> None:
+        # A cursor dropped mid-fetch must not leave its statement running. Nothing may be
+        # printed from here: at interpreter exit Spark may already be gone.
+        with contextlib.suppress(Exception):
+            self._release_stream()
 
     def __enter__(self) -> Cursor:
         return self
@@ -791,6 +837,8 @@ class Connection:
     def __init__(self, session: Any) -> None:
         self.session = session
         self.closed = False
+        # Open cursors, held weakly so that dropping one still collects it.
+        self._cursors: weakref.WeakSet[Cursor] = weakref.WeakSet()
 
     def _check(self) -> None:
         if self.closed:
@@ -798,7 +846,12 @@ class Connection:
 
     def cursor(self) -> Cursor:
         self._check()
-        return Cursor(self)
+        cur = Cursor(self)
+        self._cursors.add(cur)
+        return cur
+
+    def _forget(self, cursor: Cursor) -> None:
+        self._cursors.discard(cursor)
 
     def execute(self, sql: str, parameters: Sequence[Any] | None = None) -> Cursor:
         """Shortcut (as in DuckDB and sqlite3): a new cursor with the statement executed."""
@@ -830,8 +883,11 @@ class Connection:
         raise NotSupportedError("UNSUPPORTED_OPERATION ERROR: auger has no transactions")
 
     def close(self) -> None:
-        """Close the session: its temporary tables are dropped. Idempotent."""
+        """Close the open cursors (cancelling what they still stream), then the session: its
+        temporary tables are dropped. Idempotent."""
         if not self.closed:
+            for cur in list(self._cursors):
+                cur.close()
             self.closed = True
             self.session.close()
 

@@ -7,7 +7,8 @@ An engine's sessions never outlive it: shutting it down closes them all, which d
 temporary tables. Shutdown runs on ``Engine.shutdown()``, at interpreter exit (``atexit``) and on
 SIGTERM (and on SIGINT when nothing else handles it). A ``kill -9`` cannot be caught; the next
 engine to start on the same temporary workspace removes what such an engine left behind (see
-:mod:`auger.storage.temporary`).
+:mod:`auger.storage.temporary`), and any engine removes the CTAS staging directories of dead
+writers in its writable workspaces (:func:`auger.storage.writer.sweep_dead_staging`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import dataclasses
 import functools
 import getpass
 import logging
+import os
 import signal
 import threading
 import uuid
@@ -28,7 +30,9 @@ from auger.config import Config, load_config
 from auger.options import SystemOptions
 from auger.session import UserSession
 from auger.sql.catalog import Catalog
+from auger.storage.denied import DeniedPath
 from auger.storage.temporary import EngineIdentity, sweep_dead_locations
+from auger.storage.writer import sweep_dead_staging
 
 __all__ = ["Engine", "shutdown_all"]
 
@@ -54,6 +58,10 @@ class Engine:
         self.identity = EngineIdentity.current(self.id)
         self.system_options = SystemOptions(self.config.raw.get("options", {}))
         self.catalog = Catalog(self.config)
+        #: paths no query of any session may reach (see :mod:`auger.storage.denied`)
+        self.denied_paths: tuple[DeniedPath, ...] = tuple(
+            DeniedPath(path, what) for path, what in self.config.private_paths
+        )
         self._sessions: dict[str, UserSession] = {}
         self._lock = threading.RLock()  # re-entrant: a signal handler may run while held
         self._spark: Any = None
@@ -103,6 +111,13 @@ class Engine:
         with self._lock:
             return list(self._sessions.values())
 
+    def deny_path(self, path: str, what: str) -> None:
+        """Add a path no query may reach (a server's own files, known once it starts)."""
+        entry = DeniedPath(os.path.abspath(path), what)
+        with self._lock:
+            if entry not in self.denied_paths:
+                self.denied_paths = (*self.denied_paths, entry)
+
     # ----- temporary workspace
     def temporary_workspace_locations(self) -> list[str]:
         """Where session temporary locations may be: the temporary workspace's current
@@ -119,17 +134,35 @@ class Engine:
         return found
 
     def sweep_stale_locations(self) -> list[str]:
-        """Delete session locations left in the temporary workspace by engines that died."""
+        """Delete what processes that died left behind: session locations in the temporary
+        workspace, and CTAS staging directories in every writable workspace.
+
+        Returns:
+            The removed paths (each is also logged).
+        """
+        removed: list[str] = []
         located = self.config.workspace(self.config.default_temporary_workspace)
-        if located is None:
-            return []
         with _live_lock:
             live = set(_live)
         try:
-            return sweep_dead_locations(located[1].location, live)
+            if located is not None:
+                removed += sweep_dead_locations(located[1].location, live)
+            for root in self._writable_locations():
+                removed += sweep_dead_staging(root)
         except Exception:  # start-up must not fail over a clean-up
-            _log.exception("sweeping stale session locations failed")
-            return []
+            _log.exception("sweeping what stopped engines left behind failed")
+        return removed
+
+    def _writable_locations(self) -> list[str]:
+        """Distinct directories of the writable file workspaces (where CTAS writes)."""
+        found: dict[str, None] = {}
+        for plugin in self.config.plugins.values():
+            if not plugin.enabled or not plugin.is_file_based or plugin.classpath:
+                continue
+            for ws in plugin.workspaces.values():
+                if ws.writable:
+                    found.setdefault(os.path.realpath(ws.location))
+        return list(found)
 
     def update_workspace(
         self, full_name: str, location: str | None = None, writable: bool | None = None
@@ -139,8 +172,6 @@ class Engine:
         Sessions keep their temporary tables; new ones go to the new location, and closing a
         session deletes its locations in both (temporary-tables.txt §5.1.5).
         """
-        import os
-
         found = self.config.workspace(full_name)
         if found is None:
             from auger.errors import UserError

@@ -18,12 +18,8 @@ from typing import TYPE_CHECKING, Any
 from auger.errors import UserError
 from auger.options import SessionOptions
 from auger.sql.catalog import Catalog, FileTable, TableRef
-from auger.storage.temporary import (
-    EngineIdentity,
-    SessionTemporaryTables,
-    TemporaryTable,
-    foreign_location,
-)
+from auger.storage.denied import PathGuard, TemporaryLocations
+from auger.storage.temporary import EngineIdentity, SessionTemporaryTables, TemporaryTable
 from auger.storage.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -57,10 +53,25 @@ class UserSession:
         self._lock = threading.RLock()
         owner = getattr(engine, "identity", None) or EngineIdentity.current("unknown")
         self.temporary = SessionTemporaryTables(self.id, user, owner)
+        #: what this session may not reach: the engine's denied paths and the temporary
+        #: locations of every other session
+        self.path_guard = PathGuard(
+            lambda: getattr(engine, "denied_paths", ()), self._temporary_locations
+        )
 
     @property
     def catalog(self) -> Catalog:
-        return self.engine.catalog
+        """The engine's schemas as this session sees them (its denied paths applied)."""
+        return Catalog(self.engine.config, self.path_guard)
+
+    def _temporary_locations(self) -> TemporaryLocations:
+        others: list[str] = []
+        for session in self.engine.sessions():
+            if session is not self:
+                others.extend(session.temporary.locations)
+        return TemporaryLocations(
+            self.temporary.locations, others, self.engine.temporary_workspace_locations()
+        )
 
     # ----- statements
     def execute(self, sql: str) -> QueryResult:
@@ -160,38 +171,15 @@ class UserSession:
         views and files through the catalog.
 
         Raises:
-            UserError: VALIDATION for unknown schemas; PERMISSION for paths inside another
-                session's temporary location.
+            UserError: VALIDATION for unknown schemas; PERMISSION for denied paths (another
+                session's temporary location among them).
         """
         temp = self.temporary_table(parts)
         if temp is not None:
             ws = self.temporary_workspace()
             return FileTable(ws.name, parts[-1].lstrip("/"), ws, temp.location)
-        ref = self.catalog.resolve_table(parts, self.default_schema)
-        if isinstance(ref, FileTable):
-            self.check_path_access(ref.path, ref.name)
-        return ref
-
-    def check_path_access(self, path: str, name: str | None = None) -> None:
-        """Refuse paths that reach into another session's temporary location.
-
-        Raises:
-            UserError: PERMISSION naming the table.
-        """
-        others: list[str] = []
-        for session in self.engine.sessions():
-            if session is not self:
-                others.extend(session.temporary.locations)
-        workspaces = set(self.engine.temporary_workspace_locations())
-        found = foreign_location(path, self.temporary.locations, workspaces, others)
-        if found is not None:
-            raise UserError.permission(
-                f"Table [{name or path}] is inside the temporary location of another session",
-                [
-                    "Temporary tables are visible only to the session that created them, "
-                    "by the name given in CREATE TEMPORARY TABLE"
-                ],
-            )
+        # a file table's path has met the denied paths in its workspace's resolution
+        return self.catalog.resolve_table(parts, self.default_schema)
 
     def table_dataframe(self, ref: TableRef) -> Any:
         raise UserError.unsupported(

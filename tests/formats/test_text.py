@@ -14,6 +14,7 @@ from auger.config import FormatConfig
 from auger.errors import ErrorKind, UserError
 from auger.formats.text import TextFormat, TextOptions, clean_header, columns_indexes
 from auger.formats.text import plugin as text_plugin
+from auger.formats.text.options import MAX_FIELDS
 
 from .helpers import read_file, rows_of
 
@@ -337,10 +338,21 @@ def test_field_over_limit(tmp_path: Path, text_mode: dict[str, Any]) -> None:
     assert "Line: 2" in err.context and "Column: 2" in err.context
 
 
-def test_too_many_fields(tmp_path: Path, text_mode: dict[str, Any]) -> None:
+@pytest.mark.parametrize("columns", [None, ["columns"]], ids=["all", "columns"])
+def test_too_many_fields(
+    tmp_path: Path, text_mode: dict[str, Any], columns: list[str] | None
+) -> None:
+    # the limit is hit by a 128 KiB line: one field more than MAX_FIELDS
+    wide = ",".join(["x"] * (MAX_FIELDS + 1))
     with pytest.raises(UserError, match="Text file contains too many fields") as info:
-        read(tmp_path, ",".join(["x"] * 65537) + "\n", text_mode)
-    assert info.value.kind is ErrorKind.UNSUPPORTED_OPERATION
+        read(tmp_path, "a,b\n" + wide + "\nc,d\n", text_mode, columns=columns)
+    err = info.value
+    assert err.kind is ErrorKind.UNSUPPORTED_OPERATION
+    # Before: only "Limit: 65536", no file
+    assert f"File: {tmp_path / 'f.csv'}" in err.context
+    assert "Line: 2" in err.context
+    assert f"Fields: {MAX_FIELDS + 1}" in err.context and f"Limit: {MAX_FIELDS}" in err.context
+    assert any(c.startswith("Fix: ") for c in err.context)
 
 
 # ------------------------------------------------------------- the Arrow path is used

@@ -461,6 +461,19 @@ def test_profiles_list_and_show(server: Server) -> None:
     assert (server.profiles_dir / f"{query_id}.json").exists()
 
 
+def test_profile_lists_the_scan_messages(server: Server) -> None:
+    (server.data / "msg.csvh").write_text("region,amount\neast,1\n")
+    resp = post_query(None, server.url, "SELECT regoin FROM dfs.data.`msg.csvh`")
+    assert resp.json()["queryState"] == "COMPLETED"
+    profile = requests.get(f"{server.url}/profiles/{resp.json()['queryId']}.json", timeout=10)
+    assert profile.json()["warnings"] == [
+        "Column [regoin] was not found in the file of dfs.data.msg.csvh; did you mean [region]?"
+    ]
+    clean = post_query(None, server.url, "SELECT region FROM dfs.data.`msg.csvh`").json()
+    profile = requests.get(f"{server.url}/profiles/{clean['queryId']}.json", timeout=10)
+    assert profile.json()["warnings"] == []
+
+
 def test_failed_query_profile_keeps_error(server: Server) -> None:
     resp = post_query(None, server.url, "SELECT * FROM dfs.data.`nothing_here.csv`")
     query_id = resp.json()["queryId"]

@@ -106,6 +106,29 @@ def test_spark_errors_map_to_drill_kinds(
     assert "SQLSTATE" not in err.message and "\n" not in err.message
 
 
+@pytest.mark.parametrize(
+    "error",
+    [
+        "[FAILED_TO_PARSE_TOO_COMPLEX] The statement ... was too complex to parse.",
+        "An error occurred while calling o41.sql.\n: java.lang.StackOverflowError\n\tat x.y",
+    ],
+)
+def test_spark_running_out_of_stack_on_a_deep_query_is_a_parse_error(error: str) -> None:
+    # Before: SYSTEM ERROR
+    err = unwrap_spark_error(RuntimeError(error))
+    assert err.kind is ErrorKind.PARSE
+    assert err.message == "The query nests too deeply for Spark to plan"
+
+
+def test_spark_too_complex_statement_through_spark(spark: Any) -> None:
+    # a sum of 3,000 terms is deeper than Spark's parser goes
+    err = caught(lambda: spark.sql("SELECT " + "+".join(["1"] * 3000)).collect())
+    assert (err.kind, err.message) == (
+        ErrorKind.PARSE,
+        "The query nests too deeply for Spark to plan",
+    )
+
+
 def test_errors_through_sql_keep_their_kind(conn: Any, data_dir: Path) -> None:
     from auger.dbapi import DataError
 

@@ -207,3 +207,15 @@ def test_star_limit_through_the_dbapi(conn: Any, zoo: Path) -> None:
 def test_other_shapes_run_in_spark(session: Any, zoo: Path, query: str) -> None:
     result = session.execute(query.format(root=zoo))
     assert result.dataframe is not None and result.table is None
+
+
+def test_star_limit_over_a_table_without_columns_keeps_its_row_count(
+    conn: Any, tmp_path: Path
+) -> None:
+    # Before: an empty file's SELECT * ... LIMIT 5 answered five rows of no columns
+    (tmp_path / "empty.json").write_bytes(b"")
+    (tmp_path / "objects.json").write_bytes(b"{}\n{}\n")
+    cur = conn.cursor()
+    assert cur.execute(f"SELECT * FROM dfs.`{tmp_path}/empty.json` LIMIT 5").fetchall() == []
+    got = cur.execute(f"SELECT * FROM dfs.`{tmp_path}/objects.json` LIMIT 5").fetchall()
+    assert len(got) == 2

@@ -5,10 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from auger.config import PluginConfig, WorkspaceConfig
 from auger.storage.schema_file import SchemaFile, read_schema_file, write_schema_file
 from auger.storage.selection import select_files
 from auger.storage.views import View, ViewField, find_view_file, read_view, write_view
+from auger.storage.workspace import Workspace
 from auger.types import TupleSchema
+
+
+def _workspace(location: Path) -> Workspace:
+    return Workspace(PluginConfig("dfs", "file", {}, {}), WorkspaceConfig("w", str(location), True))
 
 
 def test_view_file_round_trip_in_drills_layout(tmp_path: Path) -> None:
@@ -18,7 +24,7 @@ def test_view_file_round_trip_in_drills_layout(tmp_path: Path) -> None:
         (ViewField("f", "INTEGER", True),),
         ("dfs", "tmp"),
     )
-    path = write_view(str(tmp_path), view)
+    path = write_view(_workspace(tmp_path), view)
     text = Path(path).read_text()
     assert text.startswith('{\n  "name" : "emp_6212",\n  "sql" : ')
     assert (
@@ -27,7 +33,7 @@ def test_view_file_round_trip_in_drills_layout(tmp_path: Path) -> None:
     )
     assert '"workspaceSchemaPath" : [ "dfs", "tmp" ]' in text
     assert read_view(path) == view
-    assert find_view_file(str(tmp_path), "EMP_6212") == path
+    assert find_view_file(_workspace(tmp_path), "EMP_6212") == path
 
 
 def test_legacy_view_without_nullability(tmp_path: Path) -> None:

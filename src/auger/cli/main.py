@@ -58,7 +58,7 @@ def run_statements(
     them when any failed) and 130 when Ctrl-C cancelled one. A progress line appears only when
     ``err`` is a terminal, so pipes and files never see escape codes.
     """
-    from auger.cli.output import render, rows_selected
+    from auger.cli.output import render, render_warnings, rows_selected
     from auger.cli.runner import Cancelled, run_statement
     from auger.dbapi import Error
 
@@ -86,6 +86,8 @@ def run_statements(
             _print(text, out)
         if timing and output in ("table", "vertical"):
             _print(rows_selected(len(outcome.rows), outcome.seconds), out)
+        if outcome.warnings:  # on the error stream: csv and json output stay parseable
+            _print(render_warnings(outcome.warnings, _isatty(err)), err)
     return status
 
 

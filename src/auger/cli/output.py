@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["OUTPUT_FORMATS", "format_value", "render", "rows_selected"]
+__all__ = ["OUTPUT_FORMATS", "format_value", "render", "render_warnings", "rows_selected"]
 
 
 def _json_ready(value: Any) -> Any:
@@ -140,3 +140,14 @@ def rows_selected(count: int, seconds: float) -> str:
     """sqlline's footer: ``3 rows selected (0.123 seconds)``."""
     noun = "row" if count == 1 else "rows"
     return f"{count} {noun} selected ({seconds:.3f} seconds)"
+
+
+def render_warnings(warnings: Sequence[str], dim: bool) -> str:
+    """A statement's warnings, one per line after its results; dimmed on a terminal so they
+    read as remarks on the answer rather than part of it."""
+    if not warnings:
+        return ""
+    lines = [f"Warning: {text}" for text in warnings]
+    if dim:
+        lines = [f"\x1b[2m{line}\x1b[0m" for line in lines]
+    return "\n".join(lines)

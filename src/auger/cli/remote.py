@@ -96,6 +96,8 @@ class RemoteCursor:
         self.closed = False
         self._rows: list[tuple[Any, ...]] = []
         self._pos = 0
+        self._answer: Any = None  # the streaming HTTP answer being read, for cancel()
+        self._cancelled = False
 
     def execute(self, operation: str, parameters: Sequence[Any] | None = None) -> RemoteCursor:
         if self.closed:
@@ -105,7 +107,15 @@ class RemoteCursor:
             sql = sql[:-1].rstrip()
         self.description, self._rows, self._pos, self.rowcount = None, [], 0, -1
         self.query_id = None
-        body = self.connection._post_query(sql, self._started)
+        self._cancelled = False
+        try:
+            body = self.connection._post_query(sql, self._started, self._reading)
+        except OperationalError:
+            if self._cancelled:  # cancel() hung up on the answer
+                raise OperationalError(CANCELLED_MESSAGE, ErrorKind.EXECUTION) from None
+            raise
+        finally:
+            self._answer = None
         self.query_id = body.get("queryId") or self.query_id
         if body.get("queryState") != "COMPLETED":
             state = body.get("queryState", "FAILED")
@@ -134,6 +144,9 @@ class RemoteCursor:
     def _started(self, query_id: str) -> None:
         self.query_id = query_id
 
+    def _reading(self, answer: Any) -> None:
+        self._answer = answer
+
     @property
     def abandon_on_cancel(self) -> bool:
         """Whether Ctrl-C should stop waiting at once: yes while the query id is unknown."""
@@ -155,15 +168,33 @@ class RemoteCursor:
         return self.fetchmany(len(self._rows) - self._pos)
 
     def cancel(self) -> None:
-        """Ask the server to cancel the running query (``/profiles/cancel/{id}``), if it has one.
+        """Cancel the running statement; safe to call from another thread.
 
-        The waiting ``execute`` then ends with the server's CANCELED answer.
+        The server is asked to cancel it (``/profiles/cancel/{id}``) and the waiting
+        ``execute`` then ends with the server's CANCELED answer. When that cannot be asked
+        (the query's id has not arrived yet) or the server does not confirm it, the answer's
+        connection is shut down instead: the server cancels a query whose client went away,
+        and ``execute`` ends with the same cancelled error.
         """
+        self._cancelled = True
         if self.query_id:
             try:
-                self.connection._get(f"/profiles/cancel/{self.query_id}")
+                done = self.connection._get(f"/profiles/cancel/{self.query_id}")
+                if done.status_code == 200 and done.text.startswith("Cancelled query"):
+                    return
             except Exception:
                 pass
+        self._hang_up()
+
+    def _hang_up(self) -> None:
+        """Shut the streaming answer's socket down, which wakes the thread reading it."""
+        answer = self._answer
+        if answer is None:
+            return
+        try:
+            answer.raw.shutdown()
+        except Exception:  # already finished or released: nothing left to stop
+            pass
 
     def close(self) -> None:
         self.closed = True
@@ -225,12 +256,16 @@ class RemoteConnection:
             )
 
     def _post_query(
-        self, sql: str, on_query_id: Callable[[str], None] | None = None
+        self,
+        sql: str,
+        on_query_id: Callable[[str], None] | None = None,
+        on_answer: Callable[[Any], None] | None = None,
     ) -> dict[str, Any]:
         """Send one statement and read its answer as it streams in.
 
         The server writes ``{"queryId":"..."`` first, before the rows; ``on_query_id`` gets it
-        as soon as it arrives, so the statement can be cancelled while it runs.
+        as soon as it arrives, so the statement can be cancelled while it runs. ``on_answer``
+        gets the streaming response before it is read, so another thread can hang up on it.
         """
         answer = self._request(
             "POST",
@@ -246,6 +281,8 @@ class RemoteConnection:
                 "run `auger sql --connect URL --user NAME`",
                 ErrorKind.PERMISSION,
             )
+        if on_answer is not None:
+            on_answer(answer)
         text = self._read_streamed(answer, on_query_id)
         try:
             body = json.loads(text)

@@ -33,11 +33,13 @@ class Cancelled(Exception):
 
 @dataclass
 class Outcome:
-    """What a statement gave: column names and rows, and how long it took."""
+    """What a statement gave: column names and rows, how long it took, and the warnings the
+    engine had for it (``Cursor.warnings``: columns no file has, ...)."""
 
     names: list[str] = field(default_factory=list)
     rows: list[tuple[Any, ...]] = field(default_factory=list)
     seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
 
 
 class ProgressMeter:
@@ -139,6 +141,7 @@ def run_statement(cursor: Any, sql: str, progress_out: TextIO | None = None) -> 
             cursor.execute(sql)
             box["names"] = [d[0] for d in cursor.description or []]
             box["rows"] = cursor.fetchall() if cursor.description is not None else []
+            box["warnings"] = list(getattr(cursor, "warnings", None) or [])
         except BaseException as exc:
             box["error"] = exc
 
@@ -178,7 +181,8 @@ def run_statement(cursor: Any, sql: str, progress_out: TextIO | None = None) -> 
         raise Cancelled()
     if "error" in box:
         raise box["error"]
-    return Outcome(box.get("names", []), box.get("rows", []), time.monotonic() - started)
+    elapsed = time.monotonic() - started
+    return Outcome(box.get("names", []), box.get("rows", []), elapsed, box.get("warnings", []))
 
 
 @contextmanager

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from auger.cli.output import OUTPUT_FORMATS, render, rows_selected
+from auger.cli.output import OUTPUT_FORMATS, render, render_warnings, rows_selected
 from auger.cli.runner import Cancelled, run_statement
 
 __all__ = ["Shell", "history_path", "run_shell", "statement_complete"]
@@ -203,6 +203,7 @@ class Shell:
         self._print(render(self.settings.outputformat, outcome.names, outcome.rows))
         if self.settings.showtime:
             self._print(rows_selected(len(outcome.rows), outcome.seconds))
+        self._print(render_warnings(outcome.warnings, self.interactive_err), self.err)
         self._after(sql, outcome.names, outcome.rows)
         return True
 

@@ -109,10 +109,7 @@ def open_input(path: str) -> IO[bytes]:
     elif lower.endswith(".bz2"):
         raw = bz2.open(path, "rb")  # noqa: SIM115 - handed to the caller
     elif lower.endswith((".zst", ".zstd")):
-        import zstandard
-
-        fh = open(path, "rb")  # noqa: SIM115 - handed to the caller
-        raw = zstandard.ZstdDecompressor().stream_reader(fh)  # type: ignore[assignment]
+        raw = _ZstdReader(open(path, "rb"))  # noqa: SIM115 - handed to the caller
     elif lower.endswith(".deflate"):
         raw = _ZlibReader(open(path, "rb"))  # noqa: SIM115 - handed to the caller
     elif lower.endswith((".snappy", ".lz4")):
@@ -212,6 +209,39 @@ class _ZlibReader(_DecodedReader):
         if not chunk:
             raise EOFError("Compressed file ended before the end-of-stream marker was reached")
         return self._z.decompress(chunk)
+
+
+class _ZstdReader(_DecodedReader):
+    """Zstandard frames, one after another, decoded as read.
+
+    zstandard's ``stream_reader`` ends quietly where a truncated file ends, so a cut file
+    read as fewer rows; here input that ends inside a frame is an ``EOFError``, as gzip's and
+    bz2's readers raise."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        import zstandard  # optional: only .zst input needs it
+
+        super().__init__(fh)
+        self._new = zstandard.ZstdDecompressor().decompressobj
+        self._z = self._new()
+        self._in_frame = False  # bytes of the current frame were fed, its end not yet seen
+
+    def _more(self) -> bytes | None:
+        chunk = self._fh.read(1 << 16)
+        if not chunk:
+            if self._in_frame:
+                raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+            return None
+        out = []
+        while chunk:
+            self._in_frame = True
+            out.append(self._z.decompress(chunk))
+            if not self._z.eof:
+                break
+            self._in_frame = False
+            chunk = self._z.unused_data  # the next frame starts in this chunk
+            self._z = self._new()
+        return b"".join(out)
 
 
 class _HadoopBlockReader(_DecodedReader):

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -29,6 +30,7 @@ from auger.engine import Engine
 from auger.server.auth import Authenticator, Unauthenticated, clear_cookie, set_cookie
 from auger.server.http import HttpError, json_response, read_body, text_response
 from auger.server.options import register_server_options
+from auger.server.origin import SameOriginGuard
 from auger.server.pages import console_page, login_page, main_login_page, status_page
 from auger.server.profiles import ProfileStore
 from auger.server.queries import QueryManager
@@ -229,9 +231,10 @@ async def options(request: Request) -> Response:
 
 # ------------------------------------------------------------------ storage (admin)
 def _admin(st: ServerState, request: Request) -> None:
+    """Admin-only resources: a logged-in non-admin is forbidden (403), not a server failure."""
     caller = _authenticated(st, request)
     if caller is not None and not caller.web.admin:
-        raise HttpError(500, "User not authorized.")
+        raise HttpError(403, "User not authorized.")
 
 
 def _authenticated(st: ServerState, request: Request) -> Any:
@@ -411,6 +414,8 @@ def build_app(
     )
     sessions = SessionStore(engine, settings.session_timeout, queries.cancel)
     users = UserStore(settings.users_file, settings.inline_users)
+    engine.deny_path(settings.users_file, "the server's users file")
+    engine.deny_path(settings.profiles_dir, "the server's query profiles")
     state = ServerState(
         engine,
         settings,
@@ -424,7 +429,8 @@ def build_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         threading.Thread(target=_warm_spark, args=(engine,), daemon=True).start()
-        reaper = asyncio.create_task(_reap(sessions, settings.session_timeout))
+        shortest = min(settings.session_timeout, settings.basic_session_timeout)
+        reaper = asyncio.create_task(_reap(sessions, shortest))
         try:
             yield
         finally:
@@ -435,6 +441,7 @@ def build_app(
     app = Starlette(
         routes=ROUTES,
         lifespan=lifespan,
+        middleware=[Middleware(SameOriginGuard, allowed=settings.allowed_origins)],
         exception_handlers={
             HttpError: _http_error,
             Unauthenticated: _unauthenticated,
@@ -477,6 +484,10 @@ def serve(
     """Run the server until interrupted (``auger serve``)."""
     import uvicorn
 
+    # before the engine: its start-up sweep logs what crashed processes left behind
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     engine = Engine(config)
     server_cfg = {**dict(engine.config.server), **dict(overrides or {})}
     if host is not None:
@@ -485,9 +496,6 @@ def serve(
         server_cfg["port"] = port
     settings = ServerSettings.from_config(server_cfg)
     app = build_app(engine=engine, settings=settings)
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
     print(
         f"auger: Drill REST API on http://{settings.host}:{settings.port}/ "
         f"(auth {'on' if settings.auth else 'off'})",

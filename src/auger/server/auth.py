@@ -4,9 +4,11 @@ The rules follow Drill's web server:
 
 * Auth off: every request is user ``anonymous``, an administrator. Sessions still bind to a
   cookie (configurable), so ``USE``, options and temporary tables survive between requests.
-* Auth on: a valid session cookie wins; otherwise an ``Authorization: Basic`` header logs in
-  and gets a session (and a cookie) on the spot; ``POST /j_security_check`` is always a form
-  login, whatever other headers come with it (pydrill sends Basic there too).
+* Auth on: a valid session cookie wins; otherwise an ``Authorization: Basic`` header is
+  checked on every request, and the request runs in the one session kept for that user's Basic
+  requests (no cookie is set: such clients keep none, and a session each would pile up until
+  the idle timeout); ``POST /j_security_check`` is always a form login, whatever other headers
+  come with it (pydrill sends Basic there too).
 * Unauthenticated calls to protected resources: browsers (``Accept: text/html``) are sent to
   the login page with Drill's 307 to ``/mainLogin?redirect=…``; API clients get 401 with a JSON
   ``errorMessage``, which both Python clients turn into a clear error.
@@ -74,7 +76,9 @@ class Authenticator:
         user = self.users.authenticate(*basic)
         if user is None:
             raise HttpError(401, "Invalid username/password credentials.")
-        return Caller(self.sessions.create(user.name, admin=user.admin), new=True)
+        key = f"basic\0{user.name}\0{'admin' if user.admin else 'user'}"
+        timeout = self.settings.basic_session_timeout
+        return Caller(self.sessions.shared(key, user.name, user.admin, timeout))
 
     def require(self, request: Request, create: bool = True) -> Caller:
         """Like :meth:`caller`, but an unauthenticated request raises ``_Unauthenticated``."""

@@ -62,6 +62,8 @@ class Profile:
     verbose_error: str = ""
     columns: list[str] = field(default_factory=list)
     stages: list[dict[str, Any]] = field(default_factory=list)
+    #: what planning noticed (columns no file has, ...): the statement result's warnings
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def finished(self) -> bool:
@@ -102,6 +104,7 @@ class Profile:
             "rows": self.rows,
             "columns": self.columns,
             "stages": self.stages,
+            "warnings": self.warnings,
         }
 
     def summary(self, foreman: str, base_url: str) -> dict[str, Any]:
@@ -143,7 +146,7 @@ class ProfileStore:
         self.keep = keep
         self._lock = threading.Lock()
         self._index: dict[str, Profile] = {}
-        os.makedirs(directory, exist_ok=True)
+        os.makedirs(directory, mode=0o700, exist_ok=True)  # profiles hold users' queries
         self._load()
 
     def _load(self) -> None:

@@ -9,6 +9,10 @@ else, and a reader that vanished stops the encoding.
 The body is written in Drill's streaming layout (one member per line, comma first). The
 ``queryId`` line goes out at once, which keeps clients with short read timeouts alive while
 Spark works.
+
+A reader that goes away (the connection closes: Ctrl-C in a client, a killed script) cancels
+its query: the server notices the disconnect while the query runs, not only when the next chunk
+is ready, and cancels the query's job group until the worker gives up.
 """
 
 from __future__ import annotations
@@ -40,6 +44,12 @@ _log = logging.getLogger(__name__)
 
 #: Rows encoded per chunk of the streamed answer.
 CHUNK_ROWS = 2000
+#: Why a query was cancelled, as its profile says.
+CLIENT_GONE = "Cancelled: the client closed the connection before the answer was complete"
+USER_CANCEL = "Cancelled by the user"
+#: Seconds between the cancels of an abandoned query still running (jobs it submits after the
+#: first cancel, while it was still planning, join the same group).
+RECANCEL_INTERVAL = 1.0
 _VERBOSE_OPTIONS = ("drill.exec.http.rest.errors.verbose", "exec.errors.verbose")
 
 
@@ -53,6 +63,7 @@ class RunningQuery:
     web: WebSession
     profile: Profile
     cancel_requested: threading.Event = field(default_factory=threading.Event)
+    cancel_reason: str = ""
 
 
 class QueryManager:
@@ -84,6 +95,7 @@ class QueryManager:
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix="auger-query")
         self._running: dict[str, RunningQuery] = {}
         self._lock = threading.Lock()
+        self._cancellers: set[asyncio.Task[None]] = set()  # kept alive until they finish
 
     # ----- bookkeeping
     def running(self) -> list[RunningQuery]:
@@ -94,11 +106,18 @@ class QueryManager:
         with self._lock:
             return self._running.get(query_id)
 
-    def cancel(self, query_id: str) -> bool:
-        """Ask a running query to stop; False when it is not running here."""
+    def cancel(self, query_id: str, reason: str = USER_CANCEL) -> bool:
+        """Ask a running query to stop; False when it is not running here.
+
+        Args:
+            query_id: the query.
+            reason: what its profile will say (the first reason given wins).
+        """
         rq = self.get(query_id)
         if rq is None:
             return False
+        if not rq.cancel_requested.is_set():
+            rq.cancel_reason = reason
         rq.cancel_requested.set()
         spark = self.engine._spark
         from auger.spark.bootstrap import interrupt_tag, is_connect
@@ -150,6 +169,8 @@ class QueryManager:
         sent = [0]
 
         def emit(chunk: bytes | None) -> None:
+            if gone.is_set():  # the reader left (and the loop may be closed by now)
+                raise _ClientGone
             sent[0] += 1
             deadline = time.monotonic() + self.send_timeout
             fut = asyncio.run_coroutine_threadsafe(queue.put(chunk), loop)
@@ -195,6 +216,7 @@ class QueryManager:
                         _log.exception("after-query clean-up failed")
 
         future = loop.run_in_executor(self.executor, work)
+        complete = False
         try:
             # The id goes out before the query gets a thread; while nothing else is ready a
             # space now and then (JSON whitespace) keeps clients' read timeouts from firing.
@@ -211,6 +233,7 @@ class QueryManager:
                 else:
                     chunk = await queue.get()
                 if chunk is None:
+                    complete = True
                     break
                 yield b"\n" + chunk if first else chunk
                 first = False
@@ -218,8 +241,25 @@ class QueryManager:
             gone.set()
             while not queue.empty():  # unblock a producer waiting on a full queue
                 queue.get_nowait()
-            if future.done() and not future.cancelled() and future.exception():
+            if not complete and not future.done():  # the reader left mid-query: stop it
+                self._abandon(rq, future)
+            elif future.done() and not future.cancelled() and future.exception():
                 _log.error("query worker crashed: %s", future.exception())
+
+    def _abandon(self, rq: RunningQuery, worker: asyncio.Future[None]) -> None:
+        """Cancel the query of a reader that went away, again and again until it stops."""
+        _log.info("client of query %s went away: cancelling it", rq.query_id)
+        self.cancel(rq.query_id, CLIENT_GONE)
+
+        async def keep_cancelling() -> None:
+            while not worker.done():
+                await asyncio.wait([worker], timeout=RECANCEL_INTERVAL)
+                if not worker.done():
+                    self.cancel(rq.query_id, CLIENT_GONE)
+
+        task = asyncio.get_running_loop().create_task(keep_cancelling())
+        self._cancellers.add(task)
+        task.add_done_callback(self._cancellers.discard)
 
     def _finish(self, rq: RunningQuery) -> None:
         with self._lock:
@@ -229,7 +269,7 @@ class QueryManager:
         profile = rq.profile
         if not profile.finished:  # the reader vanished or the worker broke
             profile.state = "CANCELED" if rq.cancel_requested.is_set() else "FAILED"
-            profile.error = profile.error or "The client stopped reading the answer"
+            profile.error = profile.error or rq.cancel_reason or "The client stopped reading"
         profile.end = _now_ms()
         self.profiles.save(profile)
 
@@ -251,6 +291,7 @@ class QueryManager:
             if rq.cancel_requested.is_set() or session.closed:
                 raise _Canceled
             result = session.execute(sql)
+            profile.warnings = list(result.warnings)
             schema = result.schema
             names = [c.name for c in schema]
             types = [type_name(c) for c in schema]
@@ -272,16 +313,17 @@ class QueryManager:
                     raise unwrap_spark_error(exc) from exc
             if rq.cancel_requested.is_set():
                 raise _Canceled
-        except _Canceled:
-            profile.state = "CANCELED"
-            emit(b',"queryState":"CANCELED"\n}')
-            return
-        except UserError as exc:
-            self._fail(rq, exc, verbose, emit)
-            return
-        except Exception as exc:  # a bug or an unexpected Spark failure: still a clean answer
-            _log.exception("query %s failed", rq.query_id)
-            self._fail(rq, UserError.system(f"{type(exc).__name__}: {exc}"), verbose, emit)
+        except Exception as exc:
+            if isinstance(exc, _Canceled) or rq.cancel_requested.is_set():
+                # a cancelled Spark job surfaces as whatever error the step saw
+                profile.state = "CANCELED"
+                profile.error = rq.cancel_reason or USER_CANCEL
+                emit(b',"queryState":"CANCELED"\n}')
+            elif isinstance(exc, UserError):
+                self._fail(rq, exc, verbose, emit)
+            else:  # a bug or an unexpected Spark failure: still a clean answer
+                _log.exception("query %s failed", rq.query_id)
+                self._fail(rq, UserError.system(f"{type(exc).__name__}: {exc}"), verbose, emit)
             return
         finally:
             profile.stages = self._stages(sc, rq.query_id)

@@ -6,6 +6,10 @@ A session ends at logout, after ``session_timeout`` idle seconds, or at shutdown
 cancels its running queries (their Spark job groups) and closes the user session, which drops
 its temporary tables. Session tokens are 256-bit random values, unrelated to the user
 session's id, so the id that names a temporary directory never doubles as a credential.
+
+Requests that log in with HTTP Basic and send no cookie (curl loops, scripts) would each open a
+session that lingers for the whole idle timeout. They share one session per verified user
+instead, kept under a key the client never sees and given its own, shorter idle lifetime.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ class WebSession:
     last_used: float
     running: set[str] = field(default_factory=set)
     closed: bool = False
+    timeout: float | None = None  # its own idle lifetime; None: the store's
+    shared_key: str | None = None  # set for the one session kept per Basic user
 
     @property
     def user(self) -> str:
@@ -66,7 +72,9 @@ class SessionStore:
         self.timeout = timeout
         self._cancel_query = cancel_query
         self._sessions: dict[str, WebSession] = {}
+        self._shared: dict[str, WebSession] = {}
         self._lock = threading.Lock()
+        self._shared_lock = threading.Lock()  # one session opened per key, even under a race
 
     def create(self, user: str, admin: bool) -> WebSession:
         session = self.engine.open_session(user, admin=admin)
@@ -74,6 +82,34 @@ class SessionStore:
         with self._lock:
             self._sessions[web.token] = web
         return web
+
+    def shared(self, key: str, user: str, admin: bool, timeout: float) -> WebSession:
+        """The live session kept under ``key`` (opened on first use), marked used.
+
+        Args:
+            key: who may use it, e.g. the verified user name and role.
+            user, admin: the session's identity when it has to be opened.
+            timeout: its idle lifetime in seconds.
+        """
+        with self._shared_lock:
+            with self._lock:
+                web = self._shared.get(key)
+            if web is not None and not web.closed and not self._idle(web):
+                web.touch()
+                return web
+            if web is not None:
+                self.close(web)  # expired but not yet reaped
+            web = self.create(user, admin)
+            web.timeout = timeout
+            web.shared_key = key
+            with self._lock:
+                self._shared[key] = web
+            return web
+
+    def _idle(self, web: WebSession, now: float | None = None) -> bool:
+        """Idle for longer than its lifetime, with no query running."""
+        limit = self.timeout if web.timeout is None else web.timeout
+        return (now or time.monotonic()) - web.last_used > limit and not web.running
 
     def get(self, token: str | None) -> WebSession | None:
         """The live session of a cookie value (and mark it used), or None."""
@@ -83,7 +119,7 @@ class SessionStore:
             web = self._sessions.get(token)
         if web is None or web.closed:
             return None
-        if time.monotonic() - web.last_used > self.timeout and not web.running:
+        if self._idle(web):
             # Expired: forget it now, release it off the caller's (event loop) thread.
             running = self._detach(web)
             if running is not None:
@@ -106,11 +142,12 @@ class SessionStore:
         with self._lock:
             if web.closed:
                 return None
-            idle = time.monotonic() - web.last_used > self.timeout and not web.running
-            if only_if_idle and not idle:
+            if only_if_idle and not self._idle(web):
                 return None
             web.closed = True
             self._sessions.pop(web.token, None)
+            if web.shared_key is not None and self._shared.get(web.shared_key) is web:
+                del self._shared[web.shared_key]
             return list(web.running)
 
     def _release(self, web: WebSession, running: list[str]) -> None:
@@ -127,11 +164,7 @@ class SessionStore:
     def expired(self) -> list[WebSession]:
         now = time.monotonic()
         with self._lock:
-            return [
-                w
-                for w in self._sessions.values()
-                if now - w.last_used > self.timeout and not w.running
-            ]
+            return [w for w in self._sessions.values() if self._idle(w, now)]
 
     def reap(self) -> int:
         """Close every idle session; returns how many were closed."""

@@ -7,13 +7,11 @@ noted where one exists.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from auger.config import server_profiles_dir, server_users_file
 from auger.errors import UserError
 
 __all__ = ["ServerSettings", "default_users_file"]
@@ -21,13 +19,7 @@ __all__ = ["ServerSettings", "default_users_file"]
 
 def default_users_file() -> str:
     """Where ``auger passwd`` and the server keep users when the config names no file."""
-    home = os.environ.get("AUGER_HOME") or os.path.join(os.path.expanduser("~"), ".auger")
-    return os.path.join(home, "users.json")
-
-
-def _default_profiles_dir() -> str:
-    user = os.environ.get("USER") or (str(os.getuid()) if hasattr(os, "getuid") else "user")
-    return str(Path(tempfile.gettempdir()) / f"auger-profiles-{user}")
+    return server_users_file({})
 
 
 @dataclass(frozen=True)
@@ -41,8 +33,9 @@ class ServerSettings:
             ``drill.exec.http.session_max_idle_secs``).
         anonymous_sessions: ``cookie`` keeps one session per cookie without auth (our default,
             a superset of Drill); ``per_request`` is Drill's strict behaviour.
-        users_file: JSON file of users and password hashes (``auger passwd``).
-        profiles_dir: where query profiles are written.
+        users_file: JSON file of users and password hashes (``auger passwd``); default in the
+            state directory (:func:`auger.config.state_dir`).
+        profiles_dir: where query profiles are written; default in the state directory.
         max_body_bytes: larger request bodies get 413.
         body_timeout: seconds a client may take to send its request body (408 after that).
         send_timeout: seconds a streamed answer may wait for a client that stopped reading.
@@ -50,6 +43,10 @@ class ServerSettings:
         profiles_kept: finished profiles kept on disk (oldest removed first).
         keepalive: seconds of silence in a streamed answer before a space is sent, so clients
             with short read timeouts (pydrill: 10 s) survive slow queries.
+        allowed_origins: web origins besides the server's own whose pages may send
+            state-changing requests (``https://notebook.example:8443``); others get 403.
+        basic_session_timeout: idle seconds of the one session kept per user for HTTP Basic
+            requests that carry no session cookie.
     """
 
     host: str = "127.0.0.1"
@@ -66,6 +63,8 @@ class ServerSettings:
     profiles_kept: int = 1000
     keepalive: float = 5.0
     inline_users: Mapping[str, Any] | None = None
+    allowed_origins: tuple[str, ...] = ()
+    basic_session_timeout: float = 300.0
 
     @classmethod
     def from_config(cls, server: Mapping[str, Any]) -> ServerSettings:
@@ -76,8 +75,8 @@ class ServerSettings:
                 auth=bool(server.get("auth", False)),
                 session_timeout=float(server.get("session_timeout", 3600)),
                 anonymous_sessions=str(server.get("anonymous_sessions", "cookie")),
-                users_file=str(server.get("users_file") or default_users_file()),
-                profiles_dir=str(server.get("profiles_dir") or _default_profiles_dir()),
+                users_file=server_users_file(server),
+                profiles_dir=server_profiles_dir(server),
                 max_body_bytes=int(server.get("max_body_bytes", 1024 * 1024)),
                 body_timeout=float(server.get("body_timeout", 30)),
                 send_timeout=float(server.get("send_timeout", 300)),
@@ -85,6 +84,8 @@ class ServerSettings:
                 profiles_kept=int(server.get("profiles_kept", 1000)),
                 keepalive=float(server.get("keepalive", 5)),
                 inline_users=dict(server.get("users", {}) or {}),
+                allowed_origins=_origins(server.get("allowed_origins", ())),
+                basic_session_timeout=float(server.get("basic_session_timeout", 300)),
             )
         except (TypeError, ValueError) as exc:
             raise UserError.validation(f"Invalid [server] setting: {exc}") from exc
@@ -93,8 +94,19 @@ class ServerSettings:
                 f"server.anonymous_sessions must be 'cookie' or 'per_request', "
                 f"not [{settings.anonymous_sessions}]"
             )
-        if min(settings.session_timeout, settings.query_threads, settings.keepalive) <= 0:
+        knobs = (settings.session_timeout, settings.basic_session_timeout)
+        if min(*knobs, settings.query_threads, settings.keepalive) <= 0:
             raise UserError.validation(
-                "server.session_timeout, query_threads and keepalive must be positive"
+                "server.session_timeout, basic_session_timeout, query_threads and keepalive "
+                "must be positive"
             )
         return settings
+
+
+def _origins(value: Any) -> tuple[str, ...]:
+    """``allowed_origins`` as a tuple of strings (one string is one origin)."""
+    if isinstance(value, str):
+        return (value,) if value else ()
+    if not isinstance(value, list | tuple):
+        raise TypeError(f"server.allowed_origins must be a list of origins, not [{value!r}]")
+    return tuple(str(v) for v in value)

@@ -273,10 +273,31 @@ def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -
                 raise UserError.system(f"Spark could not start: {_first_line(exc)}") from exc
             active.sparkContext.setLogLevel("OFF")
             _quiet_python_logging()
+            if master.startswith("local"):
+                _write_without_checksums(active)
             if not master.startswith("local"):
                 ship_package(active)
         _register_data_source(active)
         return active
+
+
+def _write_without_checksums(spark: Any) -> None:
+    """Local writes skip Hadoop's ``.crc`` side files.
+
+    The table writer deletes them anyway, and their stream is what leaks on a full disk:
+    Hadoop's checksumming stream does not close its files when flushing fails, so a task that
+    ran out of space keeps the deleted files open, and their space stays taken, until the JVM
+    collects garbage, failing the next small write too. Without checksums the plain local
+    stream closes its file whatever happens. In local mode the tasks run in this JVM and use
+    the same cached file system object.
+    """
+    try:
+        jvm = spark.sparkContext._jvm
+        conf = spark.sparkContext._jsc.hadoopConfiguration()
+        fs = jvm.org.apache.hadoop.fs.FileSystem.get(jvm.java.net.URI("file:///"), conf)
+        fs.setWriteChecksum(False)
+    except Exception:  # a file system without checksums to turn off
+        _log.debug("could not turn off local write checksums", exc_info=True)
 
 
 def _quiet_python_logging() -> None:

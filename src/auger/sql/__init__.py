@@ -8,5 +8,6 @@ statements sqlglot cannot parse), ``router`` (statement → handler), ``catalog`
 tables, views, system tables), ``planner`` (SELECT → Spark DataFrame), ``columns`` (what each
 scan must deliver), ``rewrites``/``translate`` (Drill → Spark SQL), ``views``,
 ``schema_commands``, ``show``, ``metadata``, ``information_schema``, ``sys_tables``,
+``nesting`` (how deeply a statement may nest),
 ``table_functions``, ``dirfunctions``, ``temporary``.
 """

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from auger.config import Config, FormatConfig
 from auger.errors import UserError
 from auger.sql.grammar import split_schema_path
+from auger.storage.denied import PathGuard
 from auger.storage.schema_file import SchemaFile
 from auger.storage.views import View, find_view_file, read_view
 from auger.storage.workspace import Workspace
@@ -88,8 +89,10 @@ def _relative_to(default_schema: str | None, parts: list[str]) -> list[list[str]
 class Catalog:
     """The schemas a session can see: every workspace of every file plugin, plus system ones."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, guard: PathGuard | None = None) -> None:
         self.config = config
+        #: the denied paths of the session this catalog serves, given to every workspace
+        self.guard = guard
 
     def workspaces(self) -> list[Workspace]:
         out = []
@@ -97,7 +100,7 @@ class Catalog:
             if not plugin.enabled or not plugin.is_file_based:
                 continue
             for ws in plugin.workspaces.values():
-                out.append(Workspace(plugin, ws))
+                out.append(Workspace(plugin, ws, self.guard))
         return out
 
     def schema_names(self) -> list[str]:
@@ -128,7 +131,7 @@ class Catalog:
         ws = plugin.workspaces.get(ws_name)
         if ws is None:
             ws = {k.lower(): v for k, v in plugin.workspaces.items()}.get(ws_name.lower())
-        return None if ws is None else Workspace(plugin, ws)
+        return None if ws is None else Workspace(plugin, ws, self.guard)
 
     def resolve_schema(self, name: str, default_schema: str | None) -> Workspace | str:
         """Resolve ``USE``-style schema names, relative to the default schema first."""
@@ -179,8 +182,7 @@ class Catalog:
         """The view ``name`` in workspace ``ws``, if one is stored there."""
         if any(ch in name for ch in "*?[{"):
             return None
-        ws.resolve(name)  # refuses names that escape the workspace
-        path = find_view_file(ws.location, name)
+        path = find_view_file(ws, name)  # refuses names that escape the workspace
         if path is None:
             return None
         return ViewTable(ws.name, name.lstrip("/"), ws, path, read_view(path))

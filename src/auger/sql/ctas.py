@@ -18,15 +18,23 @@ import logging
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
 from auger.errors import UserError
+from auger.spark.errors import write_errors
 from auger.sql.result import QueryResult, ok_result
 from auger.storage.views import find_view_file
 from auger.storage.workspace import Workspace
-from auger.storage.writer import TEMPORARY, StorageStrategy, write_table, writer_format
+from auger.storage.writer import (
+    TEMPORARY,
+    StorageStrategy,
+    WriteResult,
+    WriterFormat,
+    write_table,
+    writer_format,
+)
 
 if TYPE_CHECKING:
     from auger.session import UserSession
@@ -102,7 +110,7 @@ def table_exists(ws: Workspace, name: str, session: UserSession) -> bool:
         return True  # the workspace folder itself
     if os.path.lexists(ws.resolve(name)):
         return True
-    return find_view_file(ws.location, name.lstrip("/")) is not None
+    return find_view_file(ws, name.lstrip("/")) is not None
 
 
 @dataclass(frozen=True)
@@ -276,19 +284,40 @@ def create_table(tree: exp.Create, session: UserSession) -> QueryResult:
     try:
         if stmt.temporary:
             _log.info("Temporary table [%s] is being created.", stmt.name)
-            generated, path = session.temporary.allocate(ws.location)
-            result = write_table(df, path, fmt, TEMPORARY, partition_by)
-            session.temporary.register(stmt.name, generated, path, ws.name)
+            result = _write_temporary(stmt, ws, df, fmt, partition_by, session)
         else:
             _log.info("Creating persistent table [%s].", stmt.name)
             path = ws.resolve(stmt.name)
-            session.check_path_access(path, stmt.name)
             strategy = StorageStrategy(str(options["exec.persistent_table.umask"]))
-            result = write_table(df, path, fmt, strategy, partition_by)
+            with write_errors(f"table [{stmt.name}]", path):
+                result = write_table(df, path, fmt, strategy, partition_by)
     except FileExistsError:  # created by another statement while this one was writing
         raise UserError.validation(_EXISTS.format(name=stmt.name, schema=schema) + ".") from None
-    except PermissionError as exc:
-        raise UserError.permission(
-            f"Unable to write table [{stmt.name}] in schema [{schema}]", [str(exc)]
-        ) from exc
     return QueryResult(table=result.to_arrow(), statement="CREATE TABLE")
+
+
+def _write_temporary(
+    stmt: _Statement,
+    ws: Workspace,
+    df: Any,
+    fmt: WriterFormat,
+    partition_by: list[str],
+    session: UserSession,
+) -> WriteResult:
+    """Write a temporary table into the session's location; a failed write leaves no trace.
+
+    The session location is made on the first CTTAS; when that statement fails, the location
+    goes again (unless it already holds tables), so the workspace is as it was.
+    """
+    had_location = session.temporary.has_location(ws.location)
+    path = session.temporary.location_path(ws.location)
+    try:
+        with write_errors(f"temporary table [{stmt.name}]", path):
+            generated, path = session.temporary.allocate(ws.location)
+            result = write_table(df, path, fmt, TEMPORARY, partition_by)
+    except BaseException:
+        if not had_location:
+            session.temporary.discard_empty_location(ws.location)
+        raise
+    session.temporary.register(stmt.name, generated, path, ws.name)
+    return result

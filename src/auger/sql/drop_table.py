@@ -87,7 +87,7 @@ def drop_table(tree: exp.Drop, session: UserSession) -> QueryResult:
     if not schema_parts and not session.default_schema and if_exists:
         return ok_result(False, f"Table [{name}] not found", "DROP TABLE")
     ws = mutable_workspace(session, schema_parts)
-    path = ws.resolve(name) if name else ws.location
+    path = ws.resolve(name)
     formats = table_formats(ws, path) if name else None
     if formats is None or formats == {None}:  # nothing there, or nothing Drill could read
         if if_exists:
@@ -98,7 +98,6 @@ def drop_table(tree: exp.Drop, session: UserSession) -> QueryResult:
         raise UserError.validation(f"Table [{name}] not found")
     if len(formats) > 1:
         raise UserError.validation(_MIXED)
-    session.check_path_access(path, name)
     try:
         remove_tree_atomically(path)
     except PermissionError as exc:

@@ -215,16 +215,22 @@ def _files(session: UserSession) -> pa.Table:
         recursive = False
     rows: list[dict[str, object]] = []
     for ws in session.catalog.workspaces():
+        try:
+            top = ws.resolve("", listing=True)
+        except UserError:  # the workspace directory itself is denied
+            continue
         pending = [""]
         while pending:
             rel_dir = pending.pop(0)
-            directory = os.path.join(ws.location, rel_dir)
+            directory = os.path.join(top, rel_dir)
             try:
                 entries = sorted(os.listdir(directory))
             except OSError:
                 continue
             for name in entries:
                 full = os.path.join(directory, name)
+                if not ws.listed(full):
+                    continue
                 try:
                     st = os.stat(full)
                 except OSError:

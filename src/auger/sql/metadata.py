@@ -13,9 +13,10 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from auger.errors import UserError
 from auger.storage.selection import is_hidden
 from auger.storage.temporary import OWNER_MARKER
-from auger.storage.views import VIEW_SUFFIX, View, list_views, read_view, view_path
+from auger.storage.views import VIEW_SUFFIX, View, list_views, read_view
 from auger.storage.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -44,9 +45,14 @@ def _is_table_entry(ws: Workspace, directory: str, name: str) -> bool:
 
 
 def workspace_tables(ws: Workspace) -> list[TableEntry]:
+    """The views and (writable workspaces) tables of ``ws`` its session may see: nothing of a
+    workspace whose directory is denied, and no entry that is a denied path."""
     out: list[TableEntry] = []
-    for name in list_views(ws.location):
-        path = view_path(ws.location, name)
+    try:
+        ws.resolve("", listing=True)
+    except UserError:
+        return out
+    for name, path in list_views(ws):
         try:
             view = read_view(path)
         except Exception:  # a broken view file is still listed; reading it reports the error
@@ -58,7 +64,9 @@ def workspace_tables(ws: Workspace) -> list[TableEntry]:
         except OSError:
             entries = []
         for name in entries:
-            if _is_table_entry(ws, ws.location, name):
+            if _is_table_entry(ws, ws.location, name) and ws.listed(
+                os.path.join(ws.location, name)
+            ):
                 out.append(TableEntry(ws.name, name, "TABLE", os.path.join(ws.location, name)))
     return out
 

@@ -7,13 +7,13 @@ TABLE``...) are recognised first by :mod:`auger.sql.commands`; everything else g
 
 from __future__ import annotations
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from auger.errors import UserError
 from auger.sql.dialect import AugerDrill
+from auger.sql.nesting import check_nesting, ensure_recursion_room, too_deep
 
 __all__ = ["parse_statement", "split_statements"]
 
@@ -42,13 +42,20 @@ def parse_statement(sql: str) -> exp.Expression:
     """Parse one statement (a trailing ``;`` is accepted).
 
     Raises:
-        UserError: PARSE, naming the line and column of the first error.
+        UserError: PARSE, naming the line and column of the first error, or where the
+            statement nests deeper than :data:`~auger.sql.nesting.MAX_NESTING`.
     """
     text = sql.strip().rstrip(";").strip()
     if not text:
         raise UserError.parse("Empty statement")
+    ensure_recursion_room()
+    dialect = AugerDrill()
     try:
-        trees = sqlglot.parse(text, read=AugerDrill)
+        tokens = dialect.tokenize(text)
+        check_nesting(tokens, text)
+        trees = dialect.parser().parse(tokens, text)
+    except RecursionError:
+        raise too_deep(text) from None
     except ParseError as exc:
         info = exc.errors[0] if exc.errors else {}
         line, col = info.get("line", 1), info.get("col", 1)

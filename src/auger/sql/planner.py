@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 import re
 import threading
 from collections.abc import Mapping
@@ -28,6 +29,7 @@ from auger.errors import UserError
 from auger.formats.conflicts import check_read
 from auger.formats.registry import shipped_plugin
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
+from auger.sql import diagnostics
 from auger.sql.catalog import FileTable, SystemTable, TableRef, ViewTable
 from auger.sql.columns import (
     DIV_TAG,
@@ -56,6 +58,7 @@ from auger.sql.provided import (
 )
 from auger.sql.pruning import prune_scan
 from auger.sql.row_counts import count_rows_query, counting_scan, sum_row_weights
+from auger.sql.session_user import session_user
 from auger.sql.single_format import single_format
 from auger.sql.star_columns import spell_out_star
 from auger.sql.table_functions import apply_table_function, is_table_function, table_function
@@ -145,6 +148,22 @@ class DiscoveredTable:
         return out
 
 
+def _check_linked_files(table: FileTable, selection: FileSelection) -> None:
+    """A directory or glob scan follows links to files: the files they lead to meet the
+    session's denied paths too (the table's own path met them when it was resolved).
+
+    Raises:
+        UserError: PERMISSION, when a linked file is (or lies in) a denied path.
+    """
+    guard = table.workspace.guard
+    if guard is None:
+        return
+    for f in selection.files:
+        real = os.path.realpath(f.path)
+        if real != f.path:
+            guard.check(real, table.name, table.workspace.name)
+
+
 def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> DiscoveredTable:
     """List a file table's files, pick its format and discover (or read the provided) schema."""
     from auger.spark.discovery import discover_schema
@@ -157,6 +176,7 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> Discove
             f"Object '{table.name}' not found within '{schema}'",
             [f"Path: {table.path}", *exc.context],
         ) from None
+    _check_linked_files(table, selection)
     # the format comes from the first file that has one: a README listed first is no reason
     # to refuse a directory of JSON files
     known_files = (f.path for f in selection.files if table.workspace.format_for(f.path))
@@ -336,6 +356,9 @@ def build_file_scan(
                 add(text_missing_column(name), ColumnSource.MISSING)
             else:
                 add(missing_column(name, members), ColumnSource.MISSING)
+            diagnostics.column_not_found(
+                f"{table.schema}.{table.name}", name, len(selection.files), table_schema.names()
+            )
 
     if not len(out):
         # Nothing projected (``COUNT(*)``, or ``*`` over files of ``{}`` objects only): one
@@ -636,6 +659,8 @@ def plan_select(
         finish = None
         if len(tables) == 1 and 0 in direct_positions:
             finish = functools.partial(read_positions_directly, positions=direct_positions[0])
+        columns = {name for schema in schemas.values() for name in schema}
+        tree = session_user(tree, session.user, columns)
         sql = to_spark_sql(tree, finish)
         from auger.spark.errors import unwrap_spark_error
 
@@ -677,11 +702,14 @@ def _local_answer(
     table = local_limit_table(planned, options)
     if table is None or planned.spec.limit is None:
         return None
+    # sliced while it has a column: pyarrow slices a table of no columns to the length asked
+    # for, whatever it held (an empty file's ``SELECT * ... LIMIT 5`` was five empty rows)
+    table = table.slice(0, planned.spec.limit)
     if rows_only:  # only the rows' count was scanned: the answer has no columns
         table = table.drop_columns([ROW_COUNT_COLUMN])
         planned = replace(planned, schema=TupleSchema())
     spark_schema = planned.schema.to_spark()
-    table = spark_result_table(table.slice(0, planned.spec.limit), spark_schema, spark)
+    table = spark_result_table(table, spark_schema, spark)
     return LocalAnswer(table, spark_schema)
 
 
@@ -782,10 +810,9 @@ def resolve_table_node(
     function = table_function(node) if is_table_function(node) else None
     parts = function.parts if function else [p.name for p in node.parts]
     if context is not None and context.in_view:
+        # a view sees no temporary table; its paths meet the session's denied paths (another
+        # session's temporary location among them) in the workspace's resolution
         ref = session.catalog.resolve_table(parts, context.default_schema)
-        check = getattr(session, "check_path_access", None)
-        if check is not None and isinstance(ref, FileTable):
-            check(ref.path, ref.name)  # no view reaches another session's temporary tables
     else:
         ref = session.resolve_table(parts)
     if function is not None:

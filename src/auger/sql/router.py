@@ -17,6 +17,8 @@ from sqlglot import exp
 from auger.errors import UserError
 from auger.sql import commands as cmd
 from auger.sql import statements as st
+from auger.sql.diagnostics import collecting
+from auger.sql.nesting import too_deep
 from auger.sql.parser import parse_statement
 from auger.sql.result import QueryResult, ok_result
 
@@ -157,7 +159,15 @@ HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
 
 
 def execute_statement(sql: str, session: UserSession) -> QueryResult:
-    """Run one statement in a session."""
+    """Run one statement in a session; what planning noticed becomes the result's warnings
+    (:mod:`auger.sql.diagnostics`)."""
+    with collecting() as notes:
+        result = _run_statement(sql, session)
+    result.warnings.extend(n for n in notes if n not in result.warnings)
+    return result
+
+
+def _run_statement(sql: str, session: UserSession) -> QueryResult:
     command = cmd.parse_command(sql)
     if command is not None:
         return COMMAND_HANDLERS[type(command)](command, session)
@@ -169,7 +179,10 @@ def execute_statement(sql: str, session: UserSession) -> QueryResult:
     for kind in type(tree).__mro__:
         handler = HANDLERS.get(kind)
         if handler is not None:
-            return handler(tree, session)
+            try:
+                return handler(tree, session)
+            except RecursionError:  # the planner's and generator's walks of a deep tree
+                raise too_deep(sql) from None
     if not isinstance(tree, exp.Query | exp.DDL | exp.DML | exp.Describe | exp.Use | exp.Show):
         raise UserError.parse(
             "Non-query expression encountered in illegal context", [f"SQL Query: {sql.strip()}"]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from auger.errors import UserError
+from auger.spark.errors import write_errors
 from auger.sql.catalog import FileTable, SystemTable, TableRef, ViewTable, display_schema
 from auger.sql.grammar import Cursor
 from auger.sql.result import QueryResult, ok_result
@@ -103,7 +104,8 @@ def create_schema(c: CreateSchema, session: UserSession) -> QueryResult:
             raise UserError.resource(f"Parent path for schema file [{c.path}] does not exist")
     if os.path.exists(target) and not c.replace:
         raise UserError.validation(f"Schema already exists for [{source}]")
-    write_schema_file(target, SchemaFile(cols, dict(c.properties), table_name))
+    with write_errors(f"the schema of [{source}]", target):
+        write_schema_file(target, SchemaFile(cols, dict(c.properties), table_name))
     return ok_result(True, f"Created schema for [{source}]", "CREATE SCHEMA")
 
 
@@ -177,5 +179,6 @@ def alter_schema(c: AlterSchema, session: UserSession) -> QueryResult:
         columns = TupleSchema(col for col in columns if col.name.lower() not in drop)
         for key in c.properties:
             props.pop(key, None)
-    write_schema_file(target, SchemaFile(columns, props, current.table, current.version))
+    with write_errors(f"the schema of [{source}]", target):
+        write_schema_file(target, SchemaFile(columns, props, current.table, current.version))
     return ok_result(True, f"Schema for [{source}] was updated", "ALTER SCHEMA")

@@ -94,7 +94,7 @@ def _files_target(c: ShowFiles, session: UserSession) -> tuple[Workspace, str]:
         found = session.catalog.resolve_schema(session.default_schema, None)
         if isinstance(found, str):
             raise _not_workspace(found)
-        return found, found.location
+        return found, found.resolve("", listing=True)
     parts = list(c.target)
     written = ".".join(parts)
     # the longest prefix naming a schema; what follows is a directory inside it
@@ -107,14 +107,14 @@ def _files_target(c: ShowFiles, session: UserSession) -> tuple[Workspace, str]:
         if isinstance(found, str):
             raise _not_workspace(found)
         rest = "/".join(parts[cut:])
-        path = found.resolve(rest) if rest else found.location
+        path = found.resolve(rest, listing=True)
         if not os.path.isdir(path):
             break
         return found, path
     if session.default_schema:  # a directory under the default workspace
         found = session.catalog.resolve_schema(session.default_schema, None)
         if not isinstance(found, str):
-            path = found.resolve("/".join(parts))
+            path = found.resolve("/".join(parts), listing=True)
             if os.path.isdir(path):
                 return found, path
     raise UserError.validation(f"Invalid FROM/IN clause [{written}]")
@@ -140,12 +140,14 @@ def file_owner(st: os.stat_result) -> tuple[str, str]:
 
 
 def show_files(c: ShowFiles, session: UserSession) -> QueryResult:
-    _ws, directory = _files_target(c, session)
+    ws, directory = _files_target(c, session)
     rows: list[dict[str, Any]] = []
     for name in sorted(os.listdir(directory)):
         if is_hidden(name) and not name.endswith(".drill"):
             continue
         full = os.path.join(directory, name)
+        if not ws.listed(full):
+            continue
         try:
             st = os.stat(full)
         except OSError:

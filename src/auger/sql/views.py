@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from auger.errors import UserError
+from auger.spark.errors import write_errors
 from auger.sql.catalog import display_schema
 from auger.sql.result import QueryResult, ok_result
 from auger.sql.statements import CreateView, DropView
-from auger.storage.views import View, ViewField, find_view_file, write_view
+from auger.storage.views import View, ViewField, find_view_file, view_path, write_view
 from auger.storage.workspace import Workspace
 from auger.types import ColumnMetadata, DataMode, MinorType
 
@@ -124,7 +125,7 @@ def create_view(c: CreateView, session: UserSession) -> QueryResult:
         raise UserError.validation("A view must be defined by a query (SELECT ...)")
     check_no_temporary_tables(_table_nodes(tree), session, session.default_schema)
 
-    existing_view = find_view_file(ws.location, name)
+    existing_view = find_view_file(ws, name)
     non_view = _temporary_exists(session, ws, name) or _table_exists(ws, name)
     if c.if_not_exists and (existing_view or non_view):
         return ok_result(
@@ -167,9 +168,10 @@ def create_view(c: CreateView, session: UserSession) -> QueryResult:
         tuple(view_field(col) for col in cols),
         tuple(session.default_schema.split(".")) if session.default_schema else (),
     )
-    if existing_view and os.path.basename(existing_view) != f"{name}.view.drill":
-        os.remove(existing_view)  # a differently-cased file of the same view
-    write_view(ws.location, view)
+    with write_errors(f"view [{name}]", view_path(ws, name)):
+        if existing_view and os.path.basename(existing_view) != f"{name}.view.drill":
+            os.remove(existing_view)  # a differently-cased file of the same view
+        write_view(ws, view)
     verb = "replaced" if existing_view else "created"
     return ok_result(True, f"View '{name}' {verb} successfully in '{schema}' schema", "CREATE VIEW")
 
@@ -210,7 +212,7 @@ def drop_view(c: DropView, session: UserSession) -> QueryResult:
     ws = session.catalog.resolve_mutable_schema(c.name[:-1], session.default_schema)
     name = c.name[-1].lstrip("/")
     schema = display_schema(ws.name)
-    path = find_view_file(ws.location, name)
+    path = find_view_file(ws, name)
     if path is None:
         non_view = _temporary_exists(session, ws, name) or _table_exists(ws, name)
         if c.if_exists:

@@ -3,14 +3,19 @@
 Drill's ``.view.drill`` and ``.drill.schema`` files are Jackson-pretty-printed: ``"key" : value``,
 objects one member per line with two-space indentation, arrays on one line (``[ a, b ]``). Users
 diff and hand-edit these files, so auger writes the same layout.
+
+Both are written atomically (:func:`write_atomically`): a reader sees the old file or the new
+one, and a write the file system refuses leaves no temporary file behind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from typing import Any
 
-__all__ = ["dumps"]
+__all__ = ["dumps", "write_atomically"]
 
 
 def dumps(value: Any) -> str:
@@ -30,3 +35,21 @@ def _dump(value: Any, depth: int) -> str:
             return "[ ]"
         return "[ " + ", ".join(_dump(v, depth) for v in value) + " ]"
     return json.dumps(value)
+
+
+def write_atomically(path: str, text: str, mode: int) -> None:
+    """Write ``text`` to ``path`` through a hidden temporary file and a rename.
+
+    Raises:
+        OSError: the file system refused the write; the temporary file is gone again.
+    """
+    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise

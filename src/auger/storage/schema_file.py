@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from auger.errors import UserError
 from auger.storage import drill_json
+from auger.storage.drill_json import write_atomically
 from auger.types import ColumnMetadata, DataMode, TupleSchema, parse_type
 from auger.types.schema_text import column_type_text
 
@@ -154,8 +155,4 @@ def read_schema_file(path: str) -> SchemaFile:
 
 def write_schema_file(path: str, schema: SchemaFile, mode: int = 0o664) -> None:
     """Write atomically (temp file + rename)."""
-    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(schema.to_json())
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
+    write_atomically(path, schema.to_json(), mode)

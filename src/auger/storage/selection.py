@@ -96,7 +96,8 @@ def select_files(path: str) -> FileSelection:
     Raises:
         UserError: VALIDATION, when nothing exists at the path.
     """
-    if _GLOB_CHARS.search(path):
+    if _GLOB_CHARS.search(path) and not os.path.lexists(path):
+        # a name that merely holds a glob character (``[1].csv``) is that file
         matches: list[str] = []
         for pat in _expand_braces(path):
             matches.extend(glob.glob(pat))

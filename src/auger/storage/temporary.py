@@ -13,7 +13,8 @@ the engine process that made it (engine id, pid, host, process start time, sessi
 * an engine starting up removes locations whose owner engine is dead (a ``kill -9`` leaves them
   behind), and never one whose owner still runs;
 * queries of other sessions that name a path inside a session location are refused
-  (:func:`foreign_location`), so a temporary table is reachable only through its own session.
+  (:func:`foreign_location` finds it; :mod:`auger.storage.denied` refuses it with the other
+  denied paths), so a temporary table is reachable only through its own session.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import uuid
 from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass
 
+from auger.storage.processes import process_alive, process_start
 from auger.storage.writer import TEMPORARY, remove_tree_atomically
 
 __all__ = [
@@ -48,30 +50,6 @@ OWNER_MARKER = ".auger-owner"
 _FILE_SYSTEM = "file:///"
 
 
-def _process_start(pid: int) -> str | None:
-    """The kernel's start time of ``pid`` (clock ticks since boot), to tell a reused pid apart."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
-            text = fh.read()
-    except OSError:
-        return None
-    # Field 2 (the command) may contain spaces and parentheses; fields after it are fixed.
-    tail = text.rsplit(")", 1)[-1].split()
-    return tail[19] if len(tail) > 19 else None
-
-
-def _pid_exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's live process
-    except OSError:
-        return False
-    return True
-
-
 @dataclass(frozen=True)
 class EngineIdentity:
     """Who owns a session location: one engine in one process on one host."""
@@ -85,7 +63,7 @@ class EngineIdentity:
     @classmethod
     def current(cls, engine_id: str) -> EngineIdentity:
         pid = os.getpid()
-        return cls(engine_id, pid, socket.gethostname(), _process_start(pid), time.time())
+        return cls(engine_id, pid, socket.gethostname(), process_start(pid), time.time())
 
     def is_alive(self, live_engine_ids: Collection[str]) -> bool:
         """Whether the owner may still run. Unknown hosts count as alive (never swept)."""
@@ -93,12 +71,7 @@ class EngineIdentity:
             return True
         if self.pid == os.getpid():
             return self.engine_id in live_engine_ids
-        if not _pid_exists(self.pid):
-            return False
-        if self.pid_start is None:
-            return True
-        current = _process_start(self.pid)
-        return current is None or current == self.pid_start
+        return process_alive(self.pid, self.pid_start)
 
 
 def write_owner(location: str, owner: EngineIdentity, session_id: str, user: str) -> None:
@@ -107,10 +80,15 @@ def write_owner(location: str, owner: EngineIdentity, session_id: str, user: str
     path = os.path.join(location, OWNER_MARKER)
     tmp = f"{path}.{uuid.uuid4().hex}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, TEMPORARY.file_mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh)
-    os.chmod(tmp, TEMPORARY.file_mode)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh)
+        os.chmod(tmp, TEMPORARY.file_mode)
+        os.replace(tmp, path)
+    except BaseException:  # a full disk: no half-written marker stays behind
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
 
 
 def read_owner(location: str) -> EngineIdentity | None:
@@ -169,7 +147,8 @@ def sweep_dead_locations(workspace_location: str, live_engine_ids: Collection[st
         except OSError as exc:
             _log.warning("Could not delete stale session location [%s]: %s", location, exc)
             continue
-        _log.info(
+        # a warning: something crashed, and the CLI shows warnings without any logging set up
+        _log.warning(
             "Deleted session temporary location [%s] of stopped engine (pid %s) from file "
             "system [%s]",
             location,
@@ -284,17 +263,44 @@ class SessionTemporaryTables:
         return bool(self._tables)
 
     # ----- creation
-    def session_location(self, workspace_location: str) -> str:
-        """``<workspace location>/<session id>``, created (700, with owner marker) if absent."""
-        location = os.path.join(os.path.abspath(workspace_location), self.session_id)
+    def location_path(self, workspace_location: str) -> str:
+        """``<workspace location>/<session id>``, whether it exists or not."""
+        return os.path.join(os.path.abspath(workspace_location), self.session_id)
+
+    def has_location(self, workspace_location: str) -> bool:
+        """Whether this session already made its location in that workspace location."""
         with self._lock:
-            if location not in self._locations:
+            return self.location_path(workspace_location) in self._locations
+
+    def session_location(self, workspace_location: str) -> str:
+        """``<workspace location>/<session id>``, created (700, with owner marker) if absent.
+
+        The location is recorded before its marker is written, so a session whose marker
+        could not be written (a full disk) still deletes the folder when it closes.
+        """
+        location = self.location_path(workspace_location)
+        with self._lock:
+            if location not in self._locations or not os.path.isdir(location):
                 TEMPORARY.create_path(location)
                 os.chmod(location, TEMPORARY.folder_mode)
-                self._locations.append(location)
+                if location not in self._locations:
+                    self._locations.append(location)
             if not has_owner_marker(location):
                 write_owner(location, self.owner, self.session_id, self.user)
         return location
+
+    def discard_empty_location(self, workspace_location: str) -> None:
+        """Delete the session location again when it holds no table (its first CTTAS failed)."""
+        location = self.location_path(workspace_location)
+        with self._lock:
+            if any(t.location.startswith(location + "/") for t in self._tables.values()):
+                return
+            if location in self._locations:
+                self._locations.remove(location)
+            try:
+                delete_location(location)
+            except OSError as exc:
+                _log.warning("Could not delete session temporary location [%s]: %s", location, exc)
 
     def allocate(self, workspace_location: str) -> tuple[str, str]:
         """A fresh masked table name and its (not yet existing) absolute folder path."""

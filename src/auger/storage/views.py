@@ -15,13 +15,17 @@ from typing import Any
 
 from auger.errors import UserError
 from auger.storage import drill_json
+from auger.storage.drill_json import write_atomically
+from auger.storage.workspace import Workspace
 
 __all__ = [
     "VIEW_SUFFIX",
     "View",
     "ViewField",
     "find_view_file",
+    "list_views",
     "read_view",
+    "view_path",
     "write_view",
 ]
 
@@ -92,13 +96,22 @@ class View:
             ) from exc
 
 
-def view_path(directory: str, name: str) -> str:
-    return os.path.join(directory, name.lstrip("/") + VIEW_SUFFIX)
+def view_path(ws: Workspace, name: str) -> str:
+    """The file of view ``name`` in ``ws``, through the workspace's resolution.
+
+    Raises:
+        UserError: PERMISSION, when the name leads outside the workspace or to a denied path.
+    """
+    return ws.resolve(name.lstrip("/") + VIEW_SUFFIX, name)
 
 
-def find_view_file(directory: str, name: str) -> str | None:
-    """The view file for ``name`` in ``directory`` (exact name first, then case-insensitive)."""
-    exact = view_path(directory, name)
+def find_view_file(ws: Workspace, name: str) -> str | None:
+    """The view file for ``name`` in ``ws`` (exact name first, then case-insensitive).
+
+    Raises:
+        UserError: PERMISSION, when the name or the file found leads outside the workspace.
+    """
+    exact = view_path(ws, name)
     if os.path.isfile(exact):
         return exact
     parent = os.path.dirname(exact)
@@ -109,17 +122,30 @@ def find_view_file(directory: str, name: str) -> str | None:
         return None
     for entry in sorted(entries):
         if entry.lower() == wanted and os.path.isfile(os.path.join(parent, entry)):
-            return os.path.join(parent, entry)
+            return ws.resolve_entry(os.path.join(parent, entry))
     return None
 
 
-def list_views(directory: str) -> list[str]:
-    """Names of the views stored directly in ``directory``."""
+def list_views(ws: Workspace) -> list[tuple[str, str]]:
+    """Names and files of the views stored directly in ``ws`` that its session may see.
+
+    A view file that is a link out of the workspace, or reaches a denied path, is left out.
+    """
     try:
+        directory = ws.resolve("", listing=True)
         entries = sorted(os.listdir(directory))
-    except OSError:
+    except (OSError, UserError):
         return []
-    return [e[: -len(VIEW_SUFFIX)] for e in entries if e.endswith(VIEW_SUFFIX)]
+    found: list[tuple[str, str]] = []
+    for entry in entries:
+        if not entry.endswith(VIEW_SUFFIX):
+            continue
+        try:
+            path = ws.resolve_entry(os.path.join(directory, entry))
+        except UserError:
+            continue
+        found.append((entry[: -len(VIEW_SUFFIX)], path))
+    return found
 
 
 def read_view(path: str) -> View:
@@ -127,14 +153,10 @@ def read_view(path: str) -> View:
         return View.from_json(fh.read(), path)
 
 
-def write_view(directory: str, view: View, mode: int = 0o664) -> str:
-    """Write ``view`` atomically (temp file + rename) and return its path."""
-    path = view_path(directory, view.name)
-    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(view.to_json())
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
+def write_view(ws: Workspace, view: View, mode: int = 0o664) -> str:
+    """Write ``view`` atomically (temp file + rename) into ``ws`` and return its path."""
+    path = view_path(ws, view.name)
+    write_atomically(path, view.to_json(), mode)
     return path
 
 

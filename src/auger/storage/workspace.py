@@ -1,24 +1,37 @@
 """Workspaces: a named directory of a file plugin, and the paths a query may reach inside it.
 
-A table path is resolved relative to the workspace location (a leading ``/`` is optional) and
-must stay inside it: ``..`` and symbolic links that lead out are refused.
+Every path a statement touches in a workspace (a table, a view file, a directory to list, a
+table to write or drop) is resolved here, and only here: relative to the workspace location (a
+leading ``/`` is optional), it must stay inside it (``..``, absolute names and symbolic links
+that lead out are refused), and it must not reach a denied path (:mod:`auger.storage.denied`:
+the server's own files and other sessions' temporary locations). Both refusals are PERMISSION
+errors that name the workspace.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from auger.config import FormatConfig, PluginConfig, WorkspaceConfig
 from auger.errors import UserError
+from auger.storage.denied import PathGuard
 
 __all__ = ["Workspace"]
 
 
 @dataclass(frozen=True)
 class Workspace:
+    """A workspace as one session sees it.
+
+    Attributes:
+        plugin, config: the file plugin and the workspace's configuration.
+        guard: the denied paths of the session asking (None: containment only).
+    """
+
     plugin: PluginConfig
     config: WorkspaceConfig
+    guard: PathGuard | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -33,12 +46,23 @@ class Workspace:
     def writable(self) -> bool:
         return self.config.writable and not self.plugin.classpath
 
-    def resolve(self, table_path: str) -> str:
+    def resolve(self, table_path: str, shown: str | None = None, listing: bool = False) -> str:
         """Absolute path of ``table_path`` inside this workspace, refusing escapes.
 
+        ``""`` means the workspace directory itself (which may be denied too).
+
+        Args:
+            table_path: the path relative to the workspace (a table name, a view file name).
+            shown: the name the user wrote, for messages (default: ``table_path``).
+            listing: the path is a directory to list (SHOW FILES, INFORMATION_SCHEMA), not to
+                scan: one that merely holds a denied path is allowed, and the listing leaves
+                that entry out (:meth:`listed`).
+
         Raises:
-            UserError: PERMISSION, when the path leads outside the workspace.
+            UserError: PERMISSION, when the path leads outside the workspace or reaches a
+                denied path.
         """
+        shown = table_path if shown is None else shown
         rel = table_path.lstrip("/")
         root = os.path.realpath(self.location)
         joined = os.path.normpath(os.path.join(root, rel))
@@ -46,10 +70,21 @@ class Workspace:
         for candidate in (joined, real):
             if candidate != root and not candidate.startswith(root.rstrip("/") + "/"):
                 raise UserError.permission(
-                    f"Path [{table_path}] is outside workspace [{self.name}]",
+                    f"Path [{shown}] is outside workspace [{self.name}]",
                     [f"Workspace location: {self.location}"],
                 )
+        if self.guard is not None:
+            self.guard.check(joined, shown, self.name, listing)
         return joined
+
+    def resolve_entry(self, path: str) -> str:
+        """:meth:`resolve` for an absolute path found by listing a resolved directory."""
+        root = os.path.realpath(self.location)
+        return self.resolve(os.path.relpath(path, root), os.path.basename(path))
+
+    def listed(self, path: str) -> bool:
+        """Whether a listing of this workspace may show ``path`` (an entry it found)."""
+        return self.guard is None or not self.guard.hides(path)
 
     def format_for(self, path: str) -> FormatConfig | None:
         fmt = self.plugin.format_for(path)

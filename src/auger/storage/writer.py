@@ -5,7 +5,9 @@ writer output (``0_0_0.parquet``, ``0_0_1.parquet``...). The write is atomic: Sp
 hidden staging directory beside the target (hidden names are skipped by every reader), the
 staging directory is tidied (Spark's ``_SUCCESS`` and ``.crc`` files removed, files renamed,
 permissions applied) and only then renamed into place. A failed or interrupted write removes the
-staging directory, so nothing is left behind.
+staging directory, so nothing is left behind; a process killed outright cannot, so the staging
+directory's name records its owner and the next engine to start removes it once that owner is
+dead (:func:`sweep_dead_staging`).
 
 Permissions follow Drill's storage strategies: persistent tables take the session's
 ``exec.persistent_table.umask`` (default ``002``: folders 775, files 664), temporary tables
@@ -17,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import shutil
 import stat
 import uuid
@@ -28,6 +31,7 @@ import pyarrow as pa
 
 from auger.config import FormatConfig
 from auger.errors import UserError
+from auger.storage.processes import host_key, process_alive, process_start
 
 __all__ = [
     "DEFAULT_UMASK",
@@ -36,7 +40,9 @@ __all__ = [
     "StorageStrategy",
     "WriteResult",
     "WriterFormat",
+    "remove_empty_folders",
     "remove_tree_atomically",
+    "sweep_dead_staging",
     "write_table",
     "writer_format",
 ]
@@ -95,10 +101,18 @@ class StorageStrategy:
             if parent == current:
                 break
             current = parent
-        for folder in reversed(missing):
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(folder)
-            os.chmod(folder, self.folder_mode)
+        made: list[str] = []
+        try:
+            for folder in reversed(missing):
+                try:
+                    os.mkdir(folder)
+                    made.append(folder)
+                except FileExistsError:
+                    pass
+                os.chmod(folder, self.folder_mode)
+        except BaseException:  # a read-only or full file system: leave no empty folders
+            remove_empty_folders(made[-1] if made else None, made[0] if made else None)
+            raise
         return missing[-1] if missing else None
 
     def apply_tree(self, root: str) -> None:
@@ -201,9 +215,82 @@ class WriteResult:
         )
 
 
+#: ``.<table>.auger-staging-<host>-<pid>-<pid start>-<random>``: the owner is in the name,
+#: because Spark must create the directory itself (it refuses one that exists), so no marker
+#: file can be put in it first.
+_STAGING = re.compile(
+    r"^\..*\.auger-staging-(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-(?P<start>\d+)-[0-9a-f]{32}$"
+)
+
+#: How many directory levels below a workspace the sweep looks for staging directories (a CTAS
+#: into ``a/b/t`` stages in ``a/b``): enough for nested table names, bounded for big trees.
+STAGING_SWEEP_DEPTH = 3
+
+
 def _staging_path(target: str) -> str:
     parent, base = os.path.split(target.rstrip("/"))
-    return os.path.join(parent, f".{base or 'table'}.auger-staging-{uuid.uuid4().hex}")
+    pid = os.getpid()
+    owner = f"{host_key()}-{pid}-{process_start(pid) or 0}"
+    return os.path.join(parent, f".{base or 'table'}.auger-staging-{owner}-{uuid.uuid4().hex}")
+
+
+def _staging_owner_dead(name: str) -> int | None:
+    """The pid of the dead writer of a staging directory named ``name``, else None.
+
+    None also for names that are no staging directory of this host (another host's processes
+    cannot be seen), and for this very process (its writers may be running now).
+    """
+    m = _STAGING.match(name)
+    if m is None or m["host"] != host_key():
+        return None
+    pid = int(m["pid"])
+    if pid == os.getpid() or process_alive(pid, None if m["start"] == "0" else m["start"]):
+        return None
+    return pid
+
+
+def sweep_dead_staging(root: str, depth: int = STAGING_SWEEP_DEPTH) -> list[str]:
+    """Remove CTAS staging directories under ``root`` whose writing process is dead.
+
+    A ``kill -9`` during a CTAS leaves its staging directory behind (hidden, so never read).
+    Only directories named as :func:`_staging_path` names them are looked at, down to ``depth``
+    levels; hidden directories and links are not entered. Each removal is logged as a warning.
+
+    Returns:
+        The removed directories.
+    """
+    removed: list[str] = []
+    pending = [(root, 0)]
+    while pending:
+        directory, level = pending.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            if entry.name.startswith((".", "_")):
+                pid = _staging_owner_dead(entry.name)
+                if pid is None:
+                    continue
+                try:
+                    _make_removable(entry.path)
+                    shutil.rmtree(entry.path)
+                except OSError as exc:
+                    _log.warning("Could not remove staging directory [%s]: %s", entry.path, exc)
+                    continue
+                # a warning: something crashed, and the CLI shows warnings without any set-up
+                _log.warning(
+                    "Removed staging directory [%s] left by a table write whose process "
+                    "(pid %d) no longer runs",
+                    entry.path,
+                    pid,
+                )
+                removed.append(entry.path)
+            elif level + 1 < depth:
+                pending.append((entry.path, level + 1))
+    return removed
 
 
 def _spark_write(df: Any, fmt: WriterFormat, staging: str, partition_by: Sequence[str]) -> Any:
@@ -328,7 +415,7 @@ def write_table(
             f"{fmt.name.capitalize()} format does not support auto-partitioning."
         )
     parent = os.path.dirname(target.rstrip("/"))
-    strategy.create_path(parent)
+    created = strategy.create_path(parent)
     staging = _staging_path(target)
     from auger.spark.bootstrap import spark_context
 
@@ -364,6 +451,7 @@ def write_table(
         # before removing, so no stray file recreates the staging folder afterwards.
         _wait_for_jobs(sc, own_group or group)
         shutil.rmtree(staging, ignore_errors=True)
+        remove_empty_folders(parent, created)
         raise
     _log.debug("wrote %d records in %d files to %s", records, len(files), target)
     return WriteResult(target, files, records)
@@ -387,6 +475,21 @@ def _wait_for_jobs(sc: Any, group: str | None, timeout: float = 10.0) -> None:
             if not running:
                 return
             time.sleep(0.1)
+
+
+def remove_empty_folders(deepest: str | None, top: str | None) -> None:
+    """Remove ``deepest`` and its ancestors up to ``top`` (the folders a failed write made),
+    stopping at the first that is not empty (another statement wrote there meanwhile)."""
+    if deepest is None or top is None:
+        return
+    current = os.path.abspath(deepest)
+    top = os.path.abspath(top)
+    while current == top or current.startswith(top.rstrip("/") + "/"):
+        try:
+            os.rmdir(current)
+        except OSError:
+            return
+        current = os.path.dirname(current)
 
 
 def remove_tree_atomically(path: str) -> None:

@@ -301,13 +301,28 @@ def _arrow_infer(
         struct = pa.array(records).type
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError):
         return None
-    if not pa.types.is_struct(struct):
-        return None
+    if not pa.types.is_struct(struct) or _type_depth(struct) > MAX_DEPTH:
+        return None  # too deep: the records one by one say which is
     try:
         cols = [_from_arrow(f.name, f.type, all_text, as_double) for f in struct]
     except _Unsure:
         return None
     return cols
+
+
+def _type_depth(t: pa.DataType) -> int:
+    """Levels of structs and lists in an inferred type (iterative). Arrays that are empty or
+    all null leave no trace in the columns made of it (their element type is unknown), so
+    the depth is taken here, before they collapse."""
+    deepest, todo = 0, [(t, 1)]
+    while todo:
+        t, level = todo.pop()
+        deepest = max(deepest, level)
+        if pa.types.is_struct(t):
+            todo.extend((f.type, level + 1) for f in t)
+        elif pa.types.is_list(t) or pa.types.is_large_list(t):
+            todo.append((t.value_type, level + 1))
+    return deepest
 
 
 _SIMPLE = (

@@ -29,7 +29,7 @@ from auger.formats.base import FormatPlugin, open_input
 from auger.formats.json.convert import RowsConverter, has_struct, unnull_structs
 from auger.formats.json.infer import SchemaBuilder
 from auger.formats.json.projector import ProjectedStream, projector_available
-from auger.formats.json.stream import JsonStream
+from auger.formats.json.stream import JsonStream, lone_surrogate
 from auger.formats.skips import SKIPPED_KEY, report_skipped
 from auger.scan.spec import FileSplit
 from auger.types import TupleSchema
@@ -93,7 +93,8 @@ def _sample_lines(
     each line parsed whole by the C decoder, without the record stream's Python-level
     bookkeeping; None when the file is anything else (an array, objects spread over lines
     or several on one, a malformed or non-object record, invalid UTF-8, a line longer than
-    a few megabytes): the record stream then reads it, and says where."""
+    a few megabytes, a lone surrogate escape): the record stream then reads it, and says
+    where."""
     lines: list[bytes] = []
     numbers: list[int] = []
     seen = 0
@@ -122,7 +123,10 @@ def _sample_lines(
         return None
     decode = decoder.decode  # exactly one value a line, or an error
     try:
-        values = [decode(line) for line in b"\n".join(lines).decode("utf-8").split("\n")]
+        text = b"\n".join(lines).decode("utf-8")
+        if lone_surrogate(text) is not None:
+            return None
+        values = [decode(line) for line in text.split("\n")]
     except (ValueError, RecursionError):  # JSONDecodeError, bad UTF-8, a refused NaN, deep
         return None
     if len(values) != len(lines) or not all(type(v) is dict for v in values):

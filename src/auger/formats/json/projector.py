@@ -5,9 +5,10 @@ schema says; reading 2 members of 20 costs nearly what reading all 20 does. The 
 projector (``auger._jsonscan``) walks each object once and copies out only the wanted members
 (key and raw value), so pyarrow parses a document a fraction of the size, with its type rules
 unchanged. Where the walk meets something it does not accept (see the C file: an object over
-several lines, a wanted key cased otherwise, a malformed token, invalid UTF-8), the stream ends
-after the last whole object and says why in :attr:`ProjectedStream.fallback`; the JSON reader
-then hands the rest of the file to its Python path, after the rows already delivered.
+several lines, a wanted key cased otherwise, a malformed token, invalid UTF-8), or the block
+holds a lone surrogate escape, the stream ends after the last whole object and says why in
+:attr:`ProjectedStream.fallback`; the JSON reader then hands the rest of the file to its Python
+path, after the rows already delivered.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from auger.formats.base import valid_utf8
+from auger.formats.json.stream import lone_surrogate
 
 _jsonscan: ModuleType | None
 try:
@@ -73,6 +75,9 @@ class ProjectedStream:
         reason, consumed, _, cut = _jsonscan.project(data, final, self._keys)
         if consumed and not valid_utf8(data, consumed):
             reason, cut = "invalid UTF-8", b""
+        elif consumed and lone_surrogate(data, 0, consumed) is not None:
+            # in a member cut away too: the Python path refuses the record whatever is read
+            reason, cut = "a lone surrogate escape", b""
         self._out, self._at = cut, 0
         if reason:
             self.fallback = reason

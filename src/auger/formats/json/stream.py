@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -17,7 +18,7 @@ from typing import IO, Any
 from auger.errors import UserError
 from auger.formats.json.infer import MAX_DEPTH
 
-__all__ = ["JsonStream", "json_error"]
+__all__ = ["JsonStream", "json_error", "lone_surrogate"]
 
 _CHUNK = 1 << 20
 _WS = " \t\r\n"
@@ -29,6 +30,46 @@ def json_error(path: str, message: str, line: int, column: int | None = None) ->
         ctx.append(f"Column: {column}")
     ctx.append("Fix: repair the record, or set store.json.reader.skip_invalid_records = true")
     return UserError.data_read(message, ctx)
+
+
+# A JSON escape, read left to right so that an escaped backslash is one escape: ``\\ud800``
+# is a backslash and the text "ud800", not a surrogate.
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+_ESCAPE_BYTES = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+
+
+def lone_surrogate(text: str | bytes, start: int = 0, end: int | None = None) -> int | None:
+    """Where the first ``\\u`` escape of an unpaired UTF-16 surrogate is in JSON text (None
+    when every surrogate escape is half of a pair).
+
+    JSON spells a character beyond U+FFFF as two escapes, ``\\ud83d\\ude00``; one half alone
+    (``"\\ud800"``) is no character at all: Python's decoder keeps it as a string no UTF-8
+    encoder accepts (Arrow's, Spark's), and pyarrow's reader refuses the record. A record
+    holding one is malformed, and the readers say where. Text without ``\\ud``/``\\uD`` (nearly
+    all) costs two substring searches.
+    """
+    stop = len(text) if end is None else end
+    if isinstance(text, bytes):
+        if text.find(b"\\ud", start, stop) < 0 and text.find(b"\\uD", start, stop) < 0:
+            return None
+        matches = _ESCAPE_BYTES.finditer(text, start, stop)
+    else:
+        if text.find("\\ud", start, stop) < 0 and text.find("\\uD", start, stop) < 0:
+            return None
+        matches = _ESCAPE.finditer(text, start, stop)  # type: ignore[assignment]
+    high: tuple[int, int] | None = None  # (start, end) of a high half awaiting its low half
+    for m in matches:
+        code = int(m.group(1), 16) if m.group(1) else -1
+        if high is not None:
+            if m.start() == high[1] and 0xDC00 <= code <= 0xDFFF:
+                high = None
+                continue
+            return high[0]
+        if 0xD800 <= code <= 0xDBFF:
+            high = (m.start(), m.end())
+        elif 0xDC00 <= code <= 0xDFFF:
+            return m.start()
+    return None if high is None else high[0]
 
 
 @dataclass
@@ -204,6 +245,21 @@ class JsonStream:
                 raise json_error(
                     self.path, f"Error parsing JSON: {exc.msg}", line, self._column(exc.pos)
                 ) from None
+            at = lone_surrogate(self._buf, self._pos, end)
+            if at is not None:
+                if self.skip_invalid:
+                    self.skipped += 1
+                    self._advance(end)
+                    return _SKIP
+                escape = self._buf[at : at + 6]
+                line = self._line + self._buf.count("\n", self._pos, at)
+                raise json_error(
+                    self.path,
+                    f"Error parsing JSON - the escape {escape} is half of a UTF-16 surrogate "
+                    "pair without its other half",
+                    line,
+                    self._column(at),
+                )
             self._advance(end)
             return value
 

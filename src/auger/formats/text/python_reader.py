@@ -364,8 +364,23 @@ def in_open_quote(text: str, o: TextOptions) -> bool:
     return False
 
 
-def too_many_fields() -> UserError:
-    return UserError.unsupported("Text file contains too many fields", [f"Limit: {MAX_FIELDS}"])
+def too_many_fields(path: str, line: int, fields: int) -> UserError:
+    """Drill's error for a record of more than :data:`MAX_FIELDS` fields, located.
+
+    The limit is fixed (Drill's too), so the fix is in the file: such a record is nearly
+    always several records run together (a line delimiter other than the format's, or a
+    quote that is never closed) or a file of another format."""
+    return UserError.unsupported(
+        "Text file contains too many fields",
+        [
+            f"File: {path}",
+            f"Line: {line}",
+            f"Fields: {fields}",
+            f"Limit: {MAX_FIELDS}",
+            "Fix: check the file's line delimiter, field delimiter and quotes (a record this "
+            "wide is usually many records run together), or split the record",
+        ],
+    )
 
 
 def field_too_long(path: str, line: int | None, column: int, size: int, limit: int) -> UserError:
@@ -404,7 +419,7 @@ def iter_records(stream: IO[bytes], o: TextOptions, path: str) -> Iterator[Recor
 
 def _check_sizes(row: list[str], o: TextOptions, path: str, line: int) -> None:
     if len(row) > MAX_FIELDS:
-        raise too_many_fields()
+        raise too_many_fields(path, line, len(row))
     limit = o.max_field_bytes
     # characters are at most 4 bytes: only long fields need an exact byte count
     for i, field in enumerate(row):
