@@ -300,6 +300,8 @@ class FrozenScan:
         self._implicit = {c.name.lower(): i for i, c in enumerate(implicit.columns)}
         self._markers = [c.marker for c in implicit.columns]
         self._counts = any(m.kind is ImplicitKind.ROWS for m in self._markers)
+        #: each output row stands for its input batch's rows (a ``ROWS`` column)
+        self.counts_rows = self._counts
         self._plans: dict[pa.Schema, list[_Part]] = {}
         self._last: tuple[pa.Schema, list[_Part]] | None = None
         self._file: FileDescrip | None = None

@@ -410,10 +410,13 @@ class ScanOperator:
             for raw in batches:
                 if raw.num_rows == 0 and not self._first_arrow(raw):
                     continue
-                for start in range(0, max(raw.num_rows, 1), self.batch_rows):
+                # A counting scan sends one row standing for a whole batch's rows: slicing the
+                # batch would only send more of them.
+                step = raw.num_rows if self._counts_whole_batches() else self.batch_rows
+                for start in range(0, max(raw.num_rows, 1), max(step, 1)):
                     if lc.at_limit() and lc.rows_out > 0:
                         return
-                    piece = raw.slice(start, self.batch_rows)
+                    piece = raw.slice(start, step)
                     if lc.limit is not None:
                         piece = piece.slice(0, max(0, lc.limit - lc.rows_out))
                     if self.frozen is not None:
@@ -434,6 +437,11 @@ class ScanOperator:
                 f"Failure reading file: {type(e).__name__}: {e}",
                 [f"File: {file.path}", *([f"Format: {fmt}"] if fmt else [])],
             ) from e
+
+    def _counts_whole_batches(self) -> bool:
+        """Whether each output row stands for its batch's rows (a planned ``COUNT(*)`` scan with
+        no LIMIT), so a reader batch need not be cut to ``batch_rows``."""
+        return self.frozen is not None and self.frozen.counts_rows and self.lifecycle.limit is None
 
     def _first_arrow(self, raw: pa.RecordBatch) -> bool:
         """An empty Arrow batch still tells the schema, but only while none is known."""
