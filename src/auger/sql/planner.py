@@ -320,7 +320,7 @@ def build_file_scan(
         whole = requested.star or not members or lname in requested.paths
         check_read(col, None if whole else members)
         if not requested.star:  # under a wildcard the query's NULLs stand for them instead
-            col = with_missing_members(col, member_paths(requested.paths, lname))
+            col = with_missing_members(col, members)
         add(col, ColumnSource.MISSING if lname in absent else ColumnSource.TABLE)
 
     def add_partitions() -> None:
