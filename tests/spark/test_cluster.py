@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -35,11 +36,36 @@ def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
     )
 
 
-def _alive_workers(ui_port: int) -> int:
+def _master_ui(log: Path) -> str | None:
+    """The address the master's web UI is bound to, from its log: the port asked for may have
+    been taken meanwhile (a port from ``free_port`` is free only when it is picked), and the
+    master then moves to the next one."""
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=2) as r:
-            return int(json.load(r).get("aliveworkers", 0))
+        text = log.read_text(errors="replace")
     except OSError:
+        return None
+    found = re.findall(r"MasterWebUI.*?(http://[\w.:-]+)", text)
+    return found[-1] if found else None
+
+
+def _master_url(log: Path) -> str | None:
+    """The ``spark://`` address the master listens on, from its log, for the same reason."""
+    try:
+        text = log.read_text(errors="replace")
+    except OSError:
+        return None
+    found = re.findall(r"Starting Spark master at (spark://[\w.:-]+)", text)
+    return found[-1] if found else None
+
+
+def _alive_workers(master_log: Path) -> int:
+    ui = _master_ui(master_log)
+    if ui is None:
+        return -1
+    try:
+        with urllib.request.urlopen(f"{ui}/json/", timeout=2) as r:
+            return int(json.load(r).get("aliveworkers", 0))
+    except (OSError, ValueError):  # not up yet, or not the master's page
         return -1
 
 
@@ -61,8 +87,22 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             tmp / "master.log",
         )
     ]
-    url = f"spark://127.0.0.1:{port}"
+    master_log = tmp / "master.log"
+
+    def failure() -> str:
+        return "the standalone cluster did not come up:\n" + "\n".join(
+            p.read_text()[-2000:] for p in sorted(tmp.glob("*.log"))
+        )
+
     try:
+        wait_until(
+            lambda: _master_url(master_log) is not None and _master_ui(master_log) is not None,
+            procs,
+            60,
+            failure,
+        )
+        url = _master_url(master_log)
+        assert url is not None
         for n in range(2):
             work = tmp / f"work{n}"
             work.mkdir()
@@ -85,15 +125,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                     tmp / f"worker{n}.log",
                 )
             )
-        wait_until(
-            lambda: _alive_workers(ui) >= 2,
-            procs,
-            60,
-            lambda: (
-                "the standalone cluster did not come up:\n"
-                + "\n".join(p.read_text()[-2000:] for p in sorted(tmp.glob("*.log")))
-            ),
-        )
+        wait_until(lambda: _alive_workers(master_log) >= 2, procs, 60, failure)
         yield url
     finally:
         for p in reversed(procs):
