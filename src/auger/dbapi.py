@@ -395,6 +395,11 @@ class _SparkBatchStream:
             self._frames = _connect_batches(df, self.schema, group, description)
             return
         sc = df.sparkSession.sparkContext
+        # The JVM thread serving this Python thread may never have had the session made active
+        # (a statement run on a worker thread): SQL settings read while the scan is planned would
+        # then be Spark's defaults, not the session's, and auger's scans refuse to run without
+        # the session's filter push-down setting.
+        sc._jvm.org.apache.spark.sql.SparkSession.setActiveSession(df.sparkSession._jsparkSession)
         with _job_group(group, description):
             jrdd = df._jdf.toArrowBatchRdd()
             sock_info = sc._jvm.PythonRDD.toLocalIteratorAndServe(jrdd, True)

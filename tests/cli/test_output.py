@@ -8,7 +8,14 @@ import json
 
 import pytest
 
-from auger.cli.output import OUTPUT_FORMATS, format_value, render, rows_selected
+from auger.cli.output import (
+    OUTPUT_FORMATS,
+    fit_table,
+    format_value,
+    render,
+    rows_selected,
+    rows_shown,
+)
 
 NAMES = ["id", "name", "tags"]
 ROWS = [(1, "Sheri", ["a", "b"]), (2, None, {"k": 1.5})]
@@ -68,7 +75,7 @@ def test_json_lines_use_drill_rest_encodings() -> None:
 
 
 def test_formats_and_unknown_format() -> None:
-    assert set(OUTPUT_FORMATS) == {"table", "vertical", "csv", "tsv", "json"}
+    assert set(OUTPUT_FORMATS) == {"table", "vertical", "csv", "tsv", "json", "markdown"}
     with pytest.raises(ValueError, match="Unknown output format 'xml'; use one of table"):
         render("xml", ["a"], [(1,)])
 
@@ -84,3 +91,43 @@ def test_rows_selected_footer() -> None:
     assert rows_selected(1, 0.5) == "1 row selected (0.500 seconds)"
     assert rows_selected(0, 1.2345) == "0 rows selected (1.234 seconds)"
     assert rows_selected(12, 3) == "12 rows selected (3.000 seconds)"
+
+
+def test_fit_table_leaves_a_table_that_fits_as_it_is() -> None:
+    names, rows = ["a", "word"], [(1, "hello"), (None, "x")]
+    assert fit_table(names, rows, 80) == render("table", names, rows)
+    assert fit_table(names, rows, len(render("table", names, rows).splitlines()[0])) == render(
+        "table", names, rows
+    )
+
+
+def test_fit_table_cuts_the_widest_columns_with_an_ellipsis() -> None:
+    names = ["id", "comment", "title"]
+    rows = [(1, "x" * 60, "Senior Vice President"), (22, "short", "VP")]
+    text = fit_table(names, rows, 50)
+    assert text is not None
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 50
+    assert all(len(line) == len(lines[0]) for line in lines)  # still a box
+    assert "| id |" in lines[1]  # narrow columns keep their width
+    assert "x" * 10 + "…" in text and "x" * 60 not in text
+    assert "| 22 | short" in text
+    assert fit_table(names, rows, 50, ellipsis="~") == text.replace("…", "~")
+
+
+def test_fit_table_gives_up_when_the_columns_cannot_fit() -> None:
+    names = [f"column_{i}" for i in range(30)]
+    rows = [tuple(range(30))]
+    assert fit_table(names, rows, 120) is None  # 30 columns need 30 * 8 characters at least
+    assert fit_table(names, rows, 400) is not None
+    assert fit_table([], [], 80) is None
+
+
+def test_markdown_and_the_capped_footer() -> None:
+    assert render("markdown", ["a", "b|c"], [(1, None)]) == "| a | b\\|c |\n|---|---|\n| 1 | null |"
+    assert (
+        rows_shown(40, 1000, 1.5) == "40 of 1000 rows shown (1.500 seconds); .maxrows N to change"
+    )
+    assert (
+        rows_shown(40, None, None) == "first 40 rows shown, more not fetched; .maxrows N to change"
+    )

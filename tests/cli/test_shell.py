@@ -27,15 +27,24 @@ class FakeCursor:
         self.log = log
         self.description: list[tuple[Any, ...]] | None = None
         self.rows: list[tuple[Any, ...]] = []
+        self.rowcount = -1
+        self.fetched = 0  # rows handed out since the last execute
 
     def execute(self, sql: str, params: Any = None) -> FakeCursor:
         self.log.append(sql)
         names, self.rows = self.answers(sql)
         self.description = [(n, "ANY", None, None, None, None, True) for n in names]
+        self.fetched = 0
         return self
 
     def fetchall(self) -> list[tuple[Any, ...]]:
         rows, self.rows = self.rows, []
+        self.fetched += len(rows)
+        return rows
+
+    def fetchmany(self, size: int) -> list[tuple[Any, ...]]:
+        rows, self.rows = self.rows[:size], self.rows[size:]
+        self.fetched += len(rows)
         return rows
 
     def cancel(self) -> None:
@@ -51,7 +60,8 @@ class FakeConnection:
         self.log: list[str] = []
 
     def cursor(self) -> FakeCursor:
-        return FakeCursor(self.answers, self.log)
+        self.last = FakeCursor(self.answers, self.log)
+        return self.last
 
 
 def catalog(sql: str) -> Answer:
@@ -231,3 +241,150 @@ def test_tables_lists_information_schema_or_falls_back_to_show_tables() -> None:
     shell = Shell(FakeConnection(no_info_schema), out, err)
     shell.handle("!tables")
     assert shell.conn.log[-1] == "SHOW TABLES"
+
+
+def many(n: int, width: int = 1) -> Callable[[str], Answer]:
+    def answers(sql: str) -> Answer:
+        if sql.startswith("SELECT n"):
+            return ["n", "word"], [(i, "w" * width) for i in range(n)]
+        return catalog(sql)
+
+    return answers
+
+
+@pytest.mark.parametrize(
+    ("text", "complete"),
+    [(".tables", True), ("  .maxrows 5", True), (".mode csv\n", True), ("SELECT .5", False)],
+)
+def test_dot_commands_run_at_the_end_of_their_line(text: str, complete: bool) -> None:
+    assert statement_complete(text) is complete
+
+
+def test_dot_commands_set_what_their_bang_twins_set() -> None:
+    shell, out, err = make_shell()
+    assert shell.handle(".mode csv")
+    assert shell.settings.outputformat == "csv" and shell.settings.format_chosen
+    assert shell.handle(".mode line") and shell.settings.outputformat == "vertical"
+    assert shell.handle(".mode tabs") and shell.settings.outputformat == "tsv"
+    assert shell.handle(".MODE duckbox") and shell.settings.outputformat == "table"
+    shell.handle(".mode")
+    assert out.getvalue() == "current output mode: table\n"
+    assert not shell.handle(".mode xml")
+    assert "Unknown output format 'xml'" in err.getvalue()
+    assert shell.handle(".maxrows 7") and shell.settings.maxrows == 7
+    assert shell.handle("!set rowlimit 9") and shell.settings.maxrows == 9
+    assert shell.handle(".maxrows -1") and shell.settings.maxrows == 0
+    assert not shell.handle(".maxrows lots")
+    assert "Expected a number of rows (0 for all), not 'lots'" in err.getvalue()
+    assert shell.handle(".timer off") and not shell.settings.showtime
+    assert shell.handle(".pager off") and not shell.settings.pager
+    assert not shell.handle(".timer")
+    assert "Usage: .timer on|off" in err.getvalue()
+    out.truncate(0), out.seek(0)
+    shell.handle(".help")
+    assert ".maxrows [N]" in out.getvalue() and "!set outputformat FMT" in out.getvalue()
+    shell.handle(".schema cp.`employee.json`")
+    assert shell.conn.log[-1] == "DESCRIBE cp.`employee.json`"
+    shell.handle(".schema")
+    assert "INFORMATION_SCHEMA.`COLUMNS`" in shell.conn.log[-1]
+    assert not shell.handle(".tabels")
+    assert "Unknown command: .tabels; did you mean .tables?" in err.getvalue()
+    assert not shell.done
+    assert shell.handle(".exit") and shell.done
+
+
+def test_dot_tables_filters_with_a_like_pattern() -> None:
+    shell, _, _ = make_shell()
+    shell.handle(".tables emp%")
+    assert "WHERE TABLE_NAME LIKE 'emp%'" in shell.conn.log[-1]
+    shell.handle(".tables it's")
+    assert "LIKE 'it''s'" in shell.conn.log[-1]
+
+
+def test_results_are_capped_and_say_how_many_were_shown() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    shell = Shell(FakeConnection(many(1000)), out, err)
+    assert shell.handle("SELECT n FROM t;")
+    text = out.getvalue()
+    assert "| 39 | w    |" in text and "| 40 " not in text
+    assert shell.cursor.fetched == 41  # one past the cap: enough to know there are more
+    assert "\nfirst 40 rows shown, more not fetched (" in text
+    # A cursor that knows its row count (a remote result) gives it.
+    shell.cursor.rowcount = 1000
+    out.truncate(0), out.seek(0)
+    shell.handle(".maxrows 5")
+    shell.cursor.execute = _counting(shell.cursor.execute, 1000)  # type: ignore[method-assign]
+    shell.handle("SELECT n FROM t;")
+    assert "5 of 1000 rows shown (" in out.getvalue()
+    # Exactly the cap: every row shows, with the usual footer.
+    shell = Shell(FakeConnection(many(5)), out, err, Settings(maxrows=5))
+    out.truncate(0), out.seek(0)
+    shell.handle("SELECT n FROM t;")
+    assert "5 rows selected (" in out.getvalue() and "shown" not in out.getvalue()
+    # Formats for other programs hold every row.
+    shell = Shell(FakeConnection(many(100)), out, err)
+    shell.handle(".mode csv")
+    out.truncate(0), out.seek(0)
+    shell.handle("SELECT n FROM t;")
+    assert out.getvalue().count("\n") == 101 + 1  # header, rows, footer
+
+
+def _counting(execute: Callable[..., Any], total: int) -> Callable[..., Any]:
+    def run(sql: str, params: Any = None) -> Any:
+        cur = execute(sql, params)
+        cur.rowcount = total
+        return cur
+
+    return run
+
+
+def test_wide_results_fit_the_terminal_unless_a_format_was_chosen() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    shell = Shell(FakeConnection(many(3, width=200)), out, err)
+    shell.terminal_size = lambda: (60, 100)
+    shell.settings.pager = False
+    shell.handle("SELECT n FROM t;")
+    lines = out.getvalue().splitlines()
+    assert max(len(line) for line in lines[:-1]) == 60
+    assert "…" in out.getvalue() or "~" in out.getvalue()
+    # Too many columns to cut: one value per line.
+    names = [f"col{i}" for i in range(30)]
+    no_pager = Settings(pager=False)
+    shell = Shell(FakeConnection(lambda sql: (names, [tuple(range(30))])), out, err, no_pager)
+    shell.terminal_size = lambda: (80, 100)
+    out.truncate(0), out.seek(0)
+    shell.handle("SELECT * FROM wide;")
+    assert "col0   0\ncol1   1\n" in out.getvalue()
+    # A format the user chose prints as it is.
+    shell.handle(".mode table")
+    out.truncate(0), out.seek(0)
+    shell.handle("SELECT * FROM wide;")
+    assert len(out.getvalue().splitlines()[0]) > 200
+    # No terminal: nothing is fitted.
+    shell = Shell(FakeConnection(many(3, width=200)), out, err)
+    out.truncate(0), out.seek(0)
+    shell.handle("SELECT n FROM t;")
+    assert "w" * 200 in out.getvalue()
+
+
+def test_long_output_goes_through_the_pager_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    paged = tmp_path / "paged.txt"
+    monkeypatch.setenv("AUGER_PAGER", f"cat > {paged}")
+    out, err = io.StringIO(), io.StringIO()
+    shell = Shell(FakeConnection(many(30)), out, err)
+    shell.terminal_size = lambda: (80, 20)
+    shell.handle("SELECT n FROM t;")
+    assert out.getvalue() == ""
+    assert "| 29 | w    |" in paged.read_text() and "30 rows selected" in paged.read_text()
+    paged.unlink()
+    shell.handle(".pager off")
+    shell.handle("SELECT n FROM t;")
+    assert not paged.exists() and "| 29 | w    |" in out.getvalue()
+    # Output that fits the terminal is printed, not paged.
+    shell.handle(".pager on")
+    shell.terminal_size = lambda: (80, 50)
+    out.truncate(0), out.seek(0)
+    shell.handle("SELECT n FROM t;")
+    assert not paged.exists() and "| 29 | w    |" in out.getvalue()

@@ -39,3 +39,21 @@ def test_statements_and_errors_through_the_engine(conn: Any) -> None:
     assert "n_name       ALGERIA\nn_regionkey  0\n1 row selected (" in out.getvalue()
     assert not shell.handle("SELECT * FROM cp.`nope.json`;")
     assert err.getvalue().startswith("VALIDATION ERROR: Object 'nope.json' not found within 'cp'")
+
+
+def test_capped_results_fetch_one_row_past_the_cap(conn: Any) -> None:
+    # Each statement runs on a fresh worker thread and streams only what it shows; the second
+    # one follows a result left half read, as every capped statement leaves it.
+    out, err = io.StringIO(), io.StringIO()
+    shell = Shell(conn, out, err)
+    assert shell.handle(".maxrows 3")
+    for _ in range(2):
+        assert shell.handle("SELECT full_name FROM cp.`employee.json`;"), err.getvalue()
+        assert shell.cursor.rownumber == 4  # three shown, one to know that more exist
+    text = out.getvalue()
+    assert text.count("| Sheri Nowmer    |") == 2 and "| Michael Spence  |" in text
+    assert "Maya Gutierrez" not in text  # the fourth row: fetched, not shown
+    assert text.count("first 3 rows shown, more not fetched (") == 2
+    assert shell.handle(".maxrows 0")
+    assert shell.handle("SELECT full_name FROM cp.`employee.json`;")
+    assert "1155 rows selected (" in out.getvalue()

@@ -124,7 +124,7 @@ class SqlCompleter(Completer):
         before = document.text_before_cursor
         word = _WORD.search(before).group(0)  # type: ignore[union-attr]
         stripped = document.text.lstrip()
-        if stripped.startswith("!") and " " not in before.strip():
+        if stripped.startswith(("!", ".")) and " " not in before.strip():
             for cmd in self.commands:
                 if cmd.startswith(before.strip()):
                     yield Completion(cmd, -len(before.strip()))

@@ -161,7 +161,9 @@ def _cmd_sql(args: argparse.Namespace) -> int:
         if statements is None:
             from auger.cli.shell import Settings, run_shell
 
-            return run_shell(conn, Settings(outputformat=args.output), verbose=bool(args.verbose))
+            chosen = args.output is not None
+            settings = Settings(outputformat=args.output or "table", format_chosen=chosen)
+            return run_shell(conn, settings, verbose=bool(args.verbose))
         if not args.verbose:
             from auger.cli.runner import start_engine
 
@@ -169,7 +171,7 @@ def _cmd_sql(args: argparse.Namespace) -> int:
         return run_statements(
             statements,
             conn,
-            args.output,
+            args.output or "table",
             sys.stdout,
             sys.stderr,
             keep_going=args.keep_going,
@@ -208,19 +210,71 @@ def _cmd_passwd(args: argparse.Namespace) -> int:
     return run_passwd(args.config, args.user, admin=args.admin, users_file=args.users_file)
 
 
+DESCRIPTION = "auger: Apache Drill's schema-free SQL over files, run by Spark."
+
+EXAMPLES = """\
+examples:
+  auger sql                                   an interactive shell (.help lists its commands)
+  auger sql -e 'SELECT full_name FROM cp.`employee.json` LIMIT 3'
+  auger sql -e 'SELECT * FROM cp.`region.json`' --output csv > regions.csv
+  auger sql -f queries.sql --continue         run a file, going on past failures
+  auger sql --connect http://127.0.0.1:8047   the shell against a running auger serve
+  auger demo                                  a few queries over the bundled sample data
+  auger serve --port 8047                     Drill's REST API for Drill's clients
+  auger --config auger.toml sql               storage and formats from a config file
+"""
+
+SQL_EXAMPLES = """\
+examples:
+  auger sql -e 'SELECT COUNT(*) FROM cp.`employee.json`'
+  auger sql -e "USE dfs.tmp; SHOW FILES" --output csv
+  auger sql -f queries.sql
+  echo "SELECT 1 AS x FROM (VALUES(1));" | auger sql --output json
+
+-e, -f and piped input print every row of every result. The interactive shell shows the first
+40 rows of a table (.maxrows N to change), fits wide tables to the terminal and pages long
+output; .help in the shell lists its commands.
+"""
+
+
+def _version() -> str:
+    """The installed package's version (its metadata), or the source tree's."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("auger")
+    except PackageNotFoundError:
+        from auger import __version__
+
+        return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="auger", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="auger",
+        description=DESCRIPTION,
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"auger {_version()}")
     parser.add_argument("--config", help="TOML config file (default: $AUGER_CONFIG or built-in)")
     parser.add_argument("--verbose", action="store_true", help="print tracebacks on errors")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    sql = sub.add_parser("sql", help="run SQL: -e, -f, stdin, or an interactive shell")
+    sql = sub.add_parser(
+        "sql",
+        help="run SQL: -e, -f, stdin, or an interactive shell",
+        description="Run SQL statements: from -e, from a file, from piped input, or typed into"
+        " an interactive shell (when none of those is given).",
+        epilog=SQL_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sql.add_argument("-e", "--execute", help="statements to run (separated by ';')")
     sql.add_argument("-f", "--file", help="file of statements to run ('-' for stdin)")
     sql.add_argument(
         "--output",
-        default="table",
-        choices=["table", "vertical", "csv", "tsv", "json"],
+        default=None,
+        choices=["table", "vertical", "csv", "tsv", "json", "markdown"],
         help="result format (default: table)",
     )
     sql.add_argument(

@@ -17,7 +17,15 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["OUTPUT_FORMATS", "format_value", "render", "render_warnings", "rows_selected"]
+__all__ = [
+    "OUTPUT_FORMATS",
+    "fit_table",
+    "format_value",
+    "render",
+    "render_warnings",
+    "rows_selected",
+    "rows_shown",
+]
 
 
 def _json_ready(value: Any) -> Any:
@@ -61,22 +69,80 @@ def _cell(value: Any) -> str:
     return format_value(value).replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
 
 
-def _table(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+def _clip(text: str, width: int, ellipsis: str) -> str:
+    """``text`` cut to ``width`` characters, the cut marked with ``ellipsis``."""
+    if len(text) <= width:
+        return text
+    return text[: max(width - len(ellipsis), 0)] + ellipsis[:width]
+
+
+def _table(
+    names: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    limits: Sequence[int] | None = None,
+    ellipsis: str = "…",
+) -> str:
+    """A boxed table; with ``limits``, column i is at most ``limits[i]`` wide and longer
+    headers and cells are cut with ``ellipsis``."""
+    heads = list(names)
     cells = [[_cell(v) for v in row] for row in rows]
-    widths = [len(n) for n in names]
+    if limits is not None:
+        heads = [_clip(h, w, ellipsis) for h, w in zip(heads, limits, strict=True)]
+        cells = [[_clip(c, w, ellipsis) for c, w in zip(row, limits, strict=True)] for row in cells]
+    widths = [len(n) for n in heads]
     for row in cells:
         for i, c in enumerate(row):
             widths[i] = max(widths[i], len(c))
     sep = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
     out = [
         sep,
-        "| " + " | ".join(n.ljust(w) for n, w in zip(names, widths, strict=True)) + " |",
+        "| " + " | ".join(n.ljust(w) for n, w in zip(heads, widths, strict=True)) + " |",
         sep,
     ]
     for row in cells:
         out.append("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |")
     out.append(sep)
     return "\n".join(out)
+
+
+# The narrowest a column is cut to when a table is fitted to the terminal: four characters and
+# the ellipsis still say what the column holds.
+MIN_COLUMN_WIDTH = 5
+
+
+def fit_table(
+    names: Sequence[str], rows: Sequence[Sequence[Any]], width: int, ellipsis: str = "…"
+) -> str | None:
+    """The rows as a boxed table no wider than ``width``, or None when the columns cannot fit.
+
+    A table that fits prints as ``render("table", ...)`` would. Otherwise the widest columns are
+    narrowed, all to the same width, just enough to fit, and their longer headers and cells are
+    cut with ``ellipsis``; a column never shrinks below ``MIN_COLUMN_WIDTH`` characters (or its
+    natural width, if smaller). None means that even then the table is too wide: the caller shows
+    the rows another way (one value per line).
+    """
+    if not names:
+        return None
+    natural = [len(n) for n in names]
+    for row in rows:
+        for i, value in enumerate(row):
+            natural[i] = max(natural[i], len(_cell(value)))
+    frame = 3 * len(names) + 1  # "| " before each column, " |" after the last, " | " between
+    if sum(natural) + frame <= width:
+        return _table(names, rows)
+    floor = [min(w, MIN_COLUMN_WIDTH) for w in natural]
+    if sum(floor) + frame > width:
+        return None
+    room = width - frame
+    # The largest common cap that fits: columns wider than it are cut to it.
+    lo, hi = MIN_COLUMN_WIDTH, max(natural)
+    while lo < hi:
+        cap = (lo + hi + 1) // 2
+        if sum(min(w, cap) for w in natural) <= room:
+            lo = cap
+        else:
+            hi = cap - 1
+    return _table(names, rows, [min(w, lo) for w in natural], ellipsis)
 
 
 def _vertical(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -101,6 +167,15 @@ def _delimited(delimiter: str) -> Callable[[Sequence[str], Sequence[Sequence[Any
     return render_rows
 
 
+def _markdown(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    def line(values: Sequence[str]) -> str:
+        return "| " + " | ".join(v.replace("|", "\\|") for v in values) + " |"
+
+    out = [line(names), "|" + "|".join("---" for _ in names) + "|"]
+    out.extend(line([_cell(v) for v in row]) for row in rows)
+    return "\n".join(out)
+
+
 def _json(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(
         json.dumps({n: _json_ready(v) for n, v in zip(names, row, strict=True)}, ensure_ascii=False)
@@ -114,6 +189,7 @@ _RENDERERS: dict[str, Callable[[Sequence[str], Sequence[Sequence[Any]]], str]] =
     "csv": _delimited(","),
     "tsv": _delimited("\t"),
     "json": _json,
+    "markdown": _markdown,
 }
 
 OUTPUT_FORMATS: tuple[str, ...] = tuple(_RENDERERS)
@@ -140,6 +216,20 @@ def rows_selected(count: int, seconds: float) -> str:
     """sqlline's footer: ``3 rows selected (0.123 seconds)``."""
     noun = "row" if count == 1 else "rows"
     return f"{count} {noun} selected ({seconds:.3f} seconds)"
+
+
+def rows_shown(shown: int, total: int | None, seconds: float | None) -> str:
+    """The footer under a result cut to its first rows: ``40 of 1000 rows shown``, or, when the
+    rest were never fetched and so not counted, ``first 40 rows shown, more not fetched``."""
+    noun = "row" if shown == 1 else "rows"
+    text = (
+        f"{shown} of {total} rows shown"
+        if total is not None
+        else f"first {shown} {noun} shown, more not fetched"
+    )
+    if seconds is not None:
+        text += f" ({seconds:.3f} seconds)"
+    return text + "; .maxrows N to change"
 
 
 def render_warnings(warnings: Sequence[str], dim: bool) -> str:

@@ -2,10 +2,17 @@
 
 - prompt_toolkit line editing, history kept in ``~/.auger_history`` (``$AUGER_HISTORY``);
 - a statement may span lines and runs when a line ends with ``;`` outside quotes and comments;
-- Tab completes keywords, ``!`` commands, schemas, tables (files of the default schema) and
+- a line starting with ``.`` is one of DuckDB's dot commands (``.tables``, ``.mode csv``...)
+  and runs at the end of the line, as a ``!`` command (sqlline's) does;
+- Tab completes keywords, commands, schemas, tables (files of the default schema) and
   the columns of the tables the statement reads;
-- results print as table, vertical, csv, tsv or json (``!set outputformat csv``), followed by
+- results print as table, vertical, csv, tsv, json or markdown (``.mode csv``), followed by
   ``N rows selected (1.234 seconds)``;
+- table and vertical results show their first 40 rows (``.maxrows``) and say how many more
+  there are; on a terminal a table too wide for it has its widest columns cut (with ``…``) or,
+  when even that cannot fit, prints one value per line, unless the user chose the format; output
+  taller or wider than the terminal goes through a pager (``$AUGER_PAGER``, ``$PAGER`` or
+  ``less -FRSX``);
 - while Spark works a progress line shows stages and tasks, and Ctrl-C cancels the statement
   (not the shell: the session and its temporary tables stay);
 - ``!quit``, Ctrl-D at an empty prompt, or end of input close the session and leave.
@@ -18,34 +25,65 @@ import re
 import shlex
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from auger.cli.output import OUTPUT_FORMATS, render, render_warnings, rows_selected
+from auger.cli.output import (
+    OUTPUT_FORMATS,
+    fit_table,
+    render,
+    render_warnings,
+    rows_selected,
+    rows_shown,
+)
 from auger.cli.runner import Cancelled, run_statement
 
-__all__ = ["Shell", "history_path", "run_shell", "statement_complete"]
+__all__ = ["MODES", "Settings", "Shell", "history_path", "run_shell", "statement_complete"]
 
 _SCHEMA_CHANGED = re.compile(r"^Default schema changed to \[(.+)\]$")
 _CHANGES_CATALOG = re.compile(r"^\s*(USE|CREATE|DROP|ALTER|REFRESH)\b", re.I)
 
 HELP = """\
-Statements end with ';' and may span several lines. Tab completes names; Ctrl-C cancels the
-running statement (or clears the line); Ctrl-D or !quit leaves.
+Statements end with ';' and may span several lines; a command (.name or !name) is one line and
+needs no ';'. Tab completes names; Ctrl-C cancels the running statement (or clears the line);
+Ctrl-D, .quit or !quit leaves.
 
-!help                    this text
-!quit, !exit, !q         close the session and leave
-!tables                  list the tables and views of every schema
+.help, !help             this text
+.quit, .exit, !quit      close the session and leave
+.tables [PATTERN]        the tables and views of every schema (names LIKE PATTERN)
+.schema [TABLE]          the columns of a table (of every listed table without one)
+.mode [FORMAT]           show or set the output format: table, vertical (or line), csv,
+                         tsv (or tabs), json or markdown
+.maxrows [N]             show or set how many rows a table shows (0: all; default 40)
+.timer on|off            print 'N rows selected (t seconds)' after each statement
+.pager on|off            page output taller or wider than the terminal ($AUGER_PAGER, $PAGER)
+!tables                  as .tables
 !schemas                 list the schemas (SHOW SCHEMAS)
 !columns TABLE           the columns of a table (also !describe TABLE)
 !set                     show the settings
-!set outputformat FMT    table, vertical, csv, tsv or json (also !outputformat FMT)
-!set showtime BOOL       print 'N rows selected (t seconds)' after each statement
+!set outputformat FMT    as .mode FMT (also !outputformat FMT)
+!set showtime BOOL       as .timer
+!set maxrows N           as .maxrows N
 !set progress BOOL       show Spark stage and task progress while a statement runs
+!set pager BOOL          as .pager
 !run FILE                run the statements of a file
 !history                 the statements typed so far
 """
+
+# DuckDB's names for the formats, beside sqlline's (the keys of ``OUTPUT_FORMATS``).
+MODES: dict[str, str] = {
+    **{name: name for name in OUTPUT_FORMATS},
+    "box": "table",
+    "duckbox": "table",
+    "line": "vertical",
+    "tabs": "tsv",
+    "jsonlines": "json",
+}
+
+# Formats for reading on screen: capped at ``maxrows`` and fitted to the terminal. The others
+# are data for another program and always hold every row, as in DuckDB.
+_DISPLAY_FORMATS = ("table", "vertical", "markdown")
 
 
 def history_path() -> Path:
@@ -54,9 +92,10 @@ def history_path() -> Path:
 
 
 def statement_complete(text: str) -> bool:
-    """True when the buffer should run: a ``!`` command, or SQL ending in a top-level ``;``."""
+    """True when the buffer should run: a ``!`` or ``.`` command (one line, no ``;``), or SQL
+    ending in a top-level ``;``."""
     stripped = text.strip()
-    if not stripped or stripped.startswith("!"):
+    if not stripped or stripped.startswith(("!", ".")):
         return True
     from sqlglot.errors import TokenError
     from sqlglot.tokens import TokenType
@@ -82,11 +121,50 @@ def _parse_bool(text: str) -> bool:
     raise ValueError(f"Expected true or false, not {text!r}")
 
 
+def _parse_count(text: str) -> int:
+    try:
+        return max(int(text), 0)
+    except ValueError:
+        raise ValueError(f"Expected a number of rows (0 for all), not {text!r}") from None
+
+
 @dataclass
 class Settings:
+    """The shell's switches; ``!set`` lists and sets them by these names.
+
+    ``format_chosen`` records that the user picked the output format (``--output``, ``.mode``,
+    ``!set outputformat``): the shell then prints that format as it is, never fitting a wide
+    table to the terminal.
+    """
+
     outputformat: str = "table"
     showtime: bool = True
     progress: bool = True
+    maxrows: int = 40
+    pager: bool = True
+    format_chosen: bool = field(default=False, repr=False)
+
+    def names(self) -> list[str]:
+        return [name for name in vars(self) if name != "format_chosen"]
+
+
+class _Capped:
+    """A cursor whose ``fetchall`` stops after ``limit + 1`` rows.
+
+    ``run_statement`` fetches a whole result; through this, the shell fetches one row past its
+    cap, enough to know that more exist, and never pulls a large result in only to show its
+    first rows. Everything else goes to the cursor itself.
+    """
+
+    def __init__(self, cursor: Any, limit: int) -> None:
+        self._cursor = cursor
+        self._limit = limit
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return list(self._cursor.fetchmany(self._limit + 1))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cursor, name)
 
 
 class Shell:
@@ -121,6 +199,19 @@ class Shell:
         self.cache.default_schema = getattr(getattr(conn, "session", None), "default_schema", None)
         self.typed: list[str] = []
         self.done = False
+        # The terminal's (columns, lines), or None when ``out`` is no terminal; a test sets it.
+        self.terminal_size: Callable[[], tuple[int, int] | None] = lambda: _terminal_size(out)
+        self.dot_commands: dict[str, Callable[[list[str]], object]] = {
+            "quit": self._quit,
+            "exit": self._quit,
+            "help": self._help,
+            "tables": self._tables,
+            "schema": self._schema,
+            "mode": self._mode,
+            "maxrows": self._maxrows,
+            "timer": lambda a: self._switch("showtime", a, ".timer"),
+            "pager": lambda a: self._switch("pager", a, ".pager"),
+        }
         self.commands: dict[str, Callable[[list[str]], object]] = {
             "quit": self._quit,
             "exit": self._quit,
@@ -168,6 +259,8 @@ class Shell:
         self.typed.append(stripped)
         if stripped.startswith("!"):
             return self.command(stripped[1:])
+        if stripped.startswith("."):
+            return self.command(stripped[1:], dot=True)
         from auger.errors import UserError
         from auger.sql.parser import split_statements
 
@@ -186,8 +279,10 @@ class Shell:
         from auger.dbapi import Error
 
         progress = self.err if (self.interactive_err and self.settings.progress) else None
+        cap = self._cap()
+        cursor = self.cursor if cap is None else _Capped(self.cursor, cap)
         try:
-            outcome = run_statement(self.cursor, sql, progress)
+            outcome = run_statement(cursor, sql, progress)
         except Cancelled:
             self._print("Query cancelled.", self.err)
             # The cancelled statement may still be winding down on its thread: use a new cursor.
@@ -200,12 +295,45 @@ class Shell:
 
                 traceback.print_exc(file=self.err)
             return False
-        self._print(render(self.settings.outputformat, outcome.names, outcome.rows))
-        if self.settings.showtime:
-            self._print(rows_selected(len(outcome.rows), outcome.seconds))
+        rows, total = outcome.rows, None
+        if cap is not None and len(rows) > cap:
+            rows = rows[:cap]
+            count = getattr(self.cursor, "rowcount", -1)
+            total = count if isinstance(count, int) and count > cap else None
+            seconds = outcome.seconds if self.settings.showtime else None
+            footer = rows_shown(cap, total, seconds)
+        elif self.settings.showtime:
+            footer = rows_selected(len(rows), outcome.seconds)
+        else:
+            footer = ""
+        self._show(outcome.names, rows, footer)
         self._print(render_warnings(outcome.warnings, self.interactive_err), self.err)
         self._after(sql, outcome.names, outcome.rows)
         return True
+
+    def _cap(self) -> int | None:
+        """How many rows the current format shows, or None for all of them."""
+        if self.settings.maxrows > 0 and self.settings.outputformat in _DISPLAY_FORMATS:
+            return self.settings.maxrows
+        return None
+
+    def _show(self, names: list[str], rows: list[tuple[Any, ...]], footer: str) -> None:
+        """Print a result and its footer, fitted to the terminal and paged when it is long."""
+        mode = self.settings.outputformat
+        size = self.terminal_size()
+        if size is not None and mode == "table" and not self.settings.format_chosen and names:
+            ellipsis = "…" if "utf" in (getattr(self.out, "encoding", "") or "").lower() else "~"
+            text = fit_table(names, rows, size[0], ellipsis)
+            if text is None:  # too many columns for the terminal even when cut: one per line
+                text = render("vertical", names, rows)
+        else:
+            text = render(mode, names, rows)
+        output = "\n".join(part for part in (text, footer) if part)
+        if not output:
+            return
+        paged = size is not None and self.settings.pager and _too_big(output, size)
+        if not (paged and _page(output)):
+            self._print(output)
 
     def _after(self, sql: str, names: list[str], rows: list[tuple[Any, ...]]) -> None:
         """Keep completion in step: a new default schema, new tables, columns just seen."""
@@ -217,22 +345,24 @@ class Shell:
             self.cache.invalidate()
 
     # ----- ! commands
-    def command(self, line: str) -> bool:
+    def command(self, line: str, dot: bool = False) -> bool:
+        """Run a ``!`` command (sqlline's), or with ``dot`` a ``.`` command (DuckDB's)."""
+        mark, table = (".", self.dot_commands) if dot else ("!", self.commands)
         try:
             words = shlex.split(line)
         except ValueError:
             words = line.split()
         if not words:
-            self._print("Unknown command: !", self.err)
+            self._print(f"Unknown command: {mark}; try {mark}help", self.err)
             return False
         name, args = words[0].lower(), words[1:]
-        handler = self.commands.get(name)
+        handler = table.get(name)
         if handler is None:
             import difflib
 
-            close = difflib.get_close_matches(name, self.commands, n=1)
-            hint = f"; did you mean !{close[0]}?" if close else "; try !help"
-            self._print(f"Unknown command: !{name}{hint}", self.err)
+            close = difflib.get_close_matches(name, table, n=1)
+            hint = f"; did you mean {mark}{close[0]}?" if close else f"; try {mark}help"
+            self._print(f"Unknown command: {mark}{name}{hint}", self.err)
             return False
         try:
             handler(args)
@@ -248,21 +378,55 @@ class Shell:
         self._print(HELP.rstrip())
 
     def _tables(self, args: list[str]) -> None:
-        """sqlline's !tables: every table and view, from INFORMATION_SCHEMA when it has them."""
+        """sqlline's !tables and DuckDB's .tables: every table and view, from
+        INFORMATION_SCHEMA when it has them; ``.tables PATTERN`` keeps names LIKE the pattern."""
         from auger.dbapi import Error
 
+        if len(args) > 1:
+            raise ValueError("Usage: .tables [PATTERN]  (a LIKE pattern: .tables emp%)")
+        where = f" WHERE TABLE_NAME LIKE {_quote(args[0])}" if args else ""
         listing = (
-            "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE FROM INFORMATION_SCHEMA.`TABLES` "
-            "ORDER BY TABLE_SCHEMA, TABLE_NAME"
+            "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE FROM INFORMATION_SCHEMA.`TABLES`"
+            f"{where} ORDER BY TABLE_SCHEMA, TABLE_NAME"
         )
         try:
             names, rows = self._lookup(listing)
         except Error:
-            self.run_sql("SHOW TABLES")
+            self.run_sql("SHOW TABLES" + (f" LIKE {_quote(args[0])}" if args else ""))
             return
-        self._print(render(self.settings.outputformat, names, rows))
-        if self.settings.showtime:
-            self._print(rows_selected(len(rows), 0.0).split(" (")[0])
+        footer = rows_selected(len(rows), 0.0).split(" (")[0] if self.settings.showtime else ""
+        self._show(names, rows, footer)
+
+    def _schema(self, args: list[str]) -> None:
+        """DuckDB's .schema: the columns of one table (DESCRIBE), or of every listed table."""
+        if args:
+            self.run_sql(f"DESCRIBE {' '.join(args)}")
+            return
+        self.run_sql(
+            "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, DATA_TYPE "
+            "FROM INFORMATION_SCHEMA.`COLUMNS` ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION"
+        )
+
+    def _mode(self, args: list[str]) -> None:
+        if not args:
+            self._print(f"current output mode: {self.settings.outputformat}")
+            return
+        if len(args) != 1:
+            raise ValueError("Usage: .mode FORMAT")
+        self._set(["outputformat", args[0]])
+
+    def _maxrows(self, args: list[str]) -> None:
+        if not args:
+            self._print(f"maxrows: {self.settings.maxrows} (0: all)")
+            return
+        if len(args) != 1:
+            raise ValueError("Usage: .maxrows N  (0 shows every row)")
+        self.settings.maxrows = _parse_count(args[0])
+
+    def _switch(self, key: str, args: list[str], usage: str) -> None:
+        if len(args) != 1:
+            raise ValueError(f"Usage: {usage} on|off")
+        setattr(self.settings, key, _parse_bool(args[0]))
 
     def _columns(self, args: list[str]) -> None:
         if not args:
@@ -270,23 +434,29 @@ class Shell:
         self.run_sql(f"DESCRIBE {' '.join(args)}")
 
     def _set(self, args: list[str]) -> None:
+        keys = self.settings.names()
         if not args:
-            for key, value in vars(self.settings).items():
+            for key in keys:
+                value = getattr(self.settings, key)
                 shown = str(value).lower() if isinstance(value, bool) else value
                 self._print(f"{key:<14}{shown}")
             return
-        key = args[0].lower()
-        if key == "showelapsedtime":
-            key = "showtime"
-        if len(args) != 2 or key not in vars(self.settings):
-            raise ValueError(f"Usage: !set {{{'|'.join(vars(self.settings))}}} VALUE")
+        aliases = {"showelapsedtime": "showtime", "rowlimit": "maxrows"}
+        key = aliases.get(args[0].lower(), args[0].lower())
+        if len(args) != 2 or key not in keys:
+            raise ValueError(f"Usage: !set {{{'|'.join(keys)}}} VALUE")
         value = args[1]
         if key == "outputformat":
-            if value.lower() not in OUTPUT_FORMATS:
+            mode = MODES.get(value.lower())
+            if mode is None:
                 raise ValueError(
                     f"Unknown output format {value!r}; use one of {', '.join(OUTPUT_FORMATS)}"
+                    " (or DuckDB's box, duckbox, line, tabs, jsonlines)"
                 )
-            self.settings.outputformat = value.lower()
+            self.settings.outputformat = mode
+            self.settings.format_chosen = True
+        elif key == "maxrows":
+            self.settings.maxrows = _parse_count(value)
         else:
             setattr(self.settings, key, _parse_bool(value))
 
@@ -302,6 +472,61 @@ class Shell:
     def _history(self, args: list[str]) -> None:
         for i, text in enumerate(self.typed[:-1], 1):
             self._print(f"{i:>4}  {text}")
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _terminal_size(stream: TextIO) -> tuple[int, int] | None:
+    """(columns, lines) of the terminal ``stream`` writes to, or None when it is not one."""
+    try:
+        if not stream.isatty():
+            return None
+        size = os.get_terminal_size(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
+    return (size.columns, size.lines) if size.columns > 0 and size.lines > 0 else None
+
+
+def _too_big(text: str, size: tuple[int, int]) -> bool:
+    """True when ``text`` will not fit the terminal: more lines than it has (less one for the
+    prompt that follows), or a line wider than it."""
+    lines = text.split("\n")
+    return len(lines) >= size[1] or any(len(line) > size[0] for line in lines)
+
+
+def pager_command() -> str:
+    """The pager: ``$AUGER_PAGER``, ``$PAGER``, or ``less -FRSX`` (quit at once if the text fits
+    one screen, keep ANSI colours, scroll long lines sideways rather than folding them, leave
+    the text on screen after quitting)."""
+    return os.environ.get("AUGER_PAGER") or os.environ.get("PAGER") or "less -FRSX"
+
+
+def _page(text: str) -> bool:
+    """Show ``text`` through the pager; False if no pager could run (the caller prints it)."""
+    import signal
+    import subprocess
+    import threading
+
+    command = pager_command()
+    if command.strip().lower() in ("", "cat", "none"):
+        return False
+    on_main = threading.current_thread() is threading.main_thread()
+    # Ctrl-C belongs to the pager while it runs (less uses it to stop a search).
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if on_main else None
+    try:
+        sys.stdout.flush()
+        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+        done = subprocess.run(
+            command, shell=True, input=text + "\n", encoding=encoding, errors="replace", check=False
+        )
+    except OSError:
+        return False
+    finally:
+        if on_main:
+            signal.signal(signal.SIGINT, previous)
+    return done.returncode != 127  # 127: the shell found no such command
 
 
 def _prompt_session(shell: Shell) -> Any:
@@ -333,7 +558,8 @@ def _prompt_session(shell: Shell) -> Any:
         from prompt_toolkit.history import InMemoryHistory
 
         history = InMemoryHistory()
-    completer = SqlCompleter(shell.cache, ["!" + c for c in shell.commands])
+    commands = ["!" + c for c in shell.commands] + ["." + c for c in shell.dot_commands]
+    completer = SqlCompleter(shell.cache, commands)
     return PromptSession(
         history=history,
         completer=ThreadedCompleter(completer),
@@ -367,7 +593,7 @@ def run_shell(conn: Any, settings: Settings, verbose: bool = False) -> int:
     if not verbose:
         start_engine(conn, background=True)
     session = _prompt_session(shell)
-    shell._print("auger shell: statements end with ';', !help for commands, Ctrl-D to leave.")
+    shell._print("auger shell: statements end with ';', .help for commands, Ctrl-D to leave.")
     while not shell.done:
         try:
             text = session.prompt(shell.prompt, prompt_continuation=_continuation)
