@@ -79,3 +79,11 @@ def test_demo_prints_tables() -> None:
     done = auger("demo")
     assert done.returncode == 0, done.stderr
     assert "Sheri Nowmer" in done.stdout and "AFRICA" in done.stdout
+
+
+def test_sql_e_prints_every_row_uncapped() -> None:
+    # The interactive shell shows 40 rows; scripts get the whole result, as with sqlline.
+    done = auger("sql", "-e", "SELECT full_name FROM cp.`employee.json`")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("\n| ") == 1155 + 1  # rows and the header
+    assert "1155 rows selected (" in done.stdout and "shown" not in done.stdout
