@@ -388,3 +388,11 @@ def test_long_output_goes_through_the_pager_on_a_terminal(
     out.truncate(0), out.seek(0)
     shell.handle("SELECT n FROM t;")
     assert not paged.exists() and "| 29 | w    |" in out.getvalue()
+
+
+def test_dot_commands_complete_like_bang_commands() -> None:
+    shell, _, _ = make_shell()
+    commands = ["!" + c for c in shell.commands] + ["." + c for c in shell.dot_commands]
+    completer = SqlCompleter(shell.cache, commands)
+    got = completer.get_completions(Document(".ma", 3), CompleteEvent(completion_requested=True))
+    assert [c.text for c in got] == [".maxrows"]

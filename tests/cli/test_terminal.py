@@ -3,6 +3,8 @@
 One shell (one JVM) goes through a whole session: a statement typed over three lines, a
 temporary table, a long cross join cancelled with Ctrl-C while the progress line shows, the
 session (and its table) still there afterwards, an output-format switch, and Ctrl-D to leave.
+A second one goes through the DuckDB user's habits: dot commands, the row cap and its footer,
+wide results fitted to the terminal, and the pager.
 """
 
 from __future__ import annotations
@@ -32,7 +34,9 @@ def terminal(tmp_path: Path, tmux: Callable[[str], Any]) -> tuple[Any, Path]:
         'master = "local[2]"\n'
     )
     history = tmp_path / "history"
-    env = f"AUGER_HISTORY={shlex.quote(str(history))} TERM=xterm"
+    # The pager is the default one (less), whatever the machine running the tests prefers.
+    env = f"-u PAGER -u AUGER_PAGER -u LESS AUGER_HISTORY={shlex.quote(str(history))} TERM=xterm"
+    env += " LANG=C.UTF-8"
     cmd = f"{shlex.quote(sys.executable)} -m auger --config {shlex.quote(str(config))} sql"
     command = f"cd {shlex.quote(os.getcwd())} && env {env} {cmd}; echo AUGER-EXIT=$?; sleep 600"
     return tmux(command), history
@@ -77,3 +81,60 @@ def test_shell_session_in_a_terminal(terminal: tuple[Any, Path]) -> None:
     saved = history.read_text()
     assert "+SELECT n_name, n_regionkey\n+FROM cp.`tpch/nation.parquet`\n" in saved
     assert "+SELECT COUNT(n_name) AS c FROM kept;" in saved
+
+
+def test_duckdb_habits_in_a_terminal(terminal: tuple[Any, Path]) -> None:
+    term, _ = terminal  # 160 columns, 50 lines
+    term.wait_for(r"^auger>")
+
+    # .tables runs at the end of its line (no ';') and the prompt comes back, not ". . .>".
+    term.line(".tables")
+    end = term.wait_for(
+        r"^\| sys +\| version +\| SYSTEM_TABLE +\|\n.*\n^\d+ rows selected\n^auger>"
+    ).end()
+
+    # 1155 rows: the first 40 show, with a footer that says so.
+    term.line("SELECT employee_id, full_name FROM cp.`employee.json`;")
+    end = term.wait_for(r"^first 40 rows shown, more not fetched \(\d+\.\d{3} seconds\)", end).end()
+    shown = term.screen()[:end].rsplit("auger> SELECT employee_id", 1)[1]
+    assert "| 1           | Sheri Nowmer " in shown
+    assert shown.count("\n| ") == 1 + 40  # the header and forty rows
+
+    term.line(".maxrows 3")
+    term.line("SELECT employee_id, full_name FROM cp.`employee.json`;")
+    end = term.wait_for(
+        r"^\| 4 +\| Michael Spence +\|\n^\+-+\+-+\+\n^first 3 rows shown", end
+    ).end()
+
+    # Sixteen columns do not fit 160 characters: the widest are cut, with an ellipsis, names too.
+    term.line("SELECT * FROM cp.`employee.json`;")
+    match = term.wait_for(r"^\| employ… +\| full_n… .*\n(?:.*\n)*?^first 3 rows shown", end)
+    end = match.end()
+    table = match.group(0).splitlines()[:-1]
+    assert all(len(line) <= 160 for line in table), table
+    assert "…" in match.group(0)
+
+    # Thirty columns cannot fit even cut: one value per line.
+    columns = ", ".join(f"{i} AS column_{i:02d}" for i in range(30))
+    term.line(f"SELECT {columns} FROM (VALUES(1));")
+    end = term.wait_for(r"^column_00  0\n^column_01  1\n", end).end()
+
+    # .mode chosen by the user: printed as asked, csv with every row.
+    term.line(".mode csv")
+    term.line(".timer off")
+    term.line("SELECT n_name FROM cp.`tpch/nation.parquet` WHERE n_regionkey = 0 ORDER BY n_name;")
+    end = term.wait_for(r"^n_name\nALGERIA\n(?:.*\n){4}^auger>", end).end()
+
+    # Taller than the terminal: the pager (less) shows it; G goes to the end, q leaves it.
+    term.line(".mode table")
+    term.line(".timer on")
+    term.line(".maxrows 100")
+    term.line("SELECT employee_id FROM cp.`employee.json` LIMIT 60;")
+    term.wait_for(r"^:\s*$", end)
+    term.keys("G")
+    term.wait_for(r"^60 rows selected \(\d+\.\d{3} seconds\)\n^\(END\)", end)
+    term.keys("q")
+    end = term.wait_for(r"^60 rows selected .*\n(?:.*\n)*?^auger> *$", end).end()
+
+    term.line(".quit")
+    term.wait_for(r"^AUGER-EXIT=0$", end)
