@@ -163,7 +163,8 @@ def test_remote_shell_asks_for_the_password_in_a_terminal(
 
     history = tmp_path / "history"
     cmd = (
-        f"env -u AUGER_PASSWORD AUGER_HISTORY={shlex.quote(str(history))} TERM=xterm "
+        f"env -u AUGER_PASSWORD -u PAGER -u AUGER_PAGER -u LESS"
+        f" AUGER_HISTORY={shlex.quote(str(history))} TERM=xterm "
         f"{shlex.quote(sys.executable)} -m auger sql --connect {server} --user alice"
         "; echo AUGER-EXIT=$?; sleep 600"
     )
@@ -175,6 +176,13 @@ def test_remote_shell_asks_for_the_password_in_a_terminal(
     term.line("ORDER BY r_name LIMIT 2;")
     end = term.wait_for(r"^\| AMERICA +\|\n^\+-+\+\n^2 rows selected", end).end()
     assert "s3cret" not in term.screen()  # the password was not echoed
+    # A remote result arrives whole, so the capped footer can give its size; .tables needs no ';'.
+    term.line("SELECT full_name FROM cp.`employee.json`;")
+    end = term.wait_for(r"^40 of 1155 rows shown \(\d+\.\d{3} seconds\)", end).end()
+    term.line(".tables")
+    end = term.wait_for(
+        r"^\| sys +\| version +\| SYSTEM_TABLE +\|\n.*\n^\d+ rows selected", end
+    ).end()
     term.keys("C-d")
     term.wait_for(r"^AUGER-EXIT=0$", end)
 
