@@ -127,6 +127,26 @@ def test_fetchone_streams_partition_by_partition(conn: Any, four_files: str) -> 
     assert got == sorted((f, k) for f in range(4) for k in range(500))
 
 
+def test_streamed_fetches_on_new_threads_use_the_session_settings(conn: Any) -> None:
+    # The shell runs each statement on a new thread and streams only the rows it shows; the
+    # scan is planned on that thread's JVM side, which must see the session's settings.
+    cur = conn.cursor()
+    got: list[Any] = []
+
+    def run() -> None:
+        try:
+            cur.execute("SELECT full_name FROM cp.`employee.json`")
+            got.append(cur.fetchmany(2))
+        except dbapi.Error as exc:
+            got.append(str(exc))
+
+    for _ in range(2):
+        worker = threading.Thread(target=run)
+        worker.start()
+        worker.join()
+    assert got == [[("Sheri Nowmer",), ("Derrick Whelply",)]] * 2
+
+
 def test_fetch_arrow_table_and_df_after_partial_fetch(conn: Any, four_files: str) -> None:
     cur = conn.cursor().execute(four_files)
     head = cur.fetchmany(3)
