@@ -7,7 +7,10 @@ read gives what ``SELECT <columns> FROM <path>`` gives: a headerless text file i
 (before the data for Parquet, after it otherwise), implicit columns (``filename``, ``fqn``...)
 appear when asked, columns named in ``columns`` that the files lack are typed nulls (blanks for
 text), a directory's ``.drill.schema`` is honoured, and a directory of two known formats is an
-error.
+error. One difference remains: over text files, SQL converts the columns a provided schema types
+(trims, blanks, defaults, date patterns) with Spark expressions after the scan, which a data
+source cannot add; here such columns arrive as the text the files hold (give ``.schema(...)``
+for typed columns).
 
 Options (keys are case-insensitive, values strings, as Spark passes them):
 
