@@ -69,7 +69,7 @@ def test_hive_style_directories_give_key_columns(spark: Any, tmp_path: Path) -> 
         d.mkdir(parents=True)
         pq.write_table(pa.table({"amount": [1.5, 2.5]}), d / "part-0.parquet")
     df = load(spark, tmp_path / "sales", format="parquet")
-    assert df.columns == ["amount", "dir0", "region"]
+    assert df.columns == ["dir0", "region", "amount"]  # Drill's Parquet wildcard, as in SQL
     got = sorted((r.region, r.dir0, r.amount) for r in df.collect())
     assert got[0] == ("eu", "region=eu", 1.5) and got[-1] == ("us", "region=us", 2.5)
 

@@ -21,12 +21,12 @@ import pyarrow as pa
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.scan.spec import FileSplit
-from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+from auger.types import ColumnMetadata, TupleSchema
 
 if TYPE_CHECKING:
     from auger.scan.lifecycle import FormatReader
 
-__all__ = ["FormatPlugin", "merge_schemas", "open_input", "uses_reader", "valid_utf8", "widen"]
+__all__ = ["FormatPlugin", "conflict_error", "open_input", "uses_reader", "valid_utf8"]
 
 
 class FormatPlugin(ABC):  # noqa: B024 - every method has a default; a plugin picks its own
@@ -321,16 +321,6 @@ class _ZipEntry(io.RawIOBase):
             super().close()
 
 
-_NUMERIC_ORDER = [
-    MinorType.TINYINT,
-    MinorType.SMALLINT,
-    MinorType.INT,
-    MinorType.BIGINT,
-    MinorType.FLOAT4,
-    MinorType.FLOAT8,
-]
-
-
 def valid_utf8(data: bytes | memoryview, size: int) -> bool:
     """Whether the first ``size`` bytes are valid UTF-8, checked by Arrow's vectorised
     validator (the input of the compiled readers, before any value cut from it is trusted:
@@ -346,51 +336,6 @@ def valid_utf8(data: bytes | memoryview, size: int) -> bool:
     except pa.ArrowInvalid:
         return False
     return True
-
-
-def widen(a: ColumnMetadata, b: ColumnMetadata) -> ColumnMetadata | None:
-    """A type that holds both columns' values losslessly, or None when there is none."""
-    if a.type is MinorType.NULL or a.type is MinorType.LATE:
-        return b.renamed(a.name)
-    if b.type is MinorType.NULL or b.type is MinorType.LATE:
-        return a
-    mode = a.mode
-    if a.mode is not b.mode:
-        if DataMode.REPEATED in (a.mode, b.mode):
-            return None
-        mode = DataMode.OPTIONAL
-    if a.type is b.type:
-        if a.type is MinorType.MAP:
-            merged = merge_schemas(a.schema, b.schema)
-            if merged is None:
-                return None
-            return ColumnMetadata(a.name, MinorType.MAP, mode, merged.columns())
-        if a.type is MinorType.VARDECIMAL:
-            scale = max(a.scale, b.scale)
-            digits = max(a.precision - a.scale, b.precision - b.scale)
-            return ColumnMetadata(a.name, a.type, mode, None, min(38, digits + scale), scale)
-        return a.with_mode(mode)
-    if a.type in _NUMERIC_ORDER and b.type in _NUMERIC_ORDER:
-        wider = max(a.type, b.type, key=_NUMERIC_ORDER.index)
-        if MinorType.BIGINT in (a.type, b.type) and wider is MinorType.FLOAT4:
-            wider = MinorType.FLOAT8
-        return ColumnMetadata(a.name, wider, mode)
-    return None
-
-
-def merge_schemas(a: TupleSchema, b: TupleSchema) -> TupleSchema | None:
-    """Union of two schemas by name (first spelling and order kept); None on a type conflict."""
-    out = a.copy()
-    for col in b:
-        mine = out.column(col.name)
-        if mine is None:
-            out.add(col.with_mode(DataMode.OPTIONAL) if col.mode is DataMode.REQUIRED else col)
-            continue
-        merged = widen(mine, col)
-        if merged is None:
-            return None
-        out.replace(merged)
-    return out
 
 
 def conflict_error(path: str, column: str, a: ColumnMetadata, b: ColumnMetadata) -> UserError:

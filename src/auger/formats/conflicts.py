@@ -9,6 +9,9 @@ member of a map) and keeps the first type it saw. The planner asks :func:`check_
 column the query reads: a whole column (or a ``SELECT *``) reads every member, ``m.a`` only the
 member ``a`` of ``m``.
 
+Widening itself has one home here too: :func:`widen` says which type holds two scalar
+observations of a column, and :func:`widen_deferring` merges maps member by member around it.
+
 The conflict travels as a column property, so it survives every copy, pickle, cache and text form
 of the schema, and it never reaches a reader: a conflicting column is never projected.
 """
@@ -20,7 +23,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 
 from auger.errors import ErrorKind, UserError
-from auger.types import ColumnMetadata, DataMode, TupleSchema
+from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 __all__ = [
     "CONFLICT_PROPERTY",
@@ -30,6 +33,7 @@ __all__ = [
     "conflict_of",
     "defer_conflict",
     "merge_deferring",
+    "widen",
     "widen_deferring",
 ]
 
@@ -97,13 +101,52 @@ def carry_conflict(merged: ColumnMetadata, *sources: ColumnMetadata) -> ColumnMe
     return merged
 
 
+_NUMERIC_ORDER = [
+    MinorType.TINYINT,
+    MinorType.SMALLINT,
+    MinorType.INT,
+    MinorType.BIGINT,
+    MinorType.FLOAT4,
+    MinorType.FLOAT8,
+]
+
+
+def widen(a: ColumnMetadata, b: ColumnMetadata) -> ColumnMetadata | None:
+    """A type that holds both observations' values losslessly, or None when there is none.
+
+    Maps are not widened here: :func:`widen_deferring` merges them member by member, keeping a
+    member's conflict on that member.
+    """
+    if a.type is MinorType.NULL or a.type is MinorType.LATE:
+        return b.renamed(a.name)
+    if b.type is MinorType.NULL or b.type is MinorType.LATE:
+        return a
+    mode = a.mode
+    if a.mode is not b.mode:
+        if DataMode.REPEATED in (a.mode, b.mode):
+            return None
+        mode = DataMode.OPTIONAL
+    if a.type is b.type:
+        if a.type is MinorType.MAP:
+            return None
+        if a.type is MinorType.VARDECIMAL:
+            scale = max(a.scale, b.scale)
+            digits = max(a.precision - a.scale, b.precision - b.scale)
+            return ColumnMetadata(a.name, a.type, mode, None, min(38, digits + scale), scale)
+        return a.with_mode(mode)
+    if a.type in _NUMERIC_ORDER and b.type in _NUMERIC_ORDER:
+        wider = max(a.type, b.type, key=_NUMERIC_ORDER.index)
+        if MinorType.BIGINT in (a.type, b.type) and wider is MinorType.FLOAT4:
+            wider = MinorType.FLOAT8
+        return ColumnMetadata(a.name, wider, mode)
+    return None
+
+
 def widen_deferring(
     mine: ColumnMetadata, theirs: ColumnMetadata, error_for: ErrorFor
 ) -> ColumnMetadata:
     """The union of two observations of a column; where they have none, ``mine`` with the
     conflict deferred. Maps merge member by member, so a conflict stays on the member."""
-    from auger.formats.base import widen
-
     repeated = (mine.mode is DataMode.REPEATED, theirs.mode is DataMode.REPEATED)
     if mine.is_map and theirs.is_map and repeated[0] == repeated[1]:
         members = merge_deferring(mine.schema, theirs.schema, error_for, f"{mine.name}.")

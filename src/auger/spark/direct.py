@@ -1,10 +1,16 @@
 """Plain PySpark reads: ``spark.read.format("auger").option("format", "csv").load(path)``.
 
-Without auger's SQL layer the data source plans the scan itself from the reader options, with
-Drill's semantics: a headerless text file is one ``columns`` array, ``dir0``, ``dir1``... and
-hive-style ``key=value`` columns follow the table columns, implicit columns (``filename``,
-``fqn``...) appear when asked, and columns named in ``columns`` that the files lack are typed
-nulls.
+Without auger's SQL layer the data source turns the reader options into a table and a
+projection and plans the scan with the very function SQL uses (:mod:`auger.scan.plan`), so a
+read gives what ``SELECT <columns> FROM <path>`` gives: a headerless text file is one
+``columns`` array, ``dir0``, ``dir1``... and hive-style ``key=value`` columns come with ``*``
+(before the data for Parquet, after it otherwise), implicit columns (``filename``, ``fqn``...)
+appear when asked, columns named in ``columns`` that the files lack are typed nulls (blanks for
+text), a directory's ``.drill.schema`` is honoured, and a directory of two known formats is an
+error. One difference remains: over text files, SQL converts the columns a provided schema types
+(trims, blanks, defaults, date patterns) with Spark expressions after the scan, which a data
+source cannot add; here such columns arrive as the text the files hold (give ``.schema(...)``
+for typed columns).
 
 Options (keys are case-insensitive, values strings, as Spark passes them):
 
@@ -29,25 +35,25 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from auger.config import COMPRESSION_SUFFIXES, DEFAULT_FORMATS, FormatConfig
+from auger.config import DEFAULT_FORMATS, FormatConfig, PluginConfig
 from auger.errors import UserError
-from auger.formats.conflicts import check_read
-from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
+from auger.scan.plan import (
+    Discover,
+    Requested,
+    discover_table,
+    implicit_labels,
+    partition_label,
+    partition_source,
+    plan_scan,
+)
+from auger.scan.spec import ColumnSource, ScanSpec
 from auger.storage.selection import FileSelection, select_files
-from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+from auger.types import DataMode, TupleSchema
 
 __all__ = ["plan_direct_read", "respec_for_schema"]
 
 _RESERVED = {"path", "paths", "format", "columns", "implicit_columns", "pushdown", "spec"}
 _SESSION_PREFIXES = ("store.", "auger.", "drill.", "exec.", "planner.")
-
-_IMPLICIT_DEFAULTS: Mapping[str, tuple[str, str]] = {
-    ColumnSource.FQN: ("drill.exec.storage.implicit.fqn.column.label", "fqn"),
-    ColumnSource.FILEPATH: ("drill.exec.storage.implicit.filepath.column.label", "filepath"),
-    ColumnSource.FILENAME: ("drill.exec.storage.implicit.filename.column.label", "filename"),
-    ColumnSource.SUFFIX: ("drill.exec.storage.implicit.suffix.column.label", "suffix"),
-    ColumnSource.LMT: ("drill.exec.storage.implicit.last_modified_time.column.label", "lmt"),
-}
 
 
 def _value(text: str) -> Any:
@@ -82,17 +88,17 @@ def _select(paths: list[str]) -> FileSelection:
 def _format(options: Mapping[str, str], selection: FileSelection) -> FormatConfig:
     name = str(options.get("format") or "").strip().lower()
     if not name:
-        probe = selection.files[0].path if selection.files else ""
-        ext = probe.rsplit(".", 1)[-1].lower() if "." in os.path.basename(probe) else ""
-        for fname, entry in DEFAULT_FORMATS.items():
-            if ext in entry["extensions"]:
-                name = fname
-                break
-        else:
+        # the first file of a known format decides, as SQL picks a directory's format (a
+        # README listed first is no reason to refuse a directory of JSON files)
+        known = _known_formats()
+        found = next((f for f in (known.format_for(s.path) for s in selection.files) if f), None)
+        if found is None:
+            probe = selection.files[0].path if selection.files else selection.root
             raise UserError.validation(
-                f"Cannot tell the format of [{probe or selection.root}]",
+                f"Cannot tell the format of [{probe}]",
                 ["Fix: .option('format', 'csv' | 'tsv' | 'psv' | 'csvh' | 'json' | 'parquet')"],
             )
+        name = found.name
     if name == "text":
         name = "csv"
     raw: dict[str, Any] | None = DEFAULT_FORMATS.get(name)
@@ -113,21 +119,13 @@ def _format(options: Mapping[str, str], selection: FileSelection) -> FormatConfi
     return FormatConfig(name, raw["type"], tuple(raw["extensions"]), fmt_options)
 
 
-def _of_format(selection: FileSelection, fmt: FormatConfig) -> FileSelection:
-    """Only the files with one of the format's extensions, as Drill reads a directory (all files
-    when none has one: the user named the format for files with another extension)."""
-
-    def ext(path: str) -> str:
-        name = os.path.basename(path).lower()
-        for suffix in COMPRESSION_SUFFIXES:
-            name = name.removesuffix(suffix)
-        return name.rsplit(".", 1)[-1] if "." in name else ""
-
-    wanted = {e.lower() for e in fmt.extensions}
-    files = tuple(f for f in selection.files if ext(f.path) in wanted)
-    if not files:
-        return selection
-    return FileSelection(selection.root, files, selection.is_directory)
+def _known_formats() -> PluginConfig:
+    """The default file formats, to tell a file's format by its extension."""
+    formats = {
+        name: FormatConfig(name, str(raw["type"]), tuple(raw["extensions"]))
+        for name, raw in DEFAULT_FORMATS.items()
+    }
+    return PluginConfig("auger", "file", {}, formats)
 
 
 def _projection(options: Mapping[str, str]) -> list[str]:
@@ -150,14 +148,6 @@ def _session_options(options: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-def _labels(options: Mapping[str, Any]) -> dict[str, str]:
-    """Implicit column label (lower-cased) → source tag, honouring relabelling options."""
-    return {
-        str(options.get(opt, default)).lower(): src
-        for src, (opt, default) in _IMPLICIT_DEFAULTS.items()
-    }
-
-
 def _root_name(path: str) -> str:
     """The root column of a projected path: ``m.x`` → ``m``, ``columns[1]`` → ``columns``."""
     name = path.strip().strip("`")
@@ -177,73 +167,43 @@ def plan_direct_read(options: Mapping[str, str], given_schema: Any = None) -> Sc
     from auger.spark.discovery import discover_schema
 
     options = {k.lower(): v for k, v in options.items()}
-    selection = _select(_paths(options))
+    paths = _paths(options)
+    selection = _select(paths)
     fmt = _format(options, selection)
-    selection = _of_format(selection, fmt)
     session = _session_options(options)
-    labels = _labels(session)
-    dir_label = str(session.get("drill.exec.storage.file.partition.column.label", "dir")).lower()
-    hive_all = {k.lower(): k for k in selection.hive_keys()}
+    labels = implicit_labels(session)
+    discover: Discover = discover_schema
     if given_schema is not None and fmt.type == "parquet":
         from auger.types.spark import spark_to_column
 
-        table_schema = TupleSchema(
+        dir_label = partition_label(session)
+        hive = {k.lower() for k in selection.hive_keys()}
+        given = TupleSchema(
             spark_to_column(f.name, f.dataType, True)
             for f in given_schema.fields
-            if _special_source(f.name.lower(), labels, dir_label, hive_all) is None
+            if f.name.lower() not in labels
+            and f.name.lower() not in hive
+            and partition_source(f.name, dir_label) is None
         )
-    elif selection.files:
-        table_schema = discover_schema(selection, fmt, session)
-    else:
-        table_schema = TupleSchema()
-    projection = _projection(options)
-    wanted_implicit = _wanted_implicit(options, labels)
 
-    out = TupleSchema()
-    sources: dict[str, str] = {}
+        def discover_given(*_: Any) -> TupleSchema:
+            return given
 
-    def add(col: ColumnMetadata, source: str) -> None:
-        if source == ColumnSource.TABLE:
-            check_read(col)  # the data source reads whole columns
-        if col.name not in out:
-            out.add(col)
-            sources[col.name] = source
+        discover = discover_given
 
-    hive = {k.lower(): k for k in selection.hive_keys() if k not in table_schema}
-    for item in projection:
-        if item == "*":
-            for col in table_schema:
-                if col.name.lower() not in labels or col.name.lower() not in wanted_implicit:
-                    add(col, ColumnSource.TABLE)
-            for level in range(selection.max_depth):
-                add(ColumnMetadata(f"{dir_label}{level}", MinorType.VARCHAR), f"dir{level}")
-            for key in hive.values():
-                add(ColumnMetadata(key, MinorType.VARCHAR), f"key:{key}")
-            continue
-        name = _root_name(item)
-        low = name.lower()
-        special = _special_source(low, labels, dir_label, hive)
-        if special is not None and (low not in table_schema or low in labels):
-            add(ColumnMetadata(name, MinorType.VARCHAR), special)
-        elif (found := table_schema.column(low)) is not None:
-            add(found, ColumnSource.TABLE)
-        else:
-            add(ColumnMetadata(name, MinorType.INT, DataMode.OPTIONAL), ColumnSource.MISSING)
-    for label in wanted_implicit:
-        add(ColumnMetadata(label, MinorType.VARCHAR), labels[label])
-
-    return ScanSpec(
-        format_name=fmt.name,
-        format_type=fmt.type,
-        format_options=dict(fmt.options),
-        selection_root=selection.root,
-        files=tuple(FileSplit(f.path, f.size, f.mtime) for f in selection.files),
-        output_schema=out.to_text(),
-        sources=sources,
-        projection=tuple(projection),
-        options={k: v for k, v in session.items() if k.startswith(("store.json.", "auger.scan."))},
-        table=", ".join(_paths(options)),
+    location = ", ".join(paths)
+    found = discover_table(
+        selection, fmt, session, discover, _known_formats().format_for, location, location
     )
+    requested = Requested()
+    for item in _projection(options):
+        if item == "*":
+            requested.star = True
+        else:
+            requested.add(_root_name(item), item.strip().replace("`", ""))
+    for label in _wanted_implicit(options, labels):
+        requested.add(label)
+    return plan_scan(found, requested, session, check_types=True).spec
 
 
 def _wanted_implicit(options: Mapping[str, str], labels: Mapping[str, str]) -> list[str]:
@@ -264,16 +224,11 @@ def _wanted_implicit(options: Mapping[str, str], labels: Mapping[str, str]) -> l
     return names
 
 
-def _special_source(
-    low: str, labels: Mapping[str, str], dir_label: str, hive: Mapping[str, str]
-) -> str | None:
+def _special_source(low: str, labels: Mapping[str, str], dir_label: str) -> str | None:
+    """The source of an implicit or partition column name, None for any other name."""
     if low in labels:
         return labels[low]
-    if low.startswith(dir_label) and low[len(dir_label) :].isdigit():
-        return f"dir{int(low[len(dir_label) :])}"
-    if low in hive:
-        return f"key:{hive[low]}"
-    return None
+    return partition_source(low, dir_label)
 
 
 def respec_for_schema(spec: ScanSpec, spark_schema: Any) -> ScanSpec:
@@ -282,8 +237,8 @@ def respec_for_schema(spec: ScanSpec, spark_schema: Any) -> ScanSpec:
     from auger.types.spark import spark_to_column
 
     session = dict(spec.options)
-    labels = _labels(session)
-    dir_label = str(session.get("drill.exec.storage.file.partition.column.label", "dir")).lower()
+    labels = implicit_labels(session)
+    dir_label = partition_label(session)
     known = {name.lower(): src for name, src in spec.sources.items()}
     out = TupleSchema()
     sources: dict[str, str] = {}
@@ -292,7 +247,7 @@ def respec_for_schema(spec: ScanSpec, spark_schema: Any) -> ScanSpec:
         low = f.name.lower()
         source = known.get(low)
         if source is None or source == ColumnSource.MISSING:
-            source = _special_source(low, labels, dir_label, {}) or ColumnSource.TABLE
+            source = _special_source(low, labels, dir_label) or ColumnSource.TABLE
         if source == ColumnSource.TABLE and col.mode is DataMode.REQUIRED and not col.is_map:
             col = col.with_mode(DataMode.OPTIONAL)
         out.add(col)

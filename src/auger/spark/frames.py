@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from auger.sql.planner import PlannedScan
+    from auger.scan.plan import PlannedScan
 
 __all__ = ["datasource_frame", "scan_frame"]
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from auger.sql.planner import PlannedScan
+    from auger.scan.plan import PlannedScan
 
 __all__ = ["DEFAULT_LOCAL_LIMIT_ROWS", "local_limit_frame", "local_limit_table"]
 

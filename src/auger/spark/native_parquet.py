@@ -46,7 +46,7 @@ from auger.types.arrow import field_to_arrow
 from auger.types.spark import column_to_spark
 
 if TYPE_CHECKING:
-    from auger.sql.planner import PlannedScan
+    from auger.scan.plan import PlannedScan
 
 __all__ = ["OPTION", "clear_cache", "footer_row_count", "native_parquet_frame"]
 
@@ -407,7 +407,7 @@ def _plain_path(path: str) -> bool:
 
 
 def _row_count_only(planned: PlannedScan) -> bool:
-    from auger.sql.planner import ROW_COUNT_COLUMN
+    from auger.scan.plan import ROW_COUNT_COLUMN
 
     cols = list(planned.schema)
     return (
@@ -423,7 +423,7 @@ def _count_frame(spark: Any, planned: PlannedScan) -> Any:
     The row-count column's values are never looked at (nothing else is projected), so it is
     a typed null rather than the file name the data source carries.
     """
-    from auger.sql.planner import ROW_COUNT_COLUMN
+    from auger.scan.plan import ROW_COUNT_COLUMN
 
     total = footer_row_count(planned.spec.files)
     if planned.spec.limit is not None:

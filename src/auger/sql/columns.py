@@ -25,6 +25,7 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
 from sqlglot.schema import MappingSchema
 
+from auger.scan.plan import Requested
 from auger.sql.dialect import AugerDrill
 
 __all__ = ["Analysis", "Requested", "analyse_columns", "column_path", "table_alias"]
@@ -44,40 +45,6 @@ _INTEGER_TYPES = {
 }
 #: Clauses where a bare name may be a select-list alias rather than a column.
 _ALIAS_CLAUSES = {"group", "order", "having", "qualify"}
-
-
-@dataclass
-class Requested:
-    """What the query asks of one table: ``*``, root columns, and the paths used of them."""
-
-    star: bool = False
-    columns: dict[str, str] = field(default_factory=dict)  # lower root -> first spelling
-    paths: dict[str, str] = field(default_factory=dict)  # lower path -> first spelling
-
-    def add(self, name: str, path: str | None = None) -> None:
-        self.columns.setdefault(name.lower(), name)
-        p = path or name
-        self.paths.setdefault(p.lower(), p)
-
-    def projection(self) -> tuple[str, ...]:
-        """Paths for the scan: a root used whole wins over its member paths."""
-        if self.star:
-            return ("*",)
-        whole = {p for p in self.paths if p in self.columns}
-        out = []
-        for lower, path in self.paths.items():
-            root = _root_of(lower)
-            if lower != root and root in whole:
-                continue
-            out.append(path)
-        return tuple(out)
-
-
-def _root_of(path: str) -> str:
-    for i, ch in enumerate(path):
-        if ch in ".[":
-            return path[:i]
-    return path
 
 
 @dataclass

@@ -29,7 +29,7 @@ from auger.scan.spec import ColumnSource
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 if TYPE_CHECKING:
-    from auger.sql.planner import PlannedScan
+    from auger.scan.plan import PlannedScan
 
 __all__ = ["compact_columns_scan", "read_positions_directly"]
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import itertools
 import os
-import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -24,11 +23,18 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 from sqlglot.optimizer.scope import traverse_scope
 
-from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.formats.conflicts import check_read
-from auger.formats.registry import shipped_plugin
-from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
+from auger.scan.plan import (
+    ROW_COUNT_COLUMN,
+    PlannedScan,
+    Requested,
+    ScanTable,
+    discover_table,
+    implicit_labels,
+    partition_label,
+    plan_scan,
+)
+from auger.scan.spec import ColumnSource
 from auger.sql import diagnostics
 from auger.sql.catalog import FileTable, SystemTable, TableRef, ViewTable
 from auger.sql.columns import (
@@ -36,42 +42,21 @@ from auger.sql.columns import (
     KVGEN_TAG,
     TABLE_TAG,
     TO_CHAR_TAG,
-    Requested,
     analyse_columns,
     column_path,
     table_alias,
 )
 from auger.sql.compact_columns import compact_columns_scan, read_positions_directly
 from auger.sql.local_answer import LocalAnswer, is_star_limit, spark_result_table
-from auger.sql.missing_members import (
-    member_paths,
-    missing_column,
-    null_missing_members,
-    type_untyped_columns,
-    with_missing_members,
-)
-from auger.sql.provided import (
-    absent_sensitive,
-    conversion_expressions,
-    needs_conversion,
-    text_scan_column,
-)
+from auger.sql.missing_members import null_missing_members
 from auger.sql.pruning import prune_scan
 from auger.sql.row_counts import count_rows_query, counting_scan, sum_row_weights
 from auger.sql.session_user import session_user
-from auger.sql.single_format import single_format
 from auger.sql.star_columns import spell_out_star
 from auger.sql.table_functions import apply_table_function, is_table_function, table_function
-from auger.sql.text_rules import (
-    check_text_projection,
-    positional_schema,
-    text_missing_column,
-    with_table_properties,
-)
 from auger.sql.translate import literal_integer_divisions, to_spark_sql
-from auger.storage.schema_file import SchemaFile, read_schema_file, schema_file_path
 from auger.storage.selection import FileSelection, select_files
-from auger.types import ColumnMetadata, MinorType, TupleSchema
+from auger.types import TupleSchema
 
 if TYPE_CHECKING:
     from auger.session import UserSession
@@ -81,71 +66,30 @@ __all__ = ["PlannedScan", "plan_file_scan", "plan_select"]
 _counter = itertools.count()
 _counter_lock = threading.Lock()
 
-_IMPLICIT_OPTIONS: Mapping[str, str] = {
-    ColumnSource.FQN: "drill.exec.storage.implicit.fqn.column.label",
-    ColumnSource.FILEPATH: "drill.exec.storage.implicit.filepath.column.label",
-    ColumnSource.FILENAME: "drill.exec.storage.implicit.filename.column.label",
-    ColumnSource.SUFFIX: "drill.exec.storage.implicit.suffix.column.label",
-    ColumnSource.LMT: "drill.exec.storage.implicit.last_modified_time.column.label",
-}
-
-#: Options that executors honour, copied into every scan spec.
-_SCAN_OPTION_PREFIXES = ("store.json.", "auger.scan.", "drill.exec.functions.")
-
 
 def _next_id() -> int:
     with _counter_lock:
         return next(_counter)
 
 
-@dataclass(frozen=True)
-class PlannedScan:
-    spec: ScanSpec
-    schema: TupleSchema
-    #: select expressions typing text columns by a provided schema (None: none needed)
-    conversions: tuple[str, ...] | None = None
+def _known_names(found: ScanTable, options: Mapping[str, Any]) -> dict[str, str]:
+    """Every column name a query may use of a file table -> a Spark type string."""
+    from auger.types.spark import column_to_spark
 
-
-def implicit_labels(options: Mapping[str, Any]) -> dict[str, str]:
-    """Implicit column label (lower-cased) → column source tag."""
-    return {str(options[opt]).lower(): src for src, opt in _IMPLICIT_OPTIONS.items()}
-
-
-def _partition_source(name: str, dir_label: str) -> str | None:
-    m = re.fullmatch(rf"{re.escape(dir_label.lower())}(\d+)", name.lower())
-    return f"dir{m.group(1)}" if m else None
-
-
-@dataclass(frozen=True)
-class DiscoveredTable:
-    """A file table before its projection is known: files, format and table schema."""
-
-    table: FileTable
-    selection: FileSelection
-    fmt: FormatConfig
-    schema: TupleSchema  # discovered (or provided) table columns
-    absent: frozenset[str]  # lower names of provided columns no file has
-    hive: Mapping[str, str]  # lower key -> key, for key=value directories
-    provided: SchemaFile | None = None
-
-    def known_names(self, options: Mapping[str, Any]) -> dict[str, str]:
-        """Every column name a query may use of this table -> a Spark type string."""
-        from auger.types.spark import column_to_spark
-
-        out: dict[str, str] = {}
-        for col in self.schema:
-            try:
-                out[col.name.lower()] = column_to_spark(col).simpleString()
-            except Exception:  # a type Spark cannot express: any type will do for naming
-                out[col.name.lower()] = "string"
-        for label in implicit_labels(options):
-            out[label] = "string"
-        dir_label = str(options.get("drill.exec.storage.file.partition.column.label", "dir"))
-        for level in range(max(self.selection.max_depth, 1)):
-            out[f"{dir_label}{level}".lower()] = "string"
-        for key in self.hive:
-            out.setdefault(key, "string")
-        return out
+    out: dict[str, str] = {}
+    for col in found.schema:
+        try:
+            out[col.name.lower()] = column_to_spark(col).simpleString()
+        except Exception:  # a type Spark cannot express: any type will do for naming
+            out[col.name.lower()] = "string"
+    for label in implicit_labels(options):
+        out[label] = "string"
+    dir_label = partition_label(options)
+    for level in range(max(found.selection.max_depth, 1)):
+        out[f"{dir_label}{level}".lower()] = "string"
+    for key in found.hive:
+        out.setdefault(key, "string")
+    return out
 
 
 def _check_linked_files(table: FileTable, selection: FileSelection) -> None:
@@ -164,7 +108,7 @@ def _check_linked_files(table: FileTable, selection: FileSelection) -> None:
             guard.check(real, table.name, table.workspace.name)
 
 
-def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> DiscoveredTable:
+def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> ScanTable:
     """List a file table's files, pick its format and discover (or read the provided) schema."""
     from auger.spark.discovery import discover_schema
 
@@ -196,52 +140,17 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> Discove
                 "Fix: use a known extension, or add a format to the workspace config",
             ],
         )
-    if table.format_override is None:
-        files = single_format(selection.files, table.workspace, fmt.name, table.path)
-    else:
-        files = list(selection.files)
-    selection = FileSelection(selection.root, tuple(files), selection.is_directory)
-    provided = table.schema_override or provided_schema(selection, options)
-    fmt = with_table_properties(fmt, provided)
-    absent: set[str] = set()
-    positional = positional_schema(fmt, provided, options)
-    if positional is not None:
-        table_schema = positional
-    elif files:
-        table_schema = discover_schema(selection, fmt, options)
-    else:
-        table_schema = TupleSchema()
-    if provided is not None and positional is None:
-        absent = {c.name.lower() for c in provided.schema if c.name not in table_schema}
-        table_schema = apply_provided_schema(table_schema, provided)
-    hive = {k.lower(): k for k in selection.hive_keys()}
-    return DiscoveredTable(table, selection, fmt, table_schema, frozenset(absent), hive, provided)
-
-
-def _uses_members(requested: Requested) -> bool:
-    """Whether the query uses any column as a map or an array (``a.b``, ``a[0]``)."""
-    return any("." in p or "[" in p for p in requested.paths)
-
-
-def _check_projection_types(schema: TupleSchema, requested: Requested, path: str) -> None:
-    """Drill's reader refuses a column whose type cannot meet how the query uses it: ``a[0]``
-    on a scalar, ``a.b`` on a non-map, at any depth of maps. Left to Spark, the same query
-    fails later with a message about Spark's own ``get(a, 0)`` or a SYSTEM error."""
-    from auger.projection import RequestedTuple, is_consistent
-    from auger.scan.conflicts import ErrorContext, projection_conflict
-
-    def check(cols: TupleSchema, wanted: RequestedTuple) -> None:
-        for proj in wanted:
-            col = cols.column(proj.name)
-            if col is None:
-                continue
-            if not is_consistent(proj, col):
-                raise projection_conflict("Reader", proj, col, ErrorContext(f"File: {path}"))
-            if proj.members is not None and col.is_map:
-                check(col.schema, proj.members)
-
-    if _uses_members(requested):
-        check(schema, RequestedTuple.parse(requested.paths.values()))
+    return discover_table(
+        selection,
+        fmt,
+        options,
+        discover_schema,
+        table.workspace.format_for if table.format_override is None else None,
+        table.name,
+        table.path,
+        table.schema_override,
+        f"{table.schema}.{table.name}",
+    )
 
 
 def plan_file_scan(
@@ -258,7 +167,7 @@ def plan_file_scan(
 
 
 def build_file_scan(
-    found: DiscoveredTable,
+    found: ScanTable,
     requested: Requested,
     options: Mapping[str, Any],
     allow_missing: bool,
@@ -266,185 +175,14 @@ def build_file_scan(
     never_missing: set[str] | frozenset[str] = frozenset(),
     check_types: bool = False,
 ) -> PlannedScan:
-    """The scan spec of a discovered table for what the query requests of it.
-
-    ``check_types``: the request is exact (the query's columns were resolved to this table),
-    so a column used against its type (``a[0]`` on a scalar) can be refused as Drill does.
-    """
-    table, selection, fmt = found.table, found.selection, found.fmt
-    table_schema, absent, hive = found.schema, found.absent, found.hive
-    if fmt.type == "json" and _uses_members(requested):
-        # a column null in every sampled record has no type yet: the query's use decides,
-        # under a wildcard too (SELECT *, t.a.b shows `a` as a map holding b)
-        from auger.projection import RequestedTuple
-
-        declared = found.provided.schema if found.provided is not None else ()
-        table_schema = type_untyped_columns(
-            table_schema,
-            RequestedTuple.parse(requested.paths.values()),
-            frozenset(c.name.lower() for c in declared),
+    """The scan spec of a discovered table for what the query requests of it (see
+    :func:`~auger.scan.plan.plan_scan`), each named column no file has reported."""
+    planned = plan_scan(found, requested, options, allow_missing, limit, never_missing, check_types)
+    for name in planned.missing:
+        diagnostics.column_not_found(
+            found.label, name, len(found.selection.files), found.schema.names()
         )
-    labels = implicit_labels(options)
-    dir_label = str(options.get("drill.exec.storage.file.partition.column.label", "dir"))
-    out = TupleSchema()
-    sources: dict[str, str] = {}
-
-    def add(col: ColumnMetadata, source: str) -> None:
-        if col.name in out:
-            return
-        out.add(col)
-        sources[col.name] = source
-
-    def add_special(name: str) -> bool:
-        lname = name.lower()
-        if lname in labels:
-            add(ColumnMetadata(name, MinorType.VARCHAR), labels[lname])
-            return True
-        part = _partition_source(name, dir_label)
-        if part is not None:
-            add(ColumnMetadata(name, MinorType.VARCHAR), part)
-            return True
-        if lname in hive and lname not in table_schema:
-            add(ColumnMetadata(hive[lname], MinorType.VARCHAR), f"key:{hive[lname]}")
-            return True
-        return False
-
-    if fmt.type == "text":
-        check_text_projection(fmt, table_schema, requested.paths, options)
-    if check_types:
-        _check_projection_types(table_schema, requested, table.path)
-
-    def add_table(col: ColumnMetadata) -> None:
-        lname = col.name.lower()
-        members = member_paths(requested.paths, lname)
-        whole = requested.star or not members or lname in requested.paths
-        check_read(col, None if whole else members)
-        if not requested.star:  # under a wildcard the query's NULLs stand for them instead
-            col = with_missing_members(col, members)
-        add(col, ColumnSource.MISSING if lname in absent else ColumnSource.TABLE)
-
-    def add_partitions() -> None:
-        for level in range(selection.max_depth):
-            add(ColumnMetadata(f"{dir_label}{level}", MinorType.VARCHAR), f"dir{level}")
-        for key in hive.values():
-            if key not in table_schema:
-                add(ColumnMetadata(key, MinorType.VARCHAR), f"key:{key}")
-
-    if requested.star:
-        partitions_first = fmt.type == "parquet"  # Drill's Parquet wildcard: dirN, then data
-        if partitions_first:
-            add_partitions()
-        for col in table_schema:
-            if col.name.lower() in labels:
-                continue  # an implicit column of the same name overrides the table's
-            add_table(col)
-        if not partitions_first:
-            add_partitions()
-    for lname, name in requested.columns.items():
-        if add_special(name):
-            continue
-        known = table_schema.column(lname)
-        if known is not None:
-            add_table(known)
-        elif allow_missing and lname not in never_missing:
-            members = member_paths(requested.paths, lname)
-            if requested.star and members:
-                if lname not in requested.paths:
-                    continue  # only its members are used: each is a NULL in the query
-                members = []  # used whole too: a plain missing column, its members NULLs
-            if fmt.type == "text" and not members:
-                add(text_missing_column(name), ColumnSource.MISSING)
-            else:
-                add(missing_column(name, members), ColumnSource.MISSING)
-            diagnostics.column_not_found(
-                f"{table.schema}.{table.name}", name, len(selection.files), table_schema.names()
-            )
-
-    if not len(out):
-        # Nothing projected (``COUNT(*)``, or ``*`` over files of ``{}`` objects only): one
-        # per-file constant column keeps each batch's row count through Spark (a batch
-        # without columns would arrive as zero rows). Under ``*`` the query never sees it.
-        add(ColumnMetadata(ROW_COUNT_COLUMN, MinorType.VARCHAR), ColumnSource.FILENAME)
-    conversions = None
-    if found.provided is not None and fmt.type == "text":
-        conversions = conversion_expressions(out, found.provided)
-        if conversions is not None:
-            typed = TupleSchema()
-            for col in out:
-                given = found.provided.schema.column(col.name)
-                scanned = sources[col.name] in (ColumnSource.TABLE, ColumnSource.MISSING)
-                # a column some file has may be absent from a row: the scan leaves it NULL
-                # and the query fills it; one no file has gets its default from the scan
-                in_files = sources[col.name] == ColumnSource.TABLE
-                if (
-                    given is not None
-                    and scanned
-                    and (needs_conversion(given) or (in_files and absent_sensitive(given)))
-                ):
-                    typed.add(text_scan_column(col))
-                else:
-                    typed.add(col)
-            out = typed
-    spec = ScanSpec(
-        format_name=fmt.name,
-        format_type=fmt.type,
-        format_options=dict(fmt.options),
-        selection_root=selection.root,
-        files=tuple(FileSplit(f.path, f.size, f.mtime) for f in selection.files),
-        output_schema=out.to_text(),
-        sources=sources,
-        projection=requested.projection(),
-        options=_scan_options(options, fmt, found.provided),
-        limit=limit,
-        table=table.name,
-        reader_schema=_positional_reader_schema(fmt, found.provided, options),
-        plugin=shipped_plugin(fmt.type),
-    )
-    return PlannedScan(spec, out, tuple(conversions) if conversions else None)
-
-
-def _scan_options(
-    options: Mapping[str, Any], fmt: FormatConfig, provided: SchemaFile | None
-) -> dict[str, Any]:
-    """The session options readers honour, and for text under a provided schema the columns
-    whose absent values the reader must leave NULL (:func:`absent_sensitive`)."""
-    out = {k: v for k, v in options.items() if k.startswith(_SCAN_OPTION_PREFIXES)}
-    if fmt.type == "text" and provided is not None:
-        nulls = [c.name.lower() for c in provided.schema if absent_sensitive(c)]
-        if nulls:
-            out["__absent_null__"] = nulls
-    return out
-
-
-def _positional_reader_schema(
-    fmt: FormatConfig, provided: SchemaFile | None, options: Mapping[str, Any]
-) -> str:
-    """Every column of a schema naming a headerless file's fields by position, as the text
-    the reader reads, so that a query of some of them still finds each at its position."""
-    positional = positional_schema(fmt, provided, options)
-    if positional is None:
-        return ""
-    return TupleSchema([text_scan_column(c) for c in positional]).to_text()
-
-
-def provided_schema(selection: FileSelection, options: Mapping[str, Any]) -> SchemaFile | None:
-    """The table's ``.drill.schema``, when the option allows and the table is a directory."""
-    import os
-
-    if not selection.is_directory or not options.get("store.table.use_schema_file", True):
-        return None
-    path = schema_file_path(selection.root)
-    return read_schema_file(path) if os.path.isfile(path) else None
-
-
-def apply_provided_schema(discovered: TupleSchema, provided: SchemaFile) -> TupleSchema:
-    """The provided columns first (their types win); then, unless strict, the data's others."""
-    out = TupleSchema(provided.schema)
-    if not provided.strict:
-        for col in discovered:
-            if col.name not in out:
-                out.add(col)
-    return out
+    return planned
 
 
 # --------------------------------------------------------------------------- query analysis
@@ -511,9 +249,6 @@ def _analyse(tree: exp.Expression, tables: list[exp.Table]) -> dict[int, Request
     return req
 
 
-#: The column a scan delivers when the query needs none of the table's, only its rows.
-ROW_COUNT_COLUMN = "__auger_row"
-
 #: Views nested deeper than this are taken to reference themselves.
 MAX_VIEW_DEPTH = 32
 
@@ -561,13 +296,13 @@ def plan_select(
     try:
         frames: dict[int, Any] = {}
         direct_positions: dict[int, set[int]] = {}
-        discovered: dict[int, DiscoveredTable] = {}
+        discovered: dict[int, ScanTable] = {}
         schemas: dict[str, dict[str, str]] = {}
         for n, node in enumerate(tables):
             ref = resolve_table_node(node, session, context)
             if isinstance(ref, FileTable):
                 discovered[n] = discover_file_table(ref, options)
-                schemas[names[n]] = discovered[n].known_names(options)
+                schemas[names[n]] = _known_names(discovered[n], options)
             else:
                 frames[n] = _table_frame(ref, session, context)
                 schemas[names[n]] = {

@@ -20,7 +20,7 @@ from auger.scan.spec import ColumnSource
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 if TYPE_CHECKING:
-    from auger.sql.planner import PlannedScan
+    from auger.scan.plan import PlannedScan
 
 __all__ = ["ROWS_COLUMN", "count_rows_query", "counting_scan", "sum_row_weights"]
 
@@ -53,7 +53,7 @@ def count_rows_query(tree: exp.Expression, n_tables: int) -> bool:
 
 def counting_scan(planned: PlannedScan) -> PlannedScan | None:
     """The planned scan with the weight column, or None when it reads table data."""
-    from auger.sql.planner import ROW_COUNT_COLUMN
+    from auger.scan.plan import ROW_COUNT_COLUMN
 
     spec = planned.spec
     if spec.format_type == "parquet" or planned.conversions:

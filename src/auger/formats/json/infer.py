@@ -17,8 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from auger.errors import UserError
-from auger.formats.base import widen
-from auger.formats.conflicts import carry_conflict, defer_conflict
+from auger.formats.conflicts import carry_conflict, defer_conflict, widen
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 __all__ = ["SchemaBuilder", "infer_value"]
@@ -89,7 +88,8 @@ def _merge(
         return carry_conflict(kept, a)
     if b.type is MinorType.NULL and b.mode is not DataMode.REPEATED:
         return a if a.mode is DataMode.REPEATED else _optional(a, a.name)
-    if a.type is MinorType.MAP and b.type is MinorType.MAP and a.mode is b.mode:
+    repeated = (a.mode is DataMode.REPEATED, b.mode is DataMode.REPEATED)
+    if a.type is MinorType.MAP and b.type is MinorType.MAP and repeated[0] == repeated[1]:
         members = TupleSchema(a.children or ())
         for col in b.children or ():
             mine = members.column(col.name)
@@ -102,7 +102,8 @@ def _merge(
                 if defer is None:
                     raise
                 members.replace(defer(exc, mine))
-        merged = ColumnMetadata(a.name, MinorType.MAP, a.mode, members.columns())
+        mode = a.mode if a.mode is b.mode else DataMode.OPTIONAL
+        merged = ColumnMetadata(a.name, MinorType.MAP, mode, members.columns())
         return carry_conflict(merged, a, b)
     if a.type is MinorType.LIST and b.type is MinorType.LIST:
         kid = _merge(column, (a.children or ())[0], (b.children or ())[0], defer)

@@ -1,0 +1,95 @@
+"""The one scan-planning function, without Spark: files of one format, implicit and partition
+columns under their session labels, missing columns, and conflicts checked only where read."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from auger.config import FormatConfig, PluginConfig
+from auger.errors import ErrorKind, UserError
+from auger.formats.conflicts import defer_conflict
+from auger.scan.plan import Requested, ScanTable, discover_table, plan_scan
+from auger.scan.spec import ColumnSource
+from auger.storage.selection import FileSelection, FileStatus
+from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+
+CSV = FormatConfig("csv", "text", ("csv",), {"extract_header": True})
+JSON = FormatConfig("json", "json", ("json",))
+FORMATS = PluginConfig("dfs", "file", {}, {"csv": CSV, "json": JSON})
+
+
+def selection(*names: str) -> FileSelection:
+    return FileSelection("/t", tuple(FileStatus(f"/t/{n}", 1, 0.0) for n in names), True)
+
+
+def discovered(schema: TupleSchema) -> Any:
+    def discover(sel: FileSelection, fmt: FormatConfig, options: Mapping[str, Any]) -> TupleSchema:
+        return schema
+
+    return discover
+
+
+def table(fmt: FormatConfig, schema: TupleSchema, *names: str) -> ScanTable:
+    options = {"store.table.use_schema_file": False}
+    sel = selection(*names)
+    return discover_table(sel, fmt, options, discovered(schema), FORMATS.format_for, "t", "/t")
+
+
+def requested(*paths: str, star: bool = False) -> Requested:
+    req = Requested(star=star)
+    for p in paths:
+        req.add(p.split(".", 1)[0].split("[", 1)[0], p)
+    return req
+
+
+def test_two_known_formats_are_an_error_naming_both() -> None:
+    with pytest.raises(UserError) as info:
+        table(JSON, TupleSchema(), "a.json", "b.csv", "README")
+    assert info.value.kind is ErrorKind.VALIDATION
+    assert "json (a.json)" in info.value.message and "csv (b.csv)" in info.value.message
+
+
+def test_files_of_no_known_format_are_passed_over_or_all_read() -> None:
+    found = table(JSON, TupleSchema(), "a.json", "README")
+    assert [f.path for f in found.selection.files] == ["/t/a.json"]
+    # a format named for files of another extension reads them all
+    found = table(JSON, TupleSchema(), "x.dat", "y.dat")
+    assert len(found.selection.files) == 2
+
+
+def test_implicit_partition_and_missing_columns() -> None:
+    schema = TupleSchema([ColumnMetadata("a", MinorType.BIGINT, DataMode.OPTIONAL)])
+    found = table(JSON, schema, "a.json", "2024/b.json")
+    options = {"drill.exec.storage.implicit.filename.column.label": "fname"}
+    planned = plan_scan(found, requested("a", "fname", "filename", "dir0", "nope"), options)
+    sources = planned.spec.sources
+    assert sources["fname"] == ColumnSource.FILENAME
+    assert sources["filename"] == ColumnSource.MISSING  # relabelled: now an ordinary name
+    assert sources["dir0"] == "dir0"
+    assert planned.missing == ("filename", "nope")
+    nope = planned.schema.column("nope")
+    assert nope is not None and (nope.type, nope.mode) == (MinorType.INT, DataMode.OPTIONAL)
+
+
+def test_a_text_column_the_files_lack_is_blank_text() -> None:
+    schema = TupleSchema([ColumnMetadata("region", MinorType.VARCHAR)])
+    planned = plan_scan(table(CSV, schema, "a.csv"), requested("regoin"), {})
+    col = planned.schema.column("regoin")
+    assert col is not None and (col.type, col.mode) == (MinorType.VARCHAR, DataMode.REQUIRED)
+
+
+def test_a_conflict_fails_only_a_scan_that_reads_the_column() -> None:
+    bad = defer_conflict(
+        ColumnMetadata("c", MinorType.BIGINT, DataMode.OPTIONAL),
+        UserError.data_read("Column [c] has type VARCHAR in one file and BIGINT in another"),
+    )
+    schema = TupleSchema([ColumnMetadata("id", MinorType.BIGINT, DataMode.OPTIONAL), bad])
+    found = table(JSON, schema, "a.json", "b.json")
+    assert plan_scan(found, requested("id"), {}).schema.names() == ["id"]
+    for req in (requested("c"), requested(star=True)):
+        with pytest.raises(UserError) as info:
+            plan_scan(found, req, {})
+        assert info.value.kind is ErrorKind.DATA_READ and "[c]" in info.value.message

@@ -1,0 +1,143 @@
+"""SQL and ``spark.read.format("auger")`` plan their scans with one function: the same files,
+projection and options give the same columns, types, rows and errors both ways."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from auger.errors import ErrorKind, UserError
+from auger.spark.errors import unwrap_spark_error
+
+pytestmark = pytest.mark.spark
+
+Outcome = tuple[Any, ...]
+
+
+def outcome(make: Callable[[], Any]) -> Outcome:
+    """("rows", [(name, type)...], sorted rows) or ("error", kind, message)."""
+    try:
+        df = make()
+        fields = [(f.name, f.dataType.simpleString()) for f in df.schema.fields]
+        return ("rows", fields, sorted((tuple(r) for r in df.collect()), key=repr))
+    except Exception as exc:  # either way's error is the result compared
+        err = exc if isinstance(exc, UserError) else unwrap_spark_error(exc)
+        return ("error", err.kind, err.message)
+
+
+def through_sql(conn: Any, sql: str) -> Outcome:
+    return outcome(lambda: conn.session.execute(sql).frame())
+
+
+def through_reader(spark: Any, path: Path, **options: str) -> Outcome:
+    def make() -> Any:
+        reader = spark.read.format("auger")
+        for key, value in options.items():
+            reader = reader.option(key, value)
+        return reader.load(str(path))
+
+    return outcome(make)
+
+
+def both(conn: Any, spark: Any, sql: str, path: Path, **options: str) -> Outcome:
+    by_sql = through_sql(conn, sql)
+    by_reader = through_reader(spark, path, **options)
+    assert by_sql == by_reader
+    return by_sql
+
+
+def test_a_directory_of_two_formats_is_the_same_error_both_ways(
+    conn: Any, spark: Any, tmp_path: Path
+) -> None:
+    d = tmp_path / "mixed"
+    d.mkdir()
+    (d / "a.csv").write_text("1,x\n")
+    (d / "b.json").write_text('{"a": 1}\n')
+    (d / "README").write_text("no table data: passed over\n")
+    got = both(conn, spark, f"SELECT * FROM dfs.`{d}`", d)
+    assert got[0] == "error" and got[1] is ErrorKind.VALIDATION
+    assert "holds files of more than one format" in got[2]
+    assert "csv (a.csv)" in got[2] and "json (b.json)" in got[2]
+    # naming the format does not make the other format's files disappear either
+    named = through_reader(spark, d, format="csv")
+    assert named[:2] == ("error", ErrorKind.VALIDATION) and "b.json" in named[2]
+
+
+def test_implicit_and_partition_columns(conn: Any, spark: Any, tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    for year in ("2023", "2024"):
+        (logs / year).mkdir(parents=True)
+        (logs / year / "p.json").write_text(json.dumps({"id": int(year)}) + "\n")
+    (logs / "top.json").write_text('{"id": 1}\n')
+    got = both(conn, spark, f"SELECT * FROM dfs.`{logs}`", logs)
+    assert got[1] == [("id", "bigint"), ("dir0", "string")]
+    assert got[2] == [(1, None), (2023, "2023"), (2024, "2024")]
+    sql = f"SELECT id, filename, suffix, dir0 FROM dfs.`{logs}`"
+    got = both(conn, spark, sql, logs, columns="id, filename, suffix, dir0")
+    assert got[2][-1] == (2024, "p.json", "json", "2024")
+
+
+def test_parquet_wildcard_puts_partition_columns_first(
+    conn: Any, spark: Any, tmp_path: Path
+) -> None:
+    sales = tmp_path / "sales"
+    for region in ("eu", "us"):
+        (sales / f"region={region}").mkdir(parents=True)
+        pq.write_table(pa.table({"amount": [1.5]}), sales / f"region={region}" / "p.parquet")
+    got = both(conn, spark, f"SELECT * FROM dfs.`{sales}`", sales)
+    assert [name for name, _ in got[1]] == ["dir0", "region", "amount"]
+
+
+def test_missing_columns_are_typed_nulls_and_text_blanks(
+    conn: Any, spark: Any, tmp_path: Path
+) -> None:
+    (tmp_path / "m.json").write_text('{"a": 1, "b": "x"}\n{"a": 2}\n')
+    got = both(
+        conn,
+        spark,
+        f"SELECT b, nosuch, a FROM dfs.`{tmp_path}/m.json`",
+        tmp_path / "m.json",
+        columns="b, nosuch, a",
+    )
+    assert got[1] == [("b", "string"), ("nosuch", "int"), ("a", "bigint")]
+    (tmp_path / "h.csvh").write_text("region,qty\neu,1\n")
+    got = both(
+        conn,
+        spark,
+        f"SELECT regoin, qty FROM dfs.`{tmp_path}/h.csvh`",
+        tmp_path / "h.csvh",
+        columns="regoin, qty",
+    )
+    assert got[2] == [("", "1")]
+
+
+def test_provided_schema(conn: Any, spark: Any, data_dir: Path) -> None:
+    table = data_dir / "one_plan_provided"
+    table.mkdir()
+    (table / "p.json").write_text('{"id": 1, "name": "ann"}\n{"id": 2}\n')
+    conn.cursor().execute(
+        "CREATE OR REPLACE SCHEMA (id DOUBLE, extra VARCHAR) FOR TABLE dfs.data.`one_plan_provided`"
+    )
+    got = both(conn, spark, f"SELECT * FROM dfs.`{table}`", table)
+    assert got[1] == [("id", "double"), ("extra", "string"), ("name", "string")]
+    assert got[2] == [(1.0, None, "ann"), (2.0, None, None)]
+
+
+def test_a_conflict_fails_only_the_query_that_reads_it(
+    conn: Any, spark: Any, tmp_path: Path
+) -> None:
+    d = tmp_path / "conflict"
+    d.mkdir()
+    pq.write_table(pa.table({"id": [1], "c": [1]}), d / "a.parquet")
+    pq.write_table(pa.table({"id": [2], "c": ["two"]}), d / "b.parquet")
+    got = both(conn, spark, f"SELECT id FROM dfs.`{d}`", d, columns="id")
+    assert got[2] == [(1,), (2,)]
+    got = both(conn, spark, f"SELECT c FROM dfs.`{d}`", d, columns="c")
+    assert got[:2] == ("error", ErrorKind.DATA_READ)
+    assert "[c]" in got[2] and "BIGINT" in got[2] and "VARCHAR" in got[2]
