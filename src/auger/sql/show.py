@@ -267,12 +267,12 @@ def explain(c: Explain, session: UserSession) -> QueryResult:
     with contextlib.redirect_stdout(buf):
         df.explain(extended=c.with_implementation)
     text = buf.getvalue().strip()
-    try:
-        plan_json = str(df._jdf.queryExecution().executedPlan().toJSON())
-    except Exception:  # Spark Connect has no JVM handle: keep the text
-        plan_json = json.dumps({"plan": text})
+    from auger.spark.jobs import plan_json
+
+    # Spark Connect has no JVM handle: the text stands in for the JSON plan
+    spark_json = plan_json(df) or json.dumps({"plan": text})
     return QueryResult(
-        table=pa.table({"text": pa.array([text], pa.string()), "json": pa.array([plan_json])}),
+        table=pa.table({"text": pa.array([text], pa.string()), "json": pa.array([spark_json])}),
         statement="EXPLAIN",
     )
 
