@@ -133,7 +133,7 @@ class NotSupportedError(DatabaseError):
 
 CANCELLED_MESSAGE = "EXECUTION ERROR: Query cancelled by the user"
 
-# Drill error kind → PEP 249 class (STYLE #9: a table, not an if chain).
+# Drill error kind → PEP 249 class: a table, not an if chain.
 _KIND_TO_CLASS: dict[ErrorKind, type[Error]] = {
     ErrorKind.PARSE: ProgrammingError,
     ErrorKind.VALIDATION: ProgrammingError,

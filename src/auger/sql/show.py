@@ -1,6 +1,6 @@
 """``SHOW TABLES``, ``SHOW FILES``, ``DESCRIBE``, ``REFRESH TABLE METADATA`` and ``EXPLAIN PLAN``.
 
-Each answers a small local table with Drill's column names (drill-behaviour §7.8).
+Each answers a small local table with Drill's column names.
 """
 
 from __future__ import annotations
