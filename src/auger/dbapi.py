@@ -36,6 +36,7 @@ import pyarrow as pa
 
 from auger.errors import AugerError, ErrorKind, UserError
 from auger.spark import jobs
+from auger.spark.errors import unwrap_spark_error
 
 __all__ = [
     "BINARY",
@@ -156,8 +157,6 @@ def to_dbapi_error(exc: BaseException) -> Error:
     if isinstance(exc, Error):
         return exc
     if not isinstance(exc, UserError):
-        from auger.spark.errors import unwrap_spark_error
-
         exc = unwrap_spark_error(exc)
     cls = _KIND_TO_CLASS.get(exc.kind, DatabaseError)
     return cls(str(exc), exc.kind, exc.context)

@@ -12,7 +12,9 @@ only on a terminal and only once the statement has taken more than a moment.
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -173,9 +175,6 @@ def _stderr_silenced() -> Iterator[None]:
     The JVM that Spark starts inherits the descriptor, so its start-up chatter ("Using incubator
     modules", log4j defaults) never reaches the terminal, where it would garble the prompt.
     """
-    import os
-    import sys
-
     try:
         sys.stderr.flush()
         saved = os.dup(2)

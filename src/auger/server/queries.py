@@ -36,6 +36,7 @@ from auger.errors import UserError
 from auger.server.encoding import encode_batch_rows, json_string, type_name
 from auger.server.profiles import Profile, ProfileStore
 from auger.spark import jobs
+from auger.spark.errors import unwrap_spark_error
 
 if TYPE_CHECKING:
     from auger.engine import Engine
@@ -363,8 +364,6 @@ class QueryManager:
             except Exception as exc:
                 if rq.cancel_requested.is_set():
                     raise _Canceled from exc
-                from auger.spark.errors import unwrap_spark_error
-
                 raise unwrap_spark_error(exc) from exc
         if rq.cancel_requested.is_set():
             raise _Canceled

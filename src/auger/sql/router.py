@@ -8,6 +8,7 @@ in ``HANDLERS`` (sqlglot expression type → handler) or ``COMMAND_HANDLERS`` (c
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -74,8 +75,6 @@ def _use(c: cmd.UseSchema, session: UserSession) -> QueryResult:
 
 
 def _show_schemas(c: cmd.ShowSchemas, session: UserSession) -> QueryResult:
-    import fnmatch
-
     names = session.catalog.schema_names()
     if c.like is not None:
         pattern = c.like.replace("%", "*").replace("_", "?")

@@ -20,6 +20,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from auger.errors import ErrorKind, UserError
+from auger.spark.jobs import plan_json
 from auger.sql.catalog import FileTable, ViewTable
 from auger.sql.grammar import split_schema_path
 from auger.sql.result import QueryResult, ok_result
@@ -267,8 +268,6 @@ def explain(c: Explain, session: UserSession) -> QueryResult:
     with contextlib.redirect_stdout(buf):
         df.explain(extended=c.with_implementation)
     text = buf.getvalue().strip()
-    from auger.spark.jobs import plan_json
-
     # Spark Connect has no JVM handle: the text stands in for the JSON plan
     spark_json = plan_json(df) or json.dumps({"plan": text})
     return QueryResult(
