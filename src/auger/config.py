@@ -245,7 +245,8 @@ def _plugin(name: str, raw: Mapping[str, Any]) -> PluginConfig:
 
 
 def _validate_temporary_workspace(cfg: Config) -> None:
-    """Start-up checks of temporary-tables.txt §4.1: exists, writable, file-based."""
+    """Drill's start-up checks of the default temporary workspace: it exists, is writable and is
+    file-based."""
     name = cfg.default_temporary_workspace
     found = cfg.workspace(name) if "." in name else None
     if found is None:

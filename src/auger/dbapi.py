@@ -30,12 +30,13 @@ import itertools
 import math
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
 from typing import Any
 
 import pyarrow as pa
 
 from auger.errors import AugerError, ErrorKind, UserError
+from auger.spark import jobs
+from auger.spark.errors import unwrap_spark_error
 
 __all__ = [
     "BINARY",
@@ -133,7 +134,7 @@ class NotSupportedError(DatabaseError):
 
 CANCELLED_MESSAGE = "EXECUTION ERROR: Query cancelled by the user"
 
-# Drill error kind → PEP 249 class (STYLE #9: a table, not an if chain).
+# Drill error kind → PEP 249 class: a table, not an if chain.
 _KIND_TO_CLASS: dict[ErrorKind, type[Error]] = {
     ErrorKind.PARSE: ProgrammingError,
     ErrorKind.VALIDATION: ProgrammingError,
@@ -156,8 +157,6 @@ def to_dbapi_error(exc: BaseException) -> Error:
     if isinstance(exc, Error):
         return exc
     if not isinstance(exc, UserError):
-        from auger.spark.errors import unwrap_spark_error
-
         exc = unwrap_spark_error(exc)
     cls = _KIND_TO_CLASS.get(exc.kind, DatabaseError)
     return cls(str(exc), exc.kind, exc.context)
@@ -287,74 +286,9 @@ def bind_parameters(sql: str, params: Sequence[Any] | Mapping[str, Any] | None) 
     return "".join(out)
 
 
-# ------------------------------------------------------------------ Spark job groups and streaming
-def _spark_context() -> Any:
-    """The running SparkContext, or None; never starts Spark just to label a job."""
-    try:
-        from pyspark import SparkContext
-    except ImportError:  # pragma: no cover - pyspark is a dependency
-        return None
-    return SparkContext._active_spark_context
-
-
-_GROUP_KEYS = ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")
-
-
-@contextmanager
-def _job_group(group: str, description: str) -> Iterator[None]:
-    """Run the block's Spark jobs in ``group`` (thread-local in Spark), then restore the old one.
-
-    Spark copies a thread's local properties into the threads it starts to serve results, so
-    setting the group around the call that starts a collection is enough.
-    """
-    sc = _spark_context()
-    if sc is None:
-        # Spark Connect has no SparkContext: an operation tag is its job group (a no-op when
-        # this process is not connected either).
-        from auger.spark.bootstrap import tag_operations
-
-        untag = tag_operations(group)
-        try:
-            yield
-        finally:
-            untag()
-        return
-    old = [sc.getLocalProperty(k) for k in _GROUP_KEYS]
-    for key, value in zip(_GROUP_KEYS, (group, description[:200], "true"), strict=True):
-        sc.setLocalProperty(key, value)
-    try:
-        yield
-    finally:
-        for key, value in zip(_GROUP_KEYS, old, strict=True):
-            sc.setLocalProperty(key, value)
-
-
-def _cancel_group(group: str) -> None:
-    """Cancel the running Spark jobs of ``group`` (a tagged operation under Spark Connect)."""
-    sc = _spark_context()
-    if sc is not None:
-        sc.cancelJobGroup(group)
-    else:
-        from auger.spark.bootstrap import interrupt_tag
-
-        interrupt_tag(group)
-
-
-def _arrow_schema(df: Any) -> pa.Schema:
-    """The Arrow schema Spark uses to ship ``df``'s batches (as ``DataFrame.toArrow`` builds it)."""
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    large = df.sparkSession.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")
-    return to_arrow_schema(
-        df.schema,
-        error_on_duplicated_field_names_in_struct=True,
-        timezone="UTC",
-        prefers_large_types=large == "true",
-    )
-
-
+# ------------------------------------------------------------------ results in memory
 class _TableStream:
-    """Batches of a table already in memory, with the same face as a Spark stream."""
+    """Batches of a table already in memory, with the same face as a Spark batch stream."""
 
     def __init__(self, table: pa.Table) -> None:
         self.schema = table.schema
@@ -365,106 +299,6 @@ class _TableStream:
 
     def __next__(self) -> pa.RecordBatch:
         return next(self._batches)
-
-
-class _NoArrowSchema(Exception):
-    """The DataFrame has a column type with no Arrow equivalent on the Python side."""
-
-
-class _SparkBatchStream:
-    """Arrow batches of a DataFrame, pulled one partition at a time.
-
-    Spark turns each partition into Arrow IPC batches (``toArrowBatchRdd``) and serves them to
-    Python through the same local-iterator protocol as ``DataFrame.toLocalIterator``: a job per
-    partition, run only when the previous partition has been consumed (with one partition of
-    prefetch). ``batches_read`` counts what has been pulled so far.
-    """
-
-    def __init__(self, df: Any, group: str, description: str) -> None:
-        from pyspark.serializers import NoOpSerializer
-        from pyspark.util import _local_iterator_from_socket
-
-        try:
-            self.schema = _arrow_schema(df)
-        except Exception as exc:
-            raise _NoArrowSchema(str(exc)) from exc
-        self.batches_read = 0
-        from auger.spark.bootstrap import is_connect
-
-        if is_connect(df.sparkSession):
-            self._frames = _connect_batches(df, self.schema, group, description)
-            return
-        sc = df.sparkSession.sparkContext
-        # The JVM thread serving this Python thread may never have had the session made active
-        # (a statement run on a worker thread): SQL settings read while the scan is planned would
-        # then be Spark's defaults, not the session's, and auger's scans refuse to run without
-        # the session's filter push-down setting.
-        sc._jvm.org.apache.spark.sql.SparkSession.setActiveSession(df.sparkSession._jsparkSession)
-        with _job_group(group, description):
-            jrdd = df._jdf.toArrowBatchRdd()
-            sock_info = sc._jvm.PythonRDD.toLocalIteratorAndServe(jrdd, True)
-        self._frames = _local_iterator_from_socket(sock_info, NoOpSerializer())
-
-    def __iter__(self) -> Iterator[pa.RecordBatch]:
-        return self
-
-    def close(self) -> None:
-        """Stop serving the result: the JVM is told to stop and the socket closes.
-
-        Closing the generator drops pyspark's socket reader, which drains the partition
-        already on its way, tells the JVM's serving thread to stop, and closes the socket. A
-        job already started for a later partition is the job group's to cancel.
-        """
-        frames, self._frames = self._frames, iter(())
-        close = getattr(frames, "close", None)
-        if callable(close):
-            close()
-
-    def __next__(self) -> pa.RecordBatch:
-        frame = next(self._frames)
-        if isinstance(frame, pa.RecordBatch):  # Spark Connect
-            batch = frame
-        else:
-            batch = pa.ipc.read_record_batch(pa.py_buffer(frame), self.schema)
-        self.batches_read += 1
-        return batch
-
-
-def _connect_batches(
-    df: Any, schema: pa.Schema, group: str, description: str
-) -> Iterator[pa.RecordBatch]:
-    """The result batches of a Spark Connect DataFrame, streamed from the server.
-
-    The server sends Arrow batches as the query produces them; the request is sent here, inside
-    the statement's tag, so ``cancel()`` reaches it. Batches are cast to the schema a classic
-    session would ship (the server may choose e.g. large string types).
-    """
-    client = df.sparkSession.client
-    plan = df._plan.to_proto(client)
-    with _job_group(group, description):
-        stream = client.to_table_as_iterator(plan, df._plan.observations)
-        first = _next_table(stream)
-    return _cast_tables(first, stream, schema)
-
-
-def _next_table(stream: Iterator[Any]) -> pa.Table | None:
-    for item in stream:
-        if isinstance(item, pa.Table):
-            return item
-    return None
-
-
-def _cast_tables(
-    first: pa.Table | None, stream: Iterator[Any], schema: pa.Schema
-) -> Iterator[pa.RecordBatch]:
-    table = first
-    while table is not None:
-        if table.num_rows:
-            if table.schema != schema:
-                columns = [c.cast(f.type) for c, f in zip(table.columns, schema, strict=True)]
-                table = pa.Table.from_arrays(columns, schema=schema)
-            yield from table.to_batches()
-        table = _next_table(stream)
 
 
 def _values(column: Any) -> list[Any]:
@@ -513,7 +347,7 @@ class Cursor:
         self.statement: str | None = None
         self._result: Any = None
         self._description: list[tuple[Any, ...]] | None = None
-        self._stream: _SparkBatchStream | _TableStream | None = None
+        self._stream: jobs.BatchStream | _TableStream | None = None
         self._rows: list[tuple[Any, ...]] = []
         self._pos = 0
         self._exhausted = False
@@ -562,7 +396,7 @@ class Cursor:
         self._cancelled = False
         self._sql = sql
         try:
-            with _job_group(self._group, sql):
+            with jobs.job_group(self._group, sql):
                 result = session.execute(sql)
             description = _describe(result)
         except Exception as exc:
@@ -592,7 +426,7 @@ class Cursor:
         """
         self._cancelled = True
         if self._group is not None:
-            _cancel_group(self._group)
+            jobs.cancel_group(self._group)
 
     @property
     def cancelled(self) -> bool:
@@ -628,10 +462,10 @@ class Cursor:
         closed. A new statement, ``close()``, the connection's close and garbage collection
         all end here, so an abandoned result never keeps Spark busy."""
         stream, self._stream = self._stream, None
-        if not isinstance(stream, _SparkBatchStream) or self._exhausted:
+        if not isinstance(stream, jobs.BatchStream) or self._exhausted:
             return
         if self._group is not None:
-            _cancel_group(self._group)
+            jobs.cancel_group(self._group)
         stream.close()
 
     def _need_result(self) -> Any:
@@ -641,7 +475,7 @@ class Cursor:
         return self._result
 
     # ----- the row stream
-    def _open_stream(self) -> _SparkBatchStream | _TableStream:
+    def _open_stream(self) -> jobs.BatchStream | _TableStream:
         result = self._need_result()
         if self._stream is None:
             if result.table is not None:
@@ -649,8 +483,8 @@ class Cursor:
             else:
                 self._raise_if_cancelled()
                 try:
-                    self._stream = _SparkBatchStream(result.dataframe, self._group or "", self._sql)
-                except _NoArrowSchema:
+                    self._stream = jobs.BatchStream(result.dataframe, self._group or "", self._sql)
+                except jobs.NoArrowSchema:
                     # A type Spark's Python side cannot name in Arrow: take the bulk path.
                     self._stream = _TableStream(self.fetch_arrow_table())
                     self._exhausted = False
@@ -722,8 +556,7 @@ class Cursor:
         if self._untouched_dataframe():
             self._raise_if_cancelled()
             try:
-                with _job_group(self._group or "", self._sql):
-                    table = result.dataframe.toArrow()
+                table = jobs.arrow_table(result.dataframe, self._group or "", self._sql)
             except Exception as exc:
                 raise self._error(exc) from None
             self._fetched += table.num_rows

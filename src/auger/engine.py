@@ -170,7 +170,7 @@ class Engine:
         """Change a workspace while the engine runs (a storage-plugin update).
 
         Sessions keep their temporary tables; new ones go to the new location, and closing a
-        session deletes its locations in both (temporary-tables.txt §5.1.5).
+        session deletes its locations in both.
         """
         found = self.config.workspace(full_name)
         if found is None:

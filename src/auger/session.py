@@ -1,10 +1,9 @@
 """A user session: identity, options, default schema and temporary tables.
 
 Every client is exactly one session: a DB-API connection, a shell, a REST cookie. Closing the
-session releases everything it owns; in particular its temporary tables
-(temporary-tables.txt): they live in the session's own folder(s) of the default temporary
-workspace, are found by the names the user gave them (case-insensitively, before persistent
-tables and views), and are deleted with the session.
+session releases everything it owns; in particular its temporary tables: they live in the
+session's own folder(s) of the default temporary workspace, are found by the names the user gave
+them (case-insensitively, before persistent tables and views), and are deleted with the session.
 """
 
 from __future__ import annotations
@@ -148,7 +147,7 @@ class UserSession:
         return None if table is None else table.generated
 
     def temporary_table(self, parts: Sequence[str]) -> TemporaryTable | None:
-        """The session's temporary table a name means, if any (temporary-tables.txt §5.1.10).
+        """The session's temporary table a name means, if any.
 
         Only a bare name, or a name whose schema part resolves to the default temporary
         workspace (``dfs.tmp.t``, ``tmp.t`` after ``USE dfs``), can mean a temporary table.

@@ -83,7 +83,7 @@ def connect_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 CLIENT = textwrap.dedent(
     """
-    import gc, io, json, sys, threading
+    import io, json, sys, threading
     import auger
     from auger.cli.runner import ProgressMeter
     from auger.spark.bootstrap import is_connect
@@ -145,13 +145,14 @@ CLIENT = textwrap.dedent(
     except auger.dbapi.Error as exc:
         out["cancelled"] = type(exc).__name__ + ": " + str(exc)
     done.set()
-    cur.close()  # a cursor keeps its result's DataFrame, and so the views it names
+    cur.close()
     run("after_cancel", "SELECT COUNT(*) AS n FROM dfs.data.`tree`")
-    gc.collect()
-    spark.sql("SELECT 1").collect()  # drops the views whose DataFrames are gone
-    out["views_kept"] = sorted(spark.pending_views())
-    out["views_in_server"] = sorted(
-        t.name for t in spark.catalog.listTables() if t.name.startswith("__auger_q"))
+    # a query's DataFrame keeps working after others ran: its tables travel with its plan
+    kept = conn.sql("SELECT d, v FROM dfs.data.copied WHERE v > 4 ORDER BY v")
+    run("between", "SELECT COUNT(*) AS n FROM dfs.data.`maps.json`")
+    out["kept"] = [list(r) for r in kept.collect()]
+    run("braces", "SELECT '{x}' AS b, COUNT(*) AS n FROM dfs.data.`tree` WHERE columns[0] <> '{}'")
+    out["views_in_server"] = sorted(t.name for t in spark.catalog.listTables() if t.isTemporary)
     conn.close()
     print("RESULT " + json.dumps(out, default=str))
     """
@@ -202,8 +203,9 @@ def test_queries_run_through_spark_connect(connect_url: str, tmp_path: Path) -> 
     assert out["cancelled"] == "OperationalError: EXECUTION ERROR: Query cancelled by the user"
     assert out["progress"].startswith("[Stage "), out["progress"]
     assert out["after_cancel"] == [[12]]
-    # the planner's per-query views are dropped once their DataFrames are gone (no leak)
-    assert out["views_kept"] == []
+    assert out["kept"] == [["a", 5]]
+    assert out["braces"] == [["{x}", 12]]
+    # the planner's tables are passed with each query: nothing is left in the server's catalog
     assert out["views_in_server"] == []
 
 
@@ -283,55 +285,3 @@ def test_connect_master_in_a_process_running_local_spark_is_one_clear_error(spar
         get_spark("sc://127.0.0.1:15002")
     assert "cannot mix" in info.value.message
     assert get_spark("local[2]") is spark  # the local session is untouched
-
-
-class _FakePlan:
-    pass
-
-
-class _FakeFrame:
-    def __init__(self) -> None:
-        self._plan = _FakePlan()
-
-
-class _FakeCatalog:
-    def __init__(self) -> None:
-        self.dropped: list[str] = []
-
-    def dropTempView(self, name: str) -> bool:
-        self.dropped.append(name)
-        return True
-
-
-class _FakeRemote:
-    """Stands in for a Connect session: queries are lazy, so their views must outlive them."""
-
-    def __init__(self) -> None:
-        self.catalog = _FakeCatalog()
-        self.version = "4.3.0"
-
-    def sql(self, query: str) -> _FakeFrame:
-        return _FakeFrame()
-
-
-def test_views_a_lazy_query_names_are_dropped_when_its_plan_is_gone() -> None:
-    import gc
-
-    from auger.spark.bootstrap import ConnectSession
-
-    remote = _FakeRemote()
-    spark = ConnectSession(remote, "sc://fake")
-    assert spark.version == "4.3.0"  # everything else passes through
-    df = spark.sql("SELECT * FROM __auger_q7_t0 JOIN __auger_q7_t1 ON true")
-    derived = df._plan  # a frame built on the query holds its plan
-    del df
-    spark.catalog.dropTempView("__auger_q7_t0")
-    spark.catalog.dropTempView("__auger_q7_t1")
-    spark.catalog.dropTempView("other_view")  # not named by a live query: dropped at once
-    assert remote.catalog.dropped == ["other_view"]
-    assert spark.pending_views() == {"__auger_q7_t0", "__auger_q7_t1"}
-    del derived
-    gc.collect()
-    spark.sql("SELECT 1")  # the next statement drops what became free
-    assert sorted(remote.catalog.dropped) == ["__auger_q7_t0", "__auger_q7_t1", "other_view"]
-    assert spark.pending_views() == set()

@@ -1,10 +1,10 @@
 """A DB-API-shaped client of a running ``auger serve`` (or Drill) over Drill's REST API.
 
 ``auger sql --connect http://host:8047`` uses it so a statement costs an HTTP round trip instead
-of a JVM start. The wire format is Drill's (``reference/drill-rest-api.md``): ``POST /query.json``
-with ``{"queryType": "SQL", "query": ...}``, form login at ``/j_security_check``, and a cookie that
-binds every request to one server-side session (so ``USE``, ``ALTER SESSION`` and temporary
-tables last as long as the shell).
+of a JVM start. The wire format is Drill's REST API (served by :mod:`auger.server`):
+``POST /query.json`` with ``{"queryType": "SQL", "query": ...}``, form login at
+``/j_security_check``, and a cookie that binds every request to one server-side session (so
+``USE``, ``ALTER SESSION`` and temporary tables last as long as the shell).
 """
 
 from __future__ import annotations

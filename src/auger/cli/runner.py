@@ -12,13 +12,17 @@ only on a terminal and only once the statement has taken more than a moment.
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO
+
+from auger.spark.jobs import running_stages
 
 __all__ = ["Cancelled", "Outcome", "ProgressMeter", "run_statement"]
 
@@ -54,32 +58,11 @@ class ProgressMeter:
         self.note = ""
 
     def _status(self) -> str:
-        from auger.dbapi import _spark_context
-
         group = getattr(self.cursor, "job_group", None)
-        sc = _spark_context() if group else None
-        if sc is None:
-            if not group:
-                return ""
-            # Spark Connect (no SparkContext): the stages the server reported for the tag
-            from auger.spark.bootstrap import connect_stages
-
-            bars = [_bar(s, done, n) for s, done, n in connect_stages(group) if done < n]
-            return " ".join(bars[:3])
-        tracker = sc.statusTracker()
-        parts = []
-        for job_id in tracker.getJobIdsForGroup(group):
-            job = tracker.getJobInfo(job_id)
-            if job is None or job.status != "RUNNING":
-                continue
-            for stage_id in job.stageIds:
-                stage = tracker.getStageInfo(stage_id)
-                if stage is None or stage.numCompletedTasks >= stage.numTasks:
-                    continue
-                if stage.numActiveTasks == 0 and stage.numCompletedTasks == 0:
-                    continue  # waiting for its parents
-                parts.append(_bar(stage.stageId, stage.numCompletedTasks, stage.numTasks))
-        return " ".join(parts[:3])
+        if not group:
+            return ""
+        bars = [_bar(stage, done, n) for stage, done, n in running_stages(group)]
+        return " ".join(bars[:3])
 
     def update(self) -> None:
         elapsed = time.monotonic() - self.started
@@ -192,9 +175,6 @@ def _stderr_silenced() -> Iterator[None]:
     The JVM that Spark starts inherits the descriptor, so its start-up chatter ("Using incubator
     modules", log4j defaults) never reaches the terminal, where it would garble the prompt.
     """
-    import os
-    import sys
-
     try:
         sys.stderr.flush()
         saved = os.dup(2)

@@ -1,4 +1,5 @@
-"""What a format plugin implements (STYLE #8: ABCs for what plugins implement).
+"""What a format plugin implements: abstract base classes, so a plugin missing a method fails
+when it is instantiated, not when the method is first needed.
 
 A plugin answers two questions: what columns do these files have (``discover_schema``, on the
 driver, cheap: headers, footers, a sample) and what is in this file (``read_arrow``, on an
@@ -32,7 +33,7 @@ __all__ = ["FormatPlugin", "conflict_error", "open_input", "uses_reader", "valid
 class FormatPlugin(ABC):  # noqa: B024 - every method has a default; a plugin picks its own
     """A file format: its reader type name, default extensions, schema discovery and reading.
 
-    A plugin either implements :meth:`reader` (DESIGN §3.4: one :class:`FormatReader` per file,
+    A plugin either implements :meth:`reader` (one :class:`FormatReader` per file,
     writing rows through the result set loader) and gets ``discover_schema`` and ``read_arrow``
     derived from it, or it reads Arrow itself and overrides those two (the built-in readers do,
     for speed). ``name`` and ``type_name`` are the same thing: the reader type of a workspace
@@ -41,7 +42,7 @@ class FormatPlugin(ABC):  # noqa: B024 - every method has a default; a plugin pi
 
     #: reader type, as in ``type = "text"`` of a workspace format entry
     type_name: str = ""
-    #: the same, under the name DESIGN §3.4 gives it
+    #: the same, under the name the plugin API documents (``docs/plugins.md``)
     name: str = ""
     #: default extensions when a config names none
     extensions: tuple[str, ...] = ()

@@ -2,7 +2,7 @@
 
 Third-party plugins register a ``FormatPlugin`` subclass under the entry-point group
 ``auger.formats``; the entry-point name is the reader type used in workspace configs. A second
-registration of the same type name is an error (STYLE #11).
+registration of the same type name is an error, so a plugin never silently replaces another.
 
 A plugin registered in code (``register_format``) exists only in the process that registered
 it; Spark's Python workers never ran that line. Such a plugin travels with each scan instead:

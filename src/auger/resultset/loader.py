@@ -4,7 +4,7 @@ The loader owns the batch lifecycle (``start_batch`` → rows → ``harvest``) a
 event, *overflow*: a value that does not fit its vector while row ``n`` is being written. Then
 every column sets aside positions ``< n`` as the batch to harvest and keeps what it already holds
 for row ``n`` as row 0 of a look-ahead batch; the reader carries on writing the row as if nothing
-happened (see ``overflow.txt`` in the design seeds, scenarios a–h). Columns added after that
+happened (``tests/resultset/test_overflow.py`` walks through the cases). Columns added after that
 point belong to the look-ahead batch only: they are left out of the harvested batch and appear,
 as a schema change, in the next one.
 

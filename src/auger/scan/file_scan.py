@@ -10,7 +10,7 @@ through :class:`ArrowFileScan`, which for every batch of every file:
 3. folds the batch's schema into the tracker, types the missing columns and fills them;
 4. adds implicit and partition columns for the file and assembles the output in scan order.
 
-The readers with a ``SchemaNegotiator`` (DESIGN §3.4) will share steps 3–4.
+The readers with a ``SchemaNegotiator`` (the plugin API, ``docs/plugins.md``) will share steps 3–4.
 """
 
 from __future__ import annotations

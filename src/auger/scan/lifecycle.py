@@ -1,4 +1,6 @@
-"""The reader lifecycle (DESIGN §3.4): format readers that write rows through a result set loader.
+"""The reader lifecycle: format readers that write rows through a result set loader.
+
+The plugin API it serves is described in ``docs/plugins.md``.
 
 A :class:`FormatReader` is opened with a :class:`SchemaNegotiator`, which tells it the file, the
 projection and the input schema (typed where the scan knows types) and builds its

@@ -8,9 +8,9 @@ yields rows with no columns.
 
 Two kinds of reader plug in:
 
-* **FormatReader-style** (DESIGN §3.4): ``reader(file, config) -> FormatReader``; the reader writes
-  rows through a result set loader and gets projection, batch limits, the overflow row and the
-  ``LIMIT`` for free (:class:`ReaderFormatPlugin` gives such a plugin ``read_arrow`` and
+* **FormatReader-style** (``docs/plugins.md``): ``reader(file, config) -> FormatReader``; the
+  reader writes rows through a result set loader and gets projection, batch limits, the overflow
+  row and the ``LIMIT`` for free (:class:`ReaderFormatPlugin` gives such a plugin ``read_arrow`` and
   ``discover_schema`` so it also works everywhere an Arrow-native plugin does);
 * **Arrow-native** (``FormatPlugin.read_arrow``): whole Arrow batches, conformed to the types the
   scan settled on (:class:`~auger.scan.file_scan.ArrowFileScan`).

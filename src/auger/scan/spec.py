@@ -1,4 +1,7 @@
-"""The planned scan: immutable values the driver builds and executors run (STYLE #12).
+"""The planned scan: immutable values the driver builds and executors run.
+
+Planning is kept apart from execution: the driver plans a scan into these frozen values once,
+and executors only run them.
 
 A :class:`ScanSpec` is everything an executor needs to produce a scan's batches without a
 SparkSession, a user session or a config file: the files, the format and its options, the output

@@ -2,9 +2,9 @@
 
 Spark calls block, so each query runs whole in one pool thread: Spark's job group is a
 thread-local property, and keeping planning, execution and stage bookkeeping on one thread is
-what makes ``cancelJobGroup`` reach every job of the query. The thread hands encoded chunks to
-the event loop through a small bounded queue, so a slow reader slows its own query and nothing
-else, and a reader that vanished stops the encoding.
+what makes cancelling the group (:mod:`auger.spark.jobs`) reach every job of the query. The
+thread hands encoded chunks to the event loop through a small bounded queue, so a slow reader
+slows its own query and nothing else, and a reader that vanished stops the encoding.
 
 The body is written in Drill's streaming layout (one member per line, comma first). The
 ``queryId`` line goes out at once, which keeps clients with short read timeouts alive while
@@ -18,13 +18,15 @@ is ready, and cancels the query's job group until the worker gives up.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
 import traceback
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +35,8 @@ import pyarrow as pa
 from auger.errors import UserError
 from auger.server.encoding import encode_batch_rows, json_string, type_name
 from auger.server.profiles import Profile, ProfileStore
+from auger.spark import jobs
+from auger.spark.errors import unwrap_spark_error
 
 if TYPE_CHECKING:
     from auger.engine import Engine
@@ -119,16 +123,7 @@ class QueryManager:
         if not rq.cancel_requested.is_set():
             rq.cancel_reason = reason
         rq.cancel_requested.set()
-        spark = self.engine._spark
-        from auger.spark.bootstrap import interrupt_tag, is_connect
-
-        if spark is not None and is_connect(spark):
-            interrupt_tag(query_id)  # Spark Connect: the query's operations carry its id
-        elif spark is not None:
-            try:
-                spark.sparkContext.cancelJobGroup(query_id)
-            except Exception:
-                _log.debug("cancelJobGroup(%s) failed", query_id, exc_info=True)
+        jobs.cancel_group(query_id)  # the query's job group is its id
         return True
 
     def shutdown(self) -> None:
@@ -285,34 +280,9 @@ class QueryManager:
         profile = rq.profile
         session = rq.web.session
         verbose = _verbose(session)
-        sc = self._job_group(rq)
-        table: pa.Table | None = None
         try:
-            if rq.cancel_requested.is_set() or session.closed:
-                raise _Canceled
-            result = session.execute(sql)
-            profile.warnings = list(result.warnings)
-            schema = result.schema
-            names = [c.name for c in schema]
-            types = [type_name(c) for c in schema]
-            if rq.cancel_requested.is_set():
-                raise _Canceled
-            if result.table is not None:
-                table = result.table
-                if row_cap > 0:
-                    table = table.slice(0, row_cap)
-            else:
-                df = result.dataframe.limit(row_cap) if row_cap > 0 else result.dataframe
-                try:
-                    table = df.toArrow()
-                except Exception as exc:
-                    if rq.cancel_requested.is_set():
-                        raise _Canceled from exc
-                    from auger.spark.errors import unwrap_spark_error
-
-                    raise unwrap_spark_error(exc) from exc
-            if rq.cancel_requested.is_set():
-                raise _Canceled
+            with self._job_group(rq):
+                table, names, types = self._answer(rq, session, sql, row_cap)
         except Exception as exc:
             if isinstance(exc, _Canceled) or rq.cancel_requested.is_set():
                 # a cancelled Spark job surfaces as whatever error the step saw
@@ -326,9 +296,7 @@ class QueryManager:
                 self._fail(rq, UserError.system(f"{type(exc).__name__}: {exc}"), verbose, emit)
             return
         finally:
-            profile.stages = self._stages(sc, rq.query_id)
-            self._clear_job_group(sc)
-        assert table is not None
+            profile.stages = jobs.group_stages(rq.query_id)
         profile.columns = names
         emit(
             (
@@ -370,85 +338,52 @@ class QueryManager:
         parts.append(',"queryState":"FAILED"\n}')
         emit("".join(parts).encode("utf-8"))
 
-    # ----- Spark job groups and stage timings
-    def _job_group(self, rq: RunningQuery) -> Any:
-        """The SparkContext with the query's job group set; under Spark Connect (no
-        SparkContext) the query's operations are tagged instead and the tag's remover is
-        returned, for :meth:`_clear_job_group`."""
-        try:
-            from auger.spark.bootstrap import is_connect, tag_operations
-
-            if is_connect(self.engine.spark):
-                return tag_operations(rq.query_id)
-            sc = self.engine.spark.sparkContext
-            sc.setJobGroup(rq.query_id, rq.profile.query[:200], interruptOnCancel=True)
-            return sc
-        except Exception:
-            _log.debug("could not set a job group", exc_info=True)
-            return None
-
-    @staticmethod
-    def _clear_job_group(sc: Any) -> None:
-        if sc is None:
-            return
-        if callable(sc):  # a Spark Connect tag's remover
-            sc()
-            return
-        for key in ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel"):
+    # ----- Spark work
+    def _answer(
+        self, rq: RunningQuery, session: Any, sql: str, row_cap: int
+    ) -> tuple[pa.Table, list[str], list[str]]:
+        """Run the statement: its answer (at most ``row_cap`` rows when > 0), column names and
+        Drill type names."""
+        if rq.cancel_requested.is_set() or session.closed:
+            raise _Canceled
+        result = session.execute(sql)
+        rq.profile.warnings = list(result.warnings)
+        schema = result.schema
+        names = [c.name for c in schema]
+        types = [type_name(c) for c in schema]
+        if rq.cancel_requested.is_set():
+            raise _Canceled
+        if result.table is not None:
+            table = result.table
+            if row_cap > 0:
+                table = table.slice(0, row_cap)
+        else:
+            df = result.dataframe.limit(row_cap) if row_cap > 0 else result.dataframe
             try:
-                sc.setLocalProperty(key, None)
-            except Exception:
-                pass
+                table = df.toArrow()
+            except Exception as exc:
+                if rq.cancel_requested.is_set():
+                    raise _Canceled from exc
+                raise unwrap_spark_error(exc) from exc
+        if rq.cancel_requested.is_set():
+            raise _Canceled
+        return table, names, types
 
-    @staticmethod
-    def _stages(sc: Any, group: str) -> list[dict[str, Any]]:
-        """The Spark stages of the query's jobs with their timings (best effort)."""
-        if sc is None or callable(sc):  # none to read under Spark Connect
-            return []
-        out: list[dict[str, Any]] = []
-        try:
-            tracker = sc.statusTracker()
-            store = sc._jsc.sc().statusStore()
-            for job_id in sorted(tracker.getJobIdsForGroup(group)):
-                info = tracker.getJobInfo(job_id)
-                for stage_id in sorted(info.stageIds if info else ()):
-                    out.append(_stage_record(store, job_id, stage_id))
-        except Exception:
-            _log.debug("stage timings unavailable", exc_info=True)
-        return out
+    @contextmanager
+    def _job_group(self, rq: RunningQuery) -> Iterator[None]:
+        """The query's Spark jobs (planning and execution, all on this thread) run in a job
+        group named by its id; a failure to set one does not fail the query."""
+        with contextlib.ExitStack() as stack:
+            try:
+                group = jobs.job_group(rq.query_id, rq.profile.query, self.engine.spark)
+                stack.enter_context(group)
+            except Exception:
+                _log.debug("could not set a job group", exc_info=True)
+            yield
 
 
 class _Canceled(Exception):
     pass
-
-
-def _stage_record(store: Any, job_id: int, stage_id: int) -> dict[str, Any]:
-    record: dict[str, Any] = {"jobId": job_id, "stageId": stage_id}
-    try:
-        data = store.lastStageAttempt(stage_id)
-    except Exception:
-        return record
-
-    def opt_ms(value: Any) -> int | None:
-        try:
-            return int(value.get().getTime()) if value.isDefined() else None
-        except Exception:
-            return None
-
-    record.update(
-        {
-            "name": str(data.name()),
-            "status": str(data.status()),
-            "numTasks": int(data.numTasks()),
-            "submissionTime": opt_ms(data.submissionTime()),
-            "firstTaskLaunchedTime": opt_ms(data.firstTaskLaunchedTime()),
-            "completionTime": opt_ms(data.completionTime()),
-            "executorRunTime": int(data.executorRunTime()),
-            "inputRecords": int(data.inputRecords()),
-            "outputRecords": int(data.outputRecords()),
-        }
-    )
-    return record
 
 
 def _verbose(session: Any) -> bool:

@@ -9,7 +9,9 @@ Modules, one concept each:
 - ``partitions``: files, Parquet row groups and text byte ranges into tasks of a target size;
 - ``pushdown``: Spark's pushed filters used to skip files and Parquet row groups;
 - ``discovery``: table schemas on the driver, cached, as a Spark job for many files;
-- ``errors``: the one place Spark's exceptions become ``UserError``s.
+- ``errors``: the one place Spark's exceptions become ``UserError``s;
+- ``jobs``: running a statement's Spark work: job groups, progress, cancellation, Arrow batches;
+- ``frame_sql``: Spark SQL over the planner's DataFrames, passed to ``spark.sql`` by name.
 
 Only this package (and the engine) touches pyspark; executors import just ``datasource`` and
 what it needs from ``scan`` and ``formats``.

@@ -26,8 +26,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import weakref
-from collections import Counter, deque
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -98,7 +96,6 @@ def check_java() -> str:
 
 
 def _java_major(version_text: str) -> int | None:
-    import re
 
     m = re.search(r'version "(\d+)(?:\.(\d+))?', version_text)
     if not m:
@@ -398,94 +395,16 @@ def _find_spec(find: Any, name: str) -> bool:
         return False
 
 
-# Temporary views the planner names per query (``__auger_q<query>_t<table>``).
-_VIEW_NAME = re.compile(r"__auger_q\d+_t\d+")
-
-
 class ConnectSession:
-    """A Spark Connect session, as the planner expects a SparkSession to behave.
-
-    One difference matters: a classic ``spark.sql(query)`` analyses the query at once, so the
-    temporary views it names may be dropped right after; over Connect the query is analysed
-    only when it runs, on the server, and must still find its views then. So a view a query
-    names is dropped only when no DataFrame built on that query is left (its plan object is
-    collected); until then ``catalog.dropTempView`` defers. Everything else passes through.
-    """
+    """A Spark Connect session and the address it was opened with; everything else passes
+    through to the client's session."""
 
     def __init__(self, real: Any, url: str) -> None:
         self._real = real
         self.url = url
-        self._views_lock = threading.Lock()
-        self._uses: Counter[str] = Counter()
-        self._doomed: set[str] = set()
-        self._ready: list[str] = []
-        # Filled by finalizers, which may run inside any allocation (even under the lock
-        # above), so they only append here; the lock holders settle it.
-        self._released: deque[frozenset[str]] = deque()
-        self.catalog = _ConnectCatalog(self)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real, name)
-
-    def sql(self, query: str, *args: Any, **kwargs: Any) -> Any:
-        self._drop_ready_views()
-        df = self._real.sql(query, *args, **kwargs)
-        names = frozenset(_VIEW_NAME.findall(query))
-        if names:
-            with self._views_lock:
-                self._uses.update(names)
-            weakref.finalize(df._plan, self._released.append, names)
-        return df
-
-    def _settle(self) -> None:
-        """Count down the views of collected plans; doomed views no plan names become ready
-        to drop. Called with ``_views_lock`` held."""
-        while self._released:
-            for name in self._released.popleft():
-                self._uses[name] -= 1
-                if self._uses[name] <= 0:
-                    del self._uses[name]
-                    if name in self._doomed:
-                        self._doomed.discard(name)
-                        self._ready.append(name)
-
-    def _drop_view(self, name: str) -> bool:
-        with self._views_lock:
-            self._settle()
-            if self._uses.get(name):
-                self._doomed.add(name)
-                return True
-        self._drop_ready_views()
-        return bool(self._real.catalog.dropTempView(name))
-
-    def _drop_ready_views(self) -> None:
-        with self._views_lock:
-            self._settle()
-            ready, self._ready = self._ready, []
-        for name in ready:
-            try:
-                self._real.catalog.dropTempView(name)
-            except Exception:
-                _log.debug("dropping temporary view %s failed", name, exc_info=True)
-
-    def pending_views(self) -> set[str]:
-        """Views still kept for live DataFrames or waiting to be dropped (tests, diagnostics)."""
-        with self._views_lock:
-            self._settle()
-            return set(self._uses) | set(self._ready)
-
-
-class _ConnectCatalog:
-    """The Connect session's catalog, with ``dropTempView`` deferred as explained above."""
-
-    def __init__(self, session: ConnectSession) -> None:
-        self._session = session
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._session._real.catalog, name)
-
-    def dropTempView(self, name: str) -> bool:
-        return self._session._drop_view(name)
 
 
 def package_zip() -> str:

@@ -1,4 +1,4 @@
-"""The one place where Spark's exceptions become auger's (STYLE #7).
+"""The one place where Spark's exceptions become auger's.
 
 A ``UserError`` raised inside a Python worker cannot cross the JVM as itself: it is encoded into
 the message of the exception the worker raises and decoded here on the driver, so the user sees
@@ -162,7 +162,7 @@ class _WriteCause:
 _FREE_SPACE = "Fix: free space on that file system or point the workspace elsewhere"
 _WRITABLE = "Fix: make that location writable or point the workspace elsewhere"
 
-# errno → what a failed write means to the user (STYLE #9: a table, not an if chain).
+# errno → what a failed write means to the user: a table, not an if chain.
 _WRITE_CAUSES: tuple[_WriteCause, ...] = (
     _WriteCause(errno.EROFS, ErrorKind.DATA_WRITE, "the file system is read-only", _WRITABLE),
     _WriteCause(errno.ENOSPC, ErrorKind.RESOURCE, "no space left on device", _FREE_SPACE),

@@ -1,15 +1,15 @@
 """``CREATE [TEMPORARY] TABLE [IF NOT EXISTS] t [(cols)] [PARTITION BY (cols)] AS query``.
 
 A persistent table (CTAS) is a directory in a writable workspace: the target schema is the one
-named, else the session's default schema. A temporary table (CTTAS, temporary-tables.txt) lives
+named, else the session's default schema. A temporary table (CTTAS) lives
 only in the default temporary workspace, whether it is named or not, under the session's own
 folder and a generated name; the session finds it by the name given here.
 
 Both check the name (no table, view or temporary table of that name may exist), the column list
 and the partition columns with Drill's messages, plan the query, and write it in
 ``store.format`` through :mod:`auger.storage.writer`, answering ``Fragment | Number of records
-written``. Where temporary-tables.txt words a message differently from later Drill, CTTAS uses
-the seed's words (DESIGN.md §3.3).
+written``. Where Drill's temporary-table messages differ from its later CTAS ones, CTTAS keeps
+the temporary-table wording (the tests pin each text).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def mutable_workspace(
 
     Raises:
         UserError: VALIDATION for the root schema, an unknown or an immutable schema (the
-            immutable message in the seed's words when ``temporary``).
+            immutable message in Drill's temporary-table wording when ``temporary``).
     """
     parts = [x for p in schema_parts for x in p.split(".") if x]
     if not parts and not session.default_schema:
@@ -244,7 +244,7 @@ def _target(stmt: _Statement, session: UserSession) -> Workspace:
         return mutable_workspace(session, stmt.schema_parts)
     temp_ws = session.temporary_workspace()
     if not stmt.schema_parts:
-        # regardless of USE (temporary-tables.txt §5.1.3); it may have been made read-only
+        # regardless of USE, as in Drill; it may have been made read-only
         # since start-up through a workspace update
         if not temp_ws.writable:
             raise UserError.validation(_IMMUTABLE_TEMPORARY.format(schema=display_name(temp_ws)))

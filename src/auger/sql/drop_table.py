@@ -1,6 +1,6 @@
 """``DROP TABLE [IF EXISTS] t``: a temporary table of the session first, then a persistent one.
 
-temporary-tables.txt §5.1.8: with no schema, or with the default temporary workspace named, the
+Drill's rule: with no schema, or with the default temporary workspace named, the
 session's temporary tables are searched first; otherwise (or when none matches) the name is a
 persistent table of the named schema or of the default schema. A persistent table is dropped
 only when its directory holds files of a single format the workspace can read (Drill's
@@ -93,7 +93,7 @@ def drop_table(tree: exp.Drop, session: UserSession) -> QueryResult:
         if if_exists:
             return ok_result(False, f"Table [{name}] not found", "DROP TABLE")
         if session.is_temporary_workspace(temp_schema):
-            # the name could have meant a temporary table: temporary-tables.txt §5.4's words
+            # the name could have meant a temporary table: Drill says "is not found." then
             raise UserError.validation(f"Table [{name}] is not found.")
         raise UserError.validation(f"Table [{name}] not found")
     if len(formats) > 1:

@@ -5,17 +5,16 @@
 3. compute what each scan must deliver: the columns the query names (or all, for ``*``),
    implicit (``filename``...) and partition (``dirN``) columns, and named-but-absent columns as
    typed nulls (Drill's rule);
-4. register one Spark view per scan (the ``auger`` data source, or a system table) and rewrite
-   the query onto those views, with Drill→Spark rewrites and Drill's output names (``EXPR$0``);
-5. hand the Spark SQL to Spark.
+4. build one DataFrame per table (the ``auger`` data source, a view's plan, a system table) and
+   rewrite the query onto them, with Drill→Spark rewrites and Drill's output names (``EXPR$0``);
+5. hand the Spark SQL to Spark with those DataFrames as its tables
+   (:mod:`auger.spark.frame_sql`: nothing is registered in the session's catalog).
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 import os
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -62,14 +61,6 @@ if TYPE_CHECKING:
     from auger.session import UserSession
 
 __all__ = ["PlannedScan", "plan_file_scan", "plan_select"]
-
-_counter = itertools.count()
-_counter_lock = threading.Lock()
-
-
-def _next_id() -> int:
-    with _counter_lock:
-        return next(_counter)
 
 
 def _known_names(found: ScanTable, options: Mapping[str, Any]) -> dict[str, str]:
@@ -276,6 +267,7 @@ def plan_select(
     With ``local``, a bare ``SELECT * ... LIMIT n`` whose scan is read on the driver anyway
     returns a :class:`~auger.sql.local_answer.LocalAnswer` instead (see that module).
     """
+    from auger.spark.frame_sql import frame_names, sql_over_frames
     from auger.spark.frames import scan_frame
     from auger.sql.dirfunctions import query_directory_functions
 
@@ -287,130 +279,122 @@ def plan_select(
 
         check_no_temporary_tables(tables, session, context.default_schema)
     options = session.options.snapshot()
-    qid = _next_id()
-    names = [f"__auger_q{qid}_t{n}" for n in range(len(tables))]
-    registered: list[str] = []
+    names = frame_names(len(tables))  # each table's name in the Spark SQL
     limit = _pushable_limit(tree, len(tables))
     counting = count_rows_query(tree, len(tables))
     answer_here = local and len(tables) == 1 and is_star_limit(tree)
-    try:
-        frames: dict[int, Any] = {}
-        direct_positions: dict[int, set[int]] = {}
-        discovered: dict[int, ScanTable] = {}
-        schemas: dict[str, dict[str, str]] = {}
-        for n, node in enumerate(tables):
-            ref = resolve_table_node(node, session, context)
-            if isinstance(ref, FileTable):
-                discovered[n] = discover_file_table(ref, options)
-                schemas[names[n]] = _known_names(discovered[n], options)
-            else:
-                frames[n] = _table_frame(ref, session, context)
-                schemas[names[n]] = {
-                    f.name.lower(): f.dataType.simpleString() for f in frames[n].schema.fields
-                }
-        for n, node in enumerate(tables):
-            node.meta[TABLE_TAG] = n
-        for k, div in enumerate(tree.find_all(exp.Div)):
-            div.meta[DIV_TAG] = k
-        for k, fn in enumerate(tree.find_all(exp.Anonymous)):
-            if fn.name.upper() == "KVGEN":
-                fn.meta[KVGEN_TAG] = k
-        for k, to_char in enumerate(tree.find_all(exp.TimeToStr)):
-            to_char.meta[TO_CHAR_TAG] = k
-        analysis = analyse_columns(tree, names, schemas)
-        if analysis is None:  # the coarse rule: every unqualified name for every table
-            requested = _analyse(tree, tables)
-            defined = _defined_names(tree)
-            coarse = {id(t): requested[id(t)] for t in tables}
-        starred: dict[str, TupleSchema] = {}  # alias -> schema of a file table under ``*``
-        no_columns = False  # some ``*`` is over a table without columns
-        for n, node in enumerate(tables):
-            if n in discovered:
-                star = (analysis.requested[n] if analysis else coarse[id(node)]).star
-                if star:
-                    starred.setdefault(table_alias(node).lower(), discovered[n].schema)
-                if analysis is not None:
-                    planned = build_file_scan(
-                        discovered[n], analysis.requested[n], options, True, limit, check_types=True
-                    )
-                else:
-                    planned = build_file_scan(
-                        discovered[n],
-                        coarse[id(node)],
-                        options,
-                        allow_missing=len(tables) == 1,
-                        limit=limit,
-                        never_missing=defined,
-                    )
-                planned = prune_scan(planned, node)  # files ruled out by WHERE on dirN etc.
-                if counting:
-                    weighted = counting_scan(planned)
-                    if weighted is None:
-                        counting = False
-                    else:
-                        planned = weighted
-                if not counting and (compact := compact_columns_scan(planned)) is not None:
-                    # columns[n] as plain string columns, see the module
-                    planned, direct_positions[n] = compact
-                # ``*`` over a table without columns: rows of no columns, as in Drill
-                rows_only = star and planned.schema.names() == [ROW_COUNT_COLUMN]
-                if answer_here and not counting and not planned.conversions:
-                    answer = _local_answer(spark, planned, options, rows_only)
-                    if answer is not None:
-                        return answer
-                if star and not rows_only:
-                    _hide_implicit_from_star(node, planned)
-                frames[n] = scan_frame(spark, planned, options)
-                if rows_only:
-                    frames[n] = frames[n].drop(ROW_COUNT_COLUMN)
-                    no_columns = True
-                if planned.conversions:
-                    frames[n] = frames[n].selectExpr(*planned.conversions)
-        if starred:
-            null_missing_members(tree, starred)
-        for n, node in enumerate(tables):
-            frames[n].createOrReplaceTempView(names[n])
-            registered.append(names[n])
-            alias = table_alias(node)
-            replacement = exp.Table(this=exp.to_identifier(names[n]))
-            replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
-            node.replace(replacement)
-        if counting and discovered:
-            tree = sum_row_weights(tree)
-        if analysis is None:
-            tree = literal_integer_divisions(tree)
+    frames: dict[int, Any] = {}
+    direct_positions: dict[int, set[int]] = {}
+    discovered: dict[int, ScanTable] = {}
+    schemas: dict[str, dict[str, str]] = {}
+    for n, node in enumerate(tables):
+        ref = resolve_table_node(node, session, context)
+        if isinstance(ref, FileTable):
+            discovered[n] = discover_file_table(ref, options)
+            schemas[names[n]] = _known_names(discovered[n], options)
         else:
-            if analysis.integer_divisions:
-                tree = _integer_divisions(tree, analysis.integer_divisions)
-            if analysis.kvgen_mixed:
-                raise UserError.unsupported(
-                    "kvgen function only supports maps whose values are all of one type",
-                    [f"Members: {', '.join(next(iter(analysis.kvgen_mixed.values())))}"],
+            frames[n] = _table_frame(ref, session, context)
+            schemas[names[n]] = {
+                f.name.lower(): f.dataType.simpleString() for f in frames[n].schema.fields
+            }
+    for n, node in enumerate(tables):
+        node.meta[TABLE_TAG] = n
+    for k, div in enumerate(tree.find_all(exp.Div)):
+        div.meta[DIV_TAG] = k
+    for k, fn in enumerate(tree.find_all(exp.Anonymous)):
+        if fn.name.upper() == "KVGEN":
+            fn.meta[KVGEN_TAG] = k
+    for k, to_char in enumerate(tree.find_all(exp.TimeToStr)):
+        to_char.meta[TO_CHAR_TAG] = k
+    analysis = analyse_columns(tree, names, schemas)
+    if analysis is None:  # the coarse rule: every unqualified name for every table
+        requested = _analyse(tree, tables)
+        defined = _defined_names(tree)
+        coarse = {id(t): requested[id(t)] for t in tables}
+    starred: dict[str, TupleSchema] = {}  # alias -> schema of a file table under ``*``
+    no_columns = False  # some ``*`` is over a table without columns
+    for n, node in enumerate(tables):
+        if n in discovered:
+            star = (analysis.requested[n] if analysis else coarse[id(node)]).star
+            if star:
+                starred.setdefault(table_alias(node).lower(), discovered[n].schema)
+            if analysis is not None:
+                planned = build_file_scan(
+                    discovered[n], analysis.requested[n], options, True, limit, check_types=True
                 )
-            if analysis.kvgen_members:
-                tree = _kvgen_over_structs(tree, analysis.kvgen_members)
-            if analysis.numeric_to_char:
-                tree = _numeric_to_char(tree, analysis.numeric_to_char)
-        finish = None
-        if len(tables) == 1 and 0 in direct_positions:
-            finish = functools.partial(read_positions_directly, positions=direct_positions[0])
-        columns = {name for schema in schemas.values() for name in schema}
-        tree = session_user(tree, session.user, columns)
-        sql = to_spark_sql(tree, finish)
-        from auger.spark.errors import unwrap_spark_error
+            else:
+                planned = build_file_scan(
+                    discovered[n],
+                    coarse[id(node)],
+                    options,
+                    allow_missing=len(tables) == 1,
+                    limit=limit,
+                    never_missing=defined,
+                )
+            planned = prune_scan(planned, node)  # files ruled out by WHERE on dirN etc.
+            if counting:
+                weighted = counting_scan(planned)
+                if weighted is None:
+                    counting = False
+                else:
+                    planned = weighted
+            if not counting and (compact := compact_columns_scan(planned)) is not None:
+                # columns[n] as plain string columns, see the module
+                planned, direct_positions[n] = compact
+            # ``*`` over a table without columns: rows of no columns, as in Drill
+            rows_only = star and planned.schema.names() == [ROW_COUNT_COLUMN]
+            if answer_here and not counting and not planned.conversions:
+                answer = _local_answer(spark, planned, options, rows_only)
+                if answer is not None:
+                    return answer
+            if star and not rows_only:
+                _hide_implicit_from_star(node, planned)
+            frames[n] = scan_frame(spark, planned, options)
+            if rows_only:
+                frames[n] = frames[n].drop(ROW_COUNT_COLUMN)
+                no_columns = True
+            if planned.conversions:
+                frames[n] = frames[n].selectExpr(*planned.conversions)
+    if starred:
+        null_missing_members(tree, starred)
+    for n, node in enumerate(tables):
+        alias = table_alias(node)
+        replacement = exp.Table(this=exp.to_identifier(names[n]))
+        replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
+        node.replace(replacement)
+    if counting and discovered:
+        tree = sum_row_weights(tree)
+    if analysis is None:
+        tree = literal_integer_divisions(tree)
+    else:
+        if analysis.integer_divisions:
+            tree = _integer_divisions(tree, analysis.integer_divisions)
+        if analysis.kvgen_mixed:
+            raise UserError.unsupported(
+                "kvgen function only supports maps whose values are all of one type",
+                [f"Members: {', '.join(next(iter(analysis.kvgen_mixed.values())))}"],
+            )
+        if analysis.kvgen_members:
+            tree = _kvgen_over_structs(tree, analysis.kvgen_members)
+        if analysis.numeric_to_char:
+            tree = _numeric_to_char(tree, analysis.numeric_to_char)
+    finish = None
+    if len(tables) == 1 and 0 in direct_positions:
+        finish = functools.partial(read_positions_directly, positions=direct_positions[0])
+    columns = {name for schema in schemas.values() for name in schema}
+    tree = session_user(tree, session.user, columns)
+    sql = to_spark_sql(tree, finish)
+    from auger.spark.errors import unwrap_spark_error
 
-        try:
-            frame = spark.sql(sql)
-            if local and no_columns and not frame.columns:
-                # Arrow batches without columns carry no row count, so Spark would ship no
-                # rows: they are counted here and answered as rows of no columns
-                return LocalAnswer(_no_columns(frame.count()), frame.schema)
-            return frame
-        except Exception as exc:
-            raise unwrap_spark_error(exc) from exc
-    finally:
-        for view in registered:
-            spark.catalog.dropTempView(view)
+    try:
+        frame = sql_over_frames(spark, sql, {names[n]: frames[n] for n in range(len(tables))})
+        if local and no_columns and not frame.columns:
+            # Arrow batches without columns carry no row count, so Spark would ship no
+            # rows: they are counted here and answered as rows of no columns
+            return LocalAnswer(_no_columns(frame.count()), frame.schema)
+        return frame
+    except Exception as exc:
+        raise unwrap_spark_error(exc) from exc
 
 
 def _hide_implicit_from_star(node: exp.Table, planned: PlannedScan) -> None:

@@ -8,6 +8,7 @@ in ``HANDLERS`` (sqlglot expression type → handler) or ``COMMAND_HANDLERS`` (c
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -16,10 +17,15 @@ from sqlglot import exp
 
 from auger.errors import UserError
 from auger.sql import commands as cmd
+from auger.sql import schema_commands, show, views
 from auger.sql import statements as st
+from auger.sql.ctas import create_table
 from auger.sql.diagnostics import collecting
+from auger.sql.drop_table import drop_table
+from auger.sql.local_answer import LocalAnswer
 from auger.sql.nesting import too_deep
 from auger.sql.parser import parse_statement
+from auger.sql.planner import plan_select
 from auger.sql.result import QueryResult, ok_result
 
 if TYPE_CHECKING:
@@ -69,8 +75,6 @@ def _use(c: cmd.UseSchema, session: UserSession) -> QueryResult:
 
 
 def _show_schemas(c: cmd.ShowSchemas, session: UserSession) -> QueryResult:
-    import fnmatch
-
     names = session.catalog.schema_names()
     if c.like is not None:
         pattern = c.like.replace("%", "*").replace("_", "?")
@@ -80,45 +84,27 @@ def _show_schemas(c: cmd.ShowSchemas, session: UserSession) -> QueryResult:
     )
 
 
-def _lazy(module: str, name: str) -> Callable[[Any, UserSession], QueryResult]:
-    """A handler imported on first use (keeps the router's imports light)."""
-
-    def run(c: Any, session: UserSession) -> QueryResult:
-        import importlib
-
-        handler: Callable[[Any, UserSession], QueryResult] = getattr(
-            importlib.import_module(module), name
-        )
-        return handler(c, session)
-
-    run.__name__ = name
-    return run
-
-
 COMMAND_HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
     cmd.SetOption: _set_option,
     cmd.ResetOption: _reset_option,
     cmd.UseSchema: _use,
     cmd.ShowSchemas: _show_schemas,
-    st.ShowTables: _lazy("auger.sql.show", "show_tables"),
-    st.ShowFiles: _lazy("auger.sql.show", "show_files"),
-    st.Describe: _lazy("auger.sql.show", "describe_table"),
-    st.DescribeSchemaOf: _lazy("auger.sql.show", "describe_schema_of"),
-    st.RefreshMetadata: _lazy("auger.sql.show", "refresh_metadata"),
-    st.Explain: _lazy("auger.sql.show", "explain"),
-    st.CreateView: _lazy("auger.sql.views", "create_view"),
-    st.DropView: _lazy("auger.sql.views", "drop_view"),
-    st.CreateSchema: _lazy("auger.sql.schema_commands", "create_schema"),
-    st.DropSchema: _lazy("auger.sql.schema_commands", "drop_schema"),
-    st.DescribeSchema: _lazy("auger.sql.schema_commands", "describe_schema"),
-    st.AlterSchema: _lazy("auger.sql.schema_commands", "alter_schema"),
+    st.ShowTables: show.show_tables,
+    st.ShowFiles: show.show_files,
+    st.Describe: show.describe_table,
+    st.DescribeSchemaOf: show.describe_schema_of,
+    st.RefreshMetadata: show.refresh_metadata,
+    st.Explain: show.explain,
+    st.CreateView: views.create_view,
+    st.DropView: views.drop_view,
+    st.CreateSchema: schema_commands.create_schema,
+    st.DropSchema: schema_commands.drop_schema,
+    st.DescribeSchema: schema_commands.describe_schema,
+    st.AlterSchema: schema_commands.alter_schema,
 }
 
 
 def _select(tree: exp.Expression, session: UserSession) -> QueryResult:
-    from auger.sql.local_answer import LocalAnswer
-    from auger.sql.planner import plan_select
-
     planned = plan_select(tree, session, local=True)
     if isinstance(planned, LocalAnswer):
         return QueryResult(
@@ -133,16 +119,12 @@ def _select(tree: exp.Expression, session: UserSession) -> QueryResult:
 def _create(tree: exp.Create, session: UserSession) -> QueryResult:
     if str(tree.args.get("kind") or "").upper() != "TABLE":
         raise UserError.unsupported(f"CREATE {tree.args.get('kind')} is not supported")
-    from auger.sql.ctas import create_table
-
     return create_table(tree, session)
 
 
 def _drop(tree: exp.Drop, session: UserSession) -> QueryResult:
     if str(tree.args.get("kind") or "").upper() != "TABLE":
         raise UserError.unsupported(f"DROP {tree.args.get('kind')} is not supported")
-    from auger.sql.drop_table import drop_table
-
     return drop_table(tree, session)
 
 

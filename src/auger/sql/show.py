@@ -1,6 +1,6 @@
 """``SHOW TABLES``, ``SHOW FILES``, ``DESCRIBE``, ``REFRESH TABLE METADATA`` and ``EXPLAIN PLAN``.
 
-Each answers a small local table with Drill's column names (drill-behaviour §7.8).
+Each answers a small local table with Drill's column names.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from auger.errors import ErrorKind, UserError
+from auger.spark.jobs import plan_json
 from auger.sql.catalog import FileTable, ViewTable
 from auger.sql.grammar import split_schema_path
 from auger.sql.result import QueryResult, ok_result
@@ -267,12 +268,10 @@ def explain(c: Explain, session: UserSession) -> QueryResult:
     with contextlib.redirect_stdout(buf):
         df.explain(extended=c.with_implementation)
     text = buf.getvalue().strip()
-    try:
-        plan_json = str(df._jdf.queryExecution().executedPlan().toJSON())
-    except Exception:  # Spark Connect has no JVM handle: keep the text
-        plan_json = json.dumps({"plan": text})
+    # Spark Connect has no JVM handle: the text stands in for the JSON plan
+    spark_json = plan_json(df) or json.dumps({"plan": text})
     return QueryResult(
-        table=pa.table({"text": pa.array([text], pa.string()), "json": pa.array([plan_json])}),
+        table=pa.table({"text": pa.array([text], pa.string()), "json": pa.array([spark_json])}),
         statement="EXPLAIN",
     )
 

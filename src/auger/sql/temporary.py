@@ -1,4 +1,4 @@
-"""Views may not read temporary tables (temporary-tables.txt §5.1.12).
+"""Views may not read temporary tables (Drill's rule).
 
 A view outlives the session, a temporary table does not, so a view over one would break at the
 session's end. The check runs when a view is created and again whenever one is expanded (a

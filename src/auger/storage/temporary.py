@@ -1,6 +1,6 @@
 """Session temporary locations: where a session's temporary tables live and how they go away.
 
-temporary-tables.txt §5.1.5/§5.2: every session stores its temporary tables under
+As in Drill, every session stores its temporary tables under
 ``<default temporary workspace>/<session id>/`` (the *session temporary location*, created on
 the first CTTAS, folder mode 700), each table in a folder named by a fresh UUID that masks the
 user's name for it. The user's names map case-insensitively to those generated names. Closing

@@ -1,4 +1,4 @@
-"""Drill types ↔ Arrow types, as declarative tables (STYLE #9).
+"""Drill types ↔ Arrow types, as declarative tables (a lookup per mapping, not an ``if`` chain).
 
 Arrow is auger's in-memory format: every reader batch and every result is a ``pyarrow`` batch.
 A REPEATED column is an Arrow list of its element type; a MAP is a struct; a DICT is an Arrow map.

@@ -1,0 +1,189 @@
+"""Check auger's import layers: a package never imports one from a higher layer.
+
+The layers (bottom to top) are the ones ``docs/architecture.md`` describes. Every import of an
+``auger`` module counts, at the top of a module or inside a function; imports under
+``if TYPE_CHECKING:`` are annotations only and do not. Packages of one layer may import each
+other. Cycles between top-level packages are reported too.
+
+Usage: ``python scripts/check_layers.py [--report] [SRC]``. Prints each violation as
+``file:line: importer -> imported`` and a summary; exits 1 when there is any, unless
+``--report`` is given (then it only prints).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Bottom to top; a package may import its own layer and the layers before it.
+LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"errors", "config", "options", "types", "projection", "_jsonscan", "_textscan"}),
+    frozenset({"data"}),
+    frozenset({"storage"}),
+    frozenset({"formats"}),
+    frozenset({"resultset"}),
+    frozenset({"scan"}),
+    frozenset({"spark"}),
+    frozenset({"catalog", "sql"}),
+    frozenset({"session", "engine"}),
+    frozenset({"dbapi", "server"}),
+    frozenset({"cli", "__main__", "__init__"}),  # ``__init__``: the package, auger.connect
+)
+RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}
+
+
+@dataclass(frozen=True)
+class Import:
+    path: Path
+    line: int
+    importer: str  # top-level part of the importing module
+    imported: str  # top-level part of the imported module
+    in_function: bool
+
+
+def _part(module: str) -> str:
+    """``auger.sql.planner`` -> ``sql``; ``auger`` itself -> ``__init__``."""
+    bits = module.split(".")
+    return bits[1] if len(bits) > 1 else "__init__"
+
+
+def _module_name(path: Path, src: Path) -> str:
+    rel = path.relative_to(src).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(tree: ast.AST, in_function: bool = False) -> Iterator[tuple[ast.stmt, bool]]:
+    """Every import statement, with whether it sits inside a function; none under
+    ``if TYPE_CHECKING:``."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for child in node.orelse:
+                yield from _imports(ast.Module(body=[child], type_ignores=[]), in_function)
+            continue
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node, in_function
+            continue
+        inside = in_function or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        yield from _imports(node, inside)
+
+
+def _targets(node: ast.stmt, module: str, is_package: bool) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    assert isinstance(node, ast.ImportFrom)
+    if node.level:  # relative: resolve against the importing module
+        base = module.split(".")
+        if not is_package:
+            base = base[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        target = ".".join(base + ([node.module] if node.module else []))
+    else:
+        target = node.module or ""
+    if target == "auger":  # ``from auger import sql``: the names are the modules
+        return [f"auger.{alias.name}" for alias in node.names]
+    return [target]
+
+
+def collect(src: Path) -> list[Import]:
+    """Imports between top-level parts of the package at ``src`` (the ``auger`` folder)."""
+    out = []
+    for path in sorted(src.rglob("*.py")):
+        name = _module_name(path, src)
+        module = f"auger.{name}" if name else "auger"
+        is_package = path.stem == "__init__"
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        importer = _part(module)
+        for node, in_function in _imports(tree):
+            for target in _targets(node, module, is_package):
+                # ``import auger`` (its version, its folder) adds no dependency: a module of
+                # the package runs only once the package itself has been imported
+                if not target.startswith("auger."):
+                    continue
+                imported = _part(target)
+                if imported != importer:
+                    out.append(Import(path, node.lineno, importer, imported, in_function))
+    return out
+
+
+def violations(imports: list[Import]) -> list[Import]:
+    """Imports of a higher layer (a part missing from ``LAYERS`` is a violation too)."""
+    return [
+        i
+        for i in imports
+        if i.importer not in RANK or i.imported not in RANK or RANK[i.imported] > RANK[i.importer]
+    ]
+
+
+def cycles(imports: list[Import]) -> list[list[str]]:
+    """Groups of top-level parts that import each other, directly or not."""
+    graph: dict[str, set[str]] = defaultdict(set)
+    for i in imports:
+        graph[i.importer].add(i.imported)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                top = stack.pop()
+                group.append(top)
+                if top == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("src", nargs="?", default=str(Path(__file__).parent.parent / "src/auger"))
+    parser.add_argument("--report", action="store_true", help="print only; always exit 0")
+    args = parser.parse_args(argv)
+    src = Path(args.src)
+    imports = collect(src)
+    bad = violations(imports)
+    for i in bad:
+        where = " (inside a function)" if i.in_function else ""
+        print(f"{i.path.relative_to(src.parent)}:{i.line}: {i.importer} -> {i.imported}{where}")
+    groups = cycles(imports)
+    for group in groups:
+        print("cycle between: " + ", ".join(group))
+    pairs = sorted({(i.importer, i.imported) for i in bad})
+    print(
+        f"{len(bad)} imports of a higher layer ({sum(i.in_function for i in bad)} inside "
+        f"functions) in {len(pairs)} package pairs; {len(groups)} cycles"
+    )
+    return 0 if args.report or not (bad or groups) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,314 @@
+"""Running a statement on Spark: job groups, progress, cancellation and streamed Arrow batches.
+
+This is the one place the front doors (the DB-API, the REST server, the shell) go to run a
+statement's Spark work; nothing outside ``auger.spark`` touches pyspark's private names.
+
+- A **job group** labels every Spark job a statement starts, so that cancelling the group stops
+  exactly that statement. Job groups are thread-local in Spark (and copied into the threads Spark
+  starts to serve results); under Spark Connect, which has no SparkContext, an *operation tag*
+  plays the same part. :func:`job_group` sets whichever applies around a block.
+- :func:`cancel_group` stops a group's jobs from any thread.
+- :func:`running_stages` (a progress line) and :func:`group_stages` (a profile's stage timings)
+  read what Spark reports about a group.
+- :class:`BatchStream` pulls a DataFrame's result one partition at a time as Arrow batches, so a
+  large result is never collected whole; :func:`arrow_table` takes Spark's bulk path instead.
+
+Nothing here starts Spark just to label or cancel a job: without a running session these are
+no-ops.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pyarrow as pa
+
+from auger.spark.bootstrap import connect_stages, interrupt_tag, is_connect, tag_operations
+
+__all__ = [
+    "BatchStream",
+    "NoArrowSchema",
+    "arrow_table",
+    "cancel_group",
+    "group_stages",
+    "job_group",
+    "plan_json",
+    "running_stages",
+]
+
+_log = logging.getLogger(__name__)
+
+_GROUP_KEYS = ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")
+#: Spark shows this much of a statement as its job description.
+DESCRIPTION_CHARS = 200
+
+
+def _active_context(spark: Any = None) -> Any:
+    """The SparkContext of ``spark`` (or the running one), or None: under Spark Connect, or when
+    Spark is not running (never started just to label a job)."""
+    if spark is not None:
+        if is_connect(spark):
+            return None
+        try:
+            return spark.sparkContext
+        except Exception:
+            return None
+    try:
+        from pyspark import SparkContext
+    except ImportError:  # pragma: no cover - pyspark is a dependency
+        return None
+    return SparkContext._active_spark_context
+
+
+@contextmanager
+def job_group(group: str, description: str, spark: Any = None) -> Iterator[None]:
+    """Run the block's Spark jobs in ``group``, then restore the thread's previous group.
+
+    Args:
+        group: the group's id (what :func:`cancel_group` is given).
+        description: the statement, shown (shortened) as the jobs' description in Spark's UI.
+        spark: the session the jobs run on; by default the running SparkContext, or the Spark
+            Connect session of this process (whose operations are tagged instead).
+    """
+    sc = _active_context(spark)
+    if sc is None:
+        # Spark Connect: an operation tag is its job group (a no-op when this process is not
+        # connected either)
+        untag = tag_operations(group)
+        try:
+            yield
+        finally:
+            untag()
+        return
+    old = [sc.getLocalProperty(k) for k in _GROUP_KEYS]
+    values = (group, description[:DESCRIPTION_CHARS], "true")
+    for key, value in zip(_GROUP_KEYS, values, strict=True):
+        sc.setLocalProperty(key, value)
+    try:
+        yield
+    finally:
+        for key, value in zip(_GROUP_KEYS, old, strict=True):
+            sc.setLocalProperty(key, value)
+
+
+def cancel_group(group: str) -> None:
+    """Cancel the running Spark jobs of ``group`` (its tagged operations under Spark Connect);
+    safe from any thread, and a no-op when nothing runs."""
+    sc = _active_context()
+    if sc is None:
+        interrupt_tag(group)
+        return
+    try:
+        sc.cancelJobGroup(group)
+    except Exception:
+        _log.debug("cancelJobGroup(%s) failed", group, exc_info=True)
+
+
+def running_stages(group: str) -> list[tuple[int, int, int]]:
+    """The unfinished stages of ``group``'s running jobs: ``(stage id, done tasks, tasks)``.
+
+    Stages still waiting for their parents are left out. Under Spark Connect these are the
+    stages the server last reported for the group's tag.
+    """
+    sc = _active_context()
+    if sc is None:
+        return [(s, done, n) for s, done, n in connect_stages(group) if done < n]
+    tracker = sc.statusTracker()
+    out = []
+    for job_id in tracker.getJobIdsForGroup(group):
+        job = tracker.getJobInfo(job_id)
+        if job is None or job.status != "RUNNING":
+            continue
+        for stage_id in job.stageIds:
+            stage = tracker.getStageInfo(stage_id)
+            if stage is None or stage.numCompletedTasks >= stage.numTasks:
+                continue
+            if stage.numActiveTasks == 0 and stage.numCompletedTasks == 0:
+                continue  # waiting for its parents
+            out.append((stage.stageId, stage.numCompletedTasks, stage.numTasks))
+    return out
+
+
+def group_stages(group: str) -> list[dict[str, Any]]:
+    """The stages of ``group``'s jobs with their timings, for a query profile (best effort;
+    none under Spark Connect)."""
+    sc = _active_context()
+    if sc is None:
+        return []
+    out: list[dict[str, Any]] = []
+    try:
+        tracker = sc.statusTracker()
+        store = sc._jsc.sc().statusStore()
+        for job_id in sorted(tracker.getJobIdsForGroup(group)):
+            info = tracker.getJobInfo(job_id)
+            for stage_id in sorted(info.stageIds if info else ()):
+                out.append(_stage_record(store, job_id, stage_id))
+    except Exception:
+        _log.debug("stage timings unavailable", exc_info=True)
+    return out
+
+
+def _stage_record(store: Any, job_id: int, stage_id: int) -> dict[str, Any]:
+    record: dict[str, Any] = {"jobId": job_id, "stageId": stage_id}
+    try:
+        data = store.lastStageAttempt(stage_id)
+    except Exception:
+        return record
+
+    def opt_ms(value: Any) -> int | None:
+        try:
+            return int(value.get().getTime()) if value.isDefined() else None
+        except Exception:
+            return None
+
+    record.update(
+        {
+            "name": str(data.name()),
+            "status": str(data.status()),
+            "numTasks": int(data.numTasks()),
+            "submissionTime": opt_ms(data.submissionTime()),
+            "firstTaskLaunchedTime": opt_ms(data.firstTaskLaunchedTime()),
+            "completionTime": opt_ms(data.completionTime()),
+            "executorRunTime": int(data.executorRunTime()),
+            "inputRecords": int(data.inputRecords()),
+            "outputRecords": int(data.outputRecords()),
+        }
+    )
+    return record
+
+
+def plan_json(df: Any) -> str | None:
+    """Spark's executed plan of ``df`` as JSON, or None where the JVM is out of reach (Spark
+    Connect)."""
+    try:
+        return str(df._jdf.queryExecution().executedPlan().toJSON())
+    except Exception:
+        return None
+
+
+# ------------------------------------------------------------------ results as Arrow
+def arrow_table(df: Any, group: str, description: str) -> pa.Table:
+    """The whole result of ``df`` as one Arrow table (Spark's bulk path: all partitions at
+    once), its jobs in ``group``."""
+    with job_group(group, description):
+        return df.toArrow()
+
+
+def _arrow_schema(df: Any) -> pa.Schema:
+    """The Arrow schema Spark uses to ship ``df``'s batches (as ``DataFrame.toArrow`` builds it)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    large = df.sparkSession.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")
+    return to_arrow_schema(
+        df.schema,
+        error_on_duplicated_field_names_in_struct=True,
+        timezone="UTC",
+        prefers_large_types=large == "true",
+    )
+
+
+class NoArrowSchema(Exception):
+    """The DataFrame has a column type with no Arrow equivalent on the Python side; take
+    :func:`arrow_table` instead."""
+
+
+class BatchStream:
+    """Arrow batches of a DataFrame, pulled one partition at a time, its jobs in ``group``.
+
+    Spark turns each partition into Arrow IPC batches (``toArrowBatchRdd``) and serves them to
+    Python through the same local-iterator protocol as ``DataFrame.toLocalIterator``: a job per
+    partition, run only when the previous partition has been consumed (with one partition of
+    prefetch). Under Spark Connect the server streams the batches as the query produces them.
+    ``batches_read`` counts what has been pulled so far.
+
+    Raises:
+        NoArrowSchema: a column type has no Arrow equivalent.
+    """
+
+    def __init__(self, df: Any, group: str, description: str) -> None:
+        try:
+            self.schema = _arrow_schema(df)
+        except Exception as exc:
+            raise NoArrowSchema(str(exc)) from exc
+        self.batches_read = 0
+        self._frames: Iterator[Any]
+        if is_connect(df.sparkSession):
+            self._frames = _connect_batches(df, self.schema, group, description)
+            return
+        from pyspark.serializers import NoOpSerializer
+        from pyspark.util import _local_iterator_from_socket
+
+        sc = df.sparkSession.sparkContext
+        # The JVM thread serving this Python thread may never have had the session made active
+        # (a statement run on a worker thread): SQL settings read while the scan is planned would
+        # then be Spark's defaults, not the session's, and auger's scans refuse to run without
+        # the session's filter push-down setting.
+        sc._jvm.org.apache.spark.sql.SparkSession.setActiveSession(df.sparkSession._jsparkSession)
+        with job_group(group, description):
+            jrdd = df._jdf.toArrowBatchRdd()
+            sock_info = sc._jvm.PythonRDD.toLocalIteratorAndServe(jrdd, True)
+        self._frames = _local_iterator_from_socket(sock_info, NoOpSerializer())
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        return self
+
+    def close(self) -> None:
+        """Stop serving the result: the JVM is told to stop and the socket closes.
+
+        Closing the generator drops pyspark's socket reader, which drains the partition
+        already on its way, tells the JVM's serving thread to stop, and closes the socket. A
+        job already started for a later partition is the job group's to cancel.
+        """
+        frames, self._frames = self._frames, iter(())
+        close = getattr(frames, "close", None)
+        if callable(close):
+            close()
+
+    def __next__(self) -> pa.RecordBatch:
+        frame = next(self._frames)
+        if isinstance(frame, pa.RecordBatch):  # Spark Connect
+            batch = frame
+        else:
+            batch = pa.ipc.read_record_batch(pa.py_buffer(frame), self.schema)
+        self.batches_read += 1
+        return batch
+
+
+def _connect_batches(
+    df: Any, schema: pa.Schema, group: str, description: str
+) -> Iterator[pa.RecordBatch]:
+    """The result batches of a Spark Connect DataFrame, streamed from the server.
+
+    The request is sent here, inside the statement's tag, so cancelling the group reaches it.
+    Batches are cast to the schema a classic session would ship (the server may choose e.g.
+    large string types).
+    """
+    client = df.sparkSession.client
+    plan = df._plan.to_proto(client)
+    with job_group(group, description):
+        stream = client.to_table_as_iterator(plan, df._plan.observations)
+        first = _next_table(stream)
+    return _cast_tables(first, stream, schema)
+
+
+def _next_table(stream: Iterator[Any]) -> pa.Table | None:
+    for item in stream:
+        if isinstance(item, pa.Table):
+            return item
+    return None
+
+
+def _cast_tables(
+    first: pa.Table | None, stream: Iterator[Any], schema: pa.Schema
+) -> Iterator[pa.RecordBatch]:
+    table = first
+    while table is not None:
+        if table.num_rows:
+            if table.schema != schema:
+                columns = [c.cast(f.type) for c, f in zip(table.columns, schema, strict=True)]
+                table = pa.Table.from_arrays(columns, schema=schema)
+            yield from table.to_batches()
+        table = _next_table(stream)

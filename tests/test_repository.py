@@ -1,0 +1,105 @@
+"""Rules about the repository itself: the code cites only documents that ship with it."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import auger
+
+SRC = Path(auger.__file__).resolve().parent
+ROOT = SRC.parent.parent
+
+# Documents that live outside the repository, and the ways the code used to cite them: design
+# and style notes by section, seed files, and Drill reference notes.
+OUTSIDE_CITATION = re.compile(
+    r"STYLE ?#\d|DESIGN ?§|DESIGN\.md|STYLE\.md|drill-behaviou?r|seeds?/|seed scenario|"
+    r"the seed's|reference/[\w-]+\.md|[\w-]+\.txt\b|§ ?\d"
+)
+SOURCE_SUFFIXES = {".py", ".pyi", ".c", ".h", ".md", ".toml"}
+
+
+def _citations(root: Path) -> list[str]:
+    found = []
+    for path in sorted(root.rglob("*")):
+        if path.suffix not in SOURCE_SUFFIXES or "egg-info" in str(path):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if OUTSIDE_CITATION.search(line):
+                found.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    return found
+
+
+def test_source_cites_no_document_outside_the_repository() -> None:
+    found = _citations(SRC)
+    assert not found, (
+        "State the rule where it applies or cite docs/architecture.md instead of:\n"
+        + "\n".join(found)
+    )
+
+
+def test_the_pattern_catches_each_kind_of_outside_citation(tmp_path: Path) -> None:
+    lines = [
+        "# a table, not an if chain (STYLE #9)",
+        '"""The reader lifecycle (DESIGN §3.4)."""',
+        "# see drill-behaviour.md",
+        "# temporary-tables.txt says so",
+        "# wire format: reference/drill-rest-api.md",
+        "# in the seed's words",
+    ]
+    (tmp_path / "m.py").write_text("\n".join(lines) + "\n# docs/architecture.md is ours\n")
+    assert len(_citations(tmp_path)) == len(lines)
+
+
+def test_the_architecture_document_names_modules_that_exist() -> None:
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    names = set(re.findall(r"`((?:spark|sql|scan|storage|formats|server|cli)\.\w+)", text))
+    assert names, "docs/architecture.md names no module"
+    missing = sorted(
+        n
+        for n in names
+        if not (SRC / (n.replace(".", "/") + ".py")).exists()
+        and not (SRC / n.replace(".", "/")).is_dir()
+    )
+    assert not missing, f"docs/architecture.md names modules that do not exist: {missing}"
+
+
+def _check_layers() -> Any:
+    spec = importlib.util.spec_from_file_location("check_layers", ROOT / "scripts/check_layers.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["check_layers"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_layer_check_catches_imports_of_a_higher_layer_even_inside_functions(
+    tmp_path: Path,
+) -> None:
+    check = _check_layers()
+    src = tmp_path / "auger"
+    (src / "scan").mkdir(parents=True)
+    (src / "sql").mkdir()
+    (src / "__init__.py").write_text("")
+    (src / "sql" / "__init__.py").write_text("")
+    (src / "sql" / "planner.py").write_text("from auger.scan import spec\n")  # downwards: fine
+    (src / "scan" / "__init__.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "import auger\n"  # the package itself: no dependency
+        "if TYPE_CHECKING:\n"
+        "    from auger.sql.planner import x\n"  # an annotation only: fine
+        "def f():\n"
+        "    from auger.sql import planner\n"  # upwards, hidden in a function
+        "    from ..sql.planner import y\n"  # upwards, relative
+    )
+    bad = check.violations(check.collect(src))
+    assert [(i.importer, i.imported, i.line, i.in_function) for i in bad] == [
+        ("scan", "sql", 6, True),
+        ("scan", "sql", 7, True),
+    ]
+    assert check.cycles(check.collect(src)) == [["scan", "sql"]]
+    assert check.main([str(src)]) == 1
+    assert check.main([str(src), "--report"]) == 0
