@@ -65,19 +65,9 @@ def _reset_option(c: cmd.ResetOption, session: UserSession) -> QueryResult:
 
 def _use(c: cmd.UseSchema, session: UserSession) -> QueryResult:
     name = session.use_schema(c.name)
+    if name.endswith(".default") and c.name.rsplit(".", 1)[-1].lower() != "default":
+        name = name.removesuffix(".default")  # ``USE dfs`` selects the plugin: Drill says [dfs]
     return ok_result(True, f"Default schema changed to [{name}]", "USE")
-
-
-def _show_schemas(c: cmd.ShowSchemas, session: UserSession) -> QueryResult:
-    import fnmatch
-
-    names = session.catalog.schema_names()
-    if c.like is not None:
-        pattern = c.like.replace("%", "*").replace("_", "?")
-        names = [n for n in names if fnmatch.fnmatch(n.lower(), pattern.lower())]
-    return QueryResult(
-        table=pa.table({"SCHEMA_NAME": pa.array(names, pa.string())}), statement="SHOW"
-    )
 
 
 def _lazy(module: str, name: str) -> Callable[[Any, UserSession], QueryResult]:
@@ -99,7 +89,7 @@ COMMAND_HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
     cmd.SetOption: _set_option,
     cmd.ResetOption: _reset_option,
     cmd.UseSchema: _use,
-    cmd.ShowSchemas: _show_schemas,
+    cmd.ShowSchemas: _lazy("auger.sql.show", "show_schemas"),
     st.ShowTables: _lazy("auger.sql.show", "show_tables"),
     st.ShowFiles: _lazy("auger.sql.show", "show_files"),
     st.Describe: _lazy("auger.sql.show", "describe_table"),
