@@ -129,7 +129,7 @@ def test_drop_of_an_unknown_bare_name_is_not_found_whatever_the_default_schema(
 ) -> None:
     """A bare name that is no temporary table is "not found", not a complaint about a schema
     the statement never named (the root, or a read-only default schema)."""
-    for use in (None, "dfs.root", "information_schema", "dfs.tmp"):
+    for use in (None, "dfs.root", "information_schema", "dfs.tmp", "dfs.data"):
         if use:
             conn.cursor().execute(f"USE {use}")
         message = error(conn, "DROP TABLE no_such_table")
