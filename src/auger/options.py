@@ -74,6 +74,7 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
     _d("store.json.reader.print_skipped_invalid_record_number", "BOOLEAN", False),
     _d("store.json.reader.allow_nan_inf", "BOOLEAN", True, "Read NaN and Infinity as DOUBLE"),
     _d("store.json.writer.uglify", "BOOLEAN", False),
+    _d("store.json.writer.allow_nan_inf", "BOOLEAN", True, "Write NaN and Infinity as bare tokens"),
     _d("store.parquet.compression", "STRING", "snappy"),
     _d("store.table.use_schema_file", "BOOLEAN", True, "Use .drill.schema provided schemas"),
     _d("store.text.writer.add_header", "BOOLEAN", True),

@@ -393,7 +393,17 @@ def test_drop_missing_temporary_table(conn: Any) -> None:
     assert rows(conn, "drop table if exists never_created") == [
         (False, "Table [never_created] not found")
     ]
-    assert "Root schema is immutable." in error(conn, "drop table never_created")
+    assert "VALIDATION ERROR: Table [never_created] is not found." in error(
+        conn, "drop table never_created"
+    )
+    conn.cursor().execute("use dfs.root")  # read-only: still the temporary table's words
+    assert rows(conn, "drop table if exists never_created") == [
+        (False, "Table [never_created] not found")
+    ]
+    assert "VALIDATION ERROR: Table [never_created] is not found." in error(
+        conn, "drop table never_created"
+    )
+    assert "immutable" in error(conn, "drop table dfs.root.never_created")
     conn.cursor().execute("use dfs.tmp")
     assert rows(conn, "drop table if exists never_created") == [
         (False, "Table [never_created] not found")

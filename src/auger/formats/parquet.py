@@ -14,6 +14,8 @@
 * Files of one directory may differ: ``discover_schema`` merges them (missing columns null,
   INT with BIGINT → BIGINT...) and a real conflict names both files and both types.
 * A corrupt footer or page is a DATA_READ error naming the file (and row group).
+* DATE values written by Drill before 1.9 (shifted by about 13,000 years) are shifted back,
+  as Drill does (:mod:`auger.formats.parquet_dates`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import FormatPlugin
 from auger.formats.conflicts import merge_deferring
+from auger.formats.parquet_dates import auto_correct_dates, correct_dates, date_corruption
 from auger.formats.vectors import unnull_structs
 from auger.scan.spec import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
@@ -318,6 +321,8 @@ class ParquetFormat(FormatPlugin):
             return
         if not groups:
             return
+        # dates written by Drill before 1.9 are shifted: read them back as Drill does
+        dates = date_corruption(pf.metadata, auto_correct_dates(config.options))
         try:
             # one call over all the split's row groups: pyarrow pre-buffers and decodes ahead
             batches = pf.iter_batches(
@@ -327,7 +332,9 @@ class ParquetFormat(FormatPlugin):
                 # a null group is a map of nulls and a null LIST an empty array, as Drill's
                 # vectors hold them; null elements stay (Parquet lists may hold them)
                 arrays = [
-                    unnull_structs(_conform(c, _drill_type(c.type)), zero_elements=False)
+                    unnull_structs(
+                        correct_dates(_conform(c, _drill_type(c.type)), dates), zero_elements=False
+                    )
                     for c in batch.columns
                 ]
                 yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)

@@ -19,8 +19,10 @@ pruning for free. This module decides, column by column, whether it can, and bui
 Anything the native reader would read differently makes the whole scan ineligible (the caller
 falls back to the data source): INT96, Brotli-compressed pages, nanosecond timestamps, times,
 intervals, decimals wider than 38 digits, files whose column types differ (the scan framework
-widens them), struct members some files lack, names only the case tells apart, and paths Spark's
-file index would glob or cannot parse.
+widens them), struct members some files lack, names only the case tells apart, paths Spark's
+file index would glob or cannot parse, and files whose DATE values old Drill wrote shifted
+(:mod:`auger.formats.parquet_dates`; Spark would read them, and filter on their statistics, as
+they are stored).
 
 ``COUNT(*)`` with nothing projected needs no reader at all: the footers (cached per file, size
 and modification time) give the row count, and the frame is a range of that many rows.
@@ -39,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from auger.formats.parquet_dates import DateCorruption, auto_correct_dates, date_corruption
 from auger.scan.implicit import implicit_value
 from auger.scan.spec import ColumnSource, FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType
@@ -73,6 +76,8 @@ class _Footer:
     num_rows: int
     int96: frozenset[str]  # lower top-level names with an INT96 leaf
     codecs_ok: bool = True  # every column chunk's codec is one Spark's reader has (no Brotli)
+    #: DATE values old Drill shifted (judged with correction on): only the scan shifts them back
+    shifted_dates: bool = False
 
 
 _CACHE_SIZE = 4096
@@ -105,7 +110,13 @@ def _footer(split: FileSplit) -> _Footer:
             for i in range(len(leaves))
             if leaves.column(i).physical_type == "INT96"
         )
-        footer = _Footer(fields, pf.metadata.num_rows, int96, _spark_codecs(pf.metadata))
+        footer = _Footer(
+            fields,
+            pf.metadata.num_rows,
+            int96,
+            _spark_codecs(pf.metadata),
+            date_corruption(pf.metadata) is not DateCorruption.NONE,
+        )
     with _lock:
         _cache[key] = footer
         while len(_cache) > _CACHE_SIZE:
@@ -487,6 +498,8 @@ def native_parquet_frame(spark: Any, planned: PlannedScan, options: Mapping[str,
         footers = [_footer(f) for f in spec.files]
         if not all(ft.codecs_ok for ft in footers):
             return None  # a codec only the data source's pyarrow reads
+        if auto_correct_dates(spec.format_options) and any(ft.shifted_dates for ft in footers):
+            return None  # dates written by Drill before 1.9: the scan corrects them
         return _scan_frame(spark, planned, footers)
     except (OSError, pa.ArrowException) as exc:
         # an unreadable footer: the data source reports it with the file and the reason

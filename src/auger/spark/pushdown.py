@@ -23,6 +23,7 @@ import decimal
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from auger.formats.parquet_dates import DateCorruption, date_corruption
 from auger.scan.implicit import implicit_value
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 
@@ -130,13 +131,21 @@ def file_may_match(spec: ScanSpec, split: FileSplit, predicates: Sequence[Predic
     return True
 
 
-def _stats(meta: Any, group: int, column: str) -> tuple[Any, Any, int, int] | None:
-    """(min, max, null_count, rows) of a top-level leaf column in a row group, if known."""
+def _stats(
+    meta: Any, group: int, column: str, shifted_dates: bool = False
+) -> tuple[Any, Any, int, int] | None:
+    """(min, max, null_count, rows) of a top-level leaf column in a row group, if known.
+
+    With ``shifted_dates`` (a file old Drill wrote) DATE statistics are not the values the scan
+    delivers, so they are not known.
+    """
     rg = meta.row_group(group)
     for i in range(rg.num_columns):
         col = rg.column(i)
         if col.path_in_schema.lower() != column:
             continue
+        if shifted_dates and meta.schema.column(i).converted_type == "DATE":
+            return None
         st = col.statistics
         if st is None:
             return None
@@ -204,13 +213,14 @@ def row_groups_may_match(
 ) -> list[int]:
     """Row groups of a Parquet file whose statistics do not rule out any predicate."""
     kept: list[int] = []
+    shifted = date_corruption(meta) is not DateCorruption.NONE
     for g in range(meta.num_row_groups):
         ok = True
         for op, column, value in predicates:
             if column not in table_columns:
                 continue
             try:
-                stats = _stats(meta, g, column)
+                stats = _stats(meta, g, column, shifted)
             except Exception:
                 stats = None
             if stats is not None and not _group_may_match(stats, op, value):

@@ -2,7 +2,7 @@
 
 Drill resolves ``a.b.c`` first relative to the session's default schema, then from the root. The
 schema part names a workspace (``dfs.tmp``), a plugin's default workspace (``dfs``, ``cp``), or a
-system schema (``sys``, ``INFORMATION_SCHEMA``); the last part names a file or directory inside
+system schema (``sys``, ``information_schema``); the last part names a file or directory inside
 a workspace (backticked paths with ``/``, leading ``/`` optional), or a system table.
 """
 
@@ -39,7 +39,9 @@ def display_schema(name: str) -> str:
     return name.removesuffix(".default")
 
 
-SYSTEM_SCHEMAS = ("sys", "INFORMATION_SCHEMA")
+#: Drill's system schemas, spelled as Drill lists them (``information_schema`` in lower case).
+IS_SCHEMA_NAME = "information_schema"
+SYSTEM_SCHEMAS = ("sys", IS_SCHEMA_NAME)
 
 
 @dataclass(frozen=True)

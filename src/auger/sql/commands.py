@@ -38,6 +38,7 @@ class UseSchema:
 @dataclass(frozen=True)
 class ShowSchemas:
     like: str | None
+    where: str | None = None  # the condition of ``WHERE ...``, as written
 
 
 _NAME = r"(`[^`]+`|[A-Za-z_][\w.$]*)"
@@ -51,7 +52,9 @@ _RESET = re.compile(
 )
 _USE = re.compile(r"^USE\s+(?P<name>.+?)\s*$", re.IGNORECASE | re.DOTALL)
 _SHOW_SCHEMAS = re.compile(
-    r"^SHOW\s+(?:SCHEMAS|DATABASES)(?:\s+LIKE\s+'(?P<like>(?:[^']|'')*)')?\s*$", re.IGNORECASE
+    r"^SHOW\s+(?:SCHEMAS|DATABASES)"
+    r"(?:\s+LIKE\s+'(?P<like>(?:[^']|'')*)'|\s+WHERE\s+(?P<where>\S.*?))?\s*$",
+    re.IGNORECASE | re.DOTALL,
 )
 
 
@@ -99,7 +102,7 @@ def parse_command(sql: str) -> object | None:
     m = _SHOW_SCHEMAS.match(text)
     if m:
         like = m.group("like")
-        return ShowSchemas(like.replace("''", "'") if like is not None else None)
+        return ShowSchemas(like.replace("''", "'") if like is not None else None, m.group("where"))
     from auger.sql.statements import parse_statement_command
 
     return parse_statement_command(text)

@@ -1,6 +1,6 @@
 """``DROP TABLE [IF EXISTS] t``: a temporary table of the session first, then a persistent one.
 
-Drill's rule: with no schema, or with the default temporary workspace named, the
+With no schema, or with the default temporary workspace named, the
 session's temporary tables are searched first; otherwise (or when none matches) the name is a
 persistent table of the named schema or of the default schema. A persistent table is dropped
 only when its directory holds files of a single format the workspace can read (Drill's
@@ -70,6 +70,13 @@ def _target(tree: exp.Drop) -> tuple[list[str], str, bool]:
     return parts[:-1], parts[-1].lstrip("/"), bool(tree.args.get("exists"))
 
 
+def _default_schema_writable(session: UserSession) -> bool:
+    if not session.default_schema:
+        return False
+    found = session.find_schema([])
+    return isinstance(found, Workspace) and found.writable
+
+
 def drop_table(tree: exp.Drop, session: UserSession) -> QueryResult:
     """Run a DROP TABLE statement."""
     schema_parts, name, if_exists = _target(tree)
@@ -83,9 +90,13 @@ def drop_table(tree: exp.Drop, session: UserSession) -> QueryResult:
         session.temporary.remove(name)
         return ok_result(True, f"Temporary table [{name}] dropped", "DROP TABLE")
 
-    # 2. a persistent table (a bare name needs a default schema; IF EXISTS just finds none)
-    if not schema_parts and not session.default_schema and if_exists:
-        return ok_result(False, f"Table [{name}] not found", "DROP TABLE")
+    # 2. a persistent table. A bare name could only have meant a temporary table when the
+    # default schema cannot hold tables (none, the root, or a read-only or non-file schema):
+    # that is "not found", not a complaint about a schema the user never named.
+    if not schema_parts and not _default_schema_writable(session):
+        if if_exists:
+            return ok_result(False, f"Table [{name}] not found", "DROP TABLE")
+        raise UserError.validation(f"Table [{name}] is not found.")
     ws = mutable_workspace(session, schema_parts)
     path = ws.resolve(name)
     formats = table_formats(ws, path) if name else None

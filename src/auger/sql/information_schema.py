@@ -1,9 +1,13 @@
-"""``INFORMATION_SCHEMA``: SCHEMATA, TABLES, VIEWS, COLUMNS and FILES as small Arrow tables.
+"""``information_schema``: CATALOGS, SCHEMATA, TABLES, VIEWS, COLUMNS, PARTITIONS and FILES as
+small Arrow tables.
 
 Spark has no such schema; each table is built on demand from the catalog (see
 :mod:`auger.sql.metadata`) with Drill's column names. COLUMNS lists the columns that are known
 without reading data: those of views (from their files), of tables with a provided schema
-(``.drill.schema``) and of the system tables.
+(``.drill.schema``) and of the system tables. As in Drill, every column of these tables is
+declared NOT NULL (DESCRIBE and COLUMNS say ``IS_NULLABLE`` ``NO``), and the schema is spelled
+``information_schema``; a query may write it in any case. PARTITIONS is empty: auger keeps no
+metastore of partitions.
 """
 
 from __future__ import annotations
@@ -14,15 +18,20 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from auger.errors import UserError
+from auger.sql.catalog import IS_SCHEMA_NAME
 from auger.types import ColumnMetadata, DataMode
 from auger.types.arrow import schema_from_arrow
 
 if TYPE_CHECKING:
     from auger.session import UserSession
 
-__all__ = ["INFO_TABLES", "calcite_sql_name", "info_schema_table"]
+__all__ = ["INFO_TABLES", "calcite_sql_name", "info_schema_columns", "info_schema_table"]
 
 CATALOG = "DRILL"
+CATALOG_DESCRIPTION = "The internal metadata used by Drill"
+
+#: SCHEMATA's TYPE: the storage plugin type of each system schema, as Drill names them.
+_SYSTEM_SCHEMA_TYPES = {"sys": "system-tables", IS_SCHEMA_NAME: "ischema"}
 
 #: Calcite type names (as view files store them) → the names SQL users see in Drill.
 _CALCITE_SQL_NAMES = {
@@ -39,15 +48,28 @@ def calcite_sql_name(type_name: str) -> str:
     return _CALCITE_SQL_NAMES.get(type_name.upper(), type_name.upper())
 
 
+def _catalogs(session: UserSession) -> pa.Table:
+    return pa.table(
+        {
+            "CATALOG_NAME": pa.array([CATALOG], pa.string()),
+            "CATALOG_DESCRIPTION": pa.array([CATALOG_DESCRIPTION], pa.string()),
+            "CATALOG_CONNECT": pa.array([""], pa.string()),
+        }
+    )
+
+
 def _schemata(session: UserSession) -> pa.Table:
     names = session.catalog.schema_names()
     writable = {w.name for w in session.catalog.workspaces() if w.writable}
+    types = {w.name: w.plugin.type for w in session.catalog.workspaces()}
     return pa.table(
         {
             "CATALOG_NAME": pa.array([CATALOG] * len(names), pa.string()),
             "SCHEMA_NAME": pa.array(names, pa.string()),
             "SCHEMA_OWNER": pa.array(["<owner>"] * len(names), pa.string()),
-            "TYPE": pa.array(["file" if "." in n else "system" for n in names], pa.string()),
+            "TYPE": pa.array(
+                [types.get(n) or _SYSTEM_SCHEMA_TYPES.get(n, "file") for n in names], pa.string()
+            ),
             "IS_MUTABLE": pa.array(["YES" if n in writable else "NO" for n in names], pa.string()),
         }
     )
@@ -109,8 +131,27 @@ _COLUMN_FIELDS: list[tuple[str, pa.DataType]] = [
     ("NUM_NULLS", pa.int64()),
     ("MIN_VAL", pa.string()),
     ("MAX_VAL", pa.string()),
+    ("NDV", pa.float64()),
+    ("EST_NUM_NON_NULLS", pa.float64()),
     ("IS_NESTED", pa.bool_()),
 ]
+
+_PARTITION_FIELDS: list[tuple[str, pa.DataType]] = [
+    ("TABLE_CATALOG", pa.string()),
+    ("TABLE_SCHEMA", pa.string()),
+    ("TABLE_NAME", pa.string()),
+    ("METADATA_KEY", pa.string()),
+    ("METADATA_TYPE", pa.string()),
+    ("METADATA_IDENTIFIER", pa.string()),
+    ("PARTITION_COLUMN", pa.string()),
+    ("PARTITION_VALUE", pa.string()),
+    ("LOCATION", pa.string()),
+    ("LAST_MODIFIED_TIME", pa.timestamp("ms")),
+]
+
+
+def _partitions(session: UserSession) -> pa.Table:
+    return pa.schema(_PARTITION_FIELDS).empty_table()
 
 
 def _columns(session: UserSession) -> pa.Table:
@@ -149,8 +190,8 @@ def _columns(session: UserSession) -> pa.Table:
                 )
         elif entry.type == "SYSTEM_TABLE":
             system = _system_table_columns(entry.schema, entry.name, session)
-            for pos, (name, dtype) in enumerate(system, 1):
-                add(entry.schema, entry.name, pos, name, dtype, True)
+            for pos, (name, dtype, nullable) in enumerate(system, 1):
+                add(entry.schema, entry.name, pos, name, dtype, nullable)
     fields = pa.schema(_COLUMN_FIELDS)
     return pa.table({f.name: pa.array([r.get(f.name) for r in rows], f.type) for f in fields})
 
@@ -170,17 +211,27 @@ def _provided_columns(location: str) -> list[ColumnMetadata]:
         return []
 
 
-def _system_table_columns(schema: str, name: str, session: UserSession) -> list[tuple[str, str]]:
-    if schema == "INFORMATION_SCHEMA":
-        static = {"COLUMNS": _COLUMN_FIELDS, "FILES": _FILE_FIELDS}
-        arrow_schema = (
-            pa.schema(static[name]) if name in static else INFO_TABLES[name](session).schema
-        )
-    else:
-        from auger.sql.sys_tables import sys_table
+def _system_table_columns(
+    schema: str, name: str, session: UserSession
+) -> list[tuple[str, str, bool]]:
+    """A system table's columns: name, SQL type name, nullable."""
+    if schema == IS_SCHEMA_NAME:
+        return info_schema_columns(name, session)
+    from auger.sql.sys_tables import sys_table
 
-        arrow_schema = sys_table(name, session).schema
-    return [(c.name, c.type.sql_name) for c in schema_from_arrow(arrow_schema)]
+    arrow_schema = sys_table(name, session).schema
+    return [(c.name, c.type.sql_name, True) for c in schema_from_arrow(arrow_schema)]
+
+
+def info_schema_columns(name: str, session: UserSession) -> list[tuple[str, str, bool]]:
+    """An ``information_schema`` table's columns as Drill declares them: all NOT NULL."""
+    static = {"COLUMNS": _COLUMN_FIELDS, "FILES": _FILE_FIELDS, "PARTITIONS": _PARTITION_FIELDS}
+    key = name.upper()
+    if key in static:
+        arrow_schema = pa.schema(static[key])
+    else:
+        arrow_schema = info_schema_table(key, session).schema
+    return [(c.name, c.type.sql_name, False) for c in schema_from_arrow(arrow_schema)]
 
 
 _FILE_FIELDS: list[tuple[str, pa.DataType]] = [
@@ -266,11 +317,13 @@ def _files(session: UserSession) -> pa.Table:
 
 
 INFO_TABLES: dict[str, Callable[[UserSession], pa.Table]] = {
+    "CATALOGS": _catalogs,
     "SCHEMATA": _schemata,
     "TABLES": _tables,
     "VIEWS": _views,
     "COLUMNS": _columns,
     "FILES": _files,
+    "PARTITIONS": _partitions,
 }
 
 
@@ -278,7 +331,7 @@ def info_schema_table(name: str, session: UserSession) -> pa.Table:
     builder = INFO_TABLES.get(name.upper())
     if builder is None:
         raise UserError.validation(
-            f"Object '{name}' not found within 'INFORMATION_SCHEMA'",
+            f"Object '{name}' not found within '{IS_SCHEMA_NAME}'",
             [f"Known tables: {', '.join(INFO_TABLES)}"],
         )
     return builder(session)

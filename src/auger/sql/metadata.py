@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from auger.errors import UserError
+from auger.sql.catalog import IS_SCHEMA_NAME, SYSTEM_SCHEMAS
 from auger.storage.selection import is_hidden
 from auger.storage.temporary import OWNER_MARKER
 from auger.storage.views import VIEW_SUFFIX, View, list_views, read_view
@@ -78,7 +79,7 @@ def system_tables(schema: str) -> list[TableEntry]:
         return [TableEntry("sys", n, "SYSTEM_TABLE") for n in sorted(SYS_TABLES)]
     from auger.sql.information_schema import INFO_TABLES
 
-    return [TableEntry("INFORMATION_SCHEMA", n, "SYSTEM_TABLE") for n in INFO_TABLES]
+    return [TableEntry(IS_SCHEMA_NAME, n, "SYSTEM_TABLE") for n in sorted(INFO_TABLES)]
 
 
 def list_tables(session: UserSession, schema: str | None = None) -> list[TableEntry]:
@@ -87,7 +88,7 @@ def list_tables(session: UserSession, schema: str | None = None) -> list[TableEn
     for ws in session.catalog.workspaces():
         if schema is None or ws.name.lower() == schema.lower():
             out.extend(workspace_tables(ws))
-    for sys_name in ("sys", "INFORMATION_SCHEMA"):
+    for sys_name in SYSTEM_SCHEMAS:
         if schema is None or sys_name.lower() == schema.lower():
             out.extend(system_tables(sys_name))
     return out

@@ -8,7 +8,6 @@ in ``HANDLERS`` (sqlglot expression type → handler) or ``COMMAND_HANDLERS`` (c
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -71,24 +70,16 @@ def _reset_option(c: cmd.ResetOption, session: UserSession) -> QueryResult:
 
 def _use(c: cmd.UseSchema, session: UserSession) -> QueryResult:
     name = session.use_schema(c.name)
+    if name.endswith(".default") and c.name.rsplit(".", 1)[-1].lower() != "default":
+        name = name.removesuffix(".default")  # ``USE dfs`` selects the plugin: Drill says [dfs]
     return ok_result(True, f"Default schema changed to [{name}]", "USE")
-
-
-def _show_schemas(c: cmd.ShowSchemas, session: UserSession) -> QueryResult:
-    names = session.catalog.schema_names()
-    if c.like is not None:
-        pattern = c.like.replace("%", "*").replace("_", "?")
-        names = [n for n in names if fnmatch.fnmatch(n.lower(), pattern.lower())]
-    return QueryResult(
-        table=pa.table({"SCHEMA_NAME": pa.array(names, pa.string())}), statement="SHOW"
-    )
 
 
 COMMAND_HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
     cmd.SetOption: _set_option,
     cmd.ResetOption: _reset_option,
     cmd.UseSchema: _use,
-    cmd.ShowSchemas: _show_schemas,
+    cmd.ShowSchemas: show.show_schemas,
     st.ShowTables: show.show_tables,
     st.ShowFiles: show.show_files,
     st.Describe: show.describe_table,

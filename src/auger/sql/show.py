@@ -1,4 +1,4 @@
-"""``SHOW TABLES``, ``SHOW FILES``, ``DESCRIBE``, ``REFRESH TABLE METADATA`` and ``EXPLAIN PLAN``.
+"""``SHOW SCHEMAS|TABLES|FILES``, ``DESCRIBE``, ``REFRESH TABLE METADATA`` and ``EXPLAIN PLAN``.
 
 Each answers a small local table with Drill's column names.
 """
@@ -21,7 +21,8 @@ from sqlglot import exp
 
 from auger.errors import ErrorKind, UserError
 from auger.spark.jobs import plan_json
-from auger.sql.catalog import FileTable, ViewTable
+from auger.sql.catalog import IS_SCHEMA_NAME, FileTable, SystemTable, ViewTable
+from auger.sql.commands import ShowSchemas
 from auger.sql.grammar import split_schema_path
 from auger.sql.result import QueryResult, ok_result
 from auger.sql.statements import (
@@ -45,6 +46,7 @@ __all__ = [
     "explain",
     "refresh_metadata",
     "show_files",
+    "show_schemas",
     "show_tables",
 ]
 
@@ -58,6 +60,32 @@ def _like(pattern: str, value: str) -> bool:
         for ch in pattern
     )
     return fnmatch.fnmatchcase(value.lower(), glob.lower())
+
+
+def _filtered(select: str, where: str, order: str, session: UserSession) -> QueryResult:
+    """A SHOW statement's ``WHERE`` as Drill runs it: a query of ``information_schema``."""
+    from auger.sql.parser import parse_statement
+    from auger.sql.planner import plan_select
+
+    tree = parse_statement(f"{select} AND ({where}) ORDER BY {order}")
+    return QueryResult(dataframe=plan_select(tree, session), statement="SHOW")
+
+
+def _sql_string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def show_schemas(c: ShowSchemas, session: UserSession) -> QueryResult:
+    """``SHOW SCHEMAS|DATABASES [LIKE 'pattern' | WHERE condition]``."""
+    if c.where is not None:
+        select = f"SELECT SCHEMA_NAME FROM {IS_SCHEMA_NAME}.SCHEMATA WHERE TRUE"
+        return _filtered(select, c.where, "SCHEMA_NAME", session)
+    names = session.catalog.schema_names()
+    if c.like is not None:
+        names = [n for n in names if _like(c.like, n)]
+    return QueryResult(
+        table=pa.table({"SCHEMA_NAME": pa.array(names, pa.string())}), statement="SHOW"
+    )
 
 
 def show_tables(c: ShowTables, session: UserSession) -> QueryResult:
@@ -74,6 +102,12 @@ def show_tables(c: ShowTables, session: UserSession) -> QueryResult:
         except UserError:
             raise UserError.validation(f"Invalid schema name [{name}]") from None
         schema = found if isinstance(found, str) else found.name
+    if c.where is not None:
+        select = (
+            f"SELECT TABLE_SCHEMA, TABLE_NAME FROM {IS_SCHEMA_NAME}.`TABLES` "
+            f"WHERE TABLE_SCHEMA = {_sql_string(schema)}"
+        )
+        return _filtered(select, c.where, "TABLE_NAME", session)
     rows = [t for t in list_tables(session, schema) if c.like is None or _like(c.like, t.name)]
     rows.sort(key=lambda t: t.name)
     return QueryResult(
@@ -220,7 +254,10 @@ def describe_table(c: Describe, session: UserSession) -> QueryResult:
             raise UserError.validation(f"Unknown table [{parts[-1]}] in schema [{where}]") from None
         raise
     cols = [spark_to_column(f.name, f.dataType, f.nullable) for f in df.schema.fields]
-    if c.column is not None:
+    required = _required_columns(parts, session)
+    if c.column is not None and c.pattern:
+        cols = [col for col in cols if _like(c.column, col.name)]
+    elif c.column is not None:
         cols = [col for col in cols if col.name.lower() == c.column.lower()]
     return QueryResult(
         table=pa.table(
@@ -228,12 +265,38 @@ def describe_table(c: Describe, session: UserSession) -> QueryResult:
                 "COLUMN_NAME": pa.array([col.name for col in cols], pa.string()),
                 "DATA_TYPE": pa.array([data_type_name(col) for col in cols], pa.string()),
                 "IS_NULLABLE": pa.array(
-                    ["NO" if col.mode is DataMode.REQUIRED else "YES" for col in cols], pa.string()
+                    [
+                        "NO"
+                        if col.mode is DataMode.REQUIRED or col.name.lower() in required
+                        else "YES"
+                        for col in cols
+                    ],
+                    pa.string(),
                 ),
             }
         ),
         statement="DESCRIBE",
     )
+
+
+def _required_columns(parts: list[str], session: UserSession) -> set[str]:
+    """Lower names of the table's columns declared NOT NULL where Spark's schema cannot say so:
+    every column of an ``information_schema`` table, and a file table's required columns
+    (Parquet's REQUIRED fields, a provided schema's NOT NULL columns)."""
+    from auger.sql.information_schema import info_schema_columns
+    from auger.sql.planner import discover_file_table
+
+    try:
+        ref = session.resolve_table(parts)
+    except UserError:
+        return set()
+    if isinstance(ref, SystemTable) and ref.schema == IS_SCHEMA_NAME:
+        columns = info_schema_columns(ref.name, session)
+        return {name.lower() for name, _, nullable in columns if not nullable}
+    if isinstance(ref, FileTable):
+        schema = discover_file_table(ref, session.options.snapshot()).schema
+        return {col.name.lower() for col in schema if col.mode is DataMode.REQUIRED}
+    return set()
 
 
 def refresh_metadata(c: RefreshMetadata, session: UserSession) -> QueryResult:

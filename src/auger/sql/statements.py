@@ -34,6 +34,7 @@ __all__ = [
 class ShowTables:
     schema: tuple[str, ...] | None
     like: str | None
+    where: str | None = None  # the condition of ``WHERE ...``, as written
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class ShowFiles:
 class Describe:
     table: tuple[str, ...]
     column: str | None = None
+    pattern: bool = False  # ``column`` is a LIKE pattern (``DESCRIBE t 'a%'``)
 
 
 @dataclass(frozen=True)
@@ -118,8 +120,14 @@ def _show(c: Cursor) -> object | None:
         like = None
         if c.accept("IN") or c.accept("FROM"):
             schema = tuple(c.name())
+        where = None
         if c.accept("LIKE"):
             like = c.string()
+        elif c.accept("WHERE"):
+            where = c.rest()
+            if not where:
+                c.fail()
+            return ShowTables(schema, None, where)
         c.end()
         return ShowTables(schema, like)
     if c.accept("SHOW", "FILES"):
@@ -157,15 +165,17 @@ def _describe(c: Cursor) -> object | None:
     c.accept("TABLE")
     table = tuple(c.name())
     column = None
+    pattern = False
     if not c.at_end():
         tok = c.take()
         if tok.kind in ("string", "word", "quoted"):
             column = tok.value
+            pattern = tok.kind == "string"
         else:
             c.i -= 1
             c.fail()
     c.end()
-    return Describe(table, column)
+    return Describe(table, column, pattern)
 
 
 def _properties(c: Cursor) -> dict[str, str]:

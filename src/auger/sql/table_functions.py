@@ -24,7 +24,11 @@ from auger.types import TupleSchema
 __all__ = ["TableFunction", "apply_table_function", "is_table_function", "table_function"]
 
 #: Drill option names whose auger key is not simply their snake_case form.
-_OPTION_KEYS = {"fielddelimiter": "delimiter", "delimiter": "delimiter"}
+_OPTION_KEYS = {
+    "fielddelimiter": "delimiter",
+    "delimiter": "delimiter",
+    "skipmalformedjsonrecords": "skip_malformed_json_records",
+}
 
 
 class TableFunction:

@@ -140,6 +140,9 @@ class WriterFormat:
     kind: str  # "parquet" | "json" | "text"
     extension: str
     options: Mapping[str, str] = field(default_factory=dict)
+    #: JSON only: NaN and ±Infinity as bare tokens, as Drill's JSON writer writes them
+    #: (``store.json.writer.allow_nan_inf``); Spark's writer quotes them as strings
+    bare_non_numbers: bool = False
 
     @property
     def supports_partitioning(self) -> bool:
@@ -175,7 +178,8 @@ def writer_format(
         codec = str(options.get("store.parquet.compression", "snappy")).lower()
         return WriterFormat(name, "parquet", ext, {"compression": codec})
     if fmt.type == "json":
-        return WriterFormat(name, "json", ext, {})
+        bare = options.get("store.json.writer.allow_nan_inf", True)
+        return WriterFormat(name, "json", ext, {}, bare_non_numbers=bool(bare))
     if fmt.type == "text":
         delimiter = str(fmt.option("delimiter", fmt.option("field_delimiter", ",")))
         quote = str(fmt.option("quote", '"'))
@@ -355,9 +359,86 @@ def _data_files(staging: str) -> list[str]:
     return found
 
 
+#: How Spark's JSON writer quotes the values of a DOUBLE or FLOAT that are no numbers.
+_QUOTED_NON_NUMBERS = ('"NaN"', '"Infinity"', '"-Infinity"')
+_NON_NUMBERS = {"NaN": "NaN", "Infinity": "Infinity", "-Infinity": "-Infinity"}
+
+
+class _Number(str):
+    """A JSON number kept as its text, so that rewriting a record changes no other value."""
+
+
+def _has_floating(t: Any) -> bool:
+    """Whether a Spark type (in its JSON form) holds a DOUBLE or FLOAT at any depth."""
+    if isinstance(t, str):
+        return t in ("double", "float")
+    kind = t.get("type")
+    if kind == "struct":
+        return any(_has_floating(f["type"]) for f in t["fields"])
+    if kind == "array":
+        return _has_floating(t["elementType"])
+    if kind == "map":
+        return _has_floating(t["valueType"])
+    return False
+
+
+def _json_text(value: Any, t: Any) -> str:
+    """One JSON value written back, with the non-numbers of floating columns unquoted."""
+    import json
+
+    if isinstance(value, _Number):
+        return str(value)
+    if isinstance(value, str):
+        if t in ("double", "float") and value in _NON_NUMBERS:
+            return _NON_NUMBERS[value]
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):
+        kind = t.get("type") if isinstance(t, dict) else None
+        if kind == "struct":
+            members = {f["name"]: f["type"] for f in t["fields"]}
+        else:
+            item = t.get("valueType") if kind == "map" else None
+            members = dict.fromkeys(value, item)
+        parts = (
+            f"{json.dumps(k, ensure_ascii=False)}:{_json_text(v, members.get(k))}"
+            for k, v in value.items()
+        )
+        return "{" + ",".join(parts) + "}"
+    if isinstance(value, list):
+        element = t.get("elementType") if isinstance(t, dict) else None
+        return "[" + ",".join(_json_text(v, element) for v in value) + "]"
+    return json.dumps(value)
+
+
+def _unquote_non_numbers(path: str, schema: Any) -> None:
+    """Rewrite a JSON file of Spark's so that NaN and Infinity of DOUBLE and FLOAT columns are
+    bare tokens; only the lines holding such a quoted token are parsed."""
+    import json
+
+    tmp = path + ".nan"
+    changed = False
+    with open(path, encoding="utf-8") as src, open(tmp, "w", encoding="utf-8") as out:
+        for line in src:
+            if any(token in line for token in _QUOTED_NON_NUMBERS):
+                record = json.loads(line, parse_float=_Number, parse_int=_Number)
+                fixed = _json_text(record, schema) + "\n"
+                changed = changed or fixed != line
+                line = fixed
+            out.write(line)
+    if changed:
+        os.replace(tmp, path)
+    else:
+        os.remove(tmp)
+
+
 def _tidy(staging: str, fmt: WriterFormat, df: Any) -> tuple[str, ...]:
     """Rename Spark's files to Drill's names at the staging root; drop everything else."""
     files = _data_files(staging)
+    if fmt.kind == "json" and fmt.bare_non_numbers:
+        schema = df.schema.jsonValue()
+        if _has_floating(schema):
+            for path in files:
+                _unquote_non_numbers(path, schema)
     names: list[str] = []
     for index, src in enumerate(files):
         name = f"0_0_{index}.{fmt.extension}"
@@ -431,13 +512,20 @@ def write_table(
         sc.setLocalProperty("spark.job.interruptOnCancel", "true")
     try:
         try:
-            observation = _spark_write(df, fmt, staging, partition_by)
+            if df.schema.fields:
+                observation = _spark_write(df, fmt, staging, partition_by)
+                records = int(observation.get.get("n", 0))
+            else:
+                # No columns (an empty JSON file's query): Spark writes no such data set, Drill
+                # writes none and succeeds; the table is an empty directory, which reads back
+                # as the empty table it came from.
+                records = df.count()
+                os.mkdir(staging)
         finally:
             if own_group is not None:
                 sc.setLocalProperty("spark.jobGroup.id", None)
                 sc.setLocalProperty("spark.job.interruptOnCancel", None)
-        records = int(observation.get.get("n", 0))
-        files = _tidy(staging, fmt, df)
+        files = _tidy(staging, fmt, df) if df.schema.fields else ()
         strategy.apply_tree(staging)
         if os.path.lexists(target):
             # another statement created it meanwhile; the caller words the error

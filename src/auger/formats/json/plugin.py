@@ -7,6 +7,10 @@ re-read by the Python path (``stream`` + ``convert``) from the first record not 
 which either reads it as Drill would or raises the located DATA_READ error. Memory stays
 bounded by a batch either way.
 
+The JSON options of a format config or a table function (``allTextMode``,
+``readNumbersAsDouble``, ``skipMalformedJSONRecords``, ``nanInf``, ``escapeAnyChar``) take the
+place of the session options for the files they read (:func:`with_format_options`).
+
 Skipped invalid records (``store.json.reader.skip_invalid_records``) are reported through
 :mod:`auger.formats.skips` and stamped on batches as schema metadata ``auger.skipped``.
 """
@@ -35,7 +39,7 @@ from auger.scan.spec import FileSplit
 from auger.types import TupleSchema
 from auger.types.arrow import schema_to_arrow
 
-__all__ = ["JsonFormat"]
+__all__ = ["FORMAT_OPTIONS", "JsonFormat", "with_format_options"]
 
 _log = logging.getLogger("auger.formats")
 
@@ -47,6 +51,24 @@ _HEAD = 64 << 10
 def _on(options: Mapping[str, Any], key: str, default: bool = False) -> bool:
     v = options.get(key, default)
     return v.strip().lower() == "true" if isinstance(v, str) else bool(v)
+
+
+#: JSON format options (a format config's, or a table function's in snake_case) → the session
+#: options they override for the files of that format, as in Drill's JSON format config.
+FORMAT_OPTIONS = {
+    "all_text_mode": "store.json.all_text_mode",
+    "read_numbers_as_double": "store.json.read_numbers_as_double",
+    "skip_malformed_json_records": "store.json.reader.skip_invalid_records",
+    "nan_inf": "store.json.reader.allow_nan_inf",
+    "escape_any_char": "store.json.reader.allow_escape_any_char",
+}
+
+
+def with_format_options(options: Mapping[str, Any], config: FormatConfig) -> Mapping[str, Any]:
+    """The session ``options`` with the JSON options the format config sets in their place."""
+    given = {FORMAT_OPTIONS[k]: v for k, v in config.options.items() if k in FORMAT_OPTIONS}
+    given = {k: v for k, v in given.items() if v is not None}
+    return {**options, **given} if given else options
 
 
 def _flags(options: Mapping[str, Any]) -> tuple[bool, bool, bool]:
@@ -360,6 +382,7 @@ class JsonFormat(FormatPlugin):
     def discover_schema(
         self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
     ) -> TupleSchema:
+        options = with_format_options(options, config)
         all_text, as_double, skip = _flags(options)
         sample = int(options.get("auger.scan.json_sample_rows", 1000))
         builder = SchemaBuilder(all_text, as_double)
@@ -392,6 +415,7 @@ class JsonFormat(FormatPlugin):
         columns: Sequence[str] | None,
         batch_rows: int,
     ) -> Iterator[pa.RecordBatch]:
+        options = with_format_options(options, config)
         all_text, _, skip = _flags(options)
         path = split.path
         target = self._target(options, columns)
