@@ -313,6 +313,8 @@ class QueryManager:
                     raise unwrap_spark_error(exc) from exc
             if rq.cancel_requested.is_set():
                 raise _Canceled
+            profile.warnings = result.messages()  # with what the scans read and skipped
+            profile.scans = result.statistics()
         except Exception as exc:
             if isinstance(exc, _Canceled) or rq.cancel_requested.is_set():
                 # a cancelled Spark job surfaces as whatever error the step saw

@@ -608,6 +608,12 @@ def plan_select(
                         never_missing=defined,
                     )
                 planned = prune_scan(planned, node)  # files ruled out by WHERE on dirN etc.
+                diagnostics.scan_planned(
+                    discovered[n],
+                    analysis.requested[n] if analysis else coarse[id(node)],
+                    planned,
+                    options,
+                )
                 if counting:
                     weighted = counting_scan(planned)
                     if weighted is None:
