@@ -40,6 +40,7 @@ from auger.spark.scan_report import ScanReport, watching
 from auger.types import ColumnMetadata, DataMode
 
 if TYPE_CHECKING:
+    from auger.sql.catalog import FileTable
     from auger.sql.columns import Requested
     from auger.sql.planner import DiscoveredTable, PlannedScan
 
@@ -50,6 +51,7 @@ __all__ = [
     "column_not_found",
     "note",
     "scan_planned",
+    "table_label",
 ]
 
 #: File names a message lists before it says "...".
@@ -169,6 +171,11 @@ def note(text: str) -> None:
         current.notes.append(text)
 
 
+def table_label(table: FileTable) -> str:
+    """The table as the user writes it: ``dfs.data.sales``, ``cp.employee.json``."""
+    return f"{table.schema.removesuffix('.default')}.{table.name}"
+
+
 def _file_name(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1]
 
@@ -192,7 +199,7 @@ def scan_planned(
     current = _current.get()
     if current is None:
         return
-    table = f"{found.table.schema}.{found.table.name}"
+    table = table_label(found.table)
     spec = planned.spec
     listed = len(found.selection.files)
     read = list(dict.fromkeys(f.path for f in spec.files))

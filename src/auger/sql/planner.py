@@ -357,7 +357,7 @@ def build_file_scan(
             else:
                 add(missing_column(name, members), ColumnSource.MISSING)
             diagnostics.column_not_found(
-                f"{table.schema}.{table.name}", name, len(selection.files), table_schema.names()
+                diagnostics.table_label(table), name, len(selection.files), table_schema.names()
             )
 
     if not len(out):
