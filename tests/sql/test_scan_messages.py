@@ -246,3 +246,16 @@ def test_without_a_channel_tasks_stay_quiet_and_answers_stay(
         assert stats[0]["files_listed"] == 2 and stats[0]["rows_read"] is None
     finally:
         cur.execute("ALTER SESSION RESET `store.json.reader.skip_invalid_records`")
+
+
+def test_text_column_missing_from_some_files(conn: Any, data_dir: Path) -> None:
+    root = data_dir / "sm_text_some"
+    root.mkdir(exist_ok=True)
+    (root / "a.csvh").write_text("id,x\n1,p\n")
+    (root / "b.csvh").write_text("id\n2\n")
+    cur = conn.cursor().execute("SELECT id, x FROM dfs.data.sm_text_some ORDER BY id")
+    assert cur.fetchall() == [("1", "p"), ("2", "")]
+    assert [text for _, text in cur.messages] == [
+        "Column [x] is missing from 1 of 2 files of dfs.data.sm_text_some (b.csvh); "
+        "read as empty there"
+    ]

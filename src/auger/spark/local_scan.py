@@ -48,9 +48,8 @@ def local_limit_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Ta
     with recording() as skipped:
         batches = [conform_to_spark(b, target) for b in run_scan(spec, None, batch_rows)]
     if report is not None:
-        rows = sum(b.num_rows for b in batches)
-        paths = tuple(dict.fromkeys(f.path for f in spec.files))
-        report.add_local(TaskFacts(paths, rows, skipped))
+        # which files the LIMIT let it open is not known here: no files, only rows
+        report.add_local(TaskFacts((), sum(b.num_rows for b in batches), skipped))
     return pa.Table.from_batches(batches, schema=target)
 
 

@@ -36,8 +36,9 @@ from typing import TYPE_CHECKING, Any
 
 from auger.formats.conflicts import conflict_of
 from auger.scan.spec import ColumnSource
+from auger.spark.discovery import discover_schema, file_schemas
 from auger.spark.scan_report import ScanReport, watching
-from auger.types import ColumnMetadata, DataMode
+from auger.types import ColumnMetadata, DataMode, TupleSchema
 
 if TYPE_CHECKING:
     from auger.sql.catalog import FileTable
@@ -213,11 +214,7 @@ def scan_planned(
     ]
     if len(read) < 2 or not named or _positional(found):
         return
-    from auger.spark.discovery import file_schemas
-
-    files = [f for f in spec.files if f.path in set(read)]
-    files = list({f.path: f for f in files}.values())
-    per_file = file_schemas(files, found.fmt, options)
+    per_file = file_schemas(list({f.path: f for f in spec.files}.values()), found.fmt, options)
     if len(per_file) < 2:
         return
     for name in named:
@@ -230,7 +227,7 @@ def _positional(found: DiscoveredTable) -> bool:
 
 
 def _column_across_files(
-    found: DiscoveredTable, table: str, name: str, per_file: list[tuple[str, Any]]
+    found: DiscoveredTable, table: str, name: str, per_file: list[tuple[str, TupleSchema]]
 ) -> None:
     merged = found.schema.column(name)
     if merged is None:
@@ -238,10 +235,10 @@ def _column_across_files(
     lacking = [path for path, schema in per_file if schema.column(name) is None]
     having = [(path, schema.column(name)) for path, schema in per_file if schema.column(name)]
     if lacking and having:
-        empty = " (blank for text)" if found.fmt.type == "text" else ""
+        filled = "empty" if found.fmt.type == "text" else "NULL"
         note(
             f"Column [{name}] is missing from {len(lacking)} of {len(per_file)} files of "
-            f"{table} ({_files(lacking)}); read as NULL there{empty}"
+            f"{table} ({_files(lacking)}); read as {filled} there"
         )
     by_type: dict[str, list[str]] = {}
     for path, col in having:
@@ -266,8 +263,6 @@ def _strict_star(
     provided = found.provided
     if not requested.star or provided is None or not provided.strict or not found.selection.files:
         return
-    from auger.spark.discovery import discover_schema
-
     try:
         discovered = discover_schema(found.selection, found.fmt, options)
     except Exception:  # diagnostics never fail a query: the scan reports its own errors
