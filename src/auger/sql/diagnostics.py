@@ -232,8 +232,14 @@ def _column_across_files(
     merged = found.schema.column(name)
     if merged is None:
         return
-    lacking = [path for path, schema in per_file if schema.column(name) is None]
-    having = [(path, schema.column(name)) for path, schema in per_file if schema.column(name)]
+    lacking: list[str] = []
+    having: list[tuple[str, ColumnMetadata]] = []
+    for path, schema in per_file:
+        col = schema.column(name)
+        if col is None:
+            lacking.append(path)
+        else:
+            having.append((path, col))
     if lacking and having:
         filled = "empty" if found.fmt.type == "text" else "NULL"
         note(
