@@ -190,7 +190,7 @@ def test_queries_run_on_a_standalone_cluster(cluster: str, tmp_path: Path) -> No
     (data / "skips" / "b.json").write_text('{"id": 2}\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_")}
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
-    out = run_client(CLIENT, tmp_path, [cluster, str(data)], env, timeout=240)
+    out = run_client(CLIENT, tmp_path, [cluster, str(data)], env, timeout=420)
     assert out["master"] == cluster
     assert out["executor_hosts"] >= 1
     assert out["agg"] == [
