@@ -330,9 +330,11 @@ class Cursor:
         rowcount: rows of the result once known (at once for DDL and metadata answers, after
             the last row of a SELECT has been fetched), otherwise -1.
         warnings: warnings of the last statement (columns dropped, schema conflicts resolved,
-            columns no file has), as text.
+            columns no file has; records skipped, once its rows are fetched), as text.
         messages: the same as PEP 249's optional ``messages``: ``(Warning, text)`` tuples,
             cleared by each ``execute``.
+        scan_statistics: per file scan of the last statement, its files listed, pruned and
+            read, rows read and records skipped (the run-time figures once rows are fetched).
         statement: the kind of the last statement (``SELECT``, ``USE``...).
     """
 
@@ -342,8 +344,6 @@ class Cursor:
         self.rowcount = -1
         self.lastrowid = None
         self.closed = False
-        self.warnings: list[str] = []
-        self.messages: list[tuple[type[Warning], str]] = []
         self.statement: str | None = None
         self._result: Any = None
         self._description: list[tuple[Any, ...]] | None = None
@@ -370,6 +370,21 @@ class Cursor:
     def rownumber(self) -> int | None:
         """Index of the next row in the result (PEP 249 extension), or None without a result."""
         return None if self._result is None else self._fetched
+
+    @property
+    def warnings(self) -> list[str]:
+        """The last statement's messages as text (see the class's attributes)."""
+        return [] if self._result is None else self._result.messages()
+
+    @property
+    def messages(self) -> list[tuple[type[Warning], str]]:
+        """PEP 249's ``messages``: the last statement's, as ``(Warning, text)``."""
+        return [(Warning, text) for text in self.warnings]
+
+    @property
+    def scan_statistics(self) -> list[dict[str, Any]]:
+        """The last statement's scan figures (see the class's attributes)."""
+        return [] if self._result is None else self._result.statistics()
 
     @property
     def job_group(self) -> str | None:
@@ -405,8 +420,6 @@ class Cursor:
         self._raise_if_cancelled()
         self._result = result
         self._description = description
-        self.warnings = list(result.warnings)
-        self.messages = [(Warning, text) for text in self.warnings]
         self.statement = result.statement
         if result.table is not None:
             self.rowcount = result.table.num_rows
@@ -453,8 +466,6 @@ class Cursor:
         self._exhausted = False
         self._fetched = 0
         self.rowcount = -1
-        self.warnings = []
-        self.messages = []
         self.statement = None
 
     def _release_stream(self) -> None:

@@ -215,3 +215,19 @@ def test_cancel_reaches_the_server_and_the_session_lives_on(server: str) -> None
         assert len(failure) == 1 and isinstance(failure[0], dbapi.OperationalError)
         assert str(failure[0]) == dbapi.CANCELLED_MESSAGE
         assert conn.execute("SELECT 1 AS one").fetchall() == [(1,)]
+
+
+def test_remote_shell_prints_the_scan_messages(server: str) -> None:
+    sql = "SELECT full_nme FROM cp.`employee.json` LIMIT 1"
+    expected = (
+        "Column [full_nme] was not found in the file of cp.employee.json; did you mean [full_name]?"
+    )
+    with RemoteConnection(server, user="alice", password="s3cret") as conn:
+        cur = conn.execute(sql)
+        assert cur.fetchall() == [(None,)]
+        assert cur.messages == [(dbapi.Warning, expected)]
+        assert conn.execute("SELECT full_name FROM cp.`employee.json` LIMIT 1").messages == []
+    done = auger_sql(server, "--user", "alice", "-e", sql, "--output", "csv", password="s3cret")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "full_nme"  # the csv on stdout stays clean
+    assert done.stderr.strip() == f"Warning: {expected}"

@@ -543,3 +543,32 @@ def test_sqlalchemy_drill_without_database(server: Server) -> None:
 def test_server_survived_every_request(server: Server) -> None:
     assert server.alive()
     assert requests.get(server.url + "/status.json", timeout=10).status_code == 200
+
+
+def test_profile_lists_scan_figures_and_skipped_records(server: Server) -> None:
+    root = server.data / "skips"
+    root.mkdir()
+    (root / "good.json").write_text('{"id": 1}\n')
+    (root / "bad.json").write_text('{"id": 2}\n{"id": nope}\n')
+    sql = "SELECT id FROM dfs.data.skips ORDER BY id"
+    resp = post_query(
+        None, server.url, sql, options={"store.json.reader.skip_invalid_records": "true"}
+    )
+    answer = resp.json()
+    assert answer["queryState"] == "COMPLETED" and answer["rows"] == [{"id": 1}, {"id": 2}]
+    assert set(answer) >= {"queryId", "columns", "metadata", "rows"}  # Drill's shape kept
+    assert "warnings" not in answer and "scans" not in answer
+    profile = requests.get(f"{server.url}/profiles/{answer['queryId']}.json", timeout=10).json()
+    assert profile["warnings"] == [
+        "Skipped 1 invalid record of bad.json in dfs.data.skips (line 2)"
+    ]
+    assert profile["scans"] == [
+        {
+            "table": "dfs.data.skips",
+            "files_listed": 2,
+            "files_pruned": 0,
+            "files_read": 2,
+            "rows_read": 2,
+            "records_skipped": 1,
+        }
+    ]

@@ -152,6 +152,11 @@ CLIENT = textwrap.dedent(
         "SELECT dir0, COUNT(*) AS n, SUM(CAST(columns[1] AS INT)) AS s "
         "FROM dfs.data.`tree` GROUP BY dir0 ORDER BY dir0")
     out["agg"] = cur.fetchall()
+    out["agg_stats"] = cur.scan_statistics
+    cur.execute("ALTER SESSION SET `store.json.reader.skip_invalid_records` = true")
+    cur.execute("SELECT id FROM dfs.data.`skips` ORDER BY id")
+    out["skips"] = [cur.fetchall(), [text for _, text in cur.messages]]
+    cur.execute("ALTER SESSION RESET `store.json.reader.skip_invalid_records`")
     cur.execute("SELECT COUNT(*) FROM dfs.data.`tree` WHERE dir0 = 'b'")
     out["pruned"] = cur.fetchall()
     spark = conn.session.engine.spark
@@ -180,9 +185,12 @@ def test_queries_run_on_a_standalone_cluster(cluster: str, tmp_path: Path) -> No
             (d / f"p{part}.csv").write_text(lines)
     (data / "bad").mkdir()
     (data / "bad" / "x.csv").write_bytes(b"ok\n\xff\xfe\n")
+    (data / "skips").mkdir()
+    (data / "skips" / "a.json").write_text('{"id": 1}\n{"id": x}\n')
+    (data / "skips" / "b.json").write_text('{"id": 2}\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_")}
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
-    out = run_client(CLIENT, tmp_path, [cluster, str(data)], env, timeout=240)
+    out = run_client(CLIENT, tmp_path, [cluster, str(data)], env, timeout=420)
     assert out["master"] == cluster
     assert out["executor_hosts"] >= 1
     assert out["agg"] == [
@@ -191,6 +199,21 @@ def test_queries_run_on_a_standalone_cluster(cluster: str, tmp_path: Path) -> No
         ["c", 10, sum(range(10))],
     ]
     assert out["pruned"] == [[20]]
+    # what the executors read reaches the driver: figures, and records skipped with their line
+    assert out["agg_stats"] == [
+        {
+            "table": "dfs.data.tree",
+            "files_listed": 9,
+            "files_pruned": 0,
+            "files_read": 9,
+            "rows_read": 60,
+            "records_skipped": 0,
+        }
+    ]
+    assert out["skips"] == [
+        [[1], [2]],
+        ["Skipped 1 invalid record of a.json in dfs.data.skips (line 2)"],
+    ]
     # the engine shipped its own package: executors import auger from the shipped zip
     assert "auger.zip" in out["auger_on_executor"]
     assert out["error"].startswith("DATA_READ ERROR")

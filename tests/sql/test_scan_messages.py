@@ -11,8 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import auger
 from auger.cli.main import run_statements
+from auger.spark import scan_report
 
 from .helpers import rows
 
@@ -79,3 +82,180 @@ def test_shell_prints_messages_after_the_results(conn: Any, data_dir: Path) -> N
     err = io.StringIO()
     run_statements([f"SELECT region FROM {table}"], conn, "csv", io.StringIO(), err)
     assert err.getvalue() == ""
+
+
+# --------------------------------------------------------------- what the files of a table say
+def _json_dir(data_dir: Path, name: str, files: dict[str, list[dict[str, Any]]]) -> str:
+    root = data_dir / name
+    if not root.exists():
+        root.mkdir(parents=True)
+        for file, records in files.items():
+            path = root / file
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return f"dfs.data.{name}"
+
+
+def test_column_missing_from_some_files_names_them(conn: Any, data_dir: Path) -> None:
+    table = _json_dir(
+        data_dir,
+        "sm_some",
+        {
+            "a.json": [{"id": 1, "x": 10}],
+            "b.json": [{"id": 2}],
+            "c.json": [{"id": 3}],
+        },
+    )
+    cur = conn.cursor().execute(f"SELECT id, x FROM {table} ORDER BY id")
+    assert cur.fetchall() == [(1, 10), (2, None), (3, None)]
+    assert [text for _, text in cur.messages] == [
+        f"Column [x] is missing from 2 of 3 files of {table} (b.json, c.json); read as NULL there"
+    ]
+    # a column every file has, or a wildcard, says nothing
+    assert conn.cursor().execute(f"SELECT id FROM {table}").messages == []
+
+
+def test_type_widened_across_files_names_types_and_files(conn: Any, data_dir: Path) -> None:
+    table = _json_dir(
+        data_dir, "sm_widen", {"a.json": [{"v": 1}], "b.json": [{"v": 2.5}], "c.json": [{"v": 3}]}
+    )
+    cur = conn.cursor().execute(f"SELECT v FROM {table} ORDER BY v")
+    assert cur.fetchall() == [(1.0,), (2.5,), (3.0,)]
+    assert [text for _, text in cur.messages] == [
+        f"Column [v] of {table} is BIGINT in a.json, c.json and DOUBLE in b.json; read as DOUBLE"
+    ]
+
+
+def test_strict_schema_star_names_the_columns_left_out(conn: Any, data_dir: Path) -> None:
+    root = data_dir / "sm_strict"
+    root.mkdir(exist_ok=True)
+    (root / "a.csvh").write_text("id,x,y\n1,p,2\n")
+    (root / "b.csvh").write_text("id\n2\n")
+    table = "dfs.data.sm_strict"
+    cur = conn.cursor()
+    cur.execute(f"CREATE SCHEMA (id BIGINT) FOR TABLE {table} PROPERTIES ('drill.strict' = 'true')")
+    cur.execute(f"SELECT * FROM {table} ORDER BY id")
+    assert cur.fetchall() == [(1,), (2,)]
+    assert [text for _, text in cur.messages] == [
+        f"SELECT * over {table} left out [x], [y]: the table's provided schema is strict and "
+        "does not name them"
+    ]
+
+
+def test_pruned_files_are_statistics_not_messages(conn: Any, data_dir: Path) -> None:
+    table = _json_dir(
+        data_dir,
+        "sm_pruned",
+        {
+            "2024/a.json": [{"id": 1}, {"id": 2}],
+            "2025/b.json": [{"id": 3}],
+            "2025/c.json": [{"id": 4}],
+        },
+    )
+    cur = conn.cursor().execute(f"SELECT id FROM {table} WHERE dir0 = '2025' ORDER BY id")
+    assert cur.scan_statistics[0]["files_pruned"] == 1  # known at plan time
+    assert cur.fetchall() == [(3,), (4,)]
+    assert cur.messages == []  # a clean query: figures, no messages
+    assert cur.scan_statistics == [
+        {
+            "table": table,
+            "files_listed": 3,
+            "files_pruned": 1,
+            "files_read": 2,
+            "rows_read": 2,
+            "records_skipped": 0,
+        }
+    ]
+
+
+def _bad_json(data_dir: Path) -> str:
+    root = data_dir / "sm_bad"
+    if not root.exists():
+        root.mkdir()
+        (root / "good.json").write_text('{"id": 1}\n{"id": 2}\n')
+        (root / "bad.json").write_text('{"id": 3}\n{"id": oops}\n{"id": 4}\n{"id": }\n')
+    return "dfs.data.sm_bad"
+
+
+def test_skipped_records_are_reported_from_spark_tasks(conn: Any, data_dir: Path) -> None:
+    table = _bad_json(data_dir)
+    cur = conn.cursor()
+    cur.execute("ALTER SESSION SET `store.json.reader.skip_invalid_records` = true")
+    try:
+        cur.execute(f"SELECT id FROM {table} ORDER BY id")
+        assert cur.fetchall() == [(1,), (2,), (3,), (4,)]
+        assert [text for _, text in cur.messages] == [
+            f"Skipped 2 invalid records of bad.json in {table} (lines 2, 4)"
+        ]
+        stats = cur.scan_statistics
+        assert stats[0]["rows_read"] == 4 and stats[0]["records_skipped"] == 2
+        assert stats[0]["files_read"] == 2
+        # the next statement starts clean
+        cur.execute(f"SELECT id FROM {table} WHERE id = 1")
+        assert cur.messages == []
+    finally:
+        cur.execute("ALTER SESSION RESET `store.json.reader.skip_invalid_records`")
+
+
+def test_skipped_records_of_a_driver_side_limit_scan(
+    conn: Any, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _bad_json(data_dir)
+    # no accumulator: only the scan run here, on the driver, can tell
+    monkeypatch.setattr(scan_report, "_accumulator", lambda spark: None)
+    cur = conn.cursor()
+    cur.execute("ALTER SESSION SET `store.json.reader.skip_invalid_records` = true")
+    try:
+        cur.execute("SELECT * FROM dfs.data.`sm_bad/bad.json` LIMIT 10")
+        assert sorted(cur.fetchall()) == [(3,), (4,)]
+        assert [text for _, text in cur.messages] == [
+            "Skipped 2 invalid records of bad.json in dfs.data.sm_bad/bad.json (lines 2, 4)"
+        ]
+    finally:
+        cur.execute("ALTER SESSION RESET `store.json.reader.skip_invalid_records`")
+
+
+def test_shell_prints_skipped_records_after_the_results(conn: Any, data_dir: Path) -> None:
+    table = _bad_json(data_dir)
+    conn.cursor().execute("ALTER SESSION SET `store.json.reader.skip_invalid_records` = true")
+    try:
+        out, err = io.StringIO(), io.StringIO()
+        assert run_statements([f"SELECT COUNT(*) AS n FROM {table}"], conn, "csv", out, err) == 0
+        assert out.getvalue().splitlines() == ["n", "4"]
+        assert err.getvalue().strip() == (
+            f"Warning: Skipped 2 invalid records of bad.json in {table} (lines 2, 4)"
+        )
+    finally:
+        conn.cursor().execute("ALTER SESSION RESET `store.json.reader.skip_invalid_records`")
+
+
+def test_without_a_channel_tasks_stay_quiet_and_answers_stay(
+    conn: Any, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where tasks cannot report (Spark Connect has no accumulators), a query answers the same
+    and its run-time figures are unknown rather than wrong."""
+    table = _bad_json(data_dir)
+    monkeypatch.setattr(scan_report, "_accumulator", lambda spark: None)
+    cur = conn.cursor()
+    cur.execute("ALTER SESSION SET `store.json.reader.skip_invalid_records` = true")
+    try:
+        cur.execute(f"SELECT id FROM {table} ORDER BY id")
+        assert cur.fetchall() == [(1,), (2,), (3,), (4,)]
+        assert cur.messages == []
+        stats = cur.scan_statistics
+        assert stats[0]["files_listed"] == 2 and stats[0]["rows_read"] is None
+    finally:
+        cur.execute("ALTER SESSION RESET `store.json.reader.skip_invalid_records`")
+
+
+def test_text_column_missing_from_some_files(conn: Any, data_dir: Path) -> None:
+    root = data_dir / "sm_text_some"
+    root.mkdir(exist_ok=True)
+    (root / "a.csvh").write_text("id,x\n1,p\n")
+    (root / "b.csvh").write_text("id\n2\n")
+    cur = conn.cursor().execute("SELECT id, x FROM dfs.data.sm_text_some ORDER BY id")
+    assert cur.fetchall() == [("1", "p"), ("2", "")]
+    assert [text for _, text in cur.messages] == [
+        "Column [x] is missing from 1 of 2 files of dfs.data.sm_text_some (b.csvh); "
+        "read as empty there"
+    ]

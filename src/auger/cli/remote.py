@@ -25,6 +25,7 @@ from auger.dbapi import (
     bind_parameters,
     to_dbapi_error,
 )
+from auger.dbapi import Warning as AugerWarning
 from auger.errors import ErrorKind, UserError
 
 __all__ = ["RemoteConnection", "RemoteCursor", "connect_remote", "server_has_auth"]
@@ -98,6 +99,8 @@ class RemoteCursor:
         self._pos = 0
         self._answer: Any = None  # the streaming HTTP answer being read, for cancel()
         self._cancelled = False
+        #: the statement's scan messages, from its query profile (``Cursor.warnings``)
+        self.warnings: list[str] = []
 
     def execute(self, operation: str, parameters: Sequence[Any] | None = None) -> RemoteCursor:
         if self.closed:
@@ -108,6 +111,7 @@ class RemoteCursor:
         self.description, self._rows, self._pos, self.rowcount = None, [], 0, -1
         self.query_id = None
         self._cancelled = False
+        self.warnings = []
         try:
             body = self.connection._post_query(sql, self._started, self._reading)
         except OperationalError:
@@ -139,7 +143,26 @@ class RemoteCursor:
         ]
         self._rows = rows
         self.rowcount = len(rows)
+        self.warnings = self._profile_warnings()
         return self
+
+    @property
+    def messages(self) -> list[tuple[type[AugerWarning], str]]:
+        """PEP 249's ``messages``, as the embedded cursor has them."""
+        return [(AugerWarning, text) for text in self.warnings]
+
+    def _profile_warnings(self) -> list[str]:
+        """The scan messages of the statement just run, from its profile: Drill's query answer
+        has no place for them, and its clients must keep reading it unchanged. Nothing when the
+        server keeps no such list (Drill itself) or the profile cannot be read."""
+        if not self.query_id:
+            return []
+        try:
+            answer = self.connection._get(f"/profiles/{self.query_id}.json")
+            found = answer.json().get("warnings") if answer.status_code == 200 else None
+        except (Error, ValueError, AttributeError):
+            return []
+        return [str(w) for w in found] if isinstance(found, list) else []
 
     def _started(self, query_id: str) -> None:
         self.query_id = query_id

@@ -5,7 +5,9 @@ the query; the count must not vanish. A reader reports through :func:`report_ski
 
 * logs a warning naming the file and the count (the ``auger.formats`` logger),
 * adds the count to a process-wide tally (:func:`skipped_records`, :func:`clear_skipped`),
-* calls every registered listener (``add_listener``), e.g. a session collecting query warnings.
+* calls every registered listener (``add_listener``), e.g. a session collecting query warnings,
+* adds the count and the records' line numbers to the calling thread's :func:`recording` sink, so
+  a scan task can tell its statement which records of which file it dropped.
 
 Readers also stamp each batch's schema metadata with ``auger.skipped`` (the count so far in that
 file, as decimal text), so a consumer of raw reader batches sees it without any hook.
@@ -15,12 +17,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 __all__ = [
     "SKIPPED_KEY",
     "add_listener",
     "clear_skipped",
+    "recording",
     "remove_listener",
     "report_skipped",
     "skipped_records",
@@ -32,10 +36,15 @@ _log = logging.getLogger("auger.formats")
 _lock = threading.Lock()
 _tally: dict[str, int] = {}
 _listeners: list[Callable[[str, int], None]] = []
+_local = threading.local()
+
+#: The most line numbers a sink keeps per file (the count stays exact).
+MAX_LINES = 20
 
 
-def report_skipped(path: str, count: int) -> None:
-    """Record that ``count`` invalid records of ``path`` were skipped (no-op for 0)."""
+def report_skipped(path: str, count: int, lines: Iterable[int] = ()) -> None:
+    """Record that ``count`` invalid records of ``path`` were skipped (no-op for 0);
+    ``lines``: their line numbers, where the reader knows them."""
     if count <= 0:
         return
     _log.warning("Skipped %d invalid record(s) in %s", count, path)
@@ -44,6 +53,29 @@ def report_skipped(path: str, count: int) -> None:
         listeners = list(_listeners)
     for fn in listeners:
         fn(path, count)
+    sink: dict[str, tuple[int, list[int]]] | None = getattr(_local, "sink", None)
+    if sink is not None:
+        total, known = sink.get(path, (0, []))
+        known = sorted(set(known).union(lines))[:MAX_LINES]
+        sink[path] = (total + count, known)
+
+
+@contextmanager
+def recording() -> Iterator[dict[str, tuple[int, list[int]]]]:
+    """Collect this thread's skips while the block runs: file -> (records skipped, the first
+    :data:`MAX_LINES` of their line numbers). A scan runs in one thread, so each scan task (or
+    driver-side scan) sees only its own skips; nested blocks each see theirs."""
+    outer = getattr(_local, "sink", None)
+    sink: dict[str, tuple[int, list[int]]] = {}
+    _local.sink = sink
+    try:
+        yield sink
+    finally:
+        _local.sink = outer
+        if outer is not None:  # the enclosing block counts them too
+            for path, (count, lines) in sink.items():
+                total, known = outer.get(path, (0, []))
+                outer[path] = (total + count, sorted(set(known).union(lines))[:MAX_LINES])
 
 
 def skipped_records() -> dict[str, int]:

@@ -62,8 +62,10 @@ class Profile:
     verbose_error: str = ""
     columns: list[str] = field(default_factory=list)
     stages: list[dict[str, Any]] = field(default_factory=list)
-    #: what planning noticed (columns no file has, ...): the statement result's warnings
+    #: what the scans noticed (columns no file has, records skipped...): the result's messages
     warnings: list[str] = field(default_factory=list)
+    #: per file scan: files listed, pruned and read, rows read, records skipped
+    scans: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def finished(self) -> bool:
@@ -105,6 +107,7 @@ class Profile:
             "columns": self.columns,
             "stages": self.stages,
             "warnings": self.warnings,
+            "scans": self.scans,
         }
 
     def summary(self, foreman: str, base_url: str) -> dict[str, Any]:

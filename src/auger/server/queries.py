@@ -367,6 +367,8 @@ class QueryManager:
                 raise unwrap_spark_error(exc) from exc
         if rq.cancel_requested.is_set():
             raise _Canceled
+        rq.profile.warnings = result.messages()  # with what the scans read and skipped
+        rq.profile.scans = result.statistics()
         return table, names, types
 
     @contextmanager

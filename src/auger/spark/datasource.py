@@ -75,9 +75,8 @@ class AugerDataSource(DataSource):  # type: ignore[misc]
                 spec = respec_for_schema(spec, schema)
         except UserError as exc:
             raise RuntimeError(encode_user_error(exc)) from None
-        if _pushdown_wanted(self.options):
-            return AugerPushdownReader(spec, schema)
-        return AugerReader(spec, schema)
+        reader = AugerPushdownReader if _pushdown_wanted(self.options) else AugerReader
+        return reader(spec, schema, self.options.get("report"))
 
 
 def _pushdown_wanted(options: Any) -> bool:
@@ -93,10 +92,12 @@ def _pushdown_wanted(options: Any) -> bool:
 class AugerReader(DataSourceReader):  # type: ignore[misc]
     """Plans tasks from the spec and runs the scan of each task's splits."""
 
-    def __init__(self, spec: ScanSpec, schema: Any) -> None:
+    def __init__(self, spec: ScanSpec, schema: Any, report: str | None = None) -> None:
         self.spec = spec
         self.spark_schema = schema
         self.predicates: list[Any] = []
+        #: where tasks add their rows read and records skipped (:mod:`auger.spark.scan_report`)
+        self.report = report
 
     def partitions(self) -> list[InputPartition]:
         from auger.errors import UserError
@@ -142,19 +143,27 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
 
         from auger.errors import UserError
         from auger.formats.registry import install_shipped
+        from auger.formats.skips import recording
         from auger.scan.run import run_scan
         from auger.spark.errors import encode_user_error
+        from auger.spark.scan_report import TaskFacts, add_task_facts
         from auger.types.spark import spark_arrow_schema
 
         target = spark_arrow_schema(self.spark_schema)
         files = getattr(partition, "files", None) or []
         batch_rows = int(self.spec.options.get("auger.scan.batch_rows", 4096))
         produced = False
+        rows = 0
         try:
             install_shipped(self.spec.format_type, self.spec.plugin)
-            for batch in run_scan(self.spec, files, batch_rows):
-                produced = True
-                yield conform_to_spark(batch, target)
+            with recording() as skipped:
+                for batch in run_scan(self.spec, files, batch_rows):
+                    produced = True
+                    rows += batch.num_rows
+                    yield conform_to_spark(batch, target)
+            if self.report:
+                paths = tuple(dict.fromkeys(f.path for f in files))
+                add_task_facts(self.report, files, TaskFacts(paths, rows, skipped))
         except UserError as exc:
             raise RuntimeError(encode_user_error(exc)) from None
         except Exception as exc:  # a conversion auger did not foresee: still a clean error

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -25,16 +25,18 @@ from auger.errors import UserError
 from auger.formats.base import conflict_error
 from auger.formats.conflicts import merge_deferring
 from auger.formats.registry import get_format
-from auger.storage.selection import FileSelection
+from auger.scan.spec import FileSplit
+from auger.storage.selection import FileSelection, FileStatus
 from auger.types import TupleSchema
 
-__all__ = ["clear_cache", "discover_schema"]
+__all__ = ["clear_cache", "discover_schema", "file_schemas"]
 
 #: Above this many files, discovery runs as a Spark job (when a session is available).
 PARALLEL_FILES = 64
 
 _CACHE_SIZE = 256
 _cache: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+_file_cache: OrderedDict[tuple[Any, ...], tuple[tuple[str, str], ...]] = OrderedDict()
 _lock = threading.Lock()
 
 # Options that change what discovery finds, and so belong in the cache key.
@@ -46,17 +48,23 @@ _SCHEMA_OPTIONS = (
 )
 
 
+def _key(
+    files: Sequence[FileStatus | FileSplit], fmt: FormatConfig, options: Mapping[str, Any]
+) -> tuple[Any, ...]:
+    return (
+        fmt.name,
+        fmt.type,
+        tuple(sorted((k, repr(v)) for k, v in fmt.options.items())),
+        tuple((f.path, f.mtime, f.size) for f in files),
+        tuple(options.get(k) for k in _SCHEMA_OPTIONS),
+    )
+
+
 def discover_schema(
     selection: FileSelection, fmt: FormatConfig, options: Mapping[str, Any]
 ) -> TupleSchema:
     """The table schema of a file selection in one format."""
-    key = (
-        fmt.name,
-        fmt.type,
-        tuple(sorted((k, repr(v)) for k, v in fmt.options.items())),
-        tuple((f.path, f.mtime, f.size) for f in selection.files),
-        tuple(options.get(k) for k in _SCHEMA_OPTIONS),
-    )
+    key = _key(selection.files, fmt, options)
     with _lock:
         hit = _cache.get(key)
         if hit is not None:
@@ -76,10 +84,68 @@ def discover_schema(
     return schema
 
 
+def file_schemas(
+    files: Sequence[FileStatus | FileSplit], fmt: FormatConfig, options: Mapping[str, Any]
+) -> list[tuple[str, TupleSchema]]:
+    """Each file's own schema, in file order: which files have a column, and as what type (for
+    the scan diagnostics; the table schema is :func:`discover_schema`'s). Cached as it is;
+    a Spark job examines them when they are many."""
+    key = _key(files, fmt, options)
+    with _lock:
+        hit = _file_cache.get(key)
+        if hit is not None:
+            _file_cache.move_to_end(key)
+    if hit is None:
+        paths = [f.path for f in files]
+        threshold = int(options.get("auger.scan.parallel_discovery_files", PARALLEL_FILES))
+        spark = _active_spark() if len(paths) > threshold else None
+        if spark is not None:
+            hit = tuple(_each_in_spark(spark, paths, fmt, options))
+        else:
+            hit = tuple(_each_file(paths, fmt, dict(options)))
+        with _lock:
+            _file_cache[key] = hit
+            while len(_file_cache) > _CACHE_SIZE:
+                _file_cache.popitem(last=False)
+    return [(path, TupleSchema.parse(text)) for path, text in hit]
+
+
+def _each_file(
+    paths: list[str], fmt: FormatConfig, options: dict[str, Any]
+) -> list[tuple[str, str]]:
+    """Executor or driver: (path, schema text) of each file; a file whose schema cannot be
+    read alone is left out (the scan itself reports it)."""
+    plugin = get_format(fmt.type)
+    out = []
+    for path in paths:
+        try:
+            out.append((path, plugin.discover_schema([path], fmt, options).to_text()))
+        except UserError:
+            continue
+    return out
+
+
+def _each_in_spark(
+    spark: Any, paths: list[str], fmt: FormatConfig, options: Mapping[str, Any]
+) -> list[tuple[str, str]]:
+    sc = spark.sparkContext
+    tasks = max(1, min(len(paths), sc.defaultParallelism * 4))
+    opts = dict(options)
+    try:
+        return (
+            sc.parallelize(paths, tasks)
+            .mapPartitions(lambda it: _each_file(list(it), fmt, opts))
+            .collect()
+        )
+    except Exception:  # diagnostics never fail a query
+        return []
+
+
 def clear_cache() -> None:
     """Forget every cached schema (tests; after bulk file changes)."""
     with _lock:
         _cache.clear()
+        _file_cache.clear()
 
 
 def _active_spark() -> Any:

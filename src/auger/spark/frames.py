@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from auger.spark.scan_report import start_report
+
 if TYPE_CHECKING:
     from auger.scan.plan import PlannedScan
 
@@ -32,10 +34,10 @@ def scan_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> 
 
 
 def datasource_frame(spark: Any, planned: PlannedScan) -> Any:
-    """The scan framework inside Spark: the ``auger`` Python data source with the spec."""
-    return (
-        spark.read.format("auger")
-        .schema(planned.schema.to_spark())
-        .option("spec", planned.spec.to_json())
-        .load()
-    )
+    """The scan framework inside Spark: the ``auger`` Python data source with the spec (and,
+    when the statement is watching, where its tasks report what they read)."""
+    reader = spark.read.format("auger").schema(planned.schema.to_spark())
+    report = start_report(spark, planned.spec)
+    if report is not None and report.token is not None:
+        reader = reader.option("report", report.token)
+    return reader.option("spec", planned.spec.to_json()).load()

@@ -36,13 +36,20 @@ def local_limit_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Ta
         return None
     import pyarrow as pa
 
+    from auger.formats.skips import recording
     from auger.scan.run import run_scan
     from auger.spark.datasource import conform_to_spark
+    from auger.spark.scan_report import TaskFacts, start_report
     from auger.types.spark import spark_arrow_schema
 
     target = spark_arrow_schema(planned.schema.to_spark())
     batch_rows = max(1, min(int(spec.options.get("auger.scan.batch_rows", 4096)), spec.limit))
-    batches = [conform_to_spark(b, target) for b in run_scan(spec, None, batch_rows)]
+    report = start_report(None, spec, on_driver=True)
+    with recording() as skipped:
+        batches = [conform_to_spark(b, target) for b in run_scan(spec, None, batch_rows)]
+    if report is not None:
+        # which files the LIMIT let it open is not known here: no files, only rows
+        report.add_local(TaskFacts((), sum(b.num_rows for b in batches), skipped))
     return pa.Table.from_batches(batches, schema=target)
 
 

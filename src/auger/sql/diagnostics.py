@@ -1,4 +1,4 @@
-"""Scan diagnostics: what planning a statement's scans found that the user should hear about.
+"""Scan diagnostics: what a statement's scans did that the user should hear about.
 
 Drill answers ``SELECT regoin FROM dfs.data.sales`` with a column of NULLs (blanks for text)
 and says nothing, so a typo looks like missing data. auger answers the same rows and adds a
@@ -6,46 +6,280 @@ message naming the column, how many files lacked it, and a close name the files 
 
     Column [regoin] was not found in any of the 3 files of dfs.data.sales; did you mean [region]?
 
-Messages are collected per statement: :func:`collecting` opens a collector around one statement
-and :func:`note` adds to it (nothing is collected outside a statement, e.g. when a result's
-DataFrame is re-planned at fetch time). They reach the user as the statement result's
-``warnings``: PEP 249's ``Cursor.messages`` in the DB-API, dimmed lines after the results in the
-shell, and the query profile over REST. A clean query has none.
+Messages (things that changed what the query sees) are:
+
+* a column the query names that no file has (with a "did you mean"), or that some files lack
+  (read as NULL there);
+* a column whose files disagree on its type, read as the wider type;
+* columns a ``SELECT *`` left out because the table's provided schema is strict;
+* invalid records skipped under the skip options, with file and line (at run time).
+
+Statistics (what every scan has, so a clean query has them and no messages): per scan, the files
+listed, pruned by the WHERE clause on ``dirN``/implicit columns, and read, and the rows read.
+
+Both are collected per statement: :func:`collecting` opens a :class:`Diagnostics` around one
+statement and :func:`note` and :func:`scan_planned` add to it (nothing is collected outside a
+statement, e.g. when a result's DataFrame is re-planned at fetch time). Run-time facts come from
+the scans' reports (:mod:`auger.spark.scan_report`) once the rows are fetched. They reach the
+user through the statement result: PEP 249's ``Cursor.messages`` in the DB-API, dimmed lines
+after the results in the shell, and the query profile over REST.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["collecting", "column_not_found", "note"]
+from auger.formats.conflicts import conflict_of
+from auger.scan.spec import ColumnSource
+from auger.spark.discovery import discover_schema, file_schemas
+from auger.spark.scan_report import ScanReport, watching
+from auger.types import ColumnMetadata, DataMode, TupleSchema
 
-_notes: ContextVar[list[str] | None] = ContextVar("auger_scan_notes", default=None)
+if TYPE_CHECKING:
+    from auger.scan.plan import PlannedScan, ScanTable
+    from auger.sql.catalog import FileTable
+    from auger.sql.columns import Requested
+
+__all__ = [
+    "Diagnostics",
+    "ScanStats",
+    "collecting",
+    "column_not_found",
+    "note",
+    "scan_planned",
+    "table_label",
+]
+
+#: File names a message lists before it says "...".
+_FILES_SHOWN = 3
+
+
+@dataclass
+class ScanStats:
+    """One planned file scan's figures.
+
+    Attributes:
+        table: the table as the user wrote it (``dfs.data.sales``).
+        files_listed: the files its path and format select.
+        files_pruned: of those, the files the WHERE clause ruled out before reading.
+        root: the scan's selection root and ``table`` its name in the spec (to find its report).
+    """
+
+    table: str
+    files_listed: int
+    files_pruned: int
+    root: str
+    spec_table: str
+
+
+@dataclass
+class Diagnostics:
+    """What one statement's scans noticed: plan-time messages, per-scan figures, and the
+    reports run-time facts arrive in."""
+
+    notes: list[str] = field(default_factory=list)
+    scans: list[ScanStats] = field(default_factory=list)
+    reports: list[ScanReport] = field(default_factory=list)
+
+    def _label(self, report: ScanReport) -> str:
+        spec = report.spec
+        for scan in self.scans:
+            if scan.root == spec.selection_root and scan.spec_table == spec.table:
+                return scan.table
+        return spec.table or spec.selection_root
+
+    def messages(self) -> list[str]:
+        """The plan-time messages, then what the scans that ran skipped."""
+        out = list(self.notes)
+        for report in self.reports:
+            skipped: dict[str, tuple[int, list[int]]] = {}
+            for facts in report.facts():
+                for path, (count, lines) in facts.skipped.items():
+                    total, known = skipped.get(path, (0, []))
+                    skipped[path] = (total + count, sorted(set(known).union(lines)))
+            for path, (count, lines) in skipped.items():
+                text = (
+                    f"Skipped {count} invalid record{'s' if count != 1 else ''} of "
+                    f"{_file_name(path)} in {self._label(report)}"
+                )
+                if lines:
+                    shown = ", ".join(str(n) for n in lines[:10])
+                    more = ", ..." if len(lines) > 10 or len(lines) < count else ""
+                    text += f" (line{'s' if len(lines) > 1 else ''} {shown}{more})"
+                if text not in out:
+                    out.append(text)
+        return out
+
+    def statistics(self) -> list[dict[str, Any]]:
+        """Per planned file scan: table, files listed / pruned / read, rows read and records
+        skipped (the last three once its rows were fetched; None before, or where the scan's
+        tasks cannot report, as over Spark Connect)."""
+        out: list[dict[str, Any]] = []
+        for scan in self.scans:
+            mine = [
+                r
+                for r in self.reports
+                if r.spec.selection_root == scan.root and r.spec.table == scan.spec_table
+            ]
+            facts = [f for r in mine for f in r.facts()]
+            ran = bool(facts)
+            read = {p for f in facts for p in f.files}
+            out.append(
+                {
+                    "table": scan.table,
+                    "files_listed": scan.files_listed,
+                    "files_pruned": scan.files_pruned,
+                    "files_read": len(read) if ran and read else None,
+                    "rows_read": sum(f.rows for f in facts) if ran else None,
+                    "records_skipped": (
+                        sum(c for f in facts for c, _ in f.skipped.values()) if ran else None
+                    ),
+                }
+            )
+        return out
+
+
+_current: ContextVar[Diagnostics | None] = ContextVar("auger_scan_diagnostics", default=None)
 
 
 @contextmanager
-def collecting() -> Iterator[list[str]]:
-    """Collect the messages of one statement into the yielded list (nested statements, such
-    as a view's query, add to the outermost one)."""
-    outer = _notes.get()
+def collecting() -> Iterator[Diagnostics]:
+    """Collect the diagnostics of one statement (nested statements, such as a view's query,
+    add to the outermost one)."""
+    outer = _current.get()
     if outer is not None:
         yield outer
         return
-    notes: list[str] = []
-    token = _notes.set(notes)
+    diagnostics = Diagnostics()
+    token = _current.set(diagnostics)
     try:
-        yield notes
+        with watching() as reports:
+            diagnostics.reports = reports
+            yield diagnostics
     finally:
-        _notes.reset(token)
+        _current.reset(token)
 
 
 def note(text: str) -> None:
     """Add one message to the current statement's (once; outside a statement, nothing)."""
-    notes = _notes.get()
-    if notes is not None and text not in notes:
-        notes.append(text)
+    current = _current.get()
+    if current is not None and text not in current.notes:
+        current.notes.append(text)
+
+
+def table_label(table: FileTable) -> str:
+    """The table as the user writes it: ``dfs.data.sales``, ``cp.employee.json``."""
+    return f"{table.schema.removesuffix('.default')}.{table.name}"
+
+
+def _file_name(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _files(paths: Sequence[str]) -> str:
+    names = [_file_name(p) for p in paths[:_FILES_SHOWN]]
+    if len(paths) > _FILES_SHOWN:
+        names.append("...")
+    return ", ".join(names)
+
+
+def scan_planned(
+    found: ScanTable,
+    requested: Requested,
+    planned: PlannedScan,
+    options: Mapping[str, Any],
+) -> None:
+    """Note what planning one file scan found: its files listed and pruned, the columns the
+    query names that some of its files lack or type differently, and the columns a ``SELECT *``
+    leaves out under a strict provided schema."""
+    current = _current.get()
+    if current is None:
+        return
+    table = found.label
+    spec = planned.spec
+    listed = len(found.selection.files)
+    read = list(dict.fromkeys(f.path for f in spec.files))
+    current.scans.append(
+        ScanStats(table, listed, max(0, listed - len(read)), spec.selection_root, spec.table)
+    )
+    _strict_star(found, requested, table, options)
+    known = (found.schema.column(lname) for lname in requested.columns)
+    named = [
+        c.name for c in known if c is not None and spec.sources.get(c.name) == ColumnSource.TABLE
+    ]
+    if len(read) < 2 or not named or _positional(found):
+        return
+    per_file = file_schemas(list({f.path: f for f in spec.files}.values()), found.fmt, options)
+    if len(per_file) < 2:
+        return
+    for name in named:
+        _column_across_files(found, table, name, per_file)
+
+
+def _positional(found: ScanTable) -> bool:
+    """Text without a header: one ``columns`` array, the same in every file."""
+    return found.fmt.type == "text" and found.schema.names() == ["columns"]
+
+
+def _column_across_files(
+    found: ScanTable, table: str, name: str, per_file: list[tuple[str, TupleSchema]]
+) -> None:
+    merged = found.schema.column(name)
+    if merged is None:
+        return
+    lacking: list[str] = []
+    having: list[tuple[str, ColumnMetadata]] = []
+    for path, schema in per_file:
+        col = schema.column(name)
+        if col is None:
+            lacking.append(path)
+        else:
+            having.append((path, col))
+    if lacking and having:
+        filled = "empty" if found.fmt.type == "text" else "NULL"
+        note(
+            f"Column [{name}] is missing from {len(lacking)} of {len(per_file)} files of "
+            f"{table} ({_files(lacking)}); read as {filled} there"
+        )
+    by_type: dict[str, list[str]] = {}
+    for path, col in having:
+        by_type.setdefault(_type(col), []).append(path)
+    if merged.is_map or found.provided is not None or conflict_of(merged) is not None:
+        return  # maps merge member by member; a provided type or a conflict is no widening
+    if len(by_type) > 1:
+        kinds = " and ".join(f"{kind} in {_files(paths)}" for kind, paths in by_type.items())
+        note(f"Column [{name}] of {table} is {kinds}; read as {_type(merged)}")
+
+
+def _type(col: ColumnMetadata) -> str:
+    """The column's type without its nullability (a file may have it NOT NULL, another not)."""
+    if col.mode is DataMode.REQUIRED:
+        col = col.with_mode(DataMode.OPTIONAL)
+    return col.type_string()
+
+
+def _strict_star(
+    found: ScanTable, requested: Requested, table: str, options: Mapping[str, Any]
+) -> None:
+    provided = found.provided
+    if not requested.star or provided is None or not provided.strict or not found.selection.files:
+        return
+    try:
+        discovered = discover_schema(found.selection, found.fmt, options)
+    except Exception:  # diagnostics never fail a query: the scan reports its own errors
+        return
+    left = [c.name for c in discovered if provided.schema.column(c.name) is None]
+    if left:
+        listed = ", ".join(f"[{n}]" for n in left)
+        note(
+            f"SELECT * over {table} left out {listed}: the table's provided schema is strict "
+            "and does not name " + ("it" if len(left) == 1 else "them")
+        )
 
 
 def column_not_found(table: str, column: str, files: int, known: Iterable[str]) -> None:

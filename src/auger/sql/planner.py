@@ -140,7 +140,7 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> ScanTab
         table.name,
         table.path,
         table.schema_override,
-        f"{table.schema}.{table.name}",
+        diagnostics.table_label(table),
     )
 
 
@@ -332,6 +332,12 @@ def plan_select(
                     never_missing=defined,
                 )
             planned = prune_scan(planned, node)  # files ruled out by WHERE on dirN etc.
+            diagnostics.scan_planned(
+                discovered[n],
+                analysis.requested[n] if analysis else coarse[id(node)],
+                planned,
+                options,
+            )
             if counting:
                 weighted = counting_scan(planned)
                 if weighted is None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from auger.sql.diagnostics import Diagnostics
 from auger.types import ColumnMetadata, TupleSchema
 from auger.types.arrow import schema_from_arrow
 
@@ -30,6 +31,8 @@ class QueryResult:
         spark_schema: the Spark schema of a SELECT answered as a ``table`` on the driver
             (:mod:`auger.sql.local_answer`), so its column types are the DataFrame's.
         frame_factory: builds the DataFrame of such a SELECT when one is asked for.
+        diagnostics: what the statement's scans noticed (:mod:`auger.sql.diagnostics`); its
+            run-time part fills in as the rows are fetched.
     """
 
     table: pa.Table | None = None
@@ -38,6 +41,18 @@ class QueryResult:
     statement: str = "SELECT"
     spark_schema: Any = None
     frame_factory: Callable[[], Any] | None = None
+    diagnostics: Diagnostics | None = None
+
+    def messages(self) -> list[str]:
+        """The warnings, with what the scans reported at run time so far (records skipped)."""
+        out = list(self.warnings)
+        if self.diagnostics is not None:
+            out.extend(m for m in self.diagnostics.messages() if m not in out)
+        return out
+
+    def statistics(self) -> list[dict[str, Any]]:
+        """Per file scan: files listed, pruned and read, rows read, records skipped."""
+        return [] if self.diagnostics is None else self.diagnostics.statistics()
 
     @property
     def schema(self) -> TupleSchema:

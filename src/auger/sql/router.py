@@ -134,9 +134,10 @@ HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
 def execute_statement(sql: str, session: UserSession) -> QueryResult:
     """Run one statement in a session; what planning noticed becomes the result's warnings
     (:mod:`auger.sql.diagnostics`)."""
-    with collecting() as notes:
+    with collecting() as diagnostics:
         result = _run_statement(sql, session)
-    result.warnings.extend(n for n in notes if n not in result.warnings)
+    result.warnings.extend(n for n in diagnostics.notes if n not in result.warnings)
+    result.diagnostics = diagnostics
     return result
 
 

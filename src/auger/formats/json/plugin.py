@@ -577,12 +577,13 @@ class JsonFormat(FormatPlugin):
                 nonlocal reported
                 conv = converter or self._inferred(rows, lines, path, all_text, skip_invalid)
                 batch = conv.convert(rows, lines)
-                _print_skips(stream.skipped_lines + conv.skipped_lines, path, print_lines)
+                skipped_lines = stream.skipped_lines + conv.skipped_lines
+                _print_skips(skipped_lines, path, print_lines)
                 stream.skipped_lines.clear()
                 conv.skipped_lines.clear()
                 total = stream.skipped + conv.skipped
                 if total > reported:
-                    report_skipped(path, total - reported)
+                    report_skipped(path, total - reported, skipped_lines)
                     reported = total
                 meta = {SKIPPED_KEY: str(total).encode()}
                 return batch.replace_schema_metadata(meta)
@@ -606,7 +607,7 @@ class JsonFormat(FormatPlugin):
             else:
                 _print_skips(stream.skipped_lines, path, print_lines)
                 extra = stream.skipped - reported
-                report_skipped(path, extra)
+                report_skipped(path, extra, stream.skipped_lines)
 
     @staticmethod
     def _inferred(
