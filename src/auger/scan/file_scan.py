@@ -26,8 +26,8 @@ import pyarrow.compute as pc
 from auger.errors import UserError
 from auger.scan.conflicts import ErrorContext
 from auger.scan.filter import PROJECT_ALL, ProjectionFilter, same_type
-from auger.scan.implicit import FileDescrip, ImplicitColumns, ImplicitKind
-from auger.scan.missing import missing_arrays, missing_column_array, resolve_missing_types
+from auger.scan.implicit import FileDescrip, ImplicitColumns, ImplicitKind, constant_array
+from auger.scan.missing import MissingColumn, missing_arrays, resolve_missing_types
 from auger.scan.output import assemble
 from auger.scan.tracker import ScanSchemaTracker
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
@@ -268,7 +268,7 @@ def _struct_conformer(src: pa.DataType, dst: pa.DataType) -> Converter:
 class _Part(NamedTuple):
     """Where one output column of a frozen scan comes from, for one reader schema."""
 
-    kind: str  # "reader", "null", "default", "implicit" or "rows"
+    kind: str  # "reader", "missing", "implicit" or "rows"
     source: int = -1  # the reader column ("reader") or implicit column ("implicit")
     convert: Converter | None = None
 
@@ -279,9 +279,10 @@ class FrozenScan:
     The tracker is frozen: every column's type is known before the first file, so nothing is
     resolved while reading. For each distinct reader schema (in practice one per file, usually
     one per scan) a plan says where each output column comes from: a reader column (with the
-    conversion to the planned type), nulls (a column the file lacks), a NOT NULL column's
-    default, an implicit column of the file, or the row count. A batch then costs only the
-    Arrow kernels of its conversions.
+    conversion to the planned type), a missing column (a column the file lacks, filled by the
+    one rule of :mod:`auger.scan.missing`: typed nulls, or a NOT NULL column's default), an
+    implicit column of the file, or the row count. A batch then costs only the Arrow kernels of
+    its conversions (and slices of values built once).
 
     Args:
         tracker: the frozen tracker (``ScanSchemaTracker.build`` with a defined schema).
@@ -306,7 +307,7 @@ class FrozenScan:
         self._last: tuple[pa.Schema, list[_Part]] | None = None
         self._file: FileDescrip | None = None
         self._values: list[pa.Scalar] = []
-        self._defaults: dict[int, pa.Array] = {}
+        self._missing = [MissingColumn(c, f.type) for c, f in zip(self.columns, arrow_schema)]
 
     def _plan(self, schema: pa.Schema) -> list[_Part]:
         last = self._last
@@ -332,10 +333,8 @@ class FrozenScan:
             elif name in by_name:
                 i = by_name[name]
                 plan.append(_Part("reader", i, conformer(schema.field(i).type, target.type)))
-            elif col.mode is DataMode.REQUIRED and col.default_value is not None:
-                plan.append(_Part("default"))
             else:
-                plan.append(_Part("null"))
+                plan.append(_Part("missing"))
         return plan
 
     def _file_values(self, file: FileDescrip) -> list[pa.Scalar]:
@@ -343,14 +342,6 @@ class FrozenScan:
             self._file = file
             self._values = [pa.scalar(file.value(m), pa.string()) for m in self._markers]
         return self._values
-
-    def _default(self, j: int, n: int) -> pa.Array:
-        """A NOT NULL column's default, ``n`` times (built once, then sliced)."""
-        arr = self._defaults.get(j)
-        if arr is None or len(arr) < n:
-            arr = missing_column_array(self.columns[j], max(n, 1024)).cast(self.schema[j].type)
-            self._defaults[j] = arr
-        return arr.slice(0, n)
 
     def scan_batch(
         self, file: FileDescrip, batch: pa.RecordBatch, ctx: ErrorContext
@@ -368,15 +359,12 @@ class FrozenScan:
                     arr = arr.slice(0, n)
                 if part.convert is not None:
                     arr = self._convert(part.convert, arr, j, ctx)
-            elif part.kind == "null":
-                arr = pa.nulls(n, t)
+            elif part.kind == "missing":
+                arr = self._missing[j].array(n)
             elif part.kind == "implicit":
-                v = values[part.source]
-                arr = pa.repeat(v, n) if v.type.equals(t) else pa.repeat(v, n).cast(t)
-            elif part.kind == "rows":
+                arr = constant_array(values[part.source], n, t)
+            else:  # "rows"
                 arr = pa.array([rows] * n, t)
-            else:
-                arr = self._default(j, n)
             arrays.append(arr)
         if not arrays:
             return batch if batch.num_columns == 0 else batch.select([])

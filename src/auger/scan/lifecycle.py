@@ -1,4 +1,4 @@
-"""The reader lifecycle (DESIGN §3.4): format readers that write rows through a result set loader.
+"""The reader lifecycle: format readers that write rows through a result set loader.
 
 A :class:`FormatReader` is opened with a :class:`SchemaNegotiator`, which tells it the file, the
 projection and the input schema (typed where the scan knows types) and builds its
@@ -35,7 +35,7 @@ from auger.errors import ErrorKind, UserError
 from auger.projection import RequestedTuple
 from auger.resultset import DEFAULT_VECTOR_SIZE_LIMIT, LoaderOptions, ResultSetLoader
 from auger.scan.conflicts import ErrorContext
-from auger.scan.file_scan import ArrowFileScan
+from auger.scan.file_scan import ArrowFileScan, FrozenScan
 from auger.scan.filter import PROJECT_ALL, same_type
 from auger.scan.implicit import FileDescrip, ImplicitColumns
 from auger.scan.schema import ScanColumn, ScanTuple
@@ -368,7 +368,9 @@ class ScanLifecycle:
         )
         self.warnings: list[str] = []
         self._dropped: set[str] = set()
-        self.file_scan = _ConvertingScan(
+        #: turns a harvested loader batch into an output batch (a planned scan swaps in its
+        #: :class:`FrozenScan`)
+        self.file_scan: ArrowFileScan | FrozenScan = _ConvertingScan(
             tracker,
             implicit,
             null_type=null_type,

@@ -31,6 +31,7 @@ from auger.types.arrow import column_to_arrow, field_to_arrow
 
 __all__ = [
     "DEFAULT_NULL_TYPE",
+    "MissingColumn",
     "default_value",
     "missing_arrays",
     "missing_batch",
@@ -273,3 +274,28 @@ def missing_batch(schema: Sequence[ColumnMetadata] | TupleSchema, row_count: int
     if not cols:
         return pa.RecordBatch.from_pydict({}).slice(0, 0)
     return pa.RecordBatch.from_arrays(arrays, schema=pa.schema([field_to_arrow(c) for c in cols]))
+
+
+class MissingColumn:
+    """One missing column's values for batch after batch: built once, then sliced.
+
+    The values follow :func:`missing_column_array`; ``arrow_type`` is the type the scan delivers
+    the column as (a planned scan makes every field nullable), cast to once.
+    """
+
+    __slots__ = ("_template", "arrow_type", "column")
+
+    def __init__(self, column: ColumnMetadata, arrow_type: pa.DataType | None = None) -> None:
+        self.column = column
+        self.arrow_type = arrow_type if arrow_type is not None else column_to_arrow(column)
+        self._template: pa.Array | None = None
+
+    def array(self, row_count: int) -> pa.Array:
+        """The column's ``row_count`` values."""
+        template = self._template
+        if template is None or len(template) < row_count:
+            template = missing_column_array(self.column, max(row_count, 1024))
+            if not template.type.equals(self.arrow_type):
+                template = template.cast(self.arrow_type)
+            self._template = template
+        return template.slice(0, row_count)

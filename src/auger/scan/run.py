@@ -102,6 +102,7 @@ def run_scan(
         "__projection__": list(spec.projection),
         "__missing__": spec.missing_names(),
     }
+    batch_bytes = spec.options.get("auger.scan.batch_bytes")
     operator = ScanOperator(
         get_format(spec.format_type),
         list(files if files is not None else spec.files),
@@ -117,6 +118,7 @@ def run_scan(
         tracker=tracker,
         implicit=implicit,
         frozen_schema=output_arrow_schema(spec),
+        vector_size_limit=None if batch_bytes is None else int(batch_bytes),
     )
     for out in operator:
         if out.num_rows:
