@@ -36,6 +36,8 @@ __all__ = [
     "missing_arrays",
     "missing_batch",
     "missing_column_array",
+    "missing_value",
+    "planned_fill",
     "resolve_missing_types",
 ]
 
@@ -239,6 +241,23 @@ def default_value(col: ColumnMetadata) -> Any:
             [f"Column: {col.name}"],
         ) from e
     raise UserError.unsupported(f"Default values are not supported for type {col.type.value}")
+
+
+def planned_fill(col: ColumnMetadata) -> ColumnMetadata:
+    """A planned scan's column as filled where a file lacks it.
+
+    The planner's types come from a sample of the files, so a NOT NULL column becomes nullable
+    (a file without it gives NULLs) unless it has a default: a provided schema's promise, which
+    fills it.
+    """
+    if col.mode is DataMode.REQUIRED and col.default_value is None:
+        return col.with_mode(DataMode.OPTIONAL)
+    return col
+
+
+def missing_value(col: ColumnMetadata) -> Any:
+    """The one value every row of a missing column holds (``None``, a default, ``[]``...)."""
+    return missing_column_array(col, 1)[0].as_py()
 
 
 def missing_column_array(col: ColumnMetadata, row_count: int) -> pa.Array:
