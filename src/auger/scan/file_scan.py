@@ -10,7 +10,11 @@ through :class:`ArrowFileScan`, which for every batch of every file:
 3. folds the batch's schema into the tracker, types the missing columns and fills them;
 4. adds implicit and partition columns for the file and assembles the output in scan order.
 
-The readers with a ``SchemaNegotiator`` (DESIGN §3.4) will share steps 3–4.
+Row readers' loader batches take the same steps (the reader lifecycle's converting scan). A
+planned scan, whose output schema is fixed before the first file, runs every batch of either kind
+of reader through :class:`FrozenScan` instead. Missing columns are filled by
+:mod:`auger.scan.missing`, implicit columns by :mod:`auger.scan.implicit`, conflicts are built
+by :mod:`auger.scan.conflicts`.
 """
 
 from __future__ import annotations
@@ -23,8 +27,7 @@ from typing import NamedTuple, TypeAlias
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auger.errors import UserError
-from auger.scan.conflicts import ErrorContext
+from auger.scan.conflicts import ErrorContext, conversion_conflict, null_in_not_null
 from auger.scan.filter import PROJECT_ALL, ProjectionFilter, same_type
 from auger.scan.implicit import FileDescrip, ImplicitColumns, ImplicitKind, constant_array
 from auger.scan.missing import MissingColumn, missing_arrays, resolve_missing_types
@@ -163,11 +166,7 @@ class ArrowFileScan:
         convert = conformer(arr.type, column_to_arrow(target))
         out = arr if convert is None else convert_column(convert, arr, target, ctx)
         if target.mode is DataMode.REQUIRED and out.null_count:
-            err = UserError.data_read(
-                f"Column [{col.name}] is declared NOT NULL but the file has null values",
-                [f"Column: {col.name}"],
-            )
-            raise ctx.add_context(err)
+            raise null_in_not_null(col, ctx)
         return out
 
 
@@ -210,12 +209,7 @@ def convert_column(
     try:
         return convert(arr)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
-        err = UserError.data_read(
-            f"Scan and file column type conflict for column [{target.name}]: the file has "
-            f"{arr.type}, the table schema says {target.type_string()}",
-            [f"Column: {target.name}", f"Reason: {str(exc).splitlines()[0]}"],
-        )
-        raise ctx.add_context(err) from exc
+        raise conversion_conflict(target, arr.type, str(exc).splitlines()[0], ctx) from exc
 
 
 def _cast(dst: pa.DataType, arr: pa.Array) -> pa.Array:
