@@ -95,6 +95,13 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
     _d("drill.exec.storage.file.partition.column.label", "STRING", "dir"),
     _d("auger.scan.batch_rows", "LONG", 4096, "Rows per scan batch (the loader's row limit)"),
     _d(
+        "auger.scan.batch_bytes",
+        "LONG",
+        16 * 1024 * 1024,
+        "Bytes any one column of a scan batch may hold (the loader's vector size limit); a row "
+        "that would pass it starts the next batch",
+    ),
+    _d(
         "auger.scan.json_sample_rows",
         "LONG",
         1000,

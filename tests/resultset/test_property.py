@@ -106,7 +106,9 @@ def test_harvested_batches_equal_saved_rows(
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.lists(st.text(max_size=30), max_size=200),
+    # Every value fits an empty batch (64 bytes at the tightest limit): one that does not is the
+    # loader's oversize error, tested on its own.
+    st.lists(st.text(max_size=30).filter(lambda v: len(v.encode()) <= 64), max_size=200),
     st.integers(64, 600),
     st.integers(1, 50),
 )

@@ -577,27 +577,8 @@ def test_reader_plugin_discovers_the_union_of_file_schemas() -> None:
     assert "File: /w/str.t" in info.value.context
 
 
-@pytest.mark.parametrize(
-    ("columns", "expected"),
-    [(None, [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]), (["b"], [{"b": "x"}, {"b": "y"}])],
-)
-def test_reader_plugin_read_arrow(
-    columns: list[str] | None, expected: list[dict[str, Any]]
-) -> None:
-    cfg = FormatConfig("t", "twofiles", ())
-    batches = list(TwoFiles().read_arrow(FileSplit("/w/int.t"), cfg, {}, columns, 1))
-    assert [b.num_rows for b in batches] == [1, 1]
-    assert [r for b in batches for r in b.to_pylist()] == expected
-
-
 def test_file_outside_the_root_has_no_partitions() -> None:
     op = ScanOperator(
         lambda s: Rows("a INT", [(1,)]), ["/elsewhere/a.csv"], ["a", "dir0"], selection_root="/w"
     )
     assert rows_of(list(op)) == [(1, None)]
-
-
-def test_reader_plugin_read_arrow_leaves_absent_columns_to_the_caller() -> None:
-    cfg = FormatConfig("t", "twofiles", ())
-    batches = list(TwoFiles().read_arrow(FileSplit("/w/int.t"), cfg, {}, ["a", "zz"], 10))
-    assert [b.schema.names for b in batches] == [["a"]]

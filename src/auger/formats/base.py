@@ -33,11 +33,11 @@ __all__ = ["FormatPlugin", "conflict_error", "open_input", "uses_reader", "valid
 class FormatPlugin(ABC):  # noqa: B024 - every method has a default; a plugin picks its own
     """A file format: its reader type name, default extensions, schema discovery and reading.
 
-    A plugin either implements :meth:`reader` (one :class:`FormatReader` per file,
-    writing rows through the result set loader) and gets ``discover_schema`` and ``read_arrow``
-    derived from it, or it reads Arrow itself and overrides those two (the built-in readers do,
-    for speed). ``name`` and ``type_name`` are the same thing: the reader type of a workspace
-    format entry (``type = "regexlog"``).
+    A plugin either implements :meth:`reader` (one :class:`FormatReader` per file, writing rows
+    through the result set loader, run by the scan operator) and gets ``discover_schema``
+    derived from it, or it reads Arrow itself and overrides ``discover_schema`` and
+    ``read_arrow`` (the built-in readers do, for speed). ``name`` and ``type_name`` are the
+    same thing: the reader type of a workspace format entry (``type = "regexlog"``).
     """
 
     #: reader type, as in ``type = "text"`` of a workspace format entry
@@ -83,10 +83,11 @@ class FormatPlugin(ABC):  # noqa: B024 - every method has a default; a plugin pi
     ) -> Iterator[pa.RecordBatch]:
         """Batches of the file's own columns; ``columns`` (lower-cased names) may be read only.
 
-        Derived from :meth:`reader`: the file runs through the reader lifecycle."""
-        from auger.scan.operator import read_through_reader
-
-        return read_through_reader(self, split, config, options, columns, batch_rows)
+        Only Arrow-native plugins implement it: a plugin with :meth:`reader` is run by the scan
+        operator itself, rows through the result set loader."""
+        raise NotImplementedError(
+            f"format plugin {type(self).__name__} reads through reader(), not read_arrow()"
+        )
 
 
 def uses_reader(plugin: FormatPlugin) -> bool:

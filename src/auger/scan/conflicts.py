@@ -4,7 +4,8 @@ A scan's errors must say where they happened: the scan (table, plugin) and, once
 the file. :class:`ErrorContext` carries those context lines from the scan to each reader and on
 into the errors the schema tracker and the projection filter raise.
 
-Two kinds of conflict are user-visible, both VALIDATION errors in Drill:
+Every conflict error the scan raises is built here. Those of the schema tracker and the
+projection filter are VALIDATION errors, with Drill's texts:
 
 * a column whose type cannot satisfy its projection (``a[2]`` on an INT)::
 
@@ -19,6 +20,12 @@ Two kinds of conflict are user-visible, both VALIDATION errors in Drill:
 
     Scan column: `a` INT NOT NULL
     Reader column: `a` BIGINT NOT NULL
+
+Those of the conversion of a file's values to the scan's types are DATA_READ errors naming the
+file (from the context), the column and both types (:func:`conversion_conflict`,
+:func:`null_in_not_null`). Conflicts found while discovering a table's schema, before the query
+is known, are a different job: :mod:`auger.formats.conflicts` keeps them until a query reads
+the column.
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ __all__ = [
     "ErrorContext",
     "ScanStateError",
     "SchemaMismatchError",
+    "conversion_conflict",
+    "null_in_not_null",
     "projection_conflict",
     "type_conflict",
 ]
@@ -99,6 +108,29 @@ def type_conflict(
         ErrorKind.VALIDATION,
         f"Scan and {source} column type conflict",
         [f"Scan column: {_plain(scan_column)}", f"{source} column: {_plain(column)}"],
+    )
+    return _with_context(error, context)
+
+
+def conversion_conflict(
+    column: ColumnMetadata, file_type: object, reason: str, context: ErrorContext | None = None
+) -> UserError:
+    """A file's value of ``column`` cannot be converted to the type the scan settled on."""
+    error = UserError(
+        ErrorKind.DATA_READ,
+        f"Scan and file column type conflict for column [{column.name}]: the file has "
+        f"{file_type}, the table schema says {column.type_string()}",
+        [f"Column: {column.name}", f"Reason: {reason}"],
+    )
+    return _with_context(error, context)
+
+
+def null_in_not_null(column: ColumnMetadata, context: ErrorContext | None = None) -> UserError:
+    """A file has nulls in a column the scan's schema declares NOT NULL."""
+    error = UserError(
+        ErrorKind.DATA_READ,
+        f"Column [{column.name}] is declared NOT NULL but the file has null values",
+        [f"Column: {column.name}"],
     )
     return _with_context(error, context)
 

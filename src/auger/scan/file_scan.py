@@ -10,7 +10,11 @@ through :class:`ArrowFileScan`, which for every batch of every file:
 3. folds the batch's schema into the tracker, types the missing columns and fills them;
 4. adds implicit and partition columns for the file and assembles the output in scan order.
 
-The readers with a ``SchemaNegotiator`` (the plugin API, ``docs/plugins.md``) will share steps 3–4.
+Row readers' loader batches take the same steps (the reader lifecycle's converting scan). A
+planned scan, whose output schema is fixed before the first file, runs every batch of either kind
+of reader through :class:`FrozenScan` instead. Missing columns are filled by
+:mod:`auger.scan.missing`, implicit columns by :mod:`auger.scan.implicit`, conflicts are built
+by :mod:`auger.scan.conflicts`.
 """
 
 from __future__ import annotations
@@ -23,11 +27,10 @@ from typing import NamedTuple, TypeAlias
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auger.errors import UserError
-from auger.scan.conflicts import ErrorContext
+from auger.scan.conflicts import ErrorContext, conversion_conflict, null_in_not_null
 from auger.scan.filter import PROJECT_ALL, ProjectionFilter, same_type
-from auger.scan.implicit import FileDescrip, ImplicitColumns, ImplicitKind
-from auger.scan.missing import missing_arrays, missing_column_array, resolve_missing_types
+from auger.scan.implicit import FileDescrip, ImplicitColumns, ImplicitKind, constant_array
+from auger.scan.missing import MissingColumn, missing_arrays, resolve_missing_types
 from auger.scan.output import assemble
 from auger.scan.tracker import ScanSchemaTracker
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
@@ -163,11 +166,7 @@ class ArrowFileScan:
         convert = conformer(arr.type, column_to_arrow(target))
         out = arr if convert is None else convert_column(convert, arr, target, ctx)
         if target.mode is DataMode.REQUIRED and out.null_count:
-            err = UserError.data_read(
-                f"Column [{col.name}] is declared NOT NULL but the file has null values",
-                [f"Column: {col.name}"],
-            )
-            raise ctx.add_context(err)
+            raise null_in_not_null(col, ctx)
         return out
 
 
@@ -210,12 +209,7 @@ def convert_column(
     try:
         return convert(arr)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
-        err = UserError.data_read(
-            f"Scan and file column type conflict for column [{target.name}]: the file has "
-            f"{arr.type}, the table schema says {target.type_string()}",
-            [f"Column: {target.name}", f"Reason: {str(exc).splitlines()[0]}"],
-        )
-        raise ctx.add_context(err) from exc
+        raise conversion_conflict(target, arr.type, str(exc).splitlines()[0], ctx) from exc
 
 
 def _cast(dst: pa.DataType, arr: pa.Array) -> pa.Array:
@@ -268,7 +262,7 @@ def _struct_conformer(src: pa.DataType, dst: pa.DataType) -> Converter:
 class _Part(NamedTuple):
     """Where one output column of a frozen scan comes from, for one reader schema."""
 
-    kind: str  # "reader", "null", "default", "implicit" or "rows"
+    kind: str  # "reader", "missing", "implicit" or "rows"
     source: int = -1  # the reader column ("reader") or implicit column ("implicit")
     convert: Converter | None = None
 
@@ -279,9 +273,10 @@ class FrozenScan:
     The tracker is frozen: every column's type is known before the first file, so nothing is
     resolved while reading. For each distinct reader schema (in practice one per file, usually
     one per scan) a plan says where each output column comes from: a reader column (with the
-    conversion to the planned type), nulls (a column the file lacks), a NOT NULL column's
-    default, an implicit column of the file, or the row count. A batch then costs only the
-    Arrow kernels of its conversions.
+    conversion to the planned type), a missing column (a column the file lacks, filled by the
+    one rule of :mod:`auger.scan.missing`: typed nulls, or a NOT NULL column's default), an
+    implicit column of the file, or the row count. A batch then costs only the Arrow kernels of
+    its conversions (and slices of values built once).
 
     Args:
         tracker: the frozen tracker (``ScanSchemaTracker.build`` with a defined schema).
@@ -306,7 +301,7 @@ class FrozenScan:
         self._last: tuple[pa.Schema, list[_Part]] | None = None
         self._file: FileDescrip | None = None
         self._values: list[pa.Scalar] = []
-        self._defaults: dict[int, pa.Array] = {}
+        self._missing = [MissingColumn(c, f.type) for c, f in zip(self.columns, arrow_schema)]
 
     def _plan(self, schema: pa.Schema) -> list[_Part]:
         last = self._last
@@ -332,10 +327,8 @@ class FrozenScan:
             elif name in by_name:
                 i = by_name[name]
                 plan.append(_Part("reader", i, conformer(schema.field(i).type, target.type)))
-            elif col.mode is DataMode.REQUIRED and col.default_value is not None:
-                plan.append(_Part("default"))
             else:
-                plan.append(_Part("null"))
+                plan.append(_Part("missing"))
         return plan
 
     def _file_values(self, file: FileDescrip) -> list[pa.Scalar]:
@@ -343,14 +336,6 @@ class FrozenScan:
             self._file = file
             self._values = [pa.scalar(file.value(m), pa.string()) for m in self._markers]
         return self._values
-
-    def _default(self, j: int, n: int) -> pa.Array:
-        """A NOT NULL column's default, ``n`` times (built once, then sliced)."""
-        arr = self._defaults.get(j)
-        if arr is None or len(arr) < n:
-            arr = missing_column_array(self.columns[j], max(n, 1024)).cast(self.schema[j].type)
-            self._defaults[j] = arr
-        return arr.slice(0, n)
 
     def scan_batch(
         self, file: FileDescrip, batch: pa.RecordBatch, ctx: ErrorContext
@@ -368,15 +353,12 @@ class FrozenScan:
                     arr = arr.slice(0, n)
                 if part.convert is not None:
                     arr = self._convert(part.convert, arr, j, ctx)
-            elif part.kind == "null":
-                arr = pa.nulls(n, t)
+            elif part.kind == "missing":
+                arr = self._missing[j].array(n)
             elif part.kind == "implicit":
-                v = values[part.source]
-                arr = pa.repeat(v, n) if v.type.equals(t) else pa.repeat(v, n).cast(t)
-            elif part.kind == "rows":
+                arr = constant_array(values[part.source], n, t)
+            else:  # "rows"
                 arr = pa.array([rows] * n, t)
-            else:
-                arr = self._default(j, n)
             arrays.append(arr)
         if not arrays:
             return batch if batch.num_columns == 0 else batch.select([])

@@ -47,6 +47,7 @@ __all__ = [
     "ImplicitKind",
     "ImplicitMarker",
     "ImplicitOptions",
+    "constant_array",
     "describe_file",
     "implicit_value",
     "implicit_values",
@@ -242,13 +243,16 @@ class ImplicitColumns:
 
     def arrays(self, file: FileDescrip, row_count: int) -> list[pa.Array]:
         """Constant Arrow string columns of ``row_count`` rows for ``file``."""
-        out = []
-        for value in self.values(file):
-            if value is None:
-                out.append(pa.nulls(row_count, pa.string()))
-            else:
-                out.append(pa.repeat(pa.scalar(value, pa.string()), row_count))
-        return out
+        return [constant_array(pa.scalar(v, pa.string()), row_count) for v in self.values(file)]
+
+
+def constant_array(
+    value: pa.Scalar, row_count: int, arrow_type: pa.DataType | None = None
+) -> pa.Array:
+    """``row_count`` copies of one implicit value (a null scalar gives nulls), as
+    ``arrow_type`` (default: the value's own type)."""
+    arr = pa.repeat(value, row_count)
+    return arr if arrow_type is None or arr.type.equals(arrow_type) else arr.cast(arrow_type)
 
 
 def _check_provided_tag(col: ColumnMetadata, tag: str, options: ImplicitOptions) -> ImplicitMarker:

@@ -37,7 +37,7 @@ from auger.errors import ErrorKind, UserError
 from auger.projection import RequestedTuple
 from auger.resultset import DEFAULT_VECTOR_SIZE_LIMIT, LoaderOptions, ResultSetLoader
 from auger.scan.conflicts import ErrorContext
-from auger.scan.file_scan import ArrowFileScan
+from auger.scan.file_scan import ArrowFileScan, FrozenScan
 from auger.scan.filter import PROJECT_ALL, same_type
 from auger.scan.implicit import FileDescrip, ImplicitColumns
 from auger.scan.schema import ScanColumn, ScanTuple
@@ -370,7 +370,9 @@ class ScanLifecycle:
         )
         self.warnings: list[str] = []
         self._dropped: set[str] = set()
-        self.file_scan = _ConvertingScan(
+        #: turns a harvested loader batch into an output batch (a planned scan swaps in its
+        #: :class:`FrozenScan`)
+        self.file_scan: ArrowFileScan | FrozenScan = _ConvertingScan(
             tracker,
             implicit,
             null_type=null_type,

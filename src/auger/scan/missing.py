@@ -31,10 +31,13 @@ from auger.types.arrow import column_to_arrow, field_to_arrow
 
 __all__ = [
     "DEFAULT_NULL_TYPE",
+    "MissingColumn",
     "default_value",
     "missing_arrays",
     "missing_batch",
     "missing_column_array",
+    "missing_value",
+    "planned_fill",
     "resolve_missing_types",
 ]
 
@@ -240,6 +243,23 @@ def default_value(col: ColumnMetadata) -> Any:
     raise UserError.unsupported(f"Default values are not supported for type {col.type.value}")
 
 
+def planned_fill(col: ColumnMetadata) -> ColumnMetadata:
+    """A planned scan's column as filled where a file lacks it.
+
+    The planner's types come from a sample of the files, so a NOT NULL column becomes nullable
+    (a file without it gives NULLs) unless it has a default: a provided schema's promise, which
+    fills it.
+    """
+    if col.mode is DataMode.REQUIRED and col.default_value is None:
+        return col.with_mode(DataMode.OPTIONAL)
+    return col
+
+
+def missing_value(col: ColumnMetadata) -> Any:
+    """The one value every row of a missing column holds (``None``, a default, ``[]``...)."""
+    return missing_column_array(col, 1)[0].as_py()
+
+
 def missing_column_array(col: ColumnMetadata, row_count: int) -> pa.Array:
     """An Arrow array of ``row_count`` values for one missing column."""
     if col.is_dynamic:
@@ -273,3 +293,28 @@ def missing_batch(schema: Sequence[ColumnMetadata] | TupleSchema, row_count: int
     if not cols:
         return pa.RecordBatch.from_pydict({}).slice(0, 0)
     return pa.RecordBatch.from_arrays(arrays, schema=pa.schema([field_to_arrow(c) for c in cols]))
+
+
+class MissingColumn:
+    """One missing column's values for batch after batch: built once, then sliced.
+
+    The values follow :func:`missing_column_array`; ``arrow_type`` is the type the scan delivers
+    the column as (a planned scan makes every field nullable), cast to once.
+    """
+
+    __slots__ = ("_template", "arrow_type", "column")
+
+    def __init__(self, column: ColumnMetadata, arrow_type: pa.DataType | None = None) -> None:
+        self.column = column
+        self.arrow_type = arrow_type if arrow_type is not None else column_to_arrow(column)
+        self._template: pa.Array | None = None
+
+    def array(self, row_count: int) -> pa.Array:
+        """The column's ``row_count`` values."""
+        template = self._template
+        if template is None or len(template) < row_count:
+            template = missing_column_array(self.column, max(row_count, 1024))
+            if not template.type.equals(self.arrow_type):
+                template = template.cast(self.arrow_type)
+            self._template = template
+        return template.slice(0, row_count)

@@ -6,14 +6,15 @@ into the output order (projection order; for a wildcard the table columns, then 
 then partitions). Row counts line up across the three sources; an empty projection (``COUNT(*)``)
 yields rows with no columns.
 
-Two kinds of reader plug in:
+Two kinds of reader plug in, and both run here, on every path (a planned scan included):
 
 * **FormatReader-style** (``docs/plugins.md``): ``reader(file, config) -> FormatReader``; the
-  reader writes rows through a result set loader and gets projection, batch limits, the overflow
-  row and the ``LIMIT`` for free (:class:`ReaderFormatPlugin` gives such a plugin ``read_arrow`` and
-  ``discover_schema`` so it also works everywhere an Arrow-native plugin does);
-* **Arrow-native** (``FormatPlugin.read_arrow``): whole Arrow batches, conformed to the types the
-  scan settled on (:class:`~auger.scan.file_scan.ArrowFileScan`).
+  reader writes rows through a result set loader and gets projection, batch limits (rows, and
+  bytes per column), the overflow row (carried whole into the next batch) and the ``LIMIT`` for
+  free;
+* **Arrow-native** (``FormatPlugin.read_arrow``): whole Arrow batches, cut to the row limit and
+  conformed to the types the scan settled on (:class:`~auger.scan.file_scan.ArrowFileScan`, or
+  :class:`~auger.scan.file_scan.FrozenScan` for a planned scan).
 
 Schema modes, for a wildcard:
 
@@ -51,7 +52,7 @@ from auger.scan.implicit import (
     partition_keys,
     resolve_implicit_columns,
 )
-from auger.scan.lifecycle import FormatReader, ScanLifecycle, quote_name
+from auger.scan.lifecycle import FormatReader, ScanLifecycle
 from auger.scan.spec import FileSplit
 from auger.scan.tracker import ProjectionType, ScanSchemaTracker
 from auger.types import ColumnMetadata, MinorType, TupleSchema
@@ -71,47 +72,13 @@ ReaderSource: TypeAlias = (
 class ReaderFormatPlugin(FormatPlugin):
     """A format plugin written as a :class:`FormatReader` factory: :meth:`reader` is required.
 
-    ``read_arrow`` and ``discover_schema`` come from :class:`FormatPlugin`, derived from
-    :meth:`reader`, so the plugin works both through :class:`ScanOperator` and through
-    Arrow-native callers (the Spark data source).
+    ``discover_schema`` comes from :class:`FormatPlugin`, derived from :meth:`reader`; every
+    scan (the Spark data source's included) runs the reader in :class:`ScanOperator`.
     """
 
     @abstractmethod
     def reader(self, file: FileSplit, config: FormatConfig) -> FormatReader:
         """A new reader for one file (its negotiator brings projection and options)."""
-
-
-def read_through_reader(
-    plugin: FormatPlugin,
-    split: FileSplit,
-    config: FormatConfig,
-    options: Mapping[str, Any],
-    columns: Sequence[str] | None,
-    batch_rows: int,
-) -> Iterator[pa.RecordBatch]:
-    """A file's (projected) columns through the reader lifecycle: no implicit columns, and
-    no stand-ins for columns the file lacks (the caller types those)."""
-    projection = ["*"] if columns is None else [quote_name(c) for c in columns]
-    lc = ScanLifecycle(ScanSchemaTracker.build(projection), row_limit=batch_rows)
-    rl = lc.reader(
-        FileDescrip(split.path), plugin.reader(split, config), split=split, options=options
-    )
-    failed = False
-    try:
-        if not rl.open():
-            return
-        while (out := rl.next()) is not None:
-            if not out.num_rows:
-                continue
-            assert rl.loader is not None
-            written = {n.lower() for n in rl.loader.writer().schema().names()}
-            keep = [i for i, n in enumerate(out.schema.names) if n.lower() in written]
-            yield out if len(keep) == out.num_columns else out.select(keep)
-    except BaseException:
-        failed = True
-        raise
-    finally:
-        rl.close(failed)
 
 
 def discover_through_reader(
@@ -278,6 +245,9 @@ class ScanOperator:
             if frozen_schema is None
             else FrozenScan(tracker, implicit or ImplicitColumns(), frozen_schema)
         )
+        if self.frozen is not None:
+            # Row readers' loader batches take the same frozen plan as Arrow batches.
+            self.lifecycle.file_scan = self.frozen
         if warn_dropped is not None:
             self.lifecycle.warn_drops = warn_dropped
         self._version = 0
@@ -346,9 +316,7 @@ class ScanOperator:
         source = self.source
         try:
             if isinstance(source, FormatPlugin):
-                if uses_reader(source) and self.frozen is None:
-                    # (A frozen scan takes a row reader's batches through ``read_arrow``, the
-                    # reader lifecycle of its own, and conforms them like any Arrow batch.)
+                if uses_reader(source):
                     return source.reader(split, self.config)
                 options = {**self.options, **self.reader_options}
                 lc = self.lifecycle

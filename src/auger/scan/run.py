@@ -19,11 +19,12 @@ from auger.config import FormatConfig
 from auger.scan.conflicts import ErrorContext
 from auger.scan.implicit import ImplicitColumn, ImplicitColumns, source_marker
 from auger.scan.lifecycle import quote_name
+from auger.scan.missing import planned_fill
 from auger.scan.operator import ScanOperator
 from auger.scan.schema import ScanColumn
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.scan.tracker import ScanSchemaTracker
-from auger.types import ColumnMetadata, DataMode, TupleSchema
+from auger.types import TupleSchema
 from auger.types.arrow import field_to_arrow
 
 __all__ = ["output_arrow_schema", "run_scan", "spec_tracker"]
@@ -48,14 +49,6 @@ def output_arrow_schema(spec: ScanSpec) -> pa.Schema:
     return pa.schema([_nullable(field_to_arrow(c)) for c in spec.schema()])
 
 
-def _defined_column(col: ColumnMetadata, source: str) -> ColumnMetadata:
-    """The tracker's column for a spec column: the planner's types were discovered from a
-    sample, so a file without the column gives NULLs; only a NOT NULL column with a default
-    (a provided schema's promise) keeps its mode so the default fills it."""
-    keep = source == ColumnSource.MISSING and col.default_value is not None
-    return col.with_mode(DataMode.OPTIONAL) if col.mode is DataMode.REQUIRED and not keep else col
-
-
 def spec_tracker(spec: ScanSpec) -> tuple[ScanSchemaTracker, ImplicitColumns, TupleSchema]:
     """The tracker, implicit columns and table (convert) schema for a planned scan.
 
@@ -66,7 +59,7 @@ def spec_tracker(spec: ScanSpec) -> tuple[ScanSchemaTracker, ImplicitColumns, Tu
     table = TupleSchema()
     for col in spec.schema():
         source = spec.sources.get(col.name, ColumnSource.TABLE)
-        col = _defined_column(col, source)
+        col = planned_fill(col)
         defined.add(col)
         if source == ColumnSource.TABLE:
             table.add(col)
@@ -102,6 +95,7 @@ def run_scan(
         "__projection__": list(spec.projection),
         "__missing__": spec.missing_names(),
     }
+    batch_bytes = spec.options.get("auger.scan.batch_bytes")
     operator = ScanOperator(
         get_format(spec.format_type),
         list(files if files is not None else spec.files),
@@ -117,6 +111,7 @@ def run_scan(
         tracker=tracker,
         implicit=implicit,
         frozen_schema=output_arrow_schema(spec),
+        vector_size_limit=None if batch_bytes is None else int(batch_bytes),
     )
     for out in operator:
         if out.num_rows:

@@ -30,6 +30,7 @@ and modification time) give the row count, and the frame is a range of that many
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import os
 import threading
@@ -41,11 +42,12 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from auger.errors import UserError
 from auger.formats.parquet_dates import DateCorruption, auto_correct_dates, date_corruption
 from auger.scan.implicit import implicit_value
+from auger.scan.missing import missing_value, planned_fill
 from auger.scan.spec import ColumnSource, FileSplit
-from auger.types import ColumnMetadata, DataMode, MinorType
-from auger.types.arrow import field_to_arrow
+from auger.types import ColumnMetadata
 from auger.types.spark import column_to_spark
 
 if TYPE_CHECKING:
@@ -385,8 +387,6 @@ def _null(t: Any) -> str:
 def _literal(value: object, t: Any) -> str:
     """A constant of Spark type ``t``, as nullable as any scanned column: Spark takes a
     literal for NOT NULL, and ``NULLIF(v, NULL)`` is ``v`` without that promise."""
-    import datetime as dt
-
     if value is None:
         return _null(t)
     if isinstance(value, bool) or not isinstance(value, int | float | str | dt.date):
@@ -443,34 +443,17 @@ def _count_frame(spark: Any, planned: PlannedScan) -> Any:
 
 
 def _missing_value(col: ColumnMetadata) -> tuple[bool, Any]:
-    """The value of a column no file has: (True, value) or (False, _) when not expressible."""
-    default = col.default_value
-    if col.mode is not DataMode.REQUIRED or default is None:
-        return True, None
-    value: object = default
-    if col.type in (MinorType.INT, MinorType.BIGINT, MinorType.SMALLINT, MinorType.TINYINT):
-        try:
-            value = int(default)
-        except ValueError:
-            return False, None
-    elif col.type in (MinorType.FLOAT4, MinorType.FLOAT8):
-        try:
-            value = float(default)
-        except ValueError:
-            return False, None
-    elif col.type is MinorType.DATE:
-        import datetime as dt
-
-        try:
-            value = dt.date.fromisoformat(default)
-        except ValueError:
-            return False, None
-    elif col.type is not MinorType.VARCHAR:
-        return False, None
-    try:  # exactly the scan framework's conversion, so out-of-range defaults stay its errors
-        return True, pa.array([value], field_to_arrow(col).type)[0].as_py()
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, ValueError):
-        return False, None
+    """The value of a column no file has, by the scan's one rule
+    (:func:`auger.scan.missing.missing_value`): (True, value), or (False, _) when a literal here
+    cannot say it (an array, a map, a type without a literal rule), and the data source path
+    answers instead."""
+    try:
+        value = missing_value(planned_fill(col))
+    except UserError:
+        return False, None  # an unreadable default: the data source path raises it
+    if value is None or type(value) in (int, float, str, dt.date):
+        return True, value
+    return False, None
 
 
 def _session_is_utc(spark: Any) -> bool:
