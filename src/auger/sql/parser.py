@@ -29,16 +29,18 @@ def split_statements(sql: str) -> list[str]:
     except TokenError:
         raise lexical_error(sql) from None
     out: list[str] = []
-    start = 0
+    # each statement starts at its first token: a comment between statements (one closing the
+    # line of the statement before) is not part of the next
+    start: int | None = None
     for tok in tokens:
         if tok.token_type == TokenType.SEMICOLON:
-            piece = sql[start : tok.start].strip()
-            if piece:
-                out.append(piece)
-            start = tok.end + 1
-    tail = sql[start:].strip()
-    if tail:
-        out.append(tail)
+            if start is not None:
+                out.append(sql[start : tok.start].strip())
+            start = None
+        elif start is None:
+            start = tok.start
+    if start is not None:
+        out.append(sql[start:].strip())
     return out
 
 
