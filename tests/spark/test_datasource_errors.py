@@ -161,3 +161,40 @@ def test_unreachable_spark_connect_master_is_one_clear_error(tmp_path: Path) -> 
     )
     assert "KIND SYSTEM" in proc.stdout, proc.stdout + proc.stderr[-2000:]
     assert "MSG Cannot connect to Spark Connect at sc://127.0.0.1:1" in proc.stdout
+
+
+def test_unknown_function_is_named_as_the_user_wrote_it_with_argument_families() -> None:
+    from auger.spark.errors import statement_context
+
+    spark_text = (
+        "[UNRESOLVED_ROUTINE] Cannot resolve routine `NOSUCHFN` on search path "
+        "[`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`]. "
+        "SQLSTATE: 42883; line 1 pos 896"
+    )
+    sql = "SELECT noSuchFn(a, 'x', CAST(b AS INT), DATE '2020-01-01') FROM t"
+    with statement_context(sql):
+        err = unwrap_spark_error(RuntimeError(spark_text))
+    assert err.kind is ErrorKind.VALIDATION
+    assert err.message == (
+        "No match found for function signature noSuchFn(<ANY>, <CHARACTER>, <NUMERIC>, <DATE>)"
+    )
+    assert err.context == [f"SQL Query: {sql}"]
+
+
+def test_unmapped_spark_text_loses_condition_advice_and_positions() -> None:
+    err = unwrap_spark_error(
+        RuntimeError(
+            '[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] Cannot resolve "x" due to data type '
+            'mismatch: Filter expression "x" of type "INT" is not a boolean. SQLSTATE: 42K09; '
+            "line 1 pos 40"
+        )
+    )
+    assert err.kind is ErrorKind.VALIDATION
+    assert err.message == 'Type mismatch: Filter expression "x" of type "INT" is not a boolean.'
+    advice = unwrap_spark_error(
+        RuntimeError(
+            "[SOME_NEW_CONDITION] It failed. Use `try_thing` to tolerate it. If necessary set "
+            '"spark.sql.ansi.enabled" to "false" to bypass this error. SQLSTATE: 22012'
+        )
+    )
+    assert advice.message == "It failed."

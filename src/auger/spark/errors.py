@@ -285,7 +285,9 @@ def _type_mismatch(text: str) -> UserError | None:
     fn = _MISMATCH_FN_RE.search(text)
     param = _MISMATCH_PARAM_RE.search(text)
     if not fn or not param:
-        return None
+        # Spark names the expression as it rewrote it: keep only what is wrong with it
+        reason = _clean(text).split("due to data type mismatch:", 1)[-1].strip()
+        return UserError.validation(f"Type mismatch: {reason}", _statement_query())
     name = fn.group(1).lower()
     statement = _STATEMENT.get()
     if statement and not re.search(rf"(?<![\w.`]){name}\s*\(", statement, re.IGNORECASE):
