@@ -66,3 +66,51 @@ def test_bad_toml_is_a_parse_error(tmp_path) -> None:
     with pytest.raises(UserError) as info:
         load_config(str(f))
     assert str(info.value).startswith("PARSE ERROR")
+
+
+def test_declared_formats_add_to_the_defaults(tmp_path) -> None:
+    # Before: listing csv switched off every other format ("No format plugin for file [x.csvh]")
+    cfg = load_config(
+        {
+            "storage": {
+                "dfs": {
+                    "workspaces": {"tmp": {"location": str(tmp_path), "writable": True}},
+                    "formats": {
+                        "csv": {"type": "text", "extensions": ["csv"], "delimiter": ";"},
+                        "logs": {"type": "text", "extensions": ["log"], "delimiter": " "},
+                    },
+                }
+            }
+        }
+    )
+    plugin, _ = cfg.workspace("dfs.tmp")  # type: ignore[misc]
+    assert set(plugin.formats) == {"csv", "tsv", "psv", "csvh", "json", "parquet", "logs"}
+    assert plugin.format_for("x.csvh").name == "csvh"  # type: ignore[union-attr]
+    assert plugin.format_for("a.csv").option("delimiter") == ";"  # type: ignore[union-attr]
+    assert plugin.format_for("a.log").name == "logs"  # type: ignore[union-attr]
+
+
+def test_declared_format_replaces_a_default_by_name_and_can_switch_one_off(tmp_path) -> None:
+    cfg = load_config(
+        {
+            "storage": {
+                "dfs": {
+                    "workspaces": {"tmp": {"location": str(tmp_path), "writable": True}},
+                    "formats": {
+                        "json": {"enabled": False},
+                        "mytext": {"type": "text", "extensions": ["tsv"], "delimiter": "|"},
+                    },
+                }
+            }
+        }
+    )
+    plugin, _ = cfg.workspace("dfs.tmp")  # type: ignore[misc]
+    assert "json" not in plugin.formats and plugin.format_for("a.json") is None
+    # a declared format claiming a default's extension wins it
+    assert plugin.format_for("a.tsv").name == "mytext"  # type: ignore[union-attr]
+
+
+def test_a_format_that_is_not_a_table_is_refused(tmp_path) -> None:
+    with pytest.raises(UserError) as info:
+        load_config({"storage": {"dfs": {"formats": {"csv": "text"}}}})
+    assert "Format [csv] must be a table of options" in str(info.value)

@@ -204,10 +204,27 @@ def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _format_configs(raw: Mapping[str, Any] | None) -> dict[str, FormatConfig]:
-    formats = raw if raw else DEFAULT_FORMATS
+    """A file plugin's formats: Drill's defaults, then the plugin's own by name.
+
+    A format the plugin lists replaces the default of that name whole (a user who writes
+    ``[storage.dfs.formats.csv]`` states every option of it) or adds a new one; ``enabled =
+    false`` switches a format off, a default or the plugin's own.
+    """
+    own = dict(raw or {})
+    for name, spec in own.items():
+        if not isinstance(spec, Mapping):
+            raise UserError.validation(
+                f"Format [{name}] must be a table of options, not {spec!r}",
+                [f'Fix: write [storage.<plugin>.formats.{name}] with type = "..." under it'],
+            )
+    # the plugin's own come first, so where one claims a default's extension it wins
+    formats: dict[str, Mapping[str, Any]] = {**own}
+    formats.update((n, s) for n, s in DEFAULT_FORMATS.items() if n not in own)
     out = {}
     for name, spec in formats.items():
         spec = dict(spec)
+        if not spec.pop("enabled", True):
+            continue
         ftype = str(spec.pop("type", name))
         exts = tuple(str(e).lower() for e in spec.pop("extensions", [name]))
         out[name] = FormatConfig(name, ftype, exts, spec)

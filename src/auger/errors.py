@@ -22,6 +22,7 @@ __all__ = [
     "ErrorKind",
     "UserError",
     "context_line",
+    "sql_with_caret",
 ]
 
 
@@ -50,6 +51,22 @@ class AugerError(Exception):
 def context_line(name: str, value: Any) -> str:
     """Format a ``name: value`` context line the way Drill does (a trailing ``:`` is dropped)."""
     return f"{name.rstrip(':')}: {value}"
+
+
+def sql_with_caret(text: str, line: int | None = None, column: int | None = None) -> str:
+    """Drill's ``SQL Query`` context line: the statement, and under the line of the error a
+    caret at its column (on the first line shifted past the ``SQL Query: `` label)."""
+    label = "SQL Query: "
+    if line is None or column is None:
+        return label + text
+    lines = text.split("\n")
+    out: list[str] = []
+    for n, piece in enumerate(lines, start=1):
+        out.append(piece)
+        if n == line:
+            shift = column - 1 + (len(label) if n == 1 else 0)
+            out.append(" " * shift + "^")
+    return label + "\n".join(out)
 
 
 class UserError(AugerError):

@@ -79,14 +79,14 @@ class UserSession:
 
         if self.closed:
             raise UserError.validation("The session is closed")
-        with self._lock:
+        from auger.spark.errors import statement_context, unwrap_spark_error
+
+        with self._lock, statement_context(sql):
             try:
                 return execute_statement(sql, self)
             except UserError:
                 raise
             except Exception as exc:
-                from auger.spark.errors import unwrap_spark_error
-
                 _log.debug("statement failed", exc_info=True)
                 raise unwrap_spark_error(exc) from exc
 

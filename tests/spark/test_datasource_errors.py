@@ -88,22 +88,24 @@ def test_long_error_context_is_not_truncated(spark: Any, tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(
-    ("sql", "kind", "condition"),
+    ("sql", "kind", "words"),
     [
-        ("SELECT no_such_function(1)", ErrorKind.VALIDATION, "UNRESOLVED_ROUTINE"),
-        ("SELECT no_such_column FROM range(1)", ErrorKind.VALIDATION, "UNRESOLVED_COLUMN"),
-        ("SELECT CAST('abc' AS INT)", ErrorKind.FUNCTION, "CAST_INVALID_INPUT"),
-        ("SELECT 1 / 0", ErrorKind.FUNCTION, "DIVIDE_BY_ZERO"),
-        ("SELEC 1", ErrorKind.PARSE, "PARSE_SYNTAX_ERROR"),
+        ("SELECT no_such_function(1)", ErrorKind.VALIDATION, "No match found for function"),
+        ("SELECT no_such_column FROM range(1)", ErrorKind.VALIDATION, "Column 'no_such_column'"),
+        ("SELECT CAST('abc' AS INT)", ErrorKind.FUNCTION, "cast value 'abc' to INTEGER"),
+        ("SELECT 1 / 0", ErrorKind.SYSTEM, "ArithmeticException: / by zero"),
+        ("SELEC 1", ErrorKind.PARSE, 'Encountered "SELEC"'),
     ],
 )
-def test_spark_errors_map_to_drill_kinds(
-    spark: Any, sql: str, kind: ErrorKind, condition: str
+def test_spark_errors_map_to_drill_kinds_and_words(
+    spark: Any, sql: str, kind: ErrorKind, words: str
 ) -> None:
     err = caught(lambda: spark.sql(sql).collect())
     assert err.kind is kind
-    assert err.context[0].startswith(f"Spark condition: {condition}")
-    assert "SQLSTATE" not in err.message and "\n" not in err.message
+    assert words in err.message
+    # Spark's condition, SQLSTATE and advice stay in the log
+    assert "SQLSTATE" not in str(err) and "[" not in err.message and "\n" not in err.message
+    assert "spark.sql" not in str(err) and "try_" not in str(err)
 
 
 @pytest.mark.parametrize(
@@ -159,3 +161,40 @@ def test_unreachable_spark_connect_master_is_one_clear_error(tmp_path: Path) -> 
     )
     assert "KIND SYSTEM" in proc.stdout, proc.stdout + proc.stderr[-2000:]
     assert "MSG Cannot connect to Spark Connect at sc://127.0.0.1:1" in proc.stdout
+
+
+def test_unknown_function_is_named_as_the_user_wrote_it_with_argument_families() -> None:
+    from auger.spark.errors import statement_context
+
+    spark_text = (
+        "[UNRESOLVED_ROUTINE] Cannot resolve routine `NOSUCHFN` on search path "
+        "[`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`]. "
+        "SQLSTATE: 42883; line 1 pos 896"
+    )
+    sql = "SELECT noSuchFn(a, 'x', CAST(b AS INT), DATE '2020-01-01') FROM t"
+    with statement_context(sql):
+        err = unwrap_spark_error(RuntimeError(spark_text))
+    assert err.kind is ErrorKind.VALIDATION
+    assert err.message == (
+        "No match found for function signature noSuchFn(<ANY>, <CHARACTER>, <NUMERIC>, <DATE>)"
+    )
+    assert err.context == [f"SQL Query: {sql}"]
+
+
+def test_unmapped_spark_text_loses_condition_advice_and_positions() -> None:
+    err = unwrap_spark_error(
+        RuntimeError(
+            '[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] Cannot resolve "x" due to data type '
+            'mismatch: Filter expression "x" of type "INT" is not a boolean. SQLSTATE: 42K09; '
+            "line 1 pos 40"
+        )
+    )
+    assert err.kind is ErrorKind.VALIDATION
+    assert err.message == 'Type mismatch: Filter expression "x" of type "INT" is not a boolean.'
+    advice = unwrap_spark_error(
+        RuntimeError(
+            "[SOME_NEW_CONDITION] It failed. Use `try_thing` to tolerate it. If necessary set "
+            '"spark.sql.ansi.enabled" to "false" to bypass this error. SQLSTATE: 22012'
+        )
+    )
+    assert advice.message == "It failed."

@@ -14,22 +14,27 @@ and words it as a DATA_WRITE error, or RESOURCE when space runs out.
 from __future__ import annotations
 
 import base64
+import contextvars
 import errno
 import json
+import logging
 import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from auger.errors import ErrorKind, UserError
+from auger.errors import ErrorKind, UserError, sql_with_caret
 
 __all__ = [
     "encode_user_error",
+    "statement_context",
     "unwrap_spark_error",
     "write_errors",
     "write_failure",
 ]
+
+_log = logging.getLogger(__name__)
 
 _MARK = "AUGER-USER-ERROR["
 _MARK_RE = re.compile(r"AUGER-USER-ERROR\[([A-Za-z0-9+/=]+)\]")
@@ -48,35 +53,356 @@ def _decode(text: str) -> UserError | None:
     return UserError(data["k"], data["m"], data["c"])
 
 
-# Spark error condition → Drill error kind. Checked in order; the first match wins.
+# The statement the user sent, while it is planned and run: Spark's messages quote the SQL auger
+# rewrote, so the words and positions a user can act on are found in this text instead.
+_STATEMENT: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "auger_statement", default=None
+)
+
+
+@contextmanager
+def statement_context(sql: str) -> Iterator[None]:
+    """Name the user's statement to :func:`unwrap_spark_error` for the block's Spark calls."""
+    token = _STATEMENT.set(sql)
+    try:
+        yield
+    finally:
+        _STATEMENT.reset(token)
+
+
+# Spark error condition → Drill error kind, for conditions without a Drill text of their own
+# below. Checked in order; the first match wins.
 _CONDITION_KINDS: tuple[tuple[str, ErrorKind], ...] = (
-    ("PARSE_SYNTAX_ERROR", ErrorKind.PARSE),
     ("PARSE_", ErrorKind.PARSE),
-    ("UNRESOLVED_COLUMN", ErrorKind.VALIDATION),
-    ("UNRESOLVED_ROUTINE", ErrorKind.VALIDATION),
+    ("UNRESOLVED_", ErrorKind.VALIDATION),
     ("TABLE_OR_VIEW_NOT_FOUND", ErrorKind.VALIDATION),
     ("AMBIGUOUS", ErrorKind.VALIDATION),
     ("DATATYPE_MISMATCH", ErrorKind.VALIDATION),
     ("WRONG_NUM_ARGS", ErrorKind.VALIDATION),
     ("MISSING_AGGREGATION", ErrorKind.VALIDATION),
     ("MISSING_GROUP_BY", ErrorKind.VALIDATION),
-    ("CAST_INVALID_INPUT", ErrorKind.FUNCTION),
-    ("CAST_OVERFLOW", ErrorKind.FUNCTION),
+    ("GROUP_BY_", ErrorKind.VALIDATION),
+    ("INVALID_", ErrorKind.VALIDATION),
+    ("CAST_", ErrorKind.FUNCTION),
     ("ARITHMETIC_OVERFLOW", ErrorKind.FUNCTION),
     ("DIVIDE_BY_ZERO", ErrorKind.FUNCTION),
-    ("INVALID_ARRAY_INDEX", ErrorKind.FUNCTION),
     ("CANNOT_PARSE_TIMESTAMP", ErrorKind.FUNCTION),
     ("TASK_CANCELLED", ErrorKind.EXECUTION),
     ("OPERATION_CANCELED", ErrorKind.EXECUTION),
 )
 
+# Spark's advice and positions, which name Spark's settings, its functions or the rewritten SQL.
+_NOISE_RES = (
+    re.compile(r"^\[[A-Z_.]+\]\s*"),  # the condition
+    re.compile(r"\s*SQLSTATE: \w+\.?"),
+    re.compile(r"[^.]*`?try_\w+`?[^.]*\.\s*"),  # "Use `try_cast` to tolerate ..."
+    re.compile(r"[^.]*spark\.sql\.[\w.]+[^.]*\.\s*"),  # "set spark.sql.ansi.enabled ..."
+    re.compile(r";?\s*line \d+,? pos \d+;?"),
+    re.compile(r"\s*\(line \d+, pos \d+\)"),
+)
+
 
 def _clean(message: str) -> str:
-    """First meaningful line of a Spark message, without the SQLSTATE and query-context noise."""
+    """First meaningful line of a Spark message, without its condition, SQLSTATE, advice about
+    Spark's settings and functions, and positions in the SQL auger gave Spark."""
     lines = [ln.strip() for ln in message.strip().splitlines() if ln.strip()]
     first = lines[0] if lines else message
-    first = re.sub(r"\s*SQLSTATE: \w+", "", first)
-    return first
+    for noise in _NOISE_RES:
+        first = noise.sub(" " if noise.pattern.startswith("[^.]") else "", first)
+    return re.sub(r"\s+", " ", first).strip()
+
+
+def _statement_query() -> list[str]:
+    statement = _STATEMENT.get()
+    return [f"SQL Query: {statement.strip()}"] if statement else []
+
+
+# Spark's type names → Drill's.
+_DRILL_TYPES = {
+    "STRING": "VARCHAR",
+    "INT": "INTEGER",
+    "BINARY": "VARBINARY",
+    "TIMESTAMP_NTZ": "TIMESTAMP",
+    "FLOAT": "FLOAT",
+    "DOUBLE": "DOUBLE",
+    "BOOLEAN": "BOOLEAN",
+    "BIGINT": "BIGINT",
+    "SMALLINT": "SMALLINT",
+    "TINYINT": "TINYINT",
+    "DATE": "DATE",
+    "TIMESTAMP": "TIMESTAMP",
+    "VOID": "NULL",
+}
+
+
+def _drill_type(spark_type: str) -> str:
+    spark_type = spark_type.strip('"').upper()
+    head = re.split(r"[<(]", spark_type, maxsplit=1)[0]
+    if head == "ARRAY":
+        return "ARRAY"
+    if head == "STRUCT":
+        return "MAP"
+    if head == "MAP":
+        return "DICT"
+    if head == "DECIMAL":
+        return spark_type
+    return _DRILL_TYPES.get(head, head)
+
+
+def _call_arguments(statement: str, name: str) -> list[str] | None:
+    """The argument texts of the first call of function ``name`` in the user's statement."""
+    m = re.search(rf"(?<![\w.`]){re.escape(name)}\s*\(", statement, re.IGNORECASE)
+    if not m:
+        return None
+    args: list[str] = []
+    depth, quote, current = 0, "", ""
+    for ch in statement[m.end() :]:
+        if quote:
+            current += ch
+            if ch == quote:
+                quote = ""
+            continue
+        if ch in "'\"`":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            if depth == 0:
+                if current.strip() or args:
+                    args.append(current.strip())
+                return args
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append(current.strip())
+            current = ""
+            continue
+        current += ch
+    return None
+
+
+_CAST_RE = re.compile(r"^CAST\s*\(.*\s+AS\s+(\w+)", re.IGNORECASE | re.DOTALL)
+# Drill's type families, as its "function signature" messages name an argument's type.
+_FAMILIES = {
+    "INT": "NUMERIC",
+    "INTEGER": "NUMERIC",
+    "BIGINT": "NUMERIC",
+    "SMALLINT": "NUMERIC",
+    "TINYINT": "NUMERIC",
+    "FLOAT": "NUMERIC",
+    "DOUBLE": "NUMERIC",
+    "DECIMAL": "NUMERIC",
+    "NUMERIC": "NUMERIC",
+    "VARCHAR": "CHARACTER",
+    "CHAR": "CHARACTER",
+    "BOOLEAN": "BOOLEAN",
+    "DATE": "DATE",
+    "TIME": "TIME",
+    "TIMESTAMP": "TIMESTAMP",
+}
+
+
+def _argument_family(arg: str) -> str:
+    """Drill's type family of an argument as written: literals by their kind, a cast by its
+    type, and anything else (a column of a schema-free table, a call) ``ANY``."""
+    text = arg.strip()
+    if re.fullmatch(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", text):
+        return "NUMERIC"
+    if text.startswith("'"):
+        return "CHARACTER"
+    upper = text.upper()
+    if upper in ("TRUE", "FALSE"):
+        return "BOOLEAN"
+    if upper == "NULL":
+        return "NULL"
+    m = re.match(r"^(DATE|TIMESTAMP|TIME)\s*'", upper)
+    if m:
+        return m.group(1)
+    cast = _CAST_RE.match(text)
+    if cast:
+        return _FAMILIES.get(cast.group(1).upper(), "ANY")
+    return "ANY"
+
+
+_ROUTINE_RE = re.compile(r"routine `?([\w.`]+?)`? (?:on|cannot)", re.IGNORECASE)
+
+
+def _unknown_function(text: str) -> UserError | None:
+    """Drill's ``No match found for function signature f(<NUMERIC>, <ANY>)``."""
+    m = _ROUTINE_RE.search(text)
+    if not m:
+        return None
+    name = m.group(1).replace("`", "").split(".")[-1]
+    statement = _STATEMENT.get() or ""
+    args = _call_arguments(statement, name) if statement else None
+    if args is not None:
+        found = re.search(rf"(?<![\w.`]){re.escape(name)}(?=\s*\()", statement, re.IGNORECASE)
+        written = found.group(0) if found else name
+        signature = f"{written}({', '.join(f'<{_argument_family(a)}>' for a in args)})"
+    else:
+        signature = f"{name.lower()}(...)"
+    return UserError.validation(
+        f"No match found for function signature {signature}", _statement_query()
+    )
+
+
+_COLUMN_RE = re.compile(r"with name (`[^`]+`(?:\.`[^`]+`)*) cannot be resolved")
+
+
+def _unknown_column(text: str) -> UserError | None:
+    """Drill's ``Column 'c' not found in any table`` (``in table 't'`` when qualified)."""
+    m = _COLUMN_RE.search(text)
+    if not m:
+        return None
+    parts = re.findall(r"`([^`]+)`", m.group(1))
+    if len(parts) >= 2:
+        message = f"Column '{parts[-1]}' not found in table '{parts[-2]}'"
+    else:
+        message = f"Column '{parts[-1]}' not found in any table"
+    return UserError.validation(message, _statement_query())
+
+
+_MISMATCH_FN_RE = re.compile(r'Cannot resolve "(\w+)\(')
+_MISMATCH_PARAM_RE = re.compile(
+    r'The (\w+) parameter requires the (.+?) type, however "(.*?)" has the type "([^"]+)"'
+)
+_MISMATCH_OPERANDS_RE = re.compile(
+    r'Cannot resolve "\((.+?)\)" due to data type mismatch: the left and right operands of the '
+    r'binary operator have incompatible types \("([^"]+)" and "([^"]+)"\)'
+)
+
+
+def _type_mismatch(text: str) -> UserError | None:
+    """Drill's ``Cannot apply 'f' to arguments of type ...`` for a wrong argument type."""
+    operands = _MISMATCH_OPERANDS_RE.search(text)
+    if operands:
+        left, right = _drill_type(operands.group(2)), _drill_type(operands.group(3))
+        op = re.search(r"\s([-+*/%]|\|\||=|<>|<=|>=|<|>|AND|OR)\s", operands.group(1))
+        symbol = op.group(1) if op else "operator"
+        return UserError.validation(
+            f"Cannot apply '{symbol}' to arguments of type '<{left}> {symbol} <{right}>'",
+            _statement_query(),
+        )
+    fn = _MISMATCH_FN_RE.search(text)
+    param = _MISMATCH_PARAM_RE.search(text)
+    if not fn or not param:
+        # Spark names the expression as it rewrote it: keep only what is wrong with it
+        reason = _clean(text).split("due to data type mismatch:", 1)[-1].strip()
+        return UserError.validation(f"Type mismatch: {reason}", _statement_query())
+    name = fn.group(1).lower()
+    statement = _STATEMENT.get()
+    if statement and not re.search(rf"(?<![\w.`]){name}\s*\(", statement, re.IGNORECASE):
+        # a function of auger's translation (``a + DATE '...'`` runs as ``date_add``)
+        name = "an operator"
+    ordinal, wanted, actual = param.group(1), param.group(2), _drill_type(param.group(4))
+    wanted_types = " or ".join(_drill_type(w) for w in re.findall(r'"([^"]+)"', wanted)) or wanted
+    return UserError.validation(
+        f"Cannot apply {name if name == 'an operator' else repr(name)} to arguments of type: "
+        f"its {ordinal} argument is {actual}, "
+        f"where {wanted_types} is expected",
+        _statement_query(),
+    )
+
+
+_NUM_ARGS_RE = re.compile(
+    r"The `?(\w+)`? requires (.+?) parameters? but the actual number is (\d+)"
+)
+
+
+def _wrong_arguments(text: str) -> UserError | None:
+    """Drill's ``Invalid number of arguments to function 'f'. Was expecting n arguments``."""
+    m = _NUM_ARGS_RE.search(text)
+    if not m:
+        return None
+    return UserError.validation(
+        f"Invalid number of arguments to function '{m.group(1)}'. "
+        f"Was expecting {m.group(2)} arguments",
+        _statement_query(),
+    )
+
+
+_NEAR_RE = re.compile(r"Syntax error at or near (end of input|'((?:[^']|'')*)')")
+
+
+def _syntax_error(text: str) -> UserError | None:
+    """A statement sqlglot let through and Spark's parser refused, as Drill's PARSE error."""
+    m = _NEAR_RE.search(text)
+    if not m:
+        return None
+    image = "<EOF>" if m.group(1) == "end of input" else m.group(2)
+    statement = (_STATEMENT.get() or "").strip().rstrip(";").rstrip()
+    if statement and image == "<EOF>":
+        line, column = _end_position(statement)
+        return UserError.parse(
+            f'Encountered "<EOF>" at line {line}, column {column}.',
+            [sql_with_caret(statement, line, column)],
+        )
+    return UserError.parse(f'Encountered "{image}"', _statement_query())
+
+
+def _end_position(text: str) -> tuple[int, int]:
+    lines = text.split("\n")
+    return len(lines), len(lines[-1]) + 1
+
+
+_GROUPED_RE = re.compile(r'non-aggregating expression "([^"]+)"')
+
+
+def _not_grouped(text: str) -> UserError:
+    m = _GROUPED_RE.search(text)
+    what = f"Expression '{m.group(1)}'" if m else "An expression of the select list"
+    return UserError.validation(
+        f"{what} is not being grouped",
+        [*_statement_query(), "Fix: add it to GROUP BY, or aggregate it (MIN, MAX, ANY_VALUE)"],
+    )
+
+
+_CAST_INPUT_RE = re.compile(r"The value (.+?) of the type \"(\w+)\" cannot be cast to \"([^\"]+)\"")
+
+
+def _failed_cast(text: str) -> UserError | None:
+    m = _CAST_INPUT_RE.search(text)
+    if not m:
+        return None
+    value, target = m.group(1), _drill_type(m.group(3))
+    return UserError(
+        ErrorKind.FUNCTION,
+        f"Failure while attempting to cast value {value} to {target}",
+        ["Fix: correct the value, or filter out rows that do not hold a number"],
+    )
+
+
+def _drill_error(condition: str, text: str) -> UserError | None:
+    """Drill's own words for the Spark conditions a user meets most."""
+    if condition.startswith("UNRESOLVED_ROUTINE"):
+        return _unknown_function(text)
+    if condition.startswith("UNRESOLVED_COLUMN"):
+        return _unknown_column(text)
+    if condition.startswith("DATATYPE_MISMATCH"):
+        return _type_mismatch(text)
+    if condition.startswith("WRONG_NUM_ARGS"):
+        return _wrong_arguments(text)
+    if condition.startswith("PARSE_SYNTAX_ERROR"):
+        return _syntax_error(text)
+    if condition.startswith(("MISSING_AGGREGATION", "MISSING_GROUP_BY")):
+        return _not_grouped(text)
+    if condition.startswith("CAST_INVALID_INPUT"):
+        return _failed_cast(text)
+    if condition.startswith("AMBIGUOUS_REFERENCE"):
+        m = re.search(r"Reference `?([^`\s]+)`? is ambiguous", text)
+        if m:
+            return UserError.validation(f"Column '{m.group(1)}' is ambiguous", _statement_query())
+    if condition.startswith("ORDER_BY_POS_OUT_OF_RANGE"):
+        return UserError.validation("Ordinal out of range", _statement_query())
+    if condition.startswith("DIVIDE_BY_ZERO"):
+        # Drill's generated code divides as Java does, and reports Java's exception
+        return UserError.system("ArithmeticException: / by zero")
+    if condition.startswith(("ARITHMETIC_OVERFLOW", "CAST_OVERFLOW")):
+        return UserError(
+            ErrorKind.FUNCTION,
+            "Arithmetic overflow: the result does not fit its type",
+            ["Fix: cast an operand to a wider type (BIGINT, DECIMAL or DOUBLE)"],
+        )
+    return None
 
 
 _FAILED_READ_RE = re.compile(r"\[FAILED_READ_FILE[A-Z_.]*\][^\n]*? reading file (\S+)")
@@ -97,7 +423,7 @@ def _failed_read(text: str) -> UserError | None:
     reason = causes[-1] if causes else _clean(text)
     return UserError.data_read(
         "Error reading file",
-        [f"File: {path}", f"Reason: {reason}", "Spark condition: FAILED_READ_FILE"],
+        [f"File: {path}", f"Reason: {reason}"],
     )
 
 
@@ -114,7 +440,6 @@ def _decimal_error(condition: str, text: str) -> UserError | None:
             value, precision, scale = m.groups()
             return UserError.validation(
                 f"Value {value} overflows specified precision {precision} with scale {scale}",
-                [f"Spark condition: {condition}"],
             )
     if condition.startswith("DECIMAL_SCALE_EXCEEDS_PRECISION"):
         m = _SCALE_RE.search(text)
@@ -123,7 +448,6 @@ def _decimal_error(condition: str, text: str) -> UserError | None:
             return UserError.validation(
                 "Expected scale less than or equal to precision, "
                 f"but was precision {precision} and scale {scale}",
-                [f"Spark condition: {condition}"],
             )
     return None
 
@@ -132,15 +456,14 @@ def _too_deep(condition: str, text: str) -> UserError | None:
     """Spark's parser and optimizer recurse along the tree: a statement deeper than they go
     (a sum of thousands of terms, a long chain of unary minus) is the query's shape, a PARSE
     error, whether Spark caught its stack overflow or not."""
-    if condition.startswith("FAILED_TO_PARSE_TOO_COMPLEX"):
-        cause = f"Spark condition: {condition}"
-    elif "java.lang.StackOverflowError" in text[:2000]:
-        cause = "Spark error: java.lang.StackOverflowError"
-    else:
+    if not (
+        condition.startswith("FAILED_TO_PARSE_TOO_COMPLEX")
+        or "java.lang.StackOverflowError" in text[:2000]
+    ):
         return None
     return UserError.parse(
         "The query nests too deeply for Spark to plan",
-        [cause, "Fix: flatten the expression, or split the query with a view or WITH clause"],
+        ["Fix: flatten the expression, or split the query with a view or WITH clause"],
     )
 
 
@@ -338,18 +661,33 @@ def unwrap_spark_error(exc: BaseException) -> UserError:
     if not condition:
         m = re.search(r"\[([A-Z_]+(?:\.[A-Z_]+)?)\]", text)
         condition = m.group(1) if m else ""
+    if condition:
+        _log.debug("Spark condition %s: %s", condition, text[:2000])
     too_deep = _too_deep(condition, text)
     if too_deep is not None:
         return too_deep
+    drill = _drill_error(condition, text)
+    if drill is not None:
+        return drill
     decimal = _decimal_error(condition, text)
     if decimal is not None:
         return decimal
     for prefix, kind in _CONDITION_KINDS:
         if condition.startswith(prefix):
-            return UserError(kind, _clean(text), [f"Spark condition: {condition}"])
+            return UserError(kind, _clean(text) or "The statement failed", _statement_query())
+    if type(exc).__name__ == "AnalysisException":
+        # Spark's analyzer refused the statement: a name or type the user got wrong
+        return UserError.validation(
+            _clean(text) or "The statement is not valid", _statement_query()
+        )
     write = _unattributed_write_failure(exc)
     if write is not None:
         return write
     if "Py4JJavaError" in type(exc).__name__ or "Py4J" in text[:200]:
-        return UserError.system(_clean(text.split("\n", 1)[-1]) or "Spark failed")
-    return UserError.system(_clean(text) or type(exc).__name__)
+        text = text.split("\n", 1)[-1]
+    # a Java exception's message without its package path (``java.io.IOException: x`` → ``x``)
+    message = _JAVA_PREFIX_RE.sub("", _clean(text))
+    return UserError.system(message or "The statement failed")
+
+
+_JAVA_PREFIX_RE = re.compile(r"^:?\s*(?:[a-z][\w$]*\.)+[\w$]*(?:Exception|Error):\s*")

@@ -12,6 +12,8 @@ from typing import Any
 
 from sqlglot import exp
 from sqlglot.dialects.drill import Drill
+from sqlglot.errors import ParseError
+from sqlglot.tokens import TokenType
 
 __all__ = ["AugerDrill"]
 
@@ -38,3 +40,21 @@ class AugerDrill(Drill):
             "TO_TIMESTAMP": _to_timestamp,
             "TO_DATE": _to_date,
         }
+
+        def raise_error(self, message: str, token: Any = None) -> None:
+            """Record whether the error was met past the last token: Drill reports such a
+            statement as ending too soon (``Encountered "<EOF>"``), not at its last word."""
+
+            # sqlglot marks "no token" with a token of type SENTINEL rather than None
+            def absent(tok: Any) -> bool:
+                return tok is None or getattr(tok, "token_type", None) == TokenType.SENTINEL
+
+            at_end = absent(token) and absent(self._curr)
+            try:
+                super().raise_error(message, token)
+            except ParseError as exc:
+                if exc.errors:
+                    exc.errors[-1]["at_end"] = at_end
+                raise
+            if self.errors and self.errors[-1].errors:
+                self.errors[-1].errors[-1]["at_end"] = at_end
