@@ -19,12 +19,24 @@ if TYPE_CHECKING:
     from auger.session import UserSession
 
 __all__ = [
+    "INTERNAL_HEADER",
     "BadRequest",
     "QueryRequest",
     "SubmissionFailed",
     "apply_submission",
     "effective_limit",
+    "is_internal",
 ]
+
+#: A request header (value ``true``) marking a statement as a tool's own look-up: the shell's
+#: completion, a console's metadata. It runs like any other statement but leaves no profile, so
+#: the profile list shows what users asked, not what their tools asked on their behalf.
+INTERNAL_HEADER = "X-Auger-Internal"
+
+
+def is_internal(headers: Mapping[str, str]) -> bool:
+    """Whether a request carries :data:`INTERNAL_HEADER` set to ``true`` (or ``1``)."""
+    return headers.get(INTERNAL_HEADER, "").strip().lower() in ("true", "1")
 
 
 class BadRequest(Exception):
