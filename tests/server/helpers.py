@@ -35,14 +35,21 @@ def _toml_value(value: Any) -> str:
 
 
 class Server:
-    """``auger serve`` on a free loopback port with its own workspaces, users and profiles."""
+    """``auger serve`` on a free loopback port with its own workspaces, users, profiles and logs.
 
-    def __init__(self, root: Path, server: dict[str, Any] | None = None) -> None:
+    ``env`` adds to the server process's environment (``AUGER_HOME`` for its state directory).
+    """
+
+    def __init__(
+        self, root: Path, server: dict[str, Any] | None = None, env: dict[str, str] | None = None
+    ) -> None:
         self.root = root
+        self.env = dict(env or {})
         self.tmp = root / "dfs_tmp"
         self.data = root / "data"
         self.users_file = root / "users.json"
         self.profiles_dir = root / "profiles"
+        self.log_dir = root / "logs"
         for d in (self.tmp, self.data):
             d.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
@@ -50,6 +57,7 @@ class Server:
         settings = {
             "users_file": str(self.users_file),
             "profiles_dir": str(self.profiles_dir),
+            "log_dir": str(self.log_dir),
             **(server or {}),
         }
         lines = [
@@ -78,7 +86,7 @@ class Server:
         )
 
     def start(self) -> Server:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(
                 [AUGER, "serve", "--config", str(self.config), "--port", str(self.port)],

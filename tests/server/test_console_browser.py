@@ -118,3 +118,39 @@ def test_console_login_query_profiles_options(server: Server, browser: Any) -> N
     browser.get(server.url + "/logout")
     _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "header .who a"))
     assert browser.find_element(By.CSS_SELECTOR, "header .who").text == "Log in"
+
+
+def test_console_pages_at_drill_urls(server: Server, browser: Any) -> None:
+    """Each Drill URL opens the console at its page, and the page fills from the JSON."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(server.url + "/login?redirect=/profiles")
+    _wait(browser, lambda d: d.find_elements(By.NAME, "j_username"))
+    browser.find_element(By.NAME, "j_username").send_keys("dora")
+    browser.find_element(By.NAME, "j_password").send_keys("explorer")
+    browser.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    _wait(browser, lambda d: d.current_url.endswith("/profiles"))
+    assert browser.find_element(By.ID, "page-title").text == "Profiles"
+    _wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#profile-list tr")) >= 2)
+
+    # a profile's own URL opens it
+    link = browser.find_element(By.CSS_SELECTOR, "#profile-list a[data-query]")
+    query_id = link.get_attribute("data-query")
+    browser.get(f"{server.url}/profiles/{query_id}")
+    _wait(browser, lambda d: f"Query {query_id}" in d.find_element(By.ID, "profile-detail").text)
+
+    browser.get(server.url + "/storage")
+    _wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#storage-list tr")) >= 3)
+    assert "dfs" in browser.find_element(By.ID, "storage-list").text
+
+    browser.get(server.url + "/metrics")
+    _wait(browser, lambda d: "drill.sessions.open" in d.find_element(By.ID, "metric-list").text)
+
+    browser.get(server.url + "/status")
+    _wait(browser, lambda d: "sparkMaster" in d.find_element(By.ID, "status-list").text)
+    assert "local[2]" in browser.find_element(By.ID, "status-list").text
+    assert browser.find_element(By.ID, "page-title").text == "Status"
+
+    # dora is no admin: the Logs page says so instead of listing files
+    browser.get(server.url + "/logs")
+    _wait(browser, lambda d: "User not authorized." in d.find_element(By.ID, "log-list").text)

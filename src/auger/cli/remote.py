@@ -31,6 +31,10 @@ from auger.errors import ErrorKind, UserError
 __all__ = ["RemoteConnection", "RemoteCursor", "connect_remote", "server_has_auth"]
 
 _LOGIN_FAILED = "Invalid username/password credentials"
+#: A request header marking a statement as the tool's own look-up (completion, metadata): the
+#: server runs it like any other but records no profile. The server's name for it is
+#: ``auger.server.query_request.INTERNAL_HEADER``; this module must not import the server.
+INTERNAL_HEADER = "X-Auger-Internal"
 _KIND_RE = re.compile(r"^([A-Z_]+) ERROR: ")
 _ERROR_ID_RE = re.compile(r"\s*\[Error Id: [^\]]*\]\s*$")
 _EPOCH = dt.datetime(1970, 1, 1)
@@ -101,6 +105,8 @@ class RemoteCursor:
         self._cancelled = False
         #: the statement's scan messages, from its query profile (``Cursor.warnings``)
         self.warnings: list[str] = []
+        #: the tool's own look-ups (completion): the server runs them but keeps no profile
+        self.internal = False
 
     def execute(self, operation: str, parameters: Sequence[Any] | None = None) -> RemoteCursor:
         if self.closed:
@@ -113,7 +119,9 @@ class RemoteCursor:
         self._cancelled = False
         self.warnings = []
         try:
-            body = self.connection._post_query(sql, self._started, self._reading)
+            body = self.connection._post_query(
+                sql, self._started, self._reading, internal=self.internal
+            )
         except OperationalError:
             if self._cancelled:  # cancel() hung up on the answer
                 raise OperationalError(CANCELLED_MESSAGE, ErrorKind.EXECUTION) from None
@@ -283,17 +291,20 @@ class RemoteConnection:
         sql: str,
         on_query_id: Callable[[str], None] | None = None,
         on_answer: Callable[[Any], None] | None = None,
+        internal: bool = False,
     ) -> dict[str, Any]:
         """Send one statement and read its answer as it streams in.
 
         The server writes ``{"queryId":"..."`` first, before the rows; ``on_query_id`` gets it
         as soon as it arrives, so the statement can be cancelled while it runs. ``on_answer``
         gets the streaming response before it is read, so another thread can hang up on it.
+        ``internal`` marks the tool's own look-ups, which the server leaves out of its profiles.
         """
         answer = self._request(
             "POST",
             "/query.json",
             json={"queryType": "SQL", "query": sql},
+            headers={INTERNAL_HEADER: "true"} if internal else None,
             allow_redirects=False,
             stream=True,
         )

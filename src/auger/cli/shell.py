@@ -236,8 +236,10 @@ class Shell:
         target.flush()
 
     def _lookup(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """A metadata query for completion, on its own cursor."""
+        """A metadata query for completion, on its own cursor; a server keeps no profile of it."""
         cur = self.conn.cursor()
+        if hasattr(cur, "internal"):  # a remote cursor: mark the look-up as the shell's own
+            cur.internal = True
         try:
             cur.execute(sql)
             names = [d[0] for d in cur.description or []]

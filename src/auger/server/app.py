@@ -15,6 +15,7 @@ import logging
 import socket
 import sys
 import threading
+import time
 import urllib.parse
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from auger.server.auth import Authenticator, Unauthenticated, clear_cookie, set_
 from auger.server.http import HttpError, json_response, read_body, text_response
 from auger.server.options import register_server_options
 from auger.server.origin import SameOriginGuard
-from auger.server.pages import console_page, login_page, main_login_page, status_page
+from auger.server.pages import console_page, login_page, main_login_page
 from auger.server.profiles import ProfileStore
 from auger.server.queries import QueryManager
 from auger.server.query_request import (
@@ -39,13 +40,16 @@ from auger.server.query_request import (
     QueryRequest,
     SubmissionFailed,
     apply_submission,
+    is_internal,
 )
 from auger.server.resources import (
     cluster_json,
+    log_files_json,
     metrics_json,
     options_json,
     plugin_json,
     profiles_json,
+    server_status_json,
     stats_json,
     storage_json,
     thread_dump,
@@ -68,6 +72,7 @@ class ServerState:
     profiles: ProfileStore
     auth: Authenticator
     foreman: str
+    started: float = 0.0  # epoch seconds
 
 
 def _state(request: Request) -> ServerState:
@@ -96,7 +101,8 @@ async def query_json(request: Request) -> Response:
     except SubmissionFailed as exc:
         response = json_response({"errorMessage": str(exc)}, 500)
         return _finish_caller(st, caller, response)
-    rq = st.queries.start(web, qr.statement())
+    statement = qr.statement()
+    rq = st.queries.start(web, statement, internal=is_internal(request.headers, statement))
     on_done = (lambda: st.sessions.close(web)) if caller.temporary else None
     response = StreamingResponse(
         st.queries.stream(rq, qr.statement(), attempted, cap, on_done=on_done),
@@ -186,15 +192,51 @@ async def logout(request: Request) -> Response:
 
 
 # ------------------------------------------------------------------ pages and status
-async def home(request: Request) -> Response:
+def _wants_html(request: Request, default: bool = False) -> bool:
+    """Whether to answer a page rather than JSON: browsers ask for ``text/html``, clients for
+    ``application/json``; anything else (``*/*``, no header) gets the route's ``default``."""
+    accept = request.headers.get("accept", "")
+    if "text/html" in accept:
+        return True
+    if "application/json" in accept:
+        return False
+    return default
+
+
+def _page(request: Request, page: str, profile_id: str | None = None) -> Response:
     st = _state(request)
     web = st.auth.current(request)
     user = web.user if web else (None if st.settings.auth else "anonymous")
-    return HTMLResponse(console_page(user, st.settings.auth))
+    return HTMLResponse(console_page(user, st.settings.auth, page, profile_id))
+
+
+async def home(request: Request) -> Response:
+    return _page(request, "query")
+
+
+async def query_page(request: Request) -> Response:
+    """``/query``: the console's Query page; clients are told where statements go."""
+    st = _state(request)
+    _authenticated(st, request)
+    if _wants_html(request):
+        return _page(request, "query")
+    return json_response({"submit": "POST /query.json", "queryTypes": ["SQL"]})
 
 
 async def status(request: Request) -> Response:
-    return HTMLResponse(status_page())
+    """``/status``: open to everyone, like Drill's; a page unless JSON is asked for."""
+    st = _state(request)
+    if _wants_html(request, default=True):
+        return _page(request, "status")
+    data = await asyncio.get_running_loop().run_in_executor(
+        None,
+        server_status_json,
+        st.engine,
+        st.started,
+        len(st.sessions.all()),
+        len(st.queries.running()),
+    )
+    return json_response(data)
 
 
 async def status_json(request: Request) -> Response:
@@ -208,6 +250,8 @@ async def cluster(request: Request) -> Response:
 
 async def metrics(request: Request) -> Response:
     st = _state(request)
+    if _wants_html(request):
+        return _page(request, "metrics")
     data = metrics_json(len(st.sessions.all()), len(st.queries.running()))
     return json_response(data, headers={"Access-Control-Allow-Origin": "*"})
 
@@ -226,7 +270,19 @@ async def threads(request: Request) -> Response:
 async def options(request: Request) -> Response:
     st = _state(request)
     _authenticated(st, request)
+    if _wants_html(request):
+        return _page(request, "options")
     return json_response(options_json(st.engine))
+
+
+async def logs(request: Request) -> Response:
+    """``/logs``: the server's log files; admins only, since logs quote every user's queries."""
+    st = _state(request)
+    if _wants_html(request):
+        _authenticated(st, request)
+        return _page(request, "logs")
+    _admin(st, request)
+    return json_response(log_files_json(st.settings.log_dir))
 
 
 # ------------------------------------------------------------------ storage (admin)
@@ -249,6 +305,15 @@ async def storage(request: Request) -> Response:
     _admin(st, request)
     which = request.path_params.get("which", "all")
     return json_response(storage_json(st.engine, which))
+
+
+async def storage_page(request: Request) -> Response:
+    """``/storage``: every logged-in user may read the plugins; changing them is for admins."""
+    st = _state(request)
+    _authenticated(st, request)
+    if _wants_html(request):
+        return _page(request, "storage")
+    return json_response(storage_json(st.engine, "all"))
 
 
 async def storage_plugin(request: Request) -> Response:
@@ -338,6 +403,22 @@ async def cancel(request: Request) -> Response:
     )
 
 
+async def profiles_page(request: Request) -> Response:
+    """``/profiles``: the console's Profiles page, or the list as ``/profiles.json`` gives it."""
+    if _wants_html(request):
+        _authenticated(_state(request), request)
+        return _page(request, "profiles")
+    return await profiles(request)
+
+
+async def profile_page(request: Request) -> Response:
+    """``/profiles/{id}``: the console opened at one profile, or the profile's JSON."""
+    if _wants_html(request):
+        _authenticated(_state(request), request)
+        return _page(request, "profiles", request.path_params["query_id"])
+    return await profile(request)
+
+
 async def _profile_or_list(request: Request) -> Response:
     """``/profiles/running.json`` and ``/profiles/{id}.json`` share one path pattern."""
     which = request.path_params.get("which")
@@ -372,6 +453,7 @@ async def _not_found(request: Request, exc: Exception) -> Response:
 # ------------------------------------------------------------------ assembly
 ROUTES = [
     Route("/", home, methods=["GET", "HEAD"]),
+    Route("/query", query_page, methods=["GET", "HEAD"]),
     Route("/query.json", query_json, methods=["POST"]),
     Route("/j_security_check", j_security_check, methods=["POST"]),
     Route("/login", login, methods=["GET", "POST"]),
@@ -380,6 +462,10 @@ ROUTES = [
     Route("/status", status, methods=["GET", "HEAD"]),
     Route("/status.json", status_json, methods=["GET", "HEAD"]),
     Route("/status/metrics", metrics, methods=["GET"]),
+    Route("/metrics", metrics, methods=["GET", "HEAD"]),
+    Route("/logs", logs, methods=["GET", "HEAD"]),
+    Route("/options", options, methods=["GET", "HEAD"]),
+    Route("/storage", storage_page, methods=["GET", "HEAD"]),
     Route("/status/threads", threads, methods=["GET"]),
     Route("/cluster.json", cluster, methods=["GET"]),
     Route("/stats.json", stats, methods=["GET"]),
@@ -392,6 +478,8 @@ ROUTES = [
     Route("/profiles.json", profiles, methods=["GET"]),
     Route("/profiles/cancel/{query_id:str}", cancel, methods=["GET", "POST"]),
     Route("/profiles/{which:str}.json", _profile_or_list, methods=["GET"]),
+    Route("/profiles", profiles_page, methods=["GET", "HEAD"]),
+    Route("/profiles/{query_id:str}", profile_page, methods=["GET", "HEAD"]),
 ]
 
 
@@ -416,6 +504,7 @@ def build_app(
     users = UserStore(settings.users_file, settings.inline_users)
     engine.deny_path(settings.users_file, "the server's users file")
     engine.deny_path(settings.profiles_dir, "the server's query profiles")
+    engine.deny_path(settings.log_dir, "the server's log files")
     state = ServerState(
         engine,
         settings,
@@ -424,6 +513,7 @@ def build_app(
         profiles_store,
         Authenticator(settings, sessions, users),
         foreman,
+        time.time(),
     )
 
     @contextlib.asynccontextmanager
@@ -475,6 +565,23 @@ async def _reap(sessions: SessionStore, timeout: float) -> None:
             _log.exception("session reaper failed")
 
 
+def _log_to_file(settings: ServerSettings) -> None:
+    """Also write the log to ``server-<port>.log`` in the log directory (the Logs page lists
+    it); a directory that cannot be written leaves the log on stderr only."""
+    import os
+
+    try:
+        os.makedirs(settings.log_dir, mode=0o700, exist_ok=True)  # logs quote users' queries
+        handler = logging.FileHandler(
+            os.path.join(settings.log_dir, f"server-{settings.port}.log"), encoding="utf-8"
+        )
+    except OSError as exc:
+        _log.warning("not writing a log file in %s: %s", settings.log_dir, exc)
+        return
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.getLogger().addHandler(handler)
+
+
 def serve(
     config: Any = None,
     host: str | None = None,
@@ -495,6 +602,7 @@ def serve(
     if port is not None:
         server_cfg["port"] = port
     settings = ServerSettings.from_config(server_cfg)
+    _log_to_file(settings)
     app = build_app(engine=engine, settings=settings)
     print(
         f"auger: Drill REST API on http://{settings.host}:{settings.port}/ "

@@ -1,4 +1,4 @@
-"""HTML pages: the login pages with Drill's markers, the status page and the console shell.
+"""HTML pages: the login pages with Drill's markers and the console shell behind Drill's URLs.
 
 Clients read two things from these pages, so they are kept exactly: a failed login answers 200
 with a form posting to ``/j_security_check`` and ``<p style="color:red">Invalid
@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from importlib import resources
 
-__all__ = ["console_page", "login_page", "main_login_page", "status_page"]
+__all__ = ["CONSOLE_PAGES", "console_page", "login_page", "main_login_page"]
 
 INVALID_CREDENTIALS = "Invalid username/password credentials."
 
@@ -50,18 +50,38 @@ def main_login_page(redirect: str = "/") -> str:
     )
 
 
-def status_page() -> str:
-    return (
-        _HEAD.format(title="auger · Status")
-        + "<h1>Status</h1>\n<p><strong>Running!</strong></p>\n</body></html>\n"
-    )
+#: The console's pages by their Drill URL name, with the heading each one shows.
+CONSOLE_PAGES: dict[str, str] = {
+    "query": "Query",
+    "profiles": "Profiles",
+    "options": "Options",
+    "storage": "Storage",
+    "status": "Status",
+    "metrics": "Metrics",
+    "logs": "Logs",
+}
 
 
-def console_page(user: str | None, auth: bool) -> str:
-    """The web console: one static page; its script talks to the JSON endpoints."""
+def console_page(
+    user: str | None, auth: bool, page: str = "query", profile_id: str | None = None
+) -> str:
+    """The web console: one static page whose script talks to the JSON endpoints.
+
+    Args:
+        user: the logged-in user (None: nobody).
+        auth: whether the server has logins (then the header offers Log in / Log out).
+        page: which page opens first, a key of :data:`CONSOLE_PAGES`.
+        profile_id: on the profiles page, the query whose profile opens at once.
+    """
     text = resources.files("auger.server").joinpath("static/console.html").read_text("utf-8")
     if user:
         who = f"{html.escape(user)} · <a href='/logout'>Log out</a>" if auth else html.escape(user)
     else:
         who = "<a href='/login'>Log in</a>" if auth else ""
-    return text.replace("<!--USER-->", who)
+    title = CONSOLE_PAGES[page]
+    return (
+        text.replace("<!--USER-->", who)
+        .replace("<!--TITLE-->", html.escape(title))
+        .replace("<!--PAGE-->", page)
+        .replace("<!--PROFILE-->", html.escape(profile_id or "", quote=True))
+    )

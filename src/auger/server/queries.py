@@ -68,6 +68,8 @@ class RunningQuery:
     profile: Profile
     cancel_requested: threading.Event = field(default_factory=threading.Event)
     cancel_reason: str = ""
+    #: a tool's own look-up (completion, metadata): runs, but its profile is never saved
+    internal: bool = False
 
 
 class QueryManager:
@@ -132,7 +134,7 @@ class QueryManager:
         self.executor.shutdown(wait=False, cancel_futures=True)
 
     # ----- one query
-    def start(self, web: WebSession, sql: str) -> RunningQuery:
+    def start(self, web: WebSession, sql: str, internal: bool = False) -> RunningQuery:
         query_id = str(uuid.uuid4())
         profile = Profile(
             query_id=query_id,
@@ -141,11 +143,12 @@ class QueryManager:
             session_id=web.session.id,
             start=_now_ms(),
         )
-        rq = RunningQuery(query_id, web, profile)
+        rq = RunningQuery(query_id, web, profile, internal=internal)
         with self._lock:
             self._running[query_id] = rq
         web.running.add(query_id)
-        self.profiles.save(profile)
+        if not internal:
+            self.profiles.save(profile)
         return rq
 
     async def stream(
@@ -266,7 +269,8 @@ class QueryManager:
             profile.state = "CANCELED" if rq.cancel_requested.is_set() else "FAILED"
             profile.error = profile.error or rq.cancel_reason or "The client stopped reading"
         profile.end = _now_ms()
-        self.profiles.save(profile)
+        if not rq.internal:
+            self.profiles.save(profile)
 
     # ----- the worker (runs on a pool thread)
     def _run(

@@ -9,6 +9,7 @@ request's options are applied.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -19,12 +20,36 @@ if TYPE_CHECKING:
     from auger.session import UserSession
 
 __all__ = [
+    "INTERNAL_HEADER",
     "BadRequest",
     "QueryRequest",
     "SubmissionFailed",
     "apply_submission",
     "effective_limit",
+    "is_internal",
 ]
+
+#: A request header (value ``true``) marking a statement as a tool's own look-up: the shell's
+#: completion, a console's metadata. It runs like any other statement but leaves no profile, so
+#: the profile list shows what users asked, not what their tools asked on their behalf.
+INTERNAL_HEADER = "X-Auger-Internal"
+
+
+#: The look-ups a tool may run without a profile: metadata statements, and a query of no rows
+#: (``SELECT * FROM t LIMIT 0``, how the shell learns a table's columns).
+_LOOKUP = re.compile(
+    r"\s*(?:(?:SHOW|DESCRIBE|DESC)\b.*|SELECT\s+\*\s+FROM\s+[^;]+?\s+LIMIT\s+0)\s*;?\s*",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def is_internal(headers: Mapping[str, str], statement: str) -> bool:
+    """Whether a request is a tool's own look-up: it carries :data:`INTERNAL_HEADER` set to
+    ``true`` (or ``1``) and the statement only reads metadata. Anything else keeps its profile
+    whatever the header says, so the header cannot hide a user's work from administrators."""
+    if headers.get(INTERNAL_HEADER, "").strip().lower() not in ("true", "1"):
+        return False
+    return _LOOKUP.fullmatch(statement) is not None and ";" not in statement.rstrip().rstrip(";")
 
 
 class BadRequest(Exception):

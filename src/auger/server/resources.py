@@ -23,10 +23,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "cluster_json",
+    "log_files_json",
     "metrics_json",
     "options_json",
     "plugin_json",
     "profiles_json",
+    "server_status_json",
     "stats_json",
     "storage_json",
     "thread_dump",
@@ -155,6 +157,91 @@ def metrics_json(sessions: int, running: int) -> dict[str, Any]:
         "meters": {},
         "timers": {},
     }
+
+
+def server_status_json(
+    engine: Engine, started: float, sessions: int, running: int
+) -> dict[str, Any]:
+    """What ``/status`` shows: version, uptime, Spark master and executors, open sessions.
+
+    Asking never starts Spark: before the first query it reports ``sparkRunning: false``.
+    ``executors`` counts Spark's block managers (the driver included, which is where a local
+    master runs its tasks); None when Spark runs behind Spark Connect, which does not say.
+    """
+    import time
+
+    from auger.spark.bootstrap import spark_context
+
+    spark = engine._spark
+    executors: int | None = 0
+    if spark is not None:
+        try:
+            sc = spark_context(spark)
+            executors = None if sc is None else int(sc._jsc.sc().getExecutorMemoryStatus().size())
+        except Exception:  # a stopping JVM: report what is known
+            executors = None
+    return {
+        "status": "Running!",
+        "version": _auger_version(),
+        "drillVersion": DRILL_VERSION,
+        "uptime": _uptime(time.time() - started),
+        "startTime": int(started * 1000),
+        "sparkMaster": engine.config.spark_master,
+        "sparkRunning": spark is not None,
+        "executors": executors,
+        "openSessions": sessions,
+        "runningQueries": running,
+    }
+
+
+def _auger_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("auger")
+    except PackageNotFoundError:
+        from auger import __version__
+
+        return __version__
+
+
+def _uptime(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    days, hours = divmod(hours, 24)
+    head = f"{days} day{'s' if days != 1 else ''} " if days else ""
+    return f"{head}{hours:02d}:{minutes:02d}:{secs:02d}"
+
+
+def log_files_json(directory: str) -> list[dict[str, Any]]:
+    """The server's log files (Drill's ``/logs.json``: name, size, last modified), by name.
+
+    A directory that does not exist yet has no log files.
+    """
+    import os
+    import time
+
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    files = []
+    for name in names:
+        path = os.path.join(directory, name)
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if not os.path.isfile(path):
+            continue
+        files.append(
+            {
+                "name": name,
+                "size": st.st_size,
+                "lastModified": time.strftime("%m/%d/%Y %H:%M:%S", time.gmtime(st.st_mtime)),
+            }
+        )
+    return files
 
 
 def stats_json(address: str, http_port: int) -> list[dict[str, Any]]:

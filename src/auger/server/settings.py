@@ -7,11 +7,12 @@ noted where one exists.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from auger.config import server_profiles_dir, server_users_file
+from auger.config import server_profiles_dir, server_users_file, state_dir
 from auger.errors import UserError
 
 __all__ = ["ServerSettings", "default_users_file"]
@@ -36,6 +37,8 @@ class ServerSettings:
         users_file: JSON file of users and password hashes (``auger passwd``); default in the
             state directory (:func:`auger.config.state_dir`).
         profiles_dir: where query profiles are written; default in the state directory.
+        log_dir: where ``auger serve`` writes its log (``server-<port>.log``) and where the
+            Logs page looks; default ``logs`` in the state directory.
         max_body_bytes: larger request bodies get 413.
         body_timeout: seconds a client may take to send its request body (408 after that).
         send_timeout: seconds a streamed answer may wait for a client that stopped reading.
@@ -56,6 +59,7 @@ class ServerSettings:
     anonymous_sessions: str = "cookie"
     users_file: str = ""
     profiles_dir: str = ""
+    log_dir: str = ""
     max_body_bytes: int = 1024 * 1024
     body_timeout: float = 30.0
     send_timeout: float = 300.0
@@ -77,6 +81,7 @@ class ServerSettings:
                 anonymous_sessions=str(server.get("anonymous_sessions", "cookie")),
                 users_file=server_users_file(server),
                 profiles_dir=server_profiles_dir(server),
+                log_dir=str(server.get("log_dir") or os.path.join(state_dir(), "logs")),
                 max_body_bytes=int(server.get("max_body_bytes", 1024 * 1024)),
                 body_timeout=float(server.get("body_timeout", 30)),
                 send_timeout=float(server.get("send_timeout", 300)),
