@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import stat
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -279,8 +280,7 @@ def sweep_dead_staging(root: str, depth: int = STAGING_SWEEP_DEPTH) -> list[str]
                 if pid is None:
                     continue
                 try:
-                    _make_removable(entry.path)
-                    shutil.rmtree(entry.path)
+                    _remove_abandoned(entry.path)
                 except OSError as exc:
                     _log.warning("Could not remove staging directory [%s]: %s", entry.path, exc)
                     continue
@@ -295,6 +295,33 @@ def sweep_dead_staging(root: str, depth: int = STAGING_SWEEP_DEPTH) -> list[str]
             elif level + 1 < depth:
                 pending.append((entry.path, level + 1))
     return removed
+
+
+def _remove_abandoned(path: str, attempts: int = 20) -> None:
+    """Remove a dead writer's staging directory, though its last files may still be moving.
+
+    The Python process named in the directory may be gone while the Spark JVM it started is
+    still winding down its task (a ``kill -9`` does not reach the JVM at once), committing or
+    deleting files under the directory as it goes. An entry that vanishes while the tree is
+    being removed is what was to happen anyway, and one that appears is removed on the next
+    pass; only an error that persists past the last pass is raised.
+    """
+    for attempt in range(attempts):
+        try:
+            _make_removable(path)
+            shutil.rmtree(path, onerror=_ignore_vanished)
+        except OSError:
+            if attempt == attempts - 1:
+                raise
+        if not os.path.lexists(path):
+            return
+        time.sleep(0.25)
+    raise OSError(f"entries keep appearing under {path}")
+
+
+def _ignore_vanished(function: Any, path: str, exc_info: Any) -> None:
+    if not isinstance(exc_info[1], FileNotFoundError):
+        raise exc_info[1]
 
 
 def _spark_write(df: Any, fmt: WriterFormat, staging: str, partition_by: Sequence[str]) -> Any:
