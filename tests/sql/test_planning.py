@@ -100,6 +100,45 @@ def test_typeof_names_drill_types(conn: Any) -> None:
     assert got == [("BIGINT", "VARCHAR", "FLOAT8", "NULL")]
 
 
+def test_sqltypeof_and_drilltypeof_name_sql_and_drill_types(conn: Any, data_dir: Path) -> None:
+    _write(data_dir / "ty.json", [{"i": 1, "s": "a", "d": 1.5, "l": [1, 2], "m": {"k": 1}}])
+    got = rows(
+        conn,
+        "SELECT sqlTypeOf(CAST(i AS INT)) AS a, sqlTypeOf(s) AS b, sqlTypeOf(d) AS c, "
+        "sqlTypeOf(CAST('2024-01-02' AS DATE)) AS e, sqlTypeOf(CAST(d AS DECIMAL(9, 2))) AS f, "
+        "sqlTypeOf(l) AS g, sqlTypeOf(nosuch) AS h, "
+        "drillTypeOf(CAST(i AS INT)) AS j, drillTypeOf(s) AS k, drillTypeOf(d) AS n, "
+        "drillTypeOf(l) AS o, drillTypeOf(nosuch) AS p, drillTypeOf(i) AS q "
+        "FROM dfs.data.`ty.json`",
+    )
+    assert got == [
+        (
+            *("INTEGER", "CHARACTER VARYING", "DOUBLE", "DATE", "DECIMAL(9, 2)", "ARRAY"),
+            "INTEGER",
+            *("INT", "VARCHAR", "FLOAT8", "BIGINT", "INT", "BIGINT"),
+        )
+    ]
+
+
+def test_typeof_is_null_for_a_null_where_drilltypeof_names_the_type(conn: Any) -> None:
+    got = rows(
+        conn,
+        "SELECT typeof(CAST(NULL AS VARCHAR)) AS a, drillTypeOf(CAST(NULL AS VARCHAR)) AS b, "
+        "sqlTypeOf(CAST(NULL AS DOUBLE)) AS c FROM (VALUES(1))",
+    )
+    assert got == [("NULL", "VARCHAR", "DOUBLE")]
+
+
+def test_modeof_tells_arrays_nullable_columns_and_constants(conn: Any, data_dir: Path) -> None:
+    _write(data_dir / "mo.json", [{"i": 1, "l": [1, 2]}])
+    got = rows(
+        conn,
+        "SELECT modeOf(i) AS a, modeOf(l) AS b, modeOf(1 + 2) AS c, modeOf(NULL) AS d "
+        "FROM dfs.data.`mo.json`",
+    )
+    assert got == [("NULLABLE", "ARRAY", "NOT NULL", "NULLABLE")]
+
+
 def test_a_directory_of_two_formats_is_an_error_naming_both(conn: Any, tmp_path: Path) -> None:
     # Before: the JSON file beside the CSV was left out without a word (rows lost)
     mixed = tmp_path / "mixed"

@@ -71,6 +71,10 @@ def drill_functions(tree: exp.Expression) -> exp.Expression:
             return exp.RegexpLike(this=value, expression=anchored)
         if isinstance(node, exp.Typeof):
             return _drill_typeof(node.this)
+        if isinstance(node, exp.Anonymous) and len(node.expressions) == 1:
+            type_function = _TYPE_FUNCTIONS.get(node.name.upper())
+            if type_function is not None:
+                return type_function(node.expressions[0])
         if isinstance(node, exp.Anonymous):
             spark_name = _FUNCTION_NAMES.get(node.name.upper())
             if spark_name is not None:
@@ -80,42 +84,119 @@ def drill_functions(tree: exp.Expression) -> exp.Expression:
     return tree.transform(fix)
 
 
-#: Spark ``typeof`` answers → Drill's type names (prefix matches for parameterised types).
-_TYPEOF_NAMES: tuple[tuple[str, str], ...] = (
-    ("tinyint", "TINYINT"),
-    ("smallint", "SMALLINT"),
-    ("int", "INT"),
-    ("bigint", "BIGINT"),
-    ("float", "FLOAT4"),
-    ("double", "FLOAT8"),
-    ("string", "VARCHAR"),
-    ("boolean", "BIT"),
-    ("date", "DATE"),
-    ("timestamp", "TIMESTAMP"),
-    ("timestamp_ntz", "TIMESTAMP"),
-    ("binary", "VARBINARY"),
-    ("decimal%", "VARDECIMAL"),
-    ("struct%", "MAP"),
-    ("array%", "LIST"),
-    ("map%", "DICT"),
-    ("interval%", "INTERVAL"),
+#: Spark ``typeof`` answers → Drill's minor type name and SQL type name. A pattern ending in
+#: ``%`` is a prefix (parameterised types); the first match wins.
+_TYPE_NAMES: tuple[tuple[str, str, str], ...] = (
+    ("tinyint", "TINYINT", "TINYINT"),
+    ("smallint", "SMALLINT", "SMALLINT"),
+    ("int", "INT", "INTEGER"),
+    ("bigint", "BIGINT", "BIGINT"),
+    ("float", "FLOAT4", "FLOAT"),
+    ("double", "FLOAT8", "DOUBLE"),
+    ("string", "VARCHAR", "CHARACTER VARYING"),
+    ("boolean", "BIT", "BOOLEAN"),
+    ("date", "DATE", "DATE"),
+    ("timestamp", "TIMESTAMP", "TIMESTAMP"),
+    ("timestamp_ntz", "TIMESTAMP", "TIMESTAMP"),
+    ("time%", "TIME", "TIME"),
+    ("binary", "VARBINARY", "BINARY VARYING"),
+    ("decimal%", "VARDECIMAL", "DECIMAL"),
+    ("struct%", "MAP", "STRUCT"),
+    ("array%", "LIST", "ARRAY"),
+    ("map%", "DICT", "MAP"),
+    ("interval year%", "INTERVALYEAR", "INTERVAL YEAR TO MONTH"),
+    ("interval month%", "INTERVALYEAR", "INTERVAL YEAR TO MONTH"),
+    ("interval", "INTERVAL", "INTERVAL"),
+    ("interval%", "INTERVALDAY", "INTERVAL DAY TO SECOND"),
+    ("void", "NULL", "NULL"),
 )
 
 
-def _drill_typeof(value: exp.Expression) -> exp.Expression:
-    """Drill's TYPEOF names Drill's types (``BIGINT``, ``VARCHAR``, ``NULL`` for a null)."""
-    spark_type = exp.Anonymous(this="TYPEOF", expressions=[value.copy()])
-    case = exp.Case().when(
-        exp.Is(this=value.copy(), expression=exp.Null()), exp.Literal.string("NULL")
-    )
-    for pattern, name in _TYPEOF_NAMES:
+def _type_case(spark_type: exp.Expression, column: int) -> exp.Case:
+    """A CASE over a Spark type name (a string expression) naming Drill's type (column 1 or 2)."""
+    case = exp.Case()
+    for row in _TYPE_NAMES:
+        pattern, name = row[0], row[column]
         test: exp.Expression
         if pattern.endswith("%"):
             test = exp.Like(this=spark_type.copy(), expression=exp.Literal.string(pattern))
         else:
             test = exp.EQ(this=spark_type.copy(), expression=exp.Literal.string(pattern))
         case = case.when(test, exp.Literal.string(name))
+    return case
+
+
+def _spark_type(value: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this="TYPEOF", expressions=[value.copy()])
+
+
+def _is_array(spark_type: exp.Expression) -> exp.Expression:
+    return exp.Like(this=spark_type.copy(), expression=exp.Literal.string("array<%"))
+
+
+def _drill_typeof(value: exp.Expression) -> exp.Expression:
+    """Drill's TYPEOF names Drill's types (``BIGINT``, ``VARCHAR``, ``NULL`` for a null)."""
+    spark_type = _spark_type(value)
+    case = exp.Case().when(
+        exp.Is(this=value.copy(), expression=exp.Null()), exp.Literal.string("NULL")
+    )
+    case.set("ifs", case.args["ifs"] + _type_case(spark_type, 1).args["ifs"])
     return case.else_(exp.Upper(this=spark_type.copy()))
+
+
+def _drill_type_of(value: exp.Expression) -> exp.Expression:
+    """Drill's DRILLTYPEOF: the minor type whatever the value (``INT``, ``VARCHAR``, ``FLOAT8``).
+
+    An array is Drill's repeated type of its elements, so its name is the elements' type.
+    """
+    spark_type = _spark_type(value)
+    element = exp.Anonymous(
+        this="REGEXP_EXTRACT",
+        expressions=[spark_type.copy(), exp.Literal.string("^array<(.*)>$"), exp.Literal.number(1)],
+    )
+    of_element = _type_case(element, 1).else_(exp.Upper(this=element.copy()))
+    of_value = _type_case(spark_type, 1).else_(exp.Upper(this=spark_type.copy()))
+    return exp.Case().when(_is_array(spark_type), of_element).else_(of_value)
+
+
+def _sql_type_of(value: exp.Expression) -> exp.Expression:
+    """Drill's SQLTYPEOF: the SQL type name (``INTEGER``, ``CHARACTER VARYING``, ``DECIMAL(9, 2)``).
+
+    A decimal carries its precision and scale, written ``(p, s)``.
+    """
+    spark_type = _spark_type(value)
+    decimal = exp.Anonymous(
+        this="REPLACE",
+        expressions=[
+            exp.Upper(this=spark_type.copy()),
+            exp.Literal.string(","),
+            exp.Literal.string(", "),
+        ],
+    )
+    case = exp.Case().when(
+        exp.Like(this=spark_type.copy(), expression=exp.Literal.string("decimal%")), decimal
+    )
+    case.set("ifs", case.args["ifs"] + _type_case(spark_type, 2).args["ifs"])
+    return case.else_(exp.Upper(this=spark_type.copy()))
+
+
+def _mode_of(value: exp.Expression) -> exp.Expression:
+    """Drill's MODEOF: ``ARRAY`` for an array, else ``NOT NULL`` or ``NULLABLE``.
+
+    Spark does not tell a query whether a value may be null, so the answer comes from the
+    expression itself: one built from literals alone (no column, no NULL) cannot be null;
+    anything reading a column is ``NULLABLE``, as every column Drill reads from a file is.
+    """
+    constant = value.find(exp.Column, exp.Null) is None
+    other = exp.Literal.string("NOT NULL" if constant else "NULLABLE")
+    return exp.Case().when(_is_array(_spark_type(value)), exp.Literal.string("ARRAY")).else_(other)
+
+
+_TYPE_FUNCTIONS: dict[str, Callable[[exp.Expression], exp.Expression]] = {
+    "DRILLTYPEOF": _drill_type_of,
+    "SQLTYPEOF": _sql_type_of,
+    "MODEOF": _mode_of,
+}
 
 
 #: Drill function → Spark function of the same arguments and meaning.
