@@ -29,6 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 MARKER = "<!-- illustrative:"
 RUNNABLE = ("sh", "python", "toml", "sql")
+#: blocks that show what auger prints rather than what to type: checked against auger, not run
+SHOWN = ("text",)
 BLOCK_RE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
@@ -55,10 +57,24 @@ BLOCKS = readme_blocks(README.read_text())
 def test_every_block_is_run_or_marked_and_few_are_marked() -> None:
     assert BLOCKS, "README.md has no code blocks"
     for block in BLOCKS:
-        assert block.lang in RUNNABLE, f"README.md:{block.line}: no runner for ```{block.lang}"
+        assert block.lang in RUNNABLE + SHOWN, (
+            f"README.md:{block.line}: no runner for ```{block.lang}"
+        )
     marked = [b for b in BLOCKS if b.illustrative]
     assert len(marked) <= 3, [b.line for b in marked]
-    assert len(BLOCKS) - len(marked) >= 8
+    runnable = [b for b in BLOCKS if b.lang in RUNNABLE and not b.illustrative]
+    assert len(runnable) >= 8
+
+
+def test_shown_shell_commands_are_the_shells() -> None:
+    """A listing of the shell's commands names only commands the shell's own help lists."""
+    from auger.cli.shell import HELP
+
+    known = set(re.findall(r"^([.!][a-z]+)", HELP, re.MULTILINE))
+    shown = [b for b in BLOCKS if b.lang in SHOWN]
+    named = {m for b in shown for m in re.findall(r"^([.!][a-z]+)", b.code, re.MULTILINE)}
+    assert named, "README.md shows no shell commands"
+    assert named <= known, sorted(named - known)
 
 
 def test_block_finder_sees_markers() -> None:
@@ -116,7 +132,7 @@ def _load_toml(block: Block) -> None:
 def test_readme_examples_run_as_written(tmp_path: Path) -> None:
     ran: list[int] = []
     for block in BLOCKS:
-        if block.illustrative:
+        if block.illustrative or block.lang in SHOWN:
             continue
         if block.lang == "sh":
             _run(["bash", "-e", "-o", "pipefail", "-c", block.code], block)
@@ -127,4 +143,4 @@ def test_readme_examples_run_as_written(tmp_path: Path) -> None:
         elif block.lang == "sql":
             _run_sql(block, tmp_path)
         ran.append(block.line)
-    assert len(ran) == len([b for b in BLOCKS if not b.illustrative])
+    assert len(ran) == len([b for b in BLOCKS if b.lang in RUNNABLE and not b.illustrative])
