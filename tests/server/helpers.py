@@ -139,3 +139,15 @@ def rows(http: requests.Session | None, url: str, query: str, **fields: Any) -> 
     assert resp.status_code == 200, resp.text
     assert data["queryState"] == "COMPLETED", data
     return list(data["rows"])
+
+
+def login(server: Server, user: str, password: str) -> requests.Session:
+    """An HTTP session logged in through the console's form, as a browser would be."""
+    http = requests.Session()
+    resp = http.post(
+        server.url + "/j_security_check",
+        data={"j_username": user, "j_password": password},
+        timeout=30,
+    )
+    assert resp.status_code == 200 and "Invalid username" not in resp.text, resp.text
+    return http

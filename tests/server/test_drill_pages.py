@@ -18,7 +18,7 @@ from auger.server.query_request import INTERNAL_HEADER as SERVER_HEADER
 from auger.server.query_request import is_internal
 from auger.server.settings import ServerSettings
 
-from .helpers import Server, post_query
+from .helpers import Server, login, post_query
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -36,17 +36,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv.start()
     yield srv
     srv.stop()
-
-
-def login(server: Server, user: str, password: str) -> requests.Session:
-    http = requests.Session()
-    resp = http.post(
-        server.url + "/j_security_check",
-        data={"j_username": user, "j_password": password},
-        timeout=30,
-    )
-    assert resp.status_code == 200 and "Invalid username" not in resp.text, resp.text
-    return http
 
 
 def profile_ids(server: Server) -> set[str]:

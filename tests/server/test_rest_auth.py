@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from .helpers import AUGER, Server, post_query, rows
+from .helpers import AUGER, Server, login, post_query, rows
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -29,18 +29,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv.start()
     yield srv
     srv.stop()
-
-
-def login(server: Server, user: str, password: str) -> requests.Session:
-    http = requests.Session()
-    resp = http.post(
-        server.url + "/j_security_check",
-        data={"j_username": user, "j_password": password},
-        timeout=30,
-    )
-    assert resp.status_code == 200, resp.text
-    assert "Invalid username/password credentials" not in resp.text
-    return http
 
 
 # ------------------------------------------------------------------ the users file

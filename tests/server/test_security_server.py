@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import requests
 
-from .helpers import Server, post_query, rows
+from .helpers import Server, login, post_query, rows
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -57,17 +57,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         rows(warm, srv.url, "SELECT 1 AS one")
     yield srv
     srv.stop()
-
-
-def login(server: Server, user: str, password: str) -> requests.Session:
-    http = requests.Session()
-    resp = http.post(
-        server.url + "/j_security_check",
-        data={"j_username": user, "j_password": password},
-        timeout=30,
-    )
-    assert resp.status_code == 200 and "Invalid username" not in resp.text, resp.text
-    return http
 
 
 @pytest.fixture
