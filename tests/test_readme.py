@@ -1,12 +1,13 @@
-"""Every example of README.md works as written.
+"""Every example of README.md and of the user guide (docs/guide/) works as written.
 
-The README's fenced code blocks are run in order: ``sh`` blocks with bash from the repository
-root (so ``.venv/bin/auger`` is the installed command), ``python`` blocks each in a fresh
-interpreter (so a block that builds its own SparkSession gets a plain one, as a user would),
-``toml`` blocks loaded as auger's configuration, and ``sql`` blocks statement by statement on
-one connection. A block that cannot run here (it builds the environment, or starts a server
-that runs until stopped) carries an ``<!-- illustrative: why -->`` line above it; nothing else
-is skipped, and there are few of those.
+Each document's fenced code blocks are run in order (the guide's pages in the order its index
+lists them, since later pages may read the files earlier ones make): ``sh`` blocks with bash
+from the repository root (so ``.venv/bin/auger`` is the installed command), ``python`` blocks
+each in a fresh interpreter (so a block that builds its own SparkSession gets a plain one, as
+a user would), ``toml`` blocks loaded as auger's configuration, and ``sql`` blocks statement by
+statement on one connection. A block that cannot run here (it builds the environment, or
+starts a server that runs until stopped) carries an ``<!-- illustrative: why -->`` line above
+it; nothing else is skipped, and there are few of those.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from auger.sql.parser import split_statements
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+GUIDE = ROOT / "docs" / "guide"
 MARKER = "<!-- illustrative:"
 RUNNABLE = ("sh", "python", "toml", "sql")
 #: blocks that show what auger prints rather than what to type: checked against auger, not run
@@ -54,6 +56,22 @@ def readme_blocks(text: str) -> list[Block]:
 BLOCKS = readme_blocks(README.read_text())
 
 
+def guide_pages() -> list[Path]:
+    """The guide's pages in the order of its index's links, then any page the index misses."""
+    index = GUIDE / "README.md"
+    linked = re.findall(r"\]\(([\w-]+\.md)\)", index.read_text())
+    pages = [GUIDE / name for name in dict.fromkeys(linked) if (GUIDE / name).exists()]
+    rest = sorted(p for p in GUIDE.glob("*.md") if p not in pages and p != index)
+    return [index, *pages, *rest]
+
+
+#: every document whose examples are run: the README, then the guide
+DOCUMENTS: dict[str, list[Block]] = {
+    str(path.relative_to(ROOT)): readme_blocks(path.read_text())
+    for path in [README, *guide_pages()]
+}
+
+
 def test_every_block_is_run_or_marked_and_few_are_marked() -> None:
     assert BLOCKS, "README.md has no code blocks"
     for block in BLOCKS:
@@ -64,6 +82,47 @@ def test_every_block_is_run_or_marked_and_few_are_marked() -> None:
     assert len(marked) <= 3, [b.line for b in marked]
     runnable = [b for b in BLOCKS if b.lang in RUNNABLE and not b.illustrative]
     assert len(runnable) >= 8
+
+
+def test_guide_pages_are_linked_run_and_rarely_marked() -> None:
+    index = (GUIDE / "README.md").read_text()
+    for page in GUIDE.glob("*.md"):
+        if page.name != "README.md":
+            assert f"]({page.name})" in index, f"docs/guide/README.md does not link {page.name}"
+    for name, blocks in DOCUMENTS.items():
+        for block in blocks:
+            where = f"{name}:{block.line}"
+            assert block.lang in RUNNABLE + SHOWN, f"{where}: no runner for {block.lang}"
+        if name.startswith("docs/guide/"):
+            assert len([b for b in blocks if b.illustrative]) <= 1, name
+    guide_runnable = [
+        b
+        for name, blocks in DOCUMENTS.items()
+        if name.startswith("docs/guide/")
+        for b in blocks
+        if b.lang in RUNNABLE and not b.illustrative
+    ]
+    assert len(guide_runnable) >= 15
+
+
+def test_guide_links_resolve() -> None:
+    for page in GUIDE.glob("*.md"):
+        for target in re.findall(r"\]\(([^)#]+\.md)\)", page.read_text()):
+            assert (page.parent / target).resolve().exists(), f"{page.name} links {target}"
+
+
+def test_options_the_guide_names_exist() -> None:
+    """An option the guide names in back-quotes is one auger has (a renamed option fails here)."""
+    from auger.options import OPTIONS
+
+    prefixes = ("store.", "exec.", "planner.", "auger.", "drill.exec.")
+    named = set()
+    for page in GUIDE.glob("*.md"):
+        for word in re.findall(r"`([a-z][\w.]+)`", page.read_text()):
+            if word.startswith(prefixes) and not word.endswith("."):
+                named.add(word)
+    assert named, "the guide names no options"
+    assert named <= set(OPTIONS), sorted(named - set(OPTIONS))
 
 
 def test_shown_shell_commands_are_the_shells() -> None:
@@ -90,7 +149,7 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _run(args: list[str], block: Block) -> None:
+def _run(args: list[str], block: Block, where: str = "README.md") -> None:
     done = subprocess.run(
         args,
         cwd=ROOT,
@@ -101,7 +160,7 @@ def _run(args: list[str], block: Block) -> None:
         timeout=900,
     )
     output = done.stdout + done.stderr
-    where = f"README.md:{block.line} ({block.lang})"
+    where = f"{where}:{block.line} ({block.lang})"
     assert done.returncode == 0, f"{where} failed:\n{output[-3000:]}"
     assert " ERROR: " not in output, f"{where} reported an error:\n{output[-3000:]}"
     assert "Traceback" not in output, f"{where}:\n{output[-3000:]}"
@@ -129,18 +188,20 @@ def _load_toml(block: Block) -> None:
 
 @pytest.mark.spark
 @pytest.mark.slow
-def test_readme_examples_run_as_written(tmp_path: Path) -> None:
+@pytest.mark.parametrize("document", list(DOCUMENTS))
+def test_examples_run_as_written(document: str, tmp_path: Path) -> None:
+    blocks = DOCUMENTS[document]
     ran: list[int] = []
-    for block in BLOCKS:
+    for block in blocks:
         if block.illustrative or block.lang in SHOWN:
             continue
         if block.lang == "sh":
-            _run(["bash", "-e", "-o", "pipefail", "-c", block.code], block)
+            _run(["bash", "-e", "-o", "pipefail", "-c", block.code], block, document)
         elif block.lang == "python":
-            _run([sys.executable, "-c", block.code], block)
+            _run([sys.executable, "-c", block.code], block, document)
         elif block.lang == "toml":
             _load_toml(block)
         elif block.lang == "sql":
             _run_sql(block, tmp_path)
         ran.append(block.line)
-    assert len(ran) == len([b for b in BLOCKS if b.lang in RUNNABLE and not b.illustrative])
+    assert len(ran) == len([b for b in blocks if b.lang in RUNNABLE and not b.illustrative])
