@@ -28,6 +28,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"formats"}),
     frozenset({"resultset"}),
     frozenset({"scan"}),
+    frozenset({"plugins"}),  # format plugins auger ships, on the scan framework
     frozenset({"spark"}),
     frozenset({"catalog", "sql"}),
     frozenset({"session", "engine"}),

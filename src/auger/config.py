@@ -226,7 +226,9 @@ def _format_configs(raw: Mapping[str, Any] | None) -> dict[str, FormatConfig]:
         if not spec.pop("enabled", True):
             continue
         ftype = str(spec.pop("type", name))
-        exts = tuple(str(e).lower() for e in spec.pop("extensions", [name]))
+        # Drill's log-style plugins spell it ``extension`` (one name, or a list)
+        named = spec.pop("extensions", None) or spec.pop("extension", None) or [name]
+        exts = tuple(str(e).lower() for e in ([named] if isinstance(named, str) else named))
         out[name] = FormatConfig(name, ftype, exts, spec)
     return out
 

@@ -92,6 +92,14 @@ def get_format(name: str) -> FormatPlugin:
     if name in _instances:
         return _instances[name]
     _load_entry_points()
+    if name not in _BUILTIN and name not in _registered:
+        # a table function's ``type => 'logregex'`` arrives lower-cased: type names are
+        # matched without regard to case when that is unambiguous
+        same = [known for known in known_formats() if known.lower() == name.lower()]
+        if len(same) == 1:
+            name = same[0]
+            if name in _instances:
+                return _instances[name]
     if name in _BUILTIN:
         module, _, cls_name = _BUILTIN[name].partition(":")
         cls = getattr(importlib.import_module(module), cls_name)

@@ -28,6 +28,7 @@ from auger.errors import UserError
 from auger.projection import RequestedColumn, RequestedTuple
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import column_to_arrow, field_to_arrow
+from auger.types.java_format import strptime_pattern
 
 __all__ = [
     "DEFAULT_NULL_TYPE",
@@ -154,48 +155,11 @@ _ZERO: dict[MinorType, Any] = {
     MinorType.TIMESTAMP: dt.datetime(1970, 1, 1),
 }
 
-# Java date-pattern letters -> strptime directives (longest first).
-_JAVA_PATTERN = [
-    ("yyyy", "%Y"),
-    ("yy", "%y"),
-    ("MMMM", "%B"),
-    ("MMM", "%b"),
-    ("MM", "%m"),
-    ("dd", "%d"),
-    ("HH", "%H"),
-    ("hh", "%I"),
-    ("mm", "%M"),
-    ("ss", "%S"),
-    ("SSS", "%f"),
-    ("a", "%p"),
-]
-
-
-def _strptime_format(java: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(java):
-        if java[i] == "'":
-            j = java.find("'", i + 1)
-            j = len(java) if j < 0 else j
-            out.append(java[i + 1 : j].replace("%", "%%") or "'")
-            i = j + 1
-            continue
-        for token, directive in _JAVA_PATTERN:
-            if java.startswith(token, i):
-                out.append(directive)
-                i += len(token)
-                break
-        else:
-            out.append("%%" if java[i] == "%" else java[i])
-            i += 1
-    return "".join(out)
-
 
 def _parse_temporal(col: ColumnMetadata, text: str) -> Any:
     fmt = col.format
     if fmt:
-        parsed = dt.datetime.strptime(text, _strptime_format(fmt))
+        parsed = dt.datetime.strptime(text, strptime_pattern(fmt))
     elif col.type is MinorType.TIME:
         return dt.time.fromisoformat(text)
     else:

@@ -40,6 +40,7 @@ from auger.scan.provided import (
     needs_conversion,
     text_scan_column,
 )
+from auger.scan.schema import is_excluded_from_wildcard
 from auger.scan.single_format import single_format
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.scan.text_rules import (
@@ -327,6 +328,8 @@ def plan_scan(
         for col in table_schema:
             if col.name.lower() in labels:
                 continue  # an implicit column of the same name overrides the table's
+            if is_excluded_from_wildcard(col):
+                continue  # a reader's special column (``_raw``) comes only when named
             add_table(col)
         if not partitions_first:
             add_partitions()

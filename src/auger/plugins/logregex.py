@@ -1,0 +1,269 @@
+"""Drill's ``logRegex`` format: each line of a file split into columns by a regular expression.
+
+Configured as Drill configures it (``regex``, ``extension``, ``maxErrors``, ``schema`` as a list
+of ``{fieldName, fieldType, format}``), under Drill's camelCase names or their snake_case forms.
+Every capturing group is a column: the schema's names in order, ``field_N`` (from 0) for
+groups it does not name; types VARCHAR (the default), INT, SMALLINT, BIGINT, FLOAT4, FLOAT8,
+DATE, TIME and TIMESTAMP, the temporal ones parsed with the field's Java ``format``.
+
+Two special columns come only when a query names them, never with ``*``: ``_raw``, the whole
+line, and ``_unmatched_rows``, a line the pattern did not match. A line that does not match, or
+whose value does not convert to its column's type, is an error; up to ``maxErrors`` (default
+10) of them are skipped, one more fails the scan with the file and line. When the query names
+``_unmatched_rows``, unmatched lines are rows instead of errors (with only that column named,
+the matching lines are left out, as in Drill).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+from auger.config import FormatConfig
+from auger.errors import UserError
+from auger.formats.base import open_input
+from auger.scan import FormatReader, ReaderFormatPlugin, SchemaNegotiator
+from auger.scan.schema import EXCLUDE_FROM_WILDCARD
+from auger.scan.spec import FileSplit
+from auger.types import ColumnMetadata, MinorType, TupleSchema
+from auger.types.java_format import strptime_pattern
+
+__all__ = ["LogRegexFormat", "LogRegexOptions"]
+
+RAW = "_raw"
+UNMATCHED = "_unmatched_rows"
+DEFAULT_MAX_ERRORS = 10
+
+_TYPES: dict[str, MinorType] = {
+    "VARCHAR": MinorType.VARCHAR,
+    "INT": MinorType.INT,
+    "INTEGER": MinorType.INT,
+    "SMALLINT": MinorType.SMALLINT,
+    "BIGINT": MinorType.BIGINT,
+    "FLOAT4": MinorType.FLOAT4,
+    "FLOAT": MinorType.FLOAT4,
+    "FLOAT8": MinorType.FLOAT8,
+    "DOUBLE": MinorType.FLOAT8,
+    "DATE": MinorType.DATE,
+    "TIME": MinorType.TIME,
+    "TIMESTAMP": MinorType.TIMESTAMP,
+}
+
+#: Java's named group ``(?<name>...)`` is Python's ``(?P<name>...)``; look-behinds stay.
+_JAVA_NAMED_GROUP = re.compile(r"\(\?<(?![=!])")
+
+
+def _option(config: FormatConfig, *names: str, default: Any = None) -> Any:
+    for name in names:
+        if name in config.options:
+            return config.options[name]
+    return default
+
+
+@dataclass(frozen=True)
+class LogField:
+    name: str
+    type: MinorType
+    format: str | None
+
+
+@dataclass(frozen=True)
+class LogRegexOptions:
+    """A ``logRegex`` format's options, checked once."""
+
+    regex: re.Pattern[str]
+    fields: tuple[LogField, ...]
+    max_errors: int
+
+    @classmethod
+    def from_config(cls, config: FormatConfig) -> LogRegexOptions:
+        text = _option(config, "regex")
+        if not text:
+            raise UserError.validation(
+                f"Format [{config.name}] of type logRegex has no regex",
+                ["Fix: set regex = '(\\d+) (\\w+) (.*)' in the format's options"],
+            )
+        try:
+            regex = re.compile(_JAVA_NAMED_GROUP.sub("(?P<", str(text)))
+        except re.error as exc:
+            raise UserError.validation(
+                f"Format [{config.name}]: the regex [{text}] is invalid: {exc}",
+                ["Fix: correct the regex; groups in parentheses become columns"],
+            ) from None
+        if regex.groups == 0:
+            raise UserError.validation(
+                f"Format [{config.name}]: the regex [{text}] has no groups, so no columns",
+                ["Fix: put the parts to extract in parentheses"],
+            )
+        schema = _option(config, "schema", default=None) or []
+        if len(schema) > regex.groups:
+            raise UserError.validation(
+                f"Format [{config.name}]: the schema lists {len(schema)} fields but the regex "
+                f"has {regex.groups} groups",
+                ["Fix: one schema entry per group of the regex, in order"],
+            )
+        names = list(regex.groupindex)  # Python's own named groups, used where no schema names
+        fields = [
+            _field(config.name, i, schema[i] if i < len(schema) else {}, names)
+            for i in range(regex.groups)
+        ]
+        max_errors = int(_option(config, "maxErrors", "max_errors", default=DEFAULT_MAX_ERRORS))
+        return cls(regex, tuple(fields), max_errors)
+
+    def table_schema(self) -> TupleSchema:
+        """The columns every file of the format has, the special ones kept out of ``*``."""
+        cols = [ColumnMetadata.optional(f.name, f.type) for f in self.fields]
+        special = {EXCLUDE_FROM_WILDCARD: "true"}
+        cols += [
+            ColumnMetadata.optional(RAW, MinorType.VARCHAR).with_properties(**special),
+            ColumnMetadata.optional(UNMATCHED, MinorType.VARCHAR).with_properties(**special),
+        ]
+        return TupleSchema(cols)
+
+
+def _field(fmt: str, index: int, spec: Mapping[str, Any], group_names: Sequence[str]) -> LogField:
+    by_index = {v: k for k, v in _group_numbers(group_names).items()}
+    name = spec.get("fieldName") or spec.get("field_name") or by_index.get(index + 1)
+    type_name = str(spec.get("fieldType") or spec.get("field_type") or "VARCHAR").upper()
+    minor = _TYPES.get(type_name)
+    if minor is None:
+        raise UserError.validation(
+            f"Format [{fmt}]: field [{name or index}] has type [{type_name}], which logRegex "
+            "does not read",
+            [f"Fix: use one of {', '.join(sorted(set(_TYPES)))}"],
+        )
+    pattern = spec.get("format")
+    return LogField(str(name or f"field_{index}"), minor, str(pattern) if pattern else None)
+
+
+def _group_numbers(names: Sequence[str]) -> dict[str, int]:
+    return {name: i + 1 for i, name in enumerate(names)}
+
+
+def _converter(field: LogField) -> Callable[[str], Any]:
+    minor = field.type
+    if minor in (MinorType.INT, MinorType.SMALLINT, MinorType.BIGINT):
+        return lambda s: int(s.strip())
+    if minor in (MinorType.FLOAT4, MinorType.FLOAT8):
+        return lambda s: float(s.strip())
+    if minor in (MinorType.DATE, MinorType.TIME, MinorType.TIMESTAMP):
+        pattern = strptime_pattern(field.format) if field.format else None
+
+        def temporal(s: str) -> Any:
+            parsed = (
+                dt.datetime.strptime(s, pattern)
+                if pattern
+                else dt.datetime.fromisoformat(s.replace(" ", "T", 1))
+            )
+            if minor is MinorType.DATE:
+                return parsed.date()
+            if minor is MinorType.TIME:
+                return parsed.time()
+            return parsed
+
+        return temporal
+    return lambda s: s
+
+
+class LogRegexReader(FormatReader):
+    """One file, one row per line (or per unmatched line, when ``_unmatched_rows`` is named)."""
+
+    def __init__(self, path: str, options: LogRegexOptions) -> None:
+        self.path = path
+        self.options = options
+        self.file: IO[bytes] | None = None
+        self.line_number = 0
+        self.errors = 0
+
+    def open(self, negotiator: SchemaNegotiator) -> bool:
+        opts = self.options
+        negotiator.set_table_schema(opts.table_schema(), complete=True)
+        negotiator.add_context(f"Regex: {opts.regex.pattern}")
+        self.context = negotiator.error_context
+        # Groups nobody asked for are neither extracted nor converted.
+        self.wanted = [
+            (i + 1, _converter(f), f.name)
+            for i, f in enumerate(opts.fields)
+            if negotiator.is_projected(f.name)
+        ]
+        wanted_names = {name for _, _, name in self.wanted}
+        self.want_raw = negotiator.is_projected(RAW)
+        self.want_unmatched = negotiator.is_projected(UNMATCHED)
+        # Only `_unmatched_rows` named: matching lines give no rows (Drill's rule).
+        self.write_matched = bool(wanted_names) or self.want_raw or not self.want_unmatched
+        self.rows = negotiator.build().writer()
+        self.setters = {name: self.rows.scalar(name) for name in wanted_names}
+        self.raw_writer = self.rows.scalar(RAW) if self.want_raw else None
+        self.unmatched_writer = self.rows.scalar(UNMATCHED) if self.want_unmatched else None
+        self.file = open_input(self.path)
+        return True
+
+    def next(self) -> bool:
+        assert self.file is not None
+        regex = self.options.regex
+        rows = self.rows
+        while not rows.is_full():
+            raw = self.file.readline()
+            if not raw:
+                return False
+            self.line_number += 1
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            match = regex.fullmatch(line)
+            if match is None:
+                if self.unmatched_writer is not None:
+                    rows.start()
+                    self.unmatched_writer.set_string(line)
+                    rows.save()
+                else:
+                    self._error(line, "does not match the regex")
+                continue
+            if not self.write_matched:
+                continue
+            values: list[tuple[str, Any]] = []
+            try:
+                for group, convert, name in self.wanted:
+                    text = match.group(group)
+                    values.append((name, None if text is None else convert(text)))
+            except ValueError as exc:
+                self._error(line, f"has a value that does not convert: {exc}")
+                continue
+            rows.start()
+            for name, value in values:
+                if value is not None:
+                    self.setters[name].set(value)
+            if self.raw_writer is not None:
+                self.raw_writer.set_string(line)
+            rows.save()
+        return True
+
+    def _error(self, line: str, what: str) -> None:
+        self.errors += 1
+        if self.errors > self.options.max_errors:
+            raise UserError.data_read(
+                f"Too many errors in [{self.path}]: more than maxErrors "
+                f"({self.options.max_errors}) lines were skipped; line {self.line_number} {what}",
+                [f"Line: {self.line_number}", f"Text: {line[:200]}"],
+            )
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+class LogRegexFormat(ReaderFormatPlugin):
+    """Drill's ``logRegex`` plugin: the schema comes from the format's options, not the files."""
+
+    type_name = "logRegex"
+    extensions = ("log",)
+
+    def reader(self, file: FileSplit, config: FormatConfig) -> LogRegexReader:
+        return LogRegexReader(file.path, LogRegexOptions.from_config(config))
+
+    def discover_schema(
+        self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
+    ) -> TupleSchema:
+        # Known from the configuration alone: no file needs opening to plan.
+        return LogRegexOptions.from_config(config).table_schema()

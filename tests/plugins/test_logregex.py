@@ -1,0 +1,160 @@
+"""Drill's logRegex format, shipped as an entry-point plugin on the reader framework and
+queried through SQL: Drill's own example configuration pasted as it is, SELECT *, projection,
+COUNT(*), implicit columns, the special columns, maxErrors, a table function."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import auger
+from auger.formats import get_format, known_formats
+
+pytestmark = pytest.mark.spark
+
+MYSQL_LOG = """\
+070823 21:00:32       1 Connect     root@localhost on test1
+070823 21:00:48       1 Query       show tables
+this line is noise
+070823 21:00:56       1 Query       select * from category
+070917 16:29:01      21 Query       select * from location
+"""
+
+# Drill's example configuration of the plugin, with its camelCase keys, as a dict
+MYSQL_FORMAT = {
+    "type": "logRegex",
+    "extension": "log",
+    "regex": r"(\d{6})\s(\d{2}:\d{2}:\d{2})\s+(\d+)\s(\w+)\s+(.+)",
+    "maxErrors": 10,
+    "schema": [
+        {"fieldName": "eventDate", "fieldType": "DATE", "format": "yyMMdd"},
+        {"fieldName": "eventTime", "fieldType": "TIME", "format": "HH:mm:ss"},
+        {"fieldName": "PID", "fieldType": "INT"},
+        {"fieldName": "action"},
+        {"fieldName": "query"},
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("logs")
+    (root / "mysql" / "2007").mkdir(parents=True)
+    (root / "mysql" / "2007" / "mysql.log").write_text(MYSQL_LOG)
+    (root / "kv").mkdir()
+    (root / "kv" / "plain.txt").write_text("a=1 b=x\na=2 b=y\nbroken\nbroken\nbroken\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def conn(spark: Any, logs: Path) -> Iterator[Any]:
+    config = {
+        "storage": {
+            "dfs": {
+                "type": "file",
+                "workspaces": {"logs": {"location": str(logs)}},
+                "formats": {
+                    "mysql": MYSQL_FORMAT,
+                    "kv": {
+                        "type": "logRegex",
+                        "extensions": ["txt"],
+                        "regex": r"a=(\d+) b=(\w+)",
+                        "max_errors": 2,
+                    },
+                },
+            }
+        },
+        "spark": {"master": "local[2]"},
+    }
+    with auger.connect(config=config) as c:
+        yield c
+
+
+def rows(conn: Any, sql: str) -> list[tuple[Any, ...]]:
+    cur = conn.cursor()
+    cur.execute(sql)
+    return [tuple(r) for r in cur.fetchall()]
+
+
+def test_registered_by_entry_point_like_a_third_party() -> None:
+    names = {ep.name: ep.value for ep in entry_points(group="auger.formats")}
+    assert names["logRegex"] == "auger.plugins.logregex:LogRegexFormat"
+    assert "logRegex" in known_formats()
+    assert type(get_format("logRegex")).__name__ == "LogRegexFormat"
+
+
+def test_select_star_has_the_schema_columns_typed_and_no_special_ones(conn: Any) -> None:
+    cur = conn.cursor()
+    cur.execute("SELECT * FROM dfs.logs.`mysql/2007/mysql.log` ORDER BY eventDate, eventTime")
+    names = [d[0] for d in cur.description]
+    assert names == ["eventDate", "eventTime", "PID", "action", "query"]
+    got = cur.fetchall()
+    assert len(got) == 4  # the noise line is an error under maxErrors, skipped
+    first = tuple(got[0])
+    assert str(first[0]) == "2007-08-23" and str(first[1]).startswith("21:00:32")
+    assert first[2:] == (1, "Connect", "root@localhost on test1")
+
+
+def test_projection_count_and_implicit_columns(conn: Any) -> None:
+    assert rows(conn, "SELECT COUNT(*) FROM dfs.logs.`mysql`") == [(4,)]
+    got = rows(
+        conn,
+        "SELECT PID, action, filename, dir0 FROM dfs.logs.`mysql` WHERE action = 'Query' "
+        "AND filename = 'mysql.log' ORDER BY PID",
+    )
+    assert got == [(1, "Query", "mysql.log", "2007")] * 2 + [(21, "Query", "mysql.log", "2007")]
+    got = rows(conn, "SELECT SUM(PID) AS s FROM dfs.logs.`mysql/2007/mysql.log` GROUP BY action")
+    assert sorted(got) == [(1,), (23,)]
+
+
+def test_raw_and_unmatched_rows_come_only_when_named(conn: Any) -> None:
+    assert rows(conn, "SELECT _unmatched_rows FROM dfs.logs.`mysql/2007/mysql.log`") == [
+        ("this line is noise",)
+    ]
+    got = rows(conn, "SELECT PID, _raw, _unmatched_rows FROM dfs.logs.`mysql/2007/mysql.log`")
+    assert len(got) == 5
+    assert (None, None, "this line is noise") in got
+    assert (21, "070917 16:29:01      21 Query       select * from location", None) in got
+
+
+def test_fields_without_a_schema_are_field_n_varchar(conn: Any) -> None:
+    cur = conn.cursor()
+    cur.execute("SELECT field_0, field_1, typeof(field_0) FROM dfs.logs.`kv/plain.txt` LIMIT 2")
+    assert [d[0] for d in cur.description][:2] == ["field_0", "field_1"]
+    assert [tuple(r) for r in cur.fetchall()] == [("1", "x", "VARCHAR"), ("2", "y", "VARCHAR")]
+
+
+def test_more_errors_than_max_errors_fail_with_file_and_line(conn: Any) -> None:
+    # plain.txt has three lines that do not match and max_errors = 2
+    with pytest.raises(auger.DatabaseError) as info:
+        rows(conn, "SELECT field_0 FROM dfs.logs.`kv/plain.txt`")
+    text = str(info.value)
+    assert text.startswith("DATA_READ ERROR")
+    assert "plain.txt" in text and "Line: 5" in text and "maxErrors (2)" in text
+
+
+def test_table_function_options(conn: Any) -> None:
+    got = rows(
+        conn,
+        "SELECT field_1 FROM table(dfs.logs.`kv/plain.txt`(type => 'logRegex', "
+        r"regex => 'a=(\d+) b=(\w+)', maxErrors => 5)) ORDER BY field_1",
+    )
+    assert got == [("x",), ("y",)]
+
+
+def test_small_batches_keep_every_row(conn: Any) -> None:
+    cur = conn.cursor()
+    cur.execute("ALTER SESSION SET `auger.scan.batch_rows` = 1")
+    try:
+        assert rows(conn, "SELECT COUNT(PID) FROM dfs.logs.`mysql/2007/mysql.log`") == [(4,)]
+    finally:
+        cur.execute("ALTER SESSION RESET `auger.scan.batch_rows`")
+
+
+def test_a_regex_without_groups_is_a_clear_error(conn: Any) -> None:
+    with pytest.raises(auger.DatabaseError, match="has no groups"):
+        rows(conn, "SELECT * FROM table(dfs.logs.`kv/plain.txt`(type => 'logRegex', regex => 'a'))")
