@@ -95,3 +95,13 @@ def test_an_unreachable_server_is_a_clear_error() -> None:
     engine = sa.create_engine(f"auger+http://127.0.0.1:{free_port()}/dfs.tmp")
     with pytest.raises(sa.exc.OperationalError, match="Cannot reach the auger server"):
         engine.connect()
+
+
+def test_explain_answers_drills_layout_over_rest(sa_engine: Any) -> None:
+    with sa_engine.connect() as conn:
+        text, plan = conn.exec_driver_sql(
+            "EXPLAIN PLAN FOR SELECT id FROM `typed.parquet` WHERE id > 1"
+        ).one()
+    assert text.startswith("00-00    Screen\n")
+    assert "Scan(table=[dfs.data.typed.parquet]" in text
+    assert '"APACHE_DRILL_PHYSICAL"' in plan
