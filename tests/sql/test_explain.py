@@ -104,3 +104,15 @@ def test_without_implementation_gives_the_logical_plan(conn: Any, parts: Path) -
     assert not any(line.startswith("00-") for line in lines)
     assert plan["head"]["type"] == "APACHE_DRILL_LOGICAL"
     assert plan["query"][0]["op"] == "scan" and plan["query"][-1]["op"] == "screen"
+
+
+def test_system_tables_temporary_tables_and_values(conn: Any) -> None:
+    text, _ = explain(conn, "EXPLAIN PLAN FOR SELECT name FROM sys.options WHERE name LIKE 'exec%'")
+    scans = [line for line in text.splitlines() if " Scan(" in line]
+    assert len(scans) == 1 and "table=[sys.options]" in scans[0]
+    rows(conn, "CREATE TEMPORARY TABLE explain_tt AS SELECT 1 AS x FROM (VALUES(1))")
+    text, _ = explain(conn, "EXPLAIN PLAN FOR SELECT x FROM explain_tt")
+    scans = [line for line in text.splitlines() if " Scan(" in line]
+    assert len(scans) == 1 and re.search(r"table=\[[\w.]*explain_tt\]", scans[0])
+    text, _ = explain(conn, "EXPLAIN PLAN FOR SELECT 1 AS x FROM (VALUES(1))")
+    assert text.startswith("00-00    Screen\n") and "Values" in text and "Scan" not in text

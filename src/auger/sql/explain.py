@@ -38,17 +38,22 @@ from auger.scan.plan import PlannedScan, ScanTable
 from auger.spark.plan_tree import PlanNode, logical_tree, output_ids, physical_tree
 from auger.sql.result import QueryResult
 
-__all__ = ["PlannedTableScan", "explain_result", "recording", "scan_framed"]
+__all__ = ["PlannedTableScan", "explain_result", "recording", "scan_framed", "table_framed"]
 
 
 @dataclass(frozen=True)
 class PlannedTableScan:
-    """One file scan as planned, and the ids of its DataFrame's output columns."""
+    """One table read as planned, and the ids of its DataFrame's output columns.
+
+    ``planned`` is the file scan (None for a system or temporary table, which auger does not
+    scan through its scan framework); ``listed`` the table's files before pruning.
+    """
 
     table: str
-    planned: PlannedScan
-    listed: int  # files of the table before pruning
     ids: tuple[int, ...]
+    planned: PlannedScan | None = None
+    listed: int = 0
+    names: tuple[str, ...] = ()  # the DataFrame's column names
 
 
 _recorded: ContextVar[list[PlannedTableScan] | None] = ContextVar("explain_scans", default=None)
@@ -71,7 +76,14 @@ def scan_framed(found: ScanTable, planned: PlannedScan, frame: Any) -> None:
     if scans is None:
         return
     ids = output_ids(frame) or ()
-    scans.append(PlannedTableScan(found.label, planned, len(found.selection.files), ids))
+    scans.append(PlannedTableScan(found.label, ids, planned, len(found.selection.files)))
+
+
+def table_framed(table: str, frame: Any) -> None:
+    """Note the DataFrame of a table that is no file scan (a system or temporary table)."""
+    scans = _recorded.get()
+    if scans is not None:
+        scans.append(PlannedTableScan(table, output_ids(frame) or (), names=tuple(frame.columns)))
 
 
 # ------------------------------------------------------------------ names
@@ -157,7 +169,8 @@ def _balanced(text: str) -> bool:
 
 def _scan_of(node: PlanNode, scans: list[PlannedTableScan], used: set[int]) -> int | None:
     """The recorded scan whose columns the node outputs (by expression id), else one whose
-    column names it outputs (Spark gives a table read twice, as in a self-join, fresh ids)."""
+    column names it outputs (Spark gives a table read twice, as in a self-join, fresh ids, and
+    folds a filter over a small in-memory table, such as a system table's, into new rows)."""
     if node.children:
         return None
     ids = {i for _, i in node.output}
@@ -170,12 +183,22 @@ def _scan_of(node: PlanNode, scans: list[PlannedTableScan], used: set[int]) -> i
         return best
     names = [n.lower() for n, _ in node.output]
     for k, scan in enumerate(scans):
-        if k not in used and names and names == [n.lower() for n in scan.planned.schema.names()]:
+        if k in used or not names:
+            continue
+        if scan.planned is not None:
+            if names == [n.lower() for n in scan.planned.schema.names()]:
+                return k
+        elif set(names) <= {n.lower() for n in scan.names}:
             return k
     return None
 
 
 def _scan_op(scan: PlannedTableScan, name: str, filters: list[str]) -> _Op:
+    if scan.planned is None:
+        where = f", filters=[{' AND '.join(filters)}]" if filters else ""
+        return _Op(
+            name, f"table=[{scan.table}]{where}", {"table": scan.table, "filters": filters}, []
+        )
     spec = scan.planned.spec
     files = list(dict.fromkeys(f.path for f in spec.files))
     shown = [f.rstrip("/").rsplit("/", 1)[-1] for f in files[:5]] + (["..."] if files[5:] else [])
@@ -234,6 +257,8 @@ def _convert(
         used.add(k)
         return _scan_op(scans[k], scan_name, filters)
     drill = names.get(node.name, node.name)
+    if not node.children and node.name.startswith("Scan OneRowRelation"):
+        drill = names.get("Range", drill)  # ``FROM (VALUES(1))`` and no FROM: one row of values
     if node.name == "Exchange":
         drill = next((d for key, d in _EXCHANGES if key in node.detail), "Exchange")
     # the conditions of a Filter right over a scan are the ones Spark offered the scan

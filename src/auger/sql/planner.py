@@ -294,6 +294,8 @@ def plan_select(
             schemas[names[n]] = _known_names(discovered[n], options)
         else:
             frames[n] = _table_frame(ref, session, context)
+            if not isinstance(ref, ViewTable):  # a view's own scans are noted as it is planned
+                explain.table_framed(f"{ref.schema}.{ref.name}", frames[n])
             schemas[names[n]] = {
                 f.name.lower(): f.dataType.simpleString() for f in frames[n].schema.fields
             }
