@@ -33,7 +33,8 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"catalog", "sql"}),
     frozenset({"session", "engine"}),
     frozenset({"dbapi", "server"}),
-    frozenset({"cli", "__main__", "__init__"}),  # ``__init__``: the package, auger.connect
+    # ``__init__``: the package, auger.connect; ``sqlalchemy``: the SQLAlchemy dialects
+    frozenset({"cli", "sqlalchemy", "__main__", "__init__"}),
 )
 RANK = {name: rank for rank, layer in enumerate(LAYERS) for name in layer}
 

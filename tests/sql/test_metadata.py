@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -86,8 +88,16 @@ def test_refresh_and_explain(conn: Any, data_dir: Path) -> None:
     cur = conn.cursor().execute("EXPLAIN PLAN FOR SELECT a FROM dfs.data.`rdir` WHERE a > 0")
     assert [d[0] for d in cur.description] == ["text", "json"]
     text, plan_json = cur.fetchone()
-    assert "Filter" in text
-    assert plan_json.startswith("[{") and "Filter" in plan_json  # Spark's own JSON plan
+    lines = text.splitlines()
+    assert lines[0] == "00-00    Screen"
+    assert any(re.match(r"00-\d\d +Filter\(condition=\[.*a > 0", line) for line in lines)
+    scans = [line for line in lines if " Scan(" in line]
+    assert len(scans) == 1
+    assert "table=[dfs.data.rdir]" in scans[0] and "columns=[`a`]" in scans[0]
+    assert "numFiles=1" in scans[0] and "files=[a.json]" in scans[0]
+    graph = json.loads(plan_json)["graph"]
+    assert graph[-1]["pop"] == "screen"
+    assert [g["table"] for g in graph if g["pop"] == "fs-scan"] == ["dfs.data.rdir"]
 
 
 def test_trailing_semicolon_and_parse_position(conn: Any) -> None:

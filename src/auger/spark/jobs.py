@@ -35,7 +35,6 @@ __all__ = [
     "cancel_group",
     "group_stages",
     "job_group",
-    "plan_json",
     "running_stages",
 ]
 
@@ -178,15 +177,6 @@ def _stage_record(store: Any, job_id: int, stage_id: int) -> dict[str, Any]:
         }
     )
     return record
-
-
-def plan_json(df: Any) -> str | None:
-    """Spark's executed plan of ``df`` as JSON, or None where the JVM is out of reach (Spark
-    Connect)."""
-    try:
-        return str(df._jdf.queryExecution().executedPlan().toJSON())
-    except Exception:
-        return None
 
 
 # ------------------------------------------------------------------ results as Arrow

@@ -34,7 +34,7 @@ from auger.scan.plan import (
     plan_scan,
 )
 from auger.scan.spec import ColumnSource
-from auger.sql import diagnostics
+from auger.sql import diagnostics, explain
 from auger.sql.catalog import FileTable, SystemTable, TableRef, ViewTable
 from auger.sql.columns import (
     DIV_TAG,
@@ -294,6 +294,8 @@ def plan_select(
             schemas[names[n]] = _known_names(discovered[n], options)
         else:
             frames[n] = _table_frame(ref, session, context)
+            if not isinstance(ref, ViewTable):  # a view's own scans are noted as it is planned
+                explain.table_framed(f"{ref.schema}.{ref.name}", frames[n])
             schemas[names[n]] = {
                 f.name.lower(): f.dataType.simpleString() for f in frames[n].schema.fields
             }
@@ -356,6 +358,7 @@ def plan_select(
             if star and not rows_only:
                 _hide_implicit_from_star(node, planned)
             frames[n] = scan_frame(spark, planned, options)
+            explain.scan_framed(discovered[n], planned, frames[n])  # what EXPLAIN names
             if rows_only:
                 frames[n] = frames[n].drop(ROW_COUNT_COLUMN)
                 no_columns = True

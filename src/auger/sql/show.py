@@ -5,12 +5,9 @@ Each answers a small local table with Drill's column names.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import fnmatch
 import grp
-import io
-import json
 import os
 import pwd
 import stat
@@ -20,7 +17,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from auger.errors import ErrorKind, UserError
-from auger.spark.jobs import plan_json
+from auger.sql import explain as drill_plan
 from auger.sql.catalog import IS_SCHEMA_NAME, FileTable, SystemTable, ViewTable
 from auger.sql.commands import ShowSchemas
 from auger.sql.grammar import split_schema_path
@@ -319,24 +316,16 @@ def refresh_metadata(c: RefreshMetadata, session: UserSession) -> QueryResult:
 
 
 def explain(c: Explain, session: UserSession) -> QueryResult:
-    """The Spark plan of the query, in Drill's ``text`` and ``json`` columns."""
+    """The query's plan in Drill's layout and its JSON (see :mod:`auger.sql.explain`)."""
     from auger.sql.parser import parse_statement
     from auger.sql.planner import plan_select
 
     tree = parse_statement(c.query)
     if not isinstance(tree, exp.Query):
         raise UserError.validation("EXPLAIN PLAN FOR needs a query")
-    df = plan_select(tree, session)
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        df.explain(extended=c.with_implementation)
-    text = buf.getvalue().strip()
-    # Spark Connect has no JVM handle: the text stands in for the JSON plan
-    spark_json = plan_json(df) or json.dumps({"plan": text})
-    return QueryResult(
-        table=pa.table({"text": pa.array([text], pa.string()), "json": pa.array([spark_json])}),
-        statement="EXPLAIN",
-    )
+    with drill_plan.recording() as scans:
+        df = plan_select(tree, session)
+    return drill_plan.explain_result(df, scans, c.with_implementation)
 
 
 def describe_schema_of(c: DescribeSchemaOf, session: UserSession) -> QueryResult:
