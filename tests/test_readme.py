@@ -105,6 +105,13 @@ def test_guide_pages_are_linked_run_and_rarely_marked() -> None:
     assert len(guide_runnable) >= 15
 
 
+def test_no_example_hides_in_an_indented_fence() -> None:
+    """An indented fence (inside a list item) is not a block the runner sees: refuse it."""
+    for path in [README, *guide_pages()]:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            assert not re.match(r"\s+```\w", line), f"{path.name}:{number}: indented example"
+
+
 def test_guide_links_resolve() -> None:
     for page in GUIDE.glob("*.md"):
         for target in re.findall(r"\]\(([^)#]+\.md)\)", page.read_text()):
