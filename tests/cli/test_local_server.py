@@ -194,3 +194,13 @@ def test_embedded_runs_in_the_process_and_starts_no_server(auger: Auger, home: P
     assert done.returncode == 0, done.stderr
     assert done.stdout == "x\n1\n"
     assert not (home / "servers").exists() or states(home) == {}
+
+
+def test_a_server_that_cannot_start_reports_why(auger: Auger, home: Path, tmp_path: Path) -> None:
+    config = tmp_path / "auger.toml"
+    config.write_text("[server]\nidle_timeout = -1\n")
+    done = auger("--config", str(config), "sql", "-e", "SELECT 1 AS x FROM (VALUES(1))")
+    assert done.returncode == 1
+    assert done.stderr.startswith("VALIDATION ERROR: server.session_timeout, ")
+    assert "idle_timeout" in done.stderr and "Traceback" not in done.stderr
+    assert states(home) == {}

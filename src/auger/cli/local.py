@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import secrets
 import signal
 import socket
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from auger.config import state_dir
-from auger.errors import UserError
+from auger.errors import ErrorKind, UserError
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -247,14 +248,12 @@ def _running_server(config: str | None) -> LocalServer | None:
 
 def _start(config: str | None) -> LocalServer:
     """Start a server in the background and wait for its state file (the lock is held)."""
-    from auger.config import load_config
-    from auger.server.settings import ServerSettings
+    from auger.config import load_config, server_log_dir
 
     path = _config_path(config)
     cfg = load_config(path)  # a bad config is reported here, as in-process
-    settings = ServerSettings.from_config(cfg.server)
     state = state_file(config)
-    log_dir = Path(settings.log_dir)
+    log_dir = Path(server_log_dir(cfg.server))
     log_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # logs quote users' queries
     log = log_dir / f"local-{state.stem}.log"
     command = [sys.executable, "-m", "auger"]
@@ -277,9 +276,7 @@ def _start(config: str | None) -> LocalServer:
         if found is not None and found.pid == proc.pid:
             return found
         if proc.poll() is not None:
-            raise UserError.system(
-                "The local auger server could not start", [*_tail(log), f"Log: {log}"]
-            )
+            raise _start_failure(log)
         if time.monotonic() > deadline:
             proc.kill()
             raise UserError.system(
@@ -287,6 +284,17 @@ def _start(config: str | None) -> LocalServer:
                 [f"Log: {log}"],
             )
         time.sleep(0.05)
+
+
+def _start_failure(log: Path) -> UserError:
+    """The error a server that exited while starting printed (a bad ``[server]`` setting is
+    a VALIDATION error, as in-process), else the end of its log."""
+    tail = _tail(log, 20)
+    for line in reversed(tail):
+        m = re.match(r"([A-Z_]+) ERROR: (.+)", line)
+        if m and m.group(1) in ErrorKind.__members__:
+            return UserError(m.group(1), m.group(2), [f"Log: {log}"])
+    return UserError.system("The local auger server could not start", [*tail[-5:], f"Log: {log}"])
 
 
 def _tail(log: Path, lines: int = 5) -> list[str]:

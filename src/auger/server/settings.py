@@ -7,12 +7,11 @@ noted where one exists.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from auger.config import server_profiles_dir, server_users_file, state_dir
+from auger.config import server_log_dir, server_profiles_dir, server_users_file
 from auger.errors import UserError
 
 __all__ = ["ServerSettings", "default_users_file"]
@@ -84,7 +83,7 @@ class ServerSettings:
                 anonymous_sessions=str(server.get("anonymous_sessions", "cookie")),
                 users_file=server_users_file(server),
                 profiles_dir=server_profiles_dir(server),
-                log_dir=str(server.get("log_dir") or os.path.join(state_dir(), "logs")),
+                log_dir=server_log_dir(server),
                 max_body_bytes=int(server.get("max_body_bytes", 1024 * 1024)),
                 body_timeout=float(server.get("body_timeout", 30)),
                 send_timeout=float(server.get("send_timeout", 300)),
