@@ -304,7 +304,8 @@ class _VersionAction(argparse.Action):
     measurable part of every command's start)."""
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
-        parser.exit(message=f"auger {_version()}\n")
+        print(f"auger {_version()}")  # on stdout, as argparse's own version action
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
