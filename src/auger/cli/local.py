@@ -354,6 +354,7 @@ def _os_user() -> str:
 def run_local_server(config: str | None, state_path: str, log_file: str) -> int:
     """The background server itself (``auger serve --local-state``): 127.0.0.1, a free port,
     a token guard, the idle watch, and the state file while it runs."""
+    _start_spark_early(config)
     from auger.server.app import serve
     from auger.server.local import Activity, TokenGuard, watch_idle
 
@@ -389,6 +390,26 @@ def run_local_server(config: str | None, state_path: str, log_file: str) -> int:
         return serve(config, overrides=overrides, sock=sock, prepare=prepare, log_to_file=False)
     finally:
         _remove_state(state, os.getpid())
+
+
+def _start_spark_early(config: str | None) -> None:
+    """Start Spark on a thread before the server's own modules load: the JVM starts in a
+    process of its own, so its seconds overlap the imports instead of following them (the
+    engine later finds the running session). A failure (no Java) is left for the first query
+    to report, as in-process."""
+    from auger.config import load_config
+
+    cfg = load_config(config)
+
+    def start() -> None:
+        try:
+            from auger.spark.bootstrap import get_spark
+
+            get_spark(cfg.spark_master, cfg.spark_conf)
+        except Exception:
+            _log.debug("starting Spark early failed", exc_info=True)
+
+    threading.Thread(target=start, name="auger-spark-start", daemon=True).start()
 
 
 class _Collect(logging.Handler):
