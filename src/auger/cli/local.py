@@ -68,6 +68,11 @@ START_TIMEOUT = 120.0
 STOP_TIMEOUT = 30.0
 #: How long a client waits for a running server to answer that it is there.
 CHECK_TIMEOUT = 10.0
+#: The server's names for these headers are ``auger.server.local.TOKEN_HEADER`` and
+#: ``USER_HEADER``; the client does not import the server (its import would cost every command
+#: most of a second).
+TOKEN_HEADER = "X-Auger-Token"
+USER_HEADER = "X-Auger-User"
 
 
 @dataclass(frozen=True)
@@ -150,15 +155,21 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def live_server(config: str | None) -> LocalServer | None:
-    """The running local server of a configuration; a state file left by a dead one is
-    removed."""
+def live_server(config: str | None, clean: bool = False) -> LocalServer | None:
+    """The running local server of a configuration, by its state file and pid.
+
+    Args:
+        config: ``--config`` (None: ``$AUGER_CONFIG`` or the built-in configuration).
+        clean: remove a state file left by a dead server (only with the lock held, so that
+            it never races a server being started).
+    """
     path = state_file(config)
     found = read_state(path)
     if found is None:
         return None
     if not _alive(found.pid):
-        _remove_state(path, found.pid)
+        if clean:
+            _remove_state(path, found.pid)
         return None
     return found
 
@@ -209,28 +220,30 @@ def connect_local(
     server = _running_server(config)
     if server is None:
         with _locked(state_file(config)):
-            server = _running_server(config)  # another client may have started it meanwhile
+            # another client may have started it meanwhile; a dead one's state goes
+            server = _running_server(config, clean=True)
             if server is None:
                 server = _start(config)
                 for message in server.messages:
                     if err is not None:
                         err.write(message + "\n")
-    headers = {"X-Auger-Token": server.token, "X-Auger-User": user or _os_user()}
+    headers = {TOKEN_HEADER: server.token, USER_HEADER: user or _os_user()}
     return RemoteConnection(server.url, headers=headers)
 
 
-def _running_server(config: str | None) -> LocalServer | None:
+def _running_server(config: str | None, clean: bool = False) -> LocalServer | None:
     """The live server, checked by a request (which also tells its idle watch it is in use);
-    a state file whose server does not answer is removed."""
+    with ``clean`` (the lock held), a state file whose server is gone or does not listen is
+    removed."""
     import requests
 
-    server = live_server(config)
+    server = live_server(config, clean)
     if server is None:
         return None
     try:
         answer = requests.get(
             server.url + "/status.json",
-            headers={"X-Auger-Token": server.token},
+            headers={TOKEN_HEADER: server.token},
             timeout=CHECK_TIMEOUT,
         )
     except requests.ConnectionError:
@@ -242,7 +255,8 @@ def _running_server(config: str | None) -> LocalServer | None:
         ) from None
     if answer is not None and answer.status_code == 200:
         return server
-    _remove_state(state_file(config), server.pid)
+    if clean:
+        _remove_state(state_file(config), server.pid)
     return None
 
 
