@@ -97,3 +97,26 @@ def conn(make_conn: Any) -> Any:
 @pytest.fixture(autouse=True, scope="session")
 def _quiet_env() -> None:
     os.environ.setdefault("PYSPARK_PYTHON", os.sys.executable)  # type: ignore[attr-defined]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _auger_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A state directory of the test run's own (``$AUGER_HOME``), never the user's.
+
+    ``auger sql`` run as a subprocess starts the local background server of its configuration
+    there; whatever servers the run left are stopped at its end.
+    """
+    saved = os.environ.get("AUGER_HOME")
+    os.environ["AUGER_HOME"] = str(tmp_path_factory.mktemp("auger_home"))
+    try:
+        yield
+    finally:
+        import io
+
+        from auger.cli.local import stop_all
+
+        stop_all(io.StringIO())
+        if saved is None:
+            os.environ.pop("AUGER_HOME", None)
+        else:
+            os.environ["AUGER_HOME"] = saved

@@ -26,6 +26,7 @@ __all__ = [
     "PluginConfig",
     "WorkspaceConfig",
     "load_config",
+    "server_log_dir",
     "server_profiles_dir",
     "server_users_file",
     "state_dir",
@@ -70,6 +71,12 @@ def server_profiles_dir(server: Mapping[str, Any]) -> str:
     """The profile store of a ``[server]`` section: ``profiles_dir``, else in the state
     directory."""
     return str(server.get("profiles_dir") or os.path.join(state_dir(), "profiles"))
+
+
+def server_log_dir(server: Mapping[str, Any]) -> str:
+    """The log directory of a ``[server]`` section: ``log_dir``, else ``logs`` in the state
+    directory."""
+    return str(server.get("log_dir") or os.path.join(state_dir(), "logs"))
 
 
 def _bundled_data() -> str:

@@ -30,13 +30,20 @@ import itertools
 import math
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from auger.errors import AugerError, ErrorKind, UserError
-from auger.spark import jobs
 from auger.spark.errors import unwrap_spark_error
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from auger.spark import jobs
+
+# pyarrow and auger.spark.jobs are imported where a statement runs, not here: this module is
+# also loaded by every `auger` command and by the shell's client of a server (for the error
+# classes), and those two imports were most of a warm `auger sql -e` (measured: benchmarks/
+# bench_startup.py).
 
 __all__ = [
     "BINARY",
@@ -307,6 +314,8 @@ def _values(column: Any) -> list[Any]:
     Spark ships TIMESTAMP as UTC instants (the session time zone is UTC), so the UTC wall clock
     is the Drill value.
     """
+    import pyarrow as pa
+
     kind = column.type
     if pa.types.is_timestamp(kind) and kind.tz is not None:
         column = column.cast(pa.timestamp(kind.unit))
@@ -403,6 +412,8 @@ class Cursor:
         Raises:
             ProgrammingError, DataError, ...: the statement failed; ``str(exc)`` is Drill's text.
         """
+        from auger.spark import jobs
+
         self._check()
         self._reset()
         sql = bind_parameters(operation, parameters)
@@ -437,6 +448,8 @@ class Cursor:
         The thread waiting on the statement gets an ``OperationalError``; the session, its
         options and its temporary tables are unaffected.
         """
+        from auger.spark import jobs
+
         self._cancelled = True
         if self._group is not None:
             jobs.cancel_group(self._group)
@@ -473,8 +486,10 @@ class Cursor:
         closed. A new statement, ``close()``, the connection's close and garbage collection
         all end here, so an abandoned result never keeps Spark busy."""
         stream, self._stream = self._stream, None
-        if not isinstance(stream, jobs.BatchStream) or self._exhausted:
+        if stream is None or isinstance(stream, _TableStream) or self._exhausted:
             return
+        from auger.spark import jobs
+
         if self._group is not None:
             jobs.cancel_group(self._group)
         stream.close()
@@ -487,6 +502,8 @@ class Cursor:
 
     # ----- the row stream
     def _open_stream(self) -> jobs.BatchStream | _TableStream:
+        from auger.spark import jobs
+
         result = self._need_result()
         if self._stream is None:
             if result.table is not None:
@@ -563,6 +580,10 @@ class Cursor:
 
     def fetch_arrow_table(self) -> pa.Table:
         """The remaining rows as one ``pyarrow.Table`` (column types as Spark ships them)."""
+        import pyarrow as pa
+
+        from auger.spark import jobs
+
         result = self._need_result()
         if self._untouched_dataframe():
             self._raise_if_cancelled()

@@ -396,3 +396,15 @@ def test_dot_commands_complete_like_bang_commands() -> None:
     completer = SqlCompleter(shell.cache, commands)
     got = completer.get_completions(Document(".ma", 3), CompleteEvent(completion_requested=True))
     assert [c.text for c in got] == [".maxrows"]
+
+
+def test_a_server_cursor_is_asked_for_one_row_past_the_cap_only() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    conn = FakeConnection(many(1000))
+    shell = Shell(conn, out, err)
+    shell.cursor.max_rows = None  # type: ignore[attr-defined]  # as a server's cursor has
+    assert shell.handle("SELECT n FROM t;")
+    assert shell.cursor.max_rows == 41  # type: ignore[attr-defined]
+    shell.handle(".mode csv")  # csv shows every row: no cap for the server either
+    assert shell.handle("SELECT n FROM t;")
+    assert shell.cursor.max_rows is None  # type: ignore[attr-defined]

@@ -23,6 +23,17 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 @pytest.fixture
 def terminal(tmp_path: Path, tmux: Callable[[str], Any]) -> tuple[Any, Path]:
+    """The shell as a user starts it: on the local background server."""
+    return _terminal(tmp_path, tmux)
+
+
+@pytest.fixture
+def embedded_terminal(tmp_path: Path, tmux: Callable[[str], Any]) -> tuple[Any, Path]:
+    """The shell with Spark in its own process (``--embedded``): Spark's stages show."""
+    return _terminal(tmp_path, tmux, "--embedded")
+
+
+def _terminal(tmp_path: Path, tmux: Callable[[str], Any], *extra: str) -> tuple[Any, Path]:
     workspace = tmp_path / "tmp"
     workspace.mkdir()
     config = tmp_path / "auger.toml"
@@ -37,13 +48,16 @@ def terminal(tmp_path: Path, tmux: Callable[[str], Any]) -> tuple[Any, Path]:
     # The pager is the default one (less), whatever the machine running the tests prefers.
     env = f"-u PAGER -u AUGER_PAGER -u LESS AUGER_HISTORY={shlex.quote(str(history))} TERM=xterm"
     env += " LANG=C.UTF-8"
+    # a tmux server started earlier has its own environment: name the run's state directory
+    env += f" AUGER_HOME={shlex.quote(os.environ['AUGER_HOME'])}"
     cmd = f"{shlex.quote(sys.executable)} -m auger --config {shlex.quote(str(config))} sql"
+    cmd += "".join(f" {shlex.quote(arg)}" for arg in extra)
     command = f"cd {shlex.quote(os.getcwd())} && env {env} {cmd}; echo AUGER-EXIT=$?; sleep 600"
     return tmux(command), history
 
 
-def test_shell_session_in_a_terminal(terminal: tuple[Any, Path]) -> None:
-    term, history = terminal
+def test_shell_session_in_a_terminal(embedded_terminal: tuple[Any, Path]) -> None:
+    term, history = embedded_terminal
     term.wait_for(r"^auger>")
 
     # A statement over three lines runs at the ';' and prints a boxed table.

@@ -1,4 +1,8 @@
-"""``auger`` command line: ``auger sql``, ``auger demo``, ``auger serve``.
+"""``auger`` command line: ``auger sql``, ``auger demo``, ``auger serve``, ``auger stop``.
+
+``auger sql`` and ``auger demo`` run on the local background server of their configuration
+(:mod:`auger.cli.local`) unless given ``--connect URL`` (another server) or ``--embedded``
+(Spark in this process).
 
 Errors a user causes print as Drill prints them (``VALIDATION ERROR: ...``) and exit with status
 1; a traceback appears only with ``--verbose``.
@@ -13,7 +17,7 @@ from typing import Any, TextIO
 
 from auger.errors import UserError
 
-__all__ = ["main", "run_statements"]
+__all__ = ["main", "run_statements", "split_script"]
 
 DEMO_QUERIES: tuple[tuple[str, str], ...] = (
     ("Three employees", "SELECT full_name, position_title, salary FROM cp.`employee.json` LIMIT 3"),
@@ -99,9 +103,16 @@ def _isatty(stream: Any) -> bool:
 
 
 def _connect(args: argparse.Namespace) -> Any:
+    """The connection a command runs on: a server at ``--connect``; with ``--embedded`` an
+    engine in this process; otherwise the local background server of the configuration
+    (started on first use, see :mod:`auger.cli.local`)."""
     url = getattr(args, "connect", None)
     if url:
         return _connect_remote(url, getattr(args, "user", None), getattr(args, "password", None))
+    if not getattr(args, "embedded", False):
+        from auger.cli.local import connect_local
+
+        return connect_local(args.config, getattr(args, "user", None), sys.stderr)
     import auger
 
     return auger.connect(config=args.config, user=getattr(args, "user", None))
@@ -134,10 +145,28 @@ def _connect_remote(url: str, user: str | None, password: str | None = None) -> 
     return RemoteConnection(url, user=user, password=password)
 
 
-def _read_statements(args: argparse.Namespace) -> list[str] | None:
-    """Statements from -e, -f or piped stdin; None means: start the interactive shell."""
+def split_script(text: str) -> list[str]:
+    """The statements of a script, as :func:`auger.sql.parser.split_statements` splits them.
+
+    A script with no ``;`` (but a last one after balanced quotes of one kind) and no comment is one
+    statement, found without loading the SQL front end: sqlglot's import would be the largest
+    part of a warm ``auger sql -e`` on the local server. Anything else goes through the SQL
+    tokenizer.
+    """
+    body = text.strip()
+    quotes = [body.count(q) for q in "'\"`"]
+    if body.endswith(";") and sum(1 for n in quotes if n) <= 1 and all(n % 2 == 0 for n in quotes):
+        body = body[:-1].rstrip()  # quotes of one kind, balanced: the last ';' ends it
+    if ";" not in body and "--" not in body and "/*" not in body:
+        return [body] if body else []
     from auger.sql.parser import split_statements
 
+    return split_statements(text)
+
+
+def _read_statements(args: argparse.Namespace) -> list[str] | None:
+    """Statements from -e, -f or piped stdin; None means: start the interactive shell."""
+    split_statements = split_script
     if args.execute is not None:
         return split_statements(args.execute)
     if args.file is not None:
@@ -196,12 +225,21 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    try:
-        from auger.server.app import serve
-    except ImportError:
-        _print("The REST server is not available in this build yet.", sys.stderr)
-        return 1
+    if args.local_state:
+        from auger.cli.local import run_local_server
+
+        return run_local_server(args.config, args.local_state, args.log_file or "")
+    from auger.server.app import serve
+
     return int(serve(config=args.config, host=args.host, port=args.port) or 0)
+
+
+def _cmd_stop(args: argparse.Namespace) -> int:
+    from auger.cli.local import stop_all, stop_local
+
+    if args.all:
+        return stop_all(sys.stdout)
+    return stop_local(args.config, sys.stdout)
 
 
 def _cmd_passwd(args: argparse.Namespace) -> int:
@@ -219,6 +257,8 @@ examples:
   auger sql -e 'SELECT * FROM cp.`region.json`' --output csv > regions.csv
   auger sql -f queries.sql --continue         run a file, going on past failures
   auger sql --connect http://127.0.0.1:8047   the shell against a running auger serve
+  auger sql --embedded -e 'SELECT 1 AS x FROM (VALUES(1))'   Spark in this process
+  auger stop                                  stop the background server auger sql keeps
   auger demo                                  a few queries over the bundled sample data
   auger serve --port 8047                     Drill's REST API for Drill's clients
   auger --config auger.toml sql               storage and formats from a config file
@@ -231,10 +271,20 @@ examples:
   auger sql -f queries.sql
   echo "SELECT 1 AS x FROM (VALUES(1));" | auger sql --output json
 
+auger sql runs its statements on a local background server that it starts on first use and
+reuses (one per configuration; it stops after [server] idle_timeout seconds unused, or at
+`auger stop`); --embedded runs Spark in this process instead.
+
 -e, -f and piped input print every row of every result. The interactive shell shows the first
 40 rows of a table (.maxrows N to change), fits wide tables to the terminal and pages long
 output; .help in the shell lists its commands.
 """
+
+
+EMBEDDED_HELP = (
+    "run Spark in this process instead of the local background server (slow to start: a JVM"
+    " per command)"
+)
 
 
 def _version() -> str:
@@ -249,6 +299,15 @@ def _version() -> str:
         return __version__
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, reading the package metadata only when asked (that import is a
+    measurable part of every command's start)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"auger {_version()}")  # on stdout, as argparse's own version action
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="auger",
@@ -256,7 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"auger {_version()}")
+    parser.add_argument(
+        "--version", action=_VersionAction, nargs=0, help="show the version and exit"
+    )
     parser.add_argument("--config", help="TOML config file (default: $AUGER_CONFIG or built-in)")
     parser.add_argument("--verbose", action="store_true", help="print tracebacks on errors")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -289,16 +350,31 @@ def build_parser() -> argparse.ArgumentParser:
         "--password", help="with --connect: the password (better: $AUGER_PASSWORD or the prompt)"
     )
     sql.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS, help="tracebacks")
+    sql.add_argument("--embedded", action="store_true", help=EMBEDDED_HELP)
     sql.set_defaults(func=_cmd_sql)
 
     demo = sub.add_parser("demo", help="run a few queries over the bundled sample data")
+    demo.add_argument("--embedded", action="store_true", help=EMBEDDED_HELP)
     demo.set_defaults(func=_cmd_demo)
 
     serve = sub.add_parser("serve", help="serve Drill's REST API")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8047)
     serve.add_argument("--config", default=argparse.SUPPRESS, help="TOML config file")
+    # the local background server that `auger sql` starts (auger.cli.local), not for users
+    serve.add_argument("--local-state", default=None, help=argparse.SUPPRESS)
+    serve.add_argument("--log-file", default=None, help=argparse.SUPPRESS)
     serve.set_defaults(func=_cmd_serve)
+
+    stop = sub.add_parser(
+        "stop",
+        help="stop the background server `auger sql` started for this configuration",
+        description="Stop the local background server that `auger sql` keeps running for this"
+        " configuration (--config or $AUGER_CONFIG); its sessions end first.",
+    )
+    stop.add_argument("--config", default=argparse.SUPPRESS, help="TOML config file")
+    stop.add_argument("--all", action="store_true", help="stop every configuration's server")
+    stop.set_defaults(func=_cmd_stop)
 
     passwd = sub.add_parser("passwd", help="set a REST user's password (server.users_file)")
     passwd.add_argument("user")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from auger.dbapi import (
@@ -107,6 +107,9 @@ class RemoteCursor:
         self.warnings: list[str] = []
         #: the tool's own look-ups (completion): the server runs them but keeps no profile
         self.internal = False
+        #: rows the server sends at most (Drill's ``autoLimit``): the shell asks for one past
+        #: what it shows, so a large result never travels whole to be shown in part
+        self.max_rows: int | None = None
 
     def execute(self, operation: str, parameters: Sequence[Any] | None = None) -> RemoteCursor:
         if self.closed:
@@ -120,7 +123,7 @@ class RemoteCursor:
         self.warnings = []
         try:
             body = self.connection._post_query(
-                sql, self._started, self._reading, internal=self.internal
+                sql, self._started, self._reading, internal=self.internal, limit=self.max_rows
             )
         except OperationalError:
             if self._cancelled:  # cancel() hung up on the answer
@@ -150,7 +153,8 @@ class RemoteCursor:
             for n, b in zip(names, bases, strict=True)
         ]
         self._rows = rows
-        self.rowcount = len(rows)
+        cut = self.max_rows is not None and len(rows) >= self.max_rows
+        self.rowcount = -1 if cut else len(rows)  # cut: the full count is unknown
         self.warnings = self._profile_warnings()
         return self
 
@@ -239,6 +243,7 @@ class RemoteConnection:
         user: log in as this user (form login); None for an open server.
         password: the password for ``user``.
         timeout: seconds to wait for an answer (None: no limit, queries may be long).
+        headers: sent with every request (the local server's token and session user).
     """
 
     def __init__(
@@ -247,6 +252,7 @@ class RemoteConnection:
         user: str | None = None,
         password: str | None = None,
         timeout: float | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         import requests
 
@@ -257,6 +263,7 @@ class RemoteConnection:
         self.default_schema: str | None = None
         self.http = requests.Session()
         self.http.headers["User-Agent"] = "auger-sql"
+        self.http.headers.update(headers or {})
         if user is not None:
             self._login(user, password or "")
 
@@ -292,18 +299,23 @@ class RemoteConnection:
         on_query_id: Callable[[str], None] | None = None,
         on_answer: Callable[[Any], None] | None = None,
         internal: bool = False,
+        limit: int | None = None,
     ) -> dict[str, Any]:
         """Send one statement and read its answer as it streams in.
 
         The server writes ``{"queryId":"..."`` first, before the rows; ``on_query_id`` gets it
         as soon as it arrives, so the statement can be cancelled while it runs. ``on_answer``
         gets the streaming response before it is read, so another thread can hang up on it.
-        ``internal`` marks the tool's own look-ups, which the server leaves out of its profiles.
+        ``internal`` marks the tool's own look-ups, which the server leaves out of its profiles;
+        ``limit`` caps the rows sent (Drill's ``autoLimit``).
         """
+        request: dict[str, Any] = {"queryType": "SQL", "query": sql}
+        if limit:
+            request["autoLimit"] = limit
         answer = self._request(
             "POST",
             "/query.json",
-            json={"queryType": "SQL", "query": sql},
+            json=request,
             headers={INTERNAL_HEADER: "true"} if internal else None,
             allow_redirects=False,
             stream=True,

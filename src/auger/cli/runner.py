@@ -22,8 +22,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from auger.spark.jobs import running_stages
-
 __all__ = ["Cancelled", "Outcome", "ProgressMeter", "run_statement"]
 
 # How long a statement runs before a progress line appears ("more than a moment").
@@ -61,6 +59,10 @@ class ProgressMeter:
         group = getattr(self.cursor, "job_group", None)
         if not group:
             return ""
+        # only an in-process cursor has a job group; a client of a server never loads Spark's
+        # modules (and pyarrow), which would cost it most of its start-up
+        from auger.spark.jobs import running_stages
+
         bars = [_bar(stage, done, n) for stage, done, n in running_stages(group)]
         return " ".join(bars[:3])
 

@@ -282,6 +282,8 @@ class Shell:
 
         progress = self.err if (self.interactive_err and self.settings.progress) else None
         cap = self._cap()
+        if hasattr(self.cursor, "max_rows"):  # a server's cursor: the server stops at the cap
+            self.cursor.max_rows = None if cap is None else cap + 1
         cursor = self.cursor if cap is None else _Capped(self.cursor, cap)
         try:
             outcome = run_statement(cursor, sql, progress)

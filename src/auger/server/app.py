@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 import urllib.parse
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -587,8 +587,21 @@ def serve(
     host: str | None = None,
     port: int | None = None,
     overrides: Mapping[str, Any] | None = None,
+    *,
+    sock: socket.socket | None = None,
+    prepare: Callable[[Starlette, ServerSettings], None] | None = None,
+    log_to_file: bool = True,
 ) -> int:
-    """Run the server until interrupted (``auger serve``)."""
+    """Run the server until interrupted or stopped (``auger serve``, and the local background
+    server of ``auger sql``).
+
+    Args:
+        config, host, port, overrides: the configuration, and what replaces its ``[server]``.
+        sock: a socket already bound (the local server picks a free port itself).
+        prepare: called with the app and the settings once both are built, before the first
+            request is served (the local server adds its token guard and idle watch there).
+        log_to_file: also log to ``server-<port>.log`` in the log directory.
+    """
     import uvicorn
 
     # before the engine: its start-up sweep logs what crashed processes left behind
@@ -602,8 +615,11 @@ def serve(
     if port is not None:
         server_cfg["port"] = port
     settings = ServerSettings.from_config(server_cfg)
-    _log_to_file(settings)
+    if log_to_file:
+        _log_to_file(settings)
     app = build_app(engine=engine, settings=settings)
+    if prepare is not None:
+        prepare(app, settings)
     print(
         f"auger: Drill REST API on http://{settings.host}:{settings.port}/ "
         f"(auth {'on' if settings.auth else 'off'})",
@@ -619,6 +635,6 @@ def serve(
         lifespan="on",
         h11_max_incomplete_event_size=64 * 1024,
     )
-    uvicorn.Server(uv).run()
+    uvicorn.Server(uv).run(sockets=[sock] if sock is not None else None)
     engine.shutdown()
     return 0

@@ -2,8 +2,10 @@
 
 The rules follow Drill's web server:
 
-* Auth off: every request is user ``anonymous``, an administrator. Sessions still bind to a
-  cookie (configurable), so ``USE``, options and temporary tables survive between requests.
+* Auth off: every request is user ``anonymous``, an administrator (on a user's local background
+  server, the user its token-checked client names: see :mod:`auger.server.local`). Sessions
+  still bind to a cookie (configurable), so ``USE``, options and temporary tables survive
+  between requests.
 * Auth on: a valid session cookie wins; otherwise an ``Authorization: Basic`` header is
   checked on every request, and the request runs in the one session kept for that user's Basic
   requests (no cookie is set: such clients keep none, and a session each would pile up until
@@ -25,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from auger.server.http import HttpError, json_response
+from auger.server.local import USER_SCOPE_KEY
 from auger.server.sessions import COOKIE_NAME, SessionStore, WebSession
 from auger.server.settings import ServerSettings
 from auger.server.users import UserStore
@@ -69,7 +72,9 @@ class Authenticator:
             if not create:
                 return None
             temporary = self.settings.anonymous_sessions == "per_request"
-            return Caller(self.sessions.create(ANONYMOUS, admin=True), not temporary, temporary)
+            # the local server's token guard names the user its owner runs the shell as
+            name = str(request.scope.get(USER_SCOPE_KEY) or ANONYMOUS)
+            return Caller(self.sessions.create(name, admin=True), not temporary, temporary)
         basic = _basic_credentials(request)
         if basic is None:
             return None

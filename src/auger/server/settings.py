@@ -7,12 +7,11 @@ noted where one exists.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from auger.config import server_profiles_dir, server_users_file, state_dir
+from auger.config import server_log_dir, server_profiles_dir, server_users_file
 from auger.errors import UserError
 
 __all__ = ["ServerSettings", "default_users_file"]
@@ -50,6 +49,8 @@ class ServerSettings:
             state-changing requests (``https://notebook.example:8443``); others get 403.
         basic_session_timeout: idle seconds of the one session kept per user for HTTP Basic
             requests that carry no session cookie.
+        idle_timeout: idle seconds (no request, no session) after which the local background
+            server that ``auger sql`` starts stops itself; ``auger serve`` ignores it.
     """
 
     host: str = "127.0.0.1"
@@ -69,6 +70,7 @@ class ServerSettings:
     inline_users: Mapping[str, Any] | None = None
     allowed_origins: tuple[str, ...] = ()
     basic_session_timeout: float = 300.0
+    idle_timeout: float = 1800.0
 
     @classmethod
     def from_config(cls, server: Mapping[str, Any]) -> ServerSettings:
@@ -81,7 +83,7 @@ class ServerSettings:
                 anonymous_sessions=str(server.get("anonymous_sessions", "cookie")),
                 users_file=server_users_file(server),
                 profiles_dir=server_profiles_dir(server),
-                log_dir=str(server.get("log_dir") or os.path.join(state_dir(), "logs")),
+                log_dir=server_log_dir(server),
                 max_body_bytes=int(server.get("max_body_bytes", 1024 * 1024)),
                 body_timeout=float(server.get("body_timeout", 30)),
                 send_timeout=float(server.get("send_timeout", 300)),
@@ -91,6 +93,7 @@ class ServerSettings:
                 inline_users=dict(server.get("users", {}) or {}),
                 allowed_origins=_origins(server.get("allowed_origins", ())),
                 basic_session_timeout=float(server.get("basic_session_timeout", 300)),
+                idle_timeout=float(server.get("idle_timeout", 1800)),
             )
         except (TypeError, ValueError) as exc:
             raise UserError.validation(f"Invalid [server] setting: {exc}") from exc
@@ -99,11 +102,11 @@ class ServerSettings:
                 f"server.anonymous_sessions must be 'cookie' or 'per_request', "
                 f"not [{settings.anonymous_sessions}]"
             )
-        knobs = (settings.session_timeout, settings.basic_session_timeout)
+        knobs = (settings.session_timeout, settings.basic_session_timeout, settings.idle_timeout)
         if min(*knobs, settings.query_threads, settings.keepalive) <= 0:
             raise UserError.validation(
-                "server.session_timeout, basic_session_timeout, query_threads and keepalive "
-                "must be positive"
+                "server.session_timeout, basic_session_timeout, idle_timeout, query_threads and "
+                "keepalive must be positive"
             )
         return settings
 

@@ -1,0 +1,165 @@
+"""Start-up and small-query latency of auger, side by side with DuckDB on the same queries.
+
+Figures (wall time, medians over ``--runs``; nothing is asserted):
+
+* ``auger sql -e`` repeated, on the local background server (started first, not counted),
+  against ``duckdb -c`` (DuckDB's CLI, when on the PATH) and ``python -c 'import duckdb...'``;
+* the first query on a cold start: ``auger sql -e`` with no server running (it starts one and
+  Spark in it), ``auger sql --embedded -e`` (Spark in the process), and a bare PySpark session
+  plus ``SELECT 1`` (Spark's own start, the floor for both);
+* where a warm ``auger sql -e`` spends its time: the interpreter, the client's imports, the
+  round trips;
+* through the DB-API, in-process and warm: a tiny query and a GROUP BY over
+  ``cp.`employee.json``` (p50), against DuckDB's Python API on the same file.
+
+    python benchmarks/bench_startup.py               # everything (a few minutes: three JVMs)
+    python benchmarks/bench_startup.py --no-cold     # warm figures only
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+TINY = "SELECT 1 AS x FROM (VALUES(1))"
+GROUP_BY = (
+    "SELECT education_level, COUNT(*) AS n, ROUND(AVG(salary), 2) AS avg_salary "
+    "FROM cp.`employee.json` GROUP BY education_level"
+)
+EMPLOYEE = Path(__file__).resolve().parents[1] / "src" / "auger" / "data" / "employee.json"
+DUCK_TINY = "SELECT 1 AS x"
+DUCK_GROUP_BY = (
+    "SELECT education_level, COUNT(*) AS n, ROUND(AVG(salary), 2) AS avg_salary "
+    f"FROM read_json_auto('{EMPLOYEE}') GROUP BY education_level"
+)
+BARE_SPARK = (
+    "from pyspark.sql import SparkSession\n"
+    "s = SparkSession.builder.master('local[*]').config('spark.ui.enabled', 'false')"
+    ".getOrCreate()\n"
+    "s.sql('SELECT 1').collect()\n"
+)
+
+
+def wall(command: Sequence[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
+    took = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{done.stdout}{done.stderr}")
+    return took
+
+
+def median(fn: Callable[[], float], runs: int) -> float:
+    return statistics.median(fn() for _ in range(runs))
+
+
+def row(name: str, auger: float | None, duck: float | None, note: str = "") -> None:
+    def fmt(v: float | None) -> str:
+        return "-" if v is None else f"{v * 1000:9.0f} ms"
+
+    print(f"{name:<44} {fmt(auger):>12} {fmt(duck):>12}  {note}")
+
+
+def cli_figures(env: dict[str, str], runs: int, cold: bool) -> None:
+    auger = [sys.executable, "-m", "auger"]
+    duck_cli = shutil.which("duckdb") or (
+        str(Path(sys.executable).parent / "duckdb")
+        if (Path(sys.executable).parent / "duckdb").exists()
+        else None
+    )
+    duck_py = [sys.executable, "-c", f"import duckdb; duckdb.sql({DUCK_TINY!r}).fetchall()"]
+    if cold:
+        wall([*auger, "stop"], env)
+        first = wall([*auger, "sql", "-e", TINY], env)
+        embedded = wall([*auger, "sql", "--embedded", "-e", TINY], env)
+        bare = wall([sys.executable, "-c", BARE_SPARK], env)
+        duck_cold = wall([duck_cli, "-c", DUCK_TINY], env) if duck_cli else wall(duck_py, env)
+        row("first query, cold: auger sql -e (server)", first, duck_cold, "starts server + Spark")
+        row("first query, cold: auger sql --embedded -e", embedded, None)
+        row("bare PySpark session + SELECT 1", bare, None, "Spark's own start")
+    else:
+        wall([*auger, "sql", "-e", TINY], env)  # make sure the server runs and is warm
+    wall([*auger, "sql", "-e", TINY], env)
+    repeated = median(lambda: wall([*auger, "sql", "-e", TINY], env), runs)
+    if duck_cli:
+        duck_repeated = median(lambda: wall([duck_cli, "-c", DUCK_TINY], env), runs)
+        row("repeated: auger sql -e / duckdb -c", repeated, duck_repeated, "target <= 1 s")
+    py_repeated = median(lambda: wall(duck_py, env), runs)
+    row("repeated: auger sql -e / python -c duckdb", repeated, py_repeated)
+    python = median(lambda: wall([sys.executable, "-c", "pass"], env), runs)
+    imports = median(lambda: wall([sys.executable, "-c", "import auger.cli.main"], env), runs)
+    client = median(
+        lambda: wall([sys.executable, "-c", "import auger.cli.main, auger.cli.local"], env), runs
+    )
+    row("  of which: python -c pass", python, None)
+    row("  of which: import auger.cli.main", imports, None, "the command's own imports")
+    row("  of which: + the client (requests)", client, None)
+
+
+def dbapi_figures(runs: int) -> None:
+    import duckdb
+
+    import auger
+
+    with auger.connect() as conn:
+        cur = conn.cursor()
+
+        def run(sql: str) -> float:
+            started = time.perf_counter()
+            cur.execute(sql)
+            cur.fetchall()
+            return time.perf_counter() - started
+
+        for _ in range(3):  # Spark's start and the first plans are not the warm figure
+            run(TINY)
+            run(GROUP_BY)
+        tiny = median(lambda: run(TINY), runs)
+        grouped = median(lambda: run(GROUP_BY), runs)
+    duck = duckdb.connect()
+
+    def duck_run(sql: str) -> float:
+        started = time.perf_counter()
+        duck.execute(sql).fetchall()
+        return time.perf_counter() - started
+
+    duck_run(DUCK_GROUP_BY)
+    duck_tiny = median(lambda: duck_run(DUCK_TINY), runs)
+    row("DB-API warm p50: tiny query", tiny, duck_tiny, "target <= 100 ms")
+    row(
+        "DB-API warm p50: GROUP BY cp.employee.json",
+        grouped,
+        median(lambda: duck_run(DUCK_GROUP_BY), runs),
+        "target <= 200 ms",
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--no-cold", action="store_true", help="skip the cold-start figures")
+    parser.add_argument("--no-dbapi", action="store_true", help="skip the DB-API figures")
+    args = parser.parse_args(argv)
+    home = tempfile.mkdtemp(prefix="auger-bench-home-")
+    env = {**os.environ, "AUGER_HOME": home}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    print(f"{'':<44} {'auger':>12} {'DuckDB':>12}")
+    try:
+        cli_figures(env, args.runs, not args.no_cold)
+        if not args.no_dbapi:
+            dbapi_figures(args.runs)
+    finally:
+        subprocess.run([sys.executable, "-m", "auger", "stop"], env=env, capture_output=True)
+        shutil.rmtree(home, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
