@@ -267,6 +267,17 @@ class _Part(NamedTuple):
     convert: Converter | None = None
 
 
+class _Plan(NamedTuple):
+    """How one reader schema becomes the output: each output column's part, the reader columns
+    in output order, whether those are the reader's columns exactly (in its order), and the
+    output columns that are not a reader column as it is (converted, implicit, missing)."""
+
+    parts: list[_Part]
+    reader: list[int]
+    whole: bool
+    touched: list[tuple[int, _Part]]
+
+
 class FrozenScan:
     """Output batches of a scan whose output schema the planner fixed (a defined schema).
 
@@ -289,6 +300,7 @@ class FrozenScan:
         self, tracker: ScanSchemaTracker, implicit: ImplicitColumns, arrow_schema: pa.Schema
     ) -> None:
         self.schema = arrow_schema
+        self._fields = list(arrow_schema)
         self.columns = list(tracker.output_schema())
         if len(self.columns) != len(arrow_schema):
             raise ValueError("the Arrow schema does not match the scan's output schema")
@@ -297,13 +309,13 @@ class FrozenScan:
         self._counts = any(m.kind is ImplicitKind.ROWS for m in self._markers)
         #: each output row stands for its input batch's rows (a ``ROWS`` column)
         self.counts_rows = self._counts
-        self._plans: dict[pa.Schema, list[_Part]] = {}
-        self._last: tuple[pa.Schema, list[_Part]] | None = None
+        self._plans: dict[pa.Schema, _Plan] = {}
+        self._last: tuple[pa.Schema, _Plan] | None = None
         self._file: FileDescrip | None = None
         self._values: list[pa.Scalar] = []
         self._missing = [MissingColumn(c, f.type) for c, f in zip(self.columns, arrow_schema)]
 
-    def _plan(self, schema: pa.Schema) -> list[_Part]:
+    def _plan(self, schema: pa.Schema) -> _Plan:
         last = self._last
         if last is not None and (last[0] is schema or last[0].equals(schema)):
             return last[1]
@@ -313,23 +325,26 @@ class FrozenScan:
         self._last = (schema, plan)
         return plan
 
-    def _make_plan(self, schema: pa.Schema) -> list[_Part]:
+    def _make_plan(self, schema: pa.Schema) -> _Plan:
         by_name: dict[str, int] = {}
         for i, name in enumerate(schema.names):
             by_name.setdefault(name.lower(), i)
-        plan = []
+        parts = []
         for col, target in zip(self.columns, self.schema, strict=True):
             name = col.name.lower()
             if name in self._implicit:
                 k = self._implicit[name]
                 kind = "rows" if self._markers[k].kind is ImplicitKind.ROWS else "implicit"
-                plan.append(_Part(kind, k))
+                parts.append(_Part(kind, k))
             elif name in by_name:
                 i = by_name[name]
-                plan.append(_Part("reader", i, conformer(schema.field(i).type, target.type)))
+                parts.append(_Part("reader", i, conformer(schema.field(i).type, target.type)))
             else:
-                plan.append(_Part("missing"))
-        return plan
+                parts.append(_Part("missing"))
+        reader = [p.source for p in parts if p.kind == "reader"]
+        whole = reader == list(range(len(schema))) and len(schema) > 0
+        touched = [(j, p) for j, p in enumerate(parts) if p.kind != "reader" or p.convert]
+        return _Plan(parts, reader, whole, touched)
 
     def _file_values(self, file: FileDescrip) -> list[pa.Scalar]:
         if self._file is not file:
@@ -342,10 +357,39 @@ class FrozenScan:
     ) -> pa.RecordBatch:
         plan = self._plan(batch.schema)
         rows = batch.num_rows
-        n = min(rows, 1) if self._counts else rows
+        if self._counts:
+            return self._assemble(plan.parts, file, batch, min(rows, 1), ctx)
+        # The reader's columns stay one batch (taken whole or selected in output order, no
+        # Python object per column); only converted, implicit and missing columns are touched.
+        out = batch if plan.whole else batch.select(plan.reader)
+        values = self._file_values(file) if self._markers else []
+        for j, part in plan.touched:
+            field = self._fields[j]
+            if part.kind == "reader":
+                arr = self._convert(part.convert, out.column(j), j, ctx)  # type: ignore[arg-type]
+                out = out.set_column(j, field, arr)
+            elif part.kind == "missing":
+                out = out.add_column(j, field, self._missing[j].array(rows))
+            else:  # "implicit"
+                arr = constant_array(values[part.source], rows, field.type)
+                out = out.add_column(j, field, arr)
+        if not out.schema.equals(self.schema):  # field names' case, nullability, metadata
+            out = pa.RecordBatch.from_arrays(out.columns, schema=self.schema)
+        return out
+
+    def _assemble(
+        self,
+        parts: list[_Part],
+        file: FileDescrip,
+        batch: pa.RecordBatch,
+        n: int,
+        ctx: ErrorContext,
+    ) -> pa.RecordBatch:
+        """Output built column by column (a counting scan: ``n`` rows standing for the batch's)."""
+        rows = batch.num_rows
         values = self._file_values(file) if self._markers else []
         arrays: list[pa.Array] = []
-        for j, part in enumerate(plan):
+        for j, part in enumerate(parts):
             t = self.schema[j].type
             if part.kind == "reader":
                 arr = batch.column(part.source)
