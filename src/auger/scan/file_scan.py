@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from typing import NamedTuple, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -94,6 +94,8 @@ class ArrowFileScan:
         implicit: the resolved implicit columns (``resolve_implicit_columns``).
         null_type: the reader's type for columns nobody typed (VARCHAR for text).
         error_context: scan-level context lines (the table...).
+        convert: the columns whose reader values are converted to the type given there (an
+            empty schema: none); by default every type the scan has settled on.
     """
 
     def __init__(
@@ -103,11 +105,13 @@ class ArrowFileScan:
         *,
         null_type: ColumnMetadata | MinorType | str | None = None,
         error_context: ErrorContext | None = None,
+        convert: TupleSchema | None = None,
     ) -> None:
         self.tracker = tracker
         self.implicit = implicit or ImplicitColumns()
         self.null_type = null_type
         self.context = error_context or tracker.error_context()
+        self.convert = convert
 
     def scan_file(
         self, file: FileDescrip, batches: Iterable[pa.RecordBatch]
@@ -139,8 +143,12 @@ class ArrowFileScan:
         return assemble(tracker.output_schema(), [reader_part, implicit_part, missing_part], n)
 
     def _conform(self, batch: pa.RecordBatch, ctx: ErrorContext) -> pa.RecordBatch:
-        """Cast scalar columns the scan already typed to that type."""
-        scan: TupleSchema = self.tracker.output_schema()
+        """Cast scalar columns the scan already typed (or ``convert`` names) to that type."""
+        scan: TupleSchema = (
+            self.convert if self.convert is not None else self.tracker.output_schema()
+        )
+        if scan.is_empty():
+            return batch
         arrays: list[pa.Array] = []
         fields: list[pa.Field] = []
         for i, field in enumerate(batch.schema):
@@ -187,6 +195,8 @@ def conformer(src: pa.DataType, dst: pa.DataType) -> Converter | None:
     """
     if src.equals(dst):
         return None
+    if pa.types.is_interval(src) and pa.types.is_string(dst):
+        return _interval_text
     if pa.types.is_struct(dst) and pa.types.is_struct(src):
         return _struct_conformer(src, dst)
     for is_list, make in (
@@ -214,6 +224,19 @@ def convert_column(
 
 def _cast(dst: pa.DataType, arr: pa.Array) -> pa.Array:
     return arr.cast(dst, safe=True)
+
+
+def _interval_text(arr: pa.Array) -> pa.Array:
+    """Intervals as ISO 8601 durations (``P1Y2M3DT4.5S``), for a consumer without an interval
+    type (Spark's Arrow schema for Drill's INTERVAL); Arrow has no cast for it."""
+
+    def text(v: Any) -> str | None:
+        if v is None:
+            return None
+        months, days, nanos = v.months, v.days, v.nanoseconds
+        return f"P{months // 12}Y{months % 12}M{days}DT{nanos / 1e9:g}S"
+
+    return pa.array([text(v) for v in arr.to_pylist()], pa.string())
 
 
 def _list_conform(
