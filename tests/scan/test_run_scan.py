@@ -390,3 +390,30 @@ def test_arrow_reader_batches_stop_at_the_limit_when_cut(tmp_path: Path) -> None
     batches = list(run_scan(spec, batch_rows=4096))
     assert [b.num_rows for b in batches] == [256 // 8] * 4 + [130 - 4 * (256 // 8)]
     assert [v for b in batches for v in b.column("id").to_pylist()] == list(range(130))
+
+
+def test_conversion_plan_is_worked_out_once_per_reader_schema(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many batches of one file: the plan (where each output column comes from, and its
+    conversion) is made for the first batch only; later batches reuse it."""
+    from auger.scan import file_scan
+
+    made: list[pa.Schema] = []
+    real = file_scan.FrozenScan._make_plan
+
+    def spy(self: Any, schema: pa.Schema) -> Any:
+        made.append(schema)
+        return real(self, schema)
+
+    monkeypatch.setattr(file_scan.FrozenScan, "_make_plan", spy)
+    path = tmp_path / "f.parquet"
+    rows = [{"id": i, "name": f"n{i}"} for i in range(5000)]
+    pq.write_table(pa.Table.from_pylist(rows), path, row_group_size=500)
+    spec = plan("parquet", tmp_path, [path], ["name", "filename", "id", "absent"])
+    batches = list(run_scan(spec, batch_rows=300))
+    assert len(batches) > 10 and len(made) == 1
+    got = pa.Table.from_batches(batches).to_pylist()
+    assert got == [
+        {"name": r["name"], "filename": "f.parquet", "id": r["id"], "absent": None} for r in rows
+    ]

@@ -396,8 +396,11 @@ class FrozenScan:
             else:  # "implicit"
                 arr = constant_array(values[part.source], rows, field.type)
                 out = out.add_column(j, field, arr)
-        if not out.schema.equals(self.schema):  # field names' case, nullability, metadata
+        schema = out.schema
+        if not schema.equals(self.schema):  # field names' case, nullability
             out = pa.RecordBatch.from_arrays(out.columns, schema=self.schema)
+        elif schema.metadata:  # a reader's notes (records skipped) stay with the reader
+            out = out.replace_schema_metadata(None)
         return out
 
     def _assemble(
