@@ -151,10 +151,15 @@ def test_key_case_differences_are_one_column(tmp_path: Path, json_mode: dict[str
 
 
 def test_batches_respect_batch_rows(tmp_path: Path, json_mode: dict[str, Any]) -> None:
+    """The reader may hand over a whole parsed block; the scan cuts it to the row limit."""
+    from auger.scan.operator import ScanOperator
+
     path = write(tmp_path, "".join(f'{{"a": {i}}}\n' for i in range(1000)))
     opts = {**json_mode, "__table_schema__": "a BIGINT"}
-    batches = read_file(path, "json", {}, opts, batch_rows=300)
+    scan = ScanOperator(JsonFormat(), [str(path)], batch_rows=300, reader_options=opts)
+    batches = list(scan)
     assert [b.num_rows for b in batches][:3] == [300, 300, 300]
+    assert [v for b in batches for v in b.column("a").to_pylist()] == list(range(1000))
     assert sum(b.num_rows for b in batches) == 1000
     assert max(b.num_rows for b in batches) <= 300
 

@@ -104,3 +104,76 @@ def test_bulk_respects_batch_budget() -> None:
     batches = _drain(loader, [loader.harvest()])
     assert all(b.num_rows <= 1000 for b in batches)
     assert sum(b.num_rows for b in batches) == 3000
+
+
+# ------------------------------------------------------------------ zero-copy: arrow_batches
+def _same_memory(piece: pa.RecordBatch, whole: pa.RecordBatch) -> bool:
+    """Every buffer of ``piece`` is a buffer of ``whole`` (a slice, not a copy)."""
+    return all(
+        p.address == w.address
+        for pc_, wc in zip(piece.columns, whole.columns, strict=True)
+        for p, w in zip(pc_.buffers(), wc.buffers(), strict=True)
+        if p is not None and w is not None
+    )
+
+
+def test_arrow_batches_are_zero_copy_slices_within_the_row_limit() -> None:
+    from auger.resultset import LoaderOptions, ResultSetLoader
+
+    loader = ResultSetLoader(LoaderOptions(row_limit=1000))
+    batch = pa.record_batch(
+        {"a": pa.array(range(2500), pa.int32()), "s": [str(i) for i in range(2500)]}
+    )
+    pieces = list(loader.arrow_batches(batch))
+    assert [p.num_rows for p in pieces] == [1000, 1000, 500]
+    assert all(_same_memory(p, batch) for p in pieces)
+    assert pa.Table.from_batches(pieces).to_pydict() == batch.to_pydict()
+    assert loader.batch_count == 3 and loader.total_row_count == 2500
+
+
+def test_arrow_batches_keep_each_vector_within_its_byte_limit() -> None:
+    from auger.resultset import LoaderOptions, ResultSetLoader
+
+    loader = ResultSetLoader(LoaderOptions(vector_size_limit=1000))
+    values = ["x" * 100] * 35  # 10 values of 100 bytes fit in 1000, 11 do not
+    lists = pa.array([[i] * 30 for i in range(35)], pa.list_(pa.int64()))  # 240 bytes a row
+    pieces = list(loader.arrow_batches(pa.record_batch({"s": values})))
+    assert [p.num_rows for p in pieces] == [10, 10, 10, 5]
+    pieces = list(loader.arrow_batches(pa.record_batch({"l": lists})))
+    assert [p.num_rows for p in pieces] == [4] * 8 + [3]  # 4 x 30 x 8 = 960 element bytes
+    assert [v for p in pieces for v in p.column(0).to_pylist()] == lists.to_pylist()
+
+
+def test_arrow_batches_keep_the_whole_batch_within_its_budget() -> None:
+    from auger.resultset import LoaderOptions, ResultSetLoader
+
+    loader = ResultSetLoader(LoaderOptions(batch_size_limit=800))
+    batch = pa.record_batch({c: pa.array(range(100), pa.int64()) for c in "abcd"})
+    pieces = list(loader.arrow_batches(batch))
+    assert [p.num_rows for p in pieces] == [25, 25, 25, 25]  # 4 columns x 8 bytes x 25 = 800
+
+
+def test_arrow_batches_stop_at_the_total_limit() -> None:
+    from auger.resultset import LoaderOptions, ResultSetLoader
+
+    loader = ResultSetLoader(LoaderOptions(row_limit=40, limit=100))
+    first = list(loader.arrow_batches(pa.record_batch({"a": list(range(70))})))
+    second = list(loader.arrow_batches(pa.record_batch({"a": list(range(70, 140))})))
+    assert [p.num_rows for p in first + second] == [40, 30, 30]
+    assert loader.at_limit()
+    assert list(loader.arrow_batches(pa.record_batch({"a": [1]}))) == []
+
+
+def test_arrow_batches_send_a_row_larger_than_the_limit_alone() -> None:
+    from auger.resultset import LoaderOptions, ResultSetLoader
+
+    loader = ResultSetLoader(LoaderOptions(vector_size_limit=100))
+    batch = pa.record_batch({"s": ["a", "b" * 500, "c", "d"]})
+    assert [p.num_rows for p in loader.arrow_batches(batch)] == [1, 1, 2]
+
+
+def test_arrow_batches_refused_while_rows_are_being_written() -> None:
+    loader = make_loader("a INT")
+    loader.writer().add_row(1)
+    with pytest.raises(Exception, match="while a batch is being written"):
+        list(loader.arrow_batches(pa.record_batch({"a": [2]})))

@@ -152,3 +152,20 @@ def test_empty_file_yields_nothing() -> None:
     scan = make_scan(["*"])
     assert list(scan.scan_file(F1, [])) == []
     assert not scan.tracker.is_resolved()
+
+
+def test_conformer_gives_a_consumer_without_time_or_interval_types_their_text() -> None:
+    """Spark's Arrow schema holds TIME and INTERVAL as text: the scan's one conversion step
+    produces it, nested values included."""
+    import datetime as dt
+
+    from auger.scan.file_scan import conformer
+
+    times = pa.array([dt.time(1, 2, 3), None], pa.time32("ms"))
+    convert = conformer(times.type, pa.string())
+    assert convert is not None and convert(times).to_pylist() == ["01:02:03.000", None]
+    spans = pa.array([pa.MonthDayNano([14, 3, 4_500_000_000]), None], pa.month_day_nano_interval())
+    listed = pa.array([[spans[0].as_py()], None], pa.list_(pa.month_day_nano_interval()))
+    convert = conformer(listed.type, pa.list_(pa.field("element", pa.string())))
+    assert convert is not None
+    assert convert(listed).to_pylist() == [["P1Y2M3DT4.5S"], None]

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -335,3 +337,83 @@ def test_a_row_count_column_stands_for_the_rows(fmt: str, tmp_path: Path, batch_
     for row in out.to_pylist():
         per_file[row["filename"]] = per_file.get(row["filename"], 0) + row["__rows"]
     assert per_file == {f.name: n for f, n in zip(files, (3, 2, 2), strict=True)}
+
+
+def _buffer_sizes(arr: pa.Array) -> list[int]:
+    """Bytes each buffer of ``arr`` (and of its children) holds for the array's own rows."""
+    sizes: list[int] = []
+    t = arr.type
+    if pa.types.is_string(t) or pa.types.is_binary(t):
+        data = pc.sum(pc.binary_length(arr)).as_py() or 0
+        sizes += [4 * (len(arr) + 1), data]
+    elif pa.types.is_list(t):
+        offsets = arr.offsets
+        first, last = offsets[0].as_py(), offsets[-1].as_py()
+        sizes += [4 * (len(arr) + 1), *_buffer_sizes(arr.values.slice(first, last - first))]
+    elif pa.types.is_struct(t):
+        for i in range(t.num_fields):
+            sizes += _buffer_sizes(arr.field(i))
+    else:
+        sizes.append(arr.nbytes)
+    return sizes
+
+
+@pytest.mark.parametrize("fmt", ["json", "csvh", "parquet"])
+def test_arrow_reader_batches_are_cut_to_the_byte_limit(fmt: str, tmp_path: Path) -> None:
+    """Wide rows: the reader hands over whole blocks; every batch the scan gives keeps each
+    vector within ``auger.scan.batch_bytes``, and no row is lost, repeated or cut."""
+    rows = [{"id": i, "text": f"{i:05d}" + "w" * 2000, "n": i * 0.5} for i in range(600)]
+    suffix, write = FORMATS[fmt]
+    path = tmp_path / f"wide.{suffix}"
+    write(path, rows)
+    limit = 64 * 1024
+    spec = plan(fmt, tmp_path, [path], ["id", "text", "filename"])
+    spec = replace(spec, options={**spec.options, "auger.scan.batch_bytes": limit})
+    batches = list(run_scan(spec, batch_rows=4096))
+    assert len(batches) >= 600 * 2000 // limit
+    for b in batches:
+        assert 0 < b.num_rows <= 4096
+        assert all(size <= limit for c in b.columns for size in _buffer_sizes(c))
+    got = pa.Table.from_batches(batches).to_pylist()
+    want = [{"id": r["id"], "text": r["text"], "filename": path.name} for r in rows]
+    if fmt == "csvh":
+        want = [{**w, "id": str(w["id"])} for w in want]
+    assert got == want
+
+
+def test_arrow_reader_batches_stop_at_the_limit_when_cut(tmp_path: Path) -> None:
+    rows = [{"id": i, "text": "w" * 1000} for i in range(300)]
+    path = tmp_path / "wide.json"
+    write_json(path, rows)
+    spec = plan("json", tmp_path, [path], ["id"], limit=130)
+    spec = replace(spec, options={**spec.options, "auger.scan.batch_bytes": 256})
+    batches = list(run_scan(spec, batch_rows=4096))
+    assert [b.num_rows for b in batches] == [256 // 8] * 4 + [130 - 4 * (256 // 8)]
+    assert [v for b in batches for v in b.column("id").to_pylist()] == list(range(130))
+
+
+def test_conversion_plan_is_worked_out_once_per_reader_schema(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many batches of one file: the plan (where each output column comes from, and its
+    conversion) is made for the first batch only; later batches reuse it."""
+    from auger.scan import file_scan
+
+    made: list[pa.Schema] = []
+    real = file_scan.FrozenScan._make_plan
+
+    def spy(self: Any, schema: pa.Schema) -> Any:
+        made.append(schema)
+        return real(self, schema)
+
+    monkeypatch.setattr(file_scan.FrozenScan, "_make_plan", spy)
+    path = tmp_path / "f.parquet"
+    rows = [{"id": i, "name": f"n{i}"} for i in range(5000)]
+    pq.write_table(pa.Table.from_pylist(rows), path, row_group_size=500)
+    spec = plan("parquet", tmp_path, [path], ["name", "filename", "id", "absent"])
+    batches = list(run_scan(spec, batch_rows=300))
+    assert len(batches) > 10 and len(made) == 1
+    got = pa.Table.from_batches(batches).to_pylist()
+    assert got == [
+        {"name": r["name"], "filename": "f.parquet", "id": r["id"], "absent": None} for r in rows
+    ]

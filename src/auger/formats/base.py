@@ -83,6 +83,10 @@ class FormatPlugin(ABC):  # noqa: B024 - every method has a default; a plugin pi
     ) -> Iterator[pa.RecordBatch]:
         """Batches of the file's own columns; ``columns`` (lower-cased names) may be read only.
 
+        Batches may be of any size (a whole parsed block, say): the scan cuts them into slices
+        within its row and byte limits. ``batch_rows`` is a hint for readers that build their
+        batches row by row.
+
         Only Arrow-native plugins implement it: a plugin with :meth:`reader` is run by the scan
         operator itself, rows through the result set loader."""
         raise NotImplementedError(

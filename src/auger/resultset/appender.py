@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from auger.resultset.bulk import align
+from auger.resultset.bulk import align, rows_within_budget
 from auger.resultset.exceptions import LoaderStateError, oversize_error
 from auger.types.arrow import arrow_to_column
 
@@ -84,20 +84,7 @@ def _within_budget(
 ) -> int:
     """Largest row count whose Arrow size, added to the batch so far, stays within budget."""
     used = sum(c._nbytes() for c in rows._columns)
-
-    def cost(k: int) -> int:
-        return sum(arr.slice(0, k).nbytes for _, arr in pairs)
-
-    if used + cost(fit) <= budget:
-        return fit
-    lo, hi = 0, fit
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if used + cost(mid) <= budget:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    return rows_within_budget([arr for _, arr in pairs], fit, used, budget)
 
 
 def _widest(pairs: list[tuple[ColumnWriter, pa.Array]]) -> str:

@@ -6,10 +6,16 @@ rows fit under the row limit, every vector's size limit and the batch budget, an
 many rows into the writers' buffers with whole-buffer copies (``frombytes``, ``bytearray +=``),
 never value by value. The rows that do not fit wait in the loader and flow into the next batches
 as they are started, so a reader can hand over a batch of any size in one call.
+
+A batch that needs no writer at all (a scan's reader batch, already in the output's types) takes
+the same limits without a copy: :func:`rows_within_limits` measures, from the offsets alone, how
+many leading rows keep every buffer within the vector limit and the whole within the batch
+budget, and ``ResultSetLoader.arrow_batches`` hands out zero-copy slices of that many rows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "align",
+    "array_room",
     "bool_bytes",
     "coerce",
     "fixed_values",
@@ -31,6 +38,8 @@ __all__ = [
     "null_positions",
     "rebased",
     "rows_within",
+    "rows_within_budget",
+    "rows_within_limits",
     "struct_fields",
     "var_room",
     "var_values",
@@ -144,3 +153,88 @@ def struct_fields(writer: TupleWriter, arr: pa.Array) -> list[tuple[ColumnWriter
             writer.add_column(arrow_to_column(field.name, field.type, field.nullable))
         pairs.append((writer.column(field.name), arr.field(i)))
     return pairs
+
+
+def array_room(arr: pa.Array, limit: int) -> int:
+    """How many leading values of ``arr`` keep each of its buffers (values, offsets, and those of
+    its lists' elements and maps' members) within ``limit`` bytes; measured, never copied."""
+    t = arr.type
+    n = len(arr)
+    if n == 0 or pa.types.is_null(t):
+        return n
+    if isinstance(t, pa.BaseExtensionType):
+        return array_room(arr.storage, limit)
+    if pa.types.is_dictionary(t):
+        return array_room(arr.indices, limit)
+    if pa.types.is_boolean(t):
+        return min(n, limit * 8)
+    if pa.types.is_struct(t):
+        room = n
+        for i in range(t.num_fields):
+            room = min(room, array_room(arr.field(i), limit))  # sliced as the struct is
+        return room
+    if pa.types.is_fixed_size_list(t):
+        size = max(t.list_size, 1)
+        values = arr.values.slice(arr.offset * size, n * size)
+        return min(n, array_room(values, limit) // size)
+    large = pa.types.is_large_string(t) or pa.types.is_large_binary(t) or pa.types.is_large_list(t)
+    by_offsets = min(n, limit // (8 if large else 4) - 1)
+    if (
+        pa.types.is_string(t)
+        or pa.types.is_binary(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_large_binary(t)
+    ):
+        return max(0, min(by_offsets, var_room(arr, limit)))
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_map(t):
+        offsets, values = list_parts(arr)  # a map's values: its entries, a struct
+        return max(0, min(by_offsets, rows_within(offsets, array_room(values, limit))))
+    try:
+        width = t.bit_width
+    except ValueError:  # unions, views: no fixed width; the whole array's size per value
+        width = 0
+    if width >= 8:
+        return min(n, limit // (width // 8))
+    return _search(n, lambda k: arr.slice(0, k).nbytes <= limit)
+
+
+def rows_within_budget(arrays: list[pa.Array], rows: int, used: int, budget: int) -> int:
+    """The most leading rows (up to ``rows``) of ``arrays`` whose bytes, added to ``used``,
+    stay within ``budget``."""
+    return _search(rows, lambda k: used + sum(a.slice(0, k).nbytes for a in arrays) <= budget)
+
+
+def rows_within_limits(
+    batch: pa.RecordBatch, row_limit: int, vector_limit: int, budget: int | None = None
+) -> int:
+    """How many leading rows of ``batch`` make a batch within the loader's limits: at most
+    ``row_limit`` rows, no buffer of any column over ``vector_limit`` bytes, all of them within
+    ``budget`` bytes. A batch whose buffers fit whole costs one size check."""
+    n = min(batch.num_rows, row_limit)
+    if n == 0:
+        return 0
+    # The buffers' whole sizes bound what the rows use (one call, no walk over the values)
+    if batch.get_total_buffer_size() <= min(vector_limit, budget or vector_limit):
+        return n
+    head = batch.slice(0, n) if n < batch.num_rows else batch
+    for column in head.columns:
+        n = min(n, array_room(column, vector_limit))
+        if n == 0:
+            return 0
+    if budget is not None:
+        n = rows_within_budget(list(head.columns), n, 0, budget)
+    return n
+
+
+def _search(most: int, fits: Callable[[int], bool]) -> int:
+    """The largest ``k <= most`` with ``fits(k)`` (``fits`` holds for smaller ``k`` too)."""
+    if fits(most):
+        return most
+    lo, hi = 0, most - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

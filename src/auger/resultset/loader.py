@@ -8,6 +8,10 @@ happened (``tests/resultset/test_overflow.py`` walks through the cases). Columns
 point belong to the look-ahead batch only: they are left out of the harvested batch and appear,
 as a schema change, in the next one.
 
+Arrow batches take the same limits two ways: ``writer().append_arrow`` copies them into the
+writers (to mix with rows written one by one), and :meth:`ResultSetLoader.arrow_batches` cuts a
+batch that needs no writer into zero-copy slices, each within the limits.
+
 State machine::
 
     NEW --start_batch--> ACTIVE --harvest--> HARVESTED --start_batch--> ACTIVE ...
@@ -17,10 +21,12 @@ State machine::
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
 
+from auger.resultset.bulk import rows_within_limits
 from auger.resultset.exceptions import LoaderStateError, oversize_error
 from auger.resultset.options import LoaderOptions, clamp_row_limit
 from auger.resultset.projection import ProjectionSet
@@ -187,6 +193,39 @@ class ResultSetLoader:
         if n:
             self._harvested_batches += 1
         return _record_batch(arrays, fields, n)
+
+    def arrow_batches(self, batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
+        """A whole Arrow batch as finished batches, without copying a value.
+
+        Each is a zero-copy slice of ``batch`` within the row limit, with no buffer over the
+        vector size limit and all within the batch budget; together they stop at the total
+        ``limit``. Each counts as a harvested batch. This is the bulk path for batches no writer
+        needs to touch (a scan's reader batches, already in their output types); rows written
+        through the writers go through ``start_batch`` and ``harvest``. A single row larger
+        than the limits goes out alone: its values are in memory already, and no copy could
+        make it smaller.
+        """
+        if self._state in (_State.ACTIVE, _State.CLOSED):
+            raise self._state_error("hand over a whole Arrow batch")
+        if self.has_look_ahead():
+            raise LoaderStateError(
+                "Rows of an earlier batch are still waiting: start_batch() and harvest() until "
+                "has_look_ahead() is False before handing over a whole Arrow batch"
+            )
+        start, total = 0, batch.num_rows
+        while start < total:
+            rows = self._row_limit
+            if self._limit is not None:
+                rows = min(rows, self._limit - self._harvested_rows)
+                if rows <= 0:
+                    return
+            rest = batch.slice(start) if start else batch
+            n = max(1, rows_within_limits(rest, rows, self.vector_limit, self._budget))
+            start += n
+            self._harvested_rows += n
+            self._harvested_batches += 1
+            self._state = _State.HARVESTED
+            yield rest if n == rest.num_rows else rest.slice(0, n)
 
     def close(self) -> None:
         """Release every buffer, including an unharvested overflow row. Closing twice is fine."""

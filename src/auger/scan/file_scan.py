@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from typing import NamedTuple, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -94,6 +94,8 @@ class ArrowFileScan:
         implicit: the resolved implicit columns (``resolve_implicit_columns``).
         null_type: the reader's type for columns nobody typed (VARCHAR for text).
         error_context: scan-level context lines (the table...).
+        convert: the columns whose reader values are converted to the type given there (an
+            empty schema: none); by default every type the scan has settled on.
     """
 
     def __init__(
@@ -103,11 +105,13 @@ class ArrowFileScan:
         *,
         null_type: ColumnMetadata | MinorType | str | None = None,
         error_context: ErrorContext | None = None,
+        convert: TupleSchema | None = None,
     ) -> None:
         self.tracker = tracker
         self.implicit = implicit or ImplicitColumns()
         self.null_type = null_type
         self.context = error_context or tracker.error_context()
+        self.convert = convert
 
     def scan_file(
         self, file: FileDescrip, batches: Iterable[pa.RecordBatch]
@@ -139,8 +143,12 @@ class ArrowFileScan:
         return assemble(tracker.output_schema(), [reader_part, implicit_part, missing_part], n)
 
     def _conform(self, batch: pa.RecordBatch, ctx: ErrorContext) -> pa.RecordBatch:
-        """Cast scalar columns the scan already typed to that type."""
-        scan: TupleSchema = self.tracker.output_schema()
+        """Cast scalar columns the scan already typed (or ``convert`` names) to that type."""
+        scan: TupleSchema = (
+            self.convert if self.convert is not None else self.tracker.output_schema()
+        )
+        if scan.is_empty():
+            return batch
         arrays: list[pa.Array] = []
         fields: list[pa.Field] = []
         for i, field in enumerate(batch.schema):
@@ -187,6 +195,8 @@ def conformer(src: pa.DataType, dst: pa.DataType) -> Converter | None:
     """
     if src.equals(dst):
         return None
+    if pa.types.is_interval(src) and pa.types.is_string(dst):
+        return _interval_text
     if pa.types.is_struct(dst) and pa.types.is_struct(src):
         return _struct_conformer(src, dst)
     for is_list, make in (
@@ -214,6 +224,19 @@ def convert_column(
 
 def _cast(dst: pa.DataType, arr: pa.Array) -> pa.Array:
     return arr.cast(dst, safe=True)
+
+
+def _interval_text(arr: pa.Array) -> pa.Array:
+    """Intervals as ISO 8601 durations (``P1Y2M3DT4.5S``), for a consumer without an interval
+    type (Spark's Arrow schema for Drill's INTERVAL); Arrow has no cast for it."""
+
+    def text(v: Any) -> str | None:
+        if v is None:
+            return None
+        months, days, nanos = v.months, v.days, v.nanoseconds
+        return f"P{months // 12}Y{months % 12}M{days}DT{nanos / 1e9:g}S"
+
+    return pa.array([text(v) for v in arr.to_pylist()], pa.string())
 
 
 def _list_conform(
@@ -267,6 +290,17 @@ class _Part(NamedTuple):
     convert: Converter | None = None
 
 
+class _Plan(NamedTuple):
+    """How one reader schema becomes the output: each output column's part, the reader columns
+    in output order, whether those are the reader's columns exactly (in its order), and the
+    output columns that are not a reader column as it is (converted, implicit, missing)."""
+
+    parts: list[_Part]
+    reader: list[int]
+    whole: bool
+    touched: list[tuple[int, _Part]]
+
+
 class FrozenScan:
     """Output batches of a scan whose output schema the planner fixed (a defined schema).
 
@@ -289,6 +323,7 @@ class FrozenScan:
         self, tracker: ScanSchemaTracker, implicit: ImplicitColumns, arrow_schema: pa.Schema
     ) -> None:
         self.schema = arrow_schema
+        self._fields = list(arrow_schema)
         self.columns = list(tracker.output_schema())
         if len(self.columns) != len(arrow_schema):
             raise ValueError("the Arrow schema does not match the scan's output schema")
@@ -297,13 +332,13 @@ class FrozenScan:
         self._counts = any(m.kind is ImplicitKind.ROWS for m in self._markers)
         #: each output row stands for its input batch's rows (a ``ROWS`` column)
         self.counts_rows = self._counts
-        self._plans: dict[pa.Schema, list[_Part]] = {}
-        self._last: tuple[pa.Schema, list[_Part]] | None = None
+        self._plans: dict[pa.Schema, _Plan] = {}
+        self._last: tuple[pa.Schema, _Plan] | None = None
         self._file: FileDescrip | None = None
         self._values: list[pa.Scalar] = []
         self._missing = [MissingColumn(c, f.type) for c, f in zip(self.columns, arrow_schema)]
 
-    def _plan(self, schema: pa.Schema) -> list[_Part]:
+    def _plan(self, schema: pa.Schema) -> _Plan:
         last = self._last
         if last is not None and (last[0] is schema or last[0].equals(schema)):
             return last[1]
@@ -313,23 +348,26 @@ class FrozenScan:
         self._last = (schema, plan)
         return plan
 
-    def _make_plan(self, schema: pa.Schema) -> list[_Part]:
+    def _make_plan(self, schema: pa.Schema) -> _Plan:
         by_name: dict[str, int] = {}
         for i, name in enumerate(schema.names):
             by_name.setdefault(name.lower(), i)
-        plan = []
+        parts = []
         for col, target in zip(self.columns, self.schema, strict=True):
             name = col.name.lower()
             if name in self._implicit:
                 k = self._implicit[name]
                 kind = "rows" if self._markers[k].kind is ImplicitKind.ROWS else "implicit"
-                plan.append(_Part(kind, k))
+                parts.append(_Part(kind, k))
             elif name in by_name:
                 i = by_name[name]
-                plan.append(_Part("reader", i, conformer(schema.field(i).type, target.type)))
+                parts.append(_Part("reader", i, conformer(schema.field(i).type, target.type)))
             else:
-                plan.append(_Part("missing"))
-        return plan
+                parts.append(_Part("missing"))
+        reader = [p.source for p in parts if p.kind == "reader"]
+        whole = reader == list(range(len(schema))) and len(schema) > 0
+        touched = [(j, p) for j, p in enumerate(parts) if p.kind != "reader" or p.convert]
+        return _Plan(parts, reader, whole, touched)
 
     def _file_values(self, file: FileDescrip) -> list[pa.Scalar]:
         if self._file is not file:
@@ -342,10 +380,42 @@ class FrozenScan:
     ) -> pa.RecordBatch:
         plan = self._plan(batch.schema)
         rows = batch.num_rows
-        n = min(rows, 1) if self._counts else rows
+        if self._counts:
+            return self._assemble(plan.parts, file, batch, min(rows, 1), ctx)
+        # The reader's columns stay one batch (taken whole or selected in output order, no
+        # Python object per column); only converted, implicit and missing columns are touched.
+        out = batch if plan.whole else batch.select(plan.reader)
+        values = self._file_values(file) if self._markers else []
+        for j, part in plan.touched:
+            field = self._fields[j]
+            if part.kind == "reader":
+                arr = self._convert(part.convert, out.column(j), j, ctx)  # type: ignore[arg-type]
+                out = out.set_column(j, field, arr)
+            elif part.kind == "missing":
+                out = out.add_column(j, field, self._missing[j].array(rows))
+            else:  # "implicit"
+                arr = constant_array(values[part.source], rows, field.type)
+                out = out.add_column(j, field, arr)
+        schema = out.schema
+        if not schema.equals(self.schema):  # field names' case, nullability
+            out = pa.RecordBatch.from_arrays(out.columns, schema=self.schema)
+        elif schema.metadata:  # a reader's notes (records skipped) stay with the reader
+            out = out.replace_schema_metadata(None)
+        return out
+
+    def _assemble(
+        self,
+        parts: list[_Part],
+        file: FileDescrip,
+        batch: pa.RecordBatch,
+        n: int,
+        ctx: ErrorContext,
+    ) -> pa.RecordBatch:
+        """Output built column by column (a counting scan: ``n`` rows standing for the batch's)."""
+        rows = batch.num_rows
         values = self._file_values(file) if self._markers else []
         arrays: list[pa.Array] = []
-        for j, part in enumerate(plan):
+        for j, part in enumerate(parts):
             t = self.schema[j].type
             if part.kind == "reader":
                 arr = batch.column(part.source)

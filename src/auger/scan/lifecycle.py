@@ -38,12 +38,11 @@ from auger.projection import RequestedTuple
 from auger.resultset import DEFAULT_VECTOR_SIZE_LIMIT, LoaderOptions, ResultSetLoader
 from auger.scan.conflicts import ErrorContext
 from auger.scan.file_scan import ArrowFileScan, FrozenScan
-from auger.scan.filter import PROJECT_ALL, same_type
+from auger.scan.filter import PROJECT_ALL
 from auger.scan.implicit import FileDescrip, ImplicitColumns
 from auger.scan.schema import ScanColumn, ScanTuple
 from auger.scan.tracker import ProjectionType, ScanSchemaTracker
 from auger.types import ColumnMetadata, MinorType, TupleSchema
-from auger.types.arrow import arrow_to_column
 
 __all__ = [
     "FormatReader",
@@ -192,33 +191,6 @@ class SchemaNegotiator:
                 )
             )
         return self.loader
-
-
-class _ConvertingScan(ArrowFileScan):
-    """The file scan for loader batches: converts only the columns of ``convert`` (a provided
-    or planned schema the scan promises), so that two readers that disagree on a type are a
-    conflict rather than a silent cast."""
-
-    def __init__(self, *args: Any, convert: TupleSchema | None = None, **kw: Any) -> None:
-        super().__init__(*args, **kw)
-        self.convert = convert
-
-    def _conform(self, batch: pa.RecordBatch, ctx: ErrorContext) -> pa.RecordBatch:
-        if self.convert is None or self.convert.is_empty():
-            return batch
-        arrays: list[pa.Array] = []
-        fields: list[pa.Field] = []
-        for i, field in enumerate(batch.schema):
-            arr = batch.column(i)
-            target = self.convert.column(field.name)
-            if target is not None and not target.is_map and not target.is_dynamic:
-                col = arrow_to_column(field.name, field.type, field.nullable)
-                if not same_type(target, col):
-                    arr = self._cast(arr, col, target, ctx)
-                    field = pa.field(field.name, arr.type, target.is_nullable)
-            arrays.append(arr)
-            fields.append(field)
-        return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
 
 
 class ReaderLifecycle:
@@ -372,12 +344,15 @@ class ScanLifecycle:
         self._dropped: set[str] = set()
         #: turns a harvested loader batch into an output batch (a planned scan swaps in its
         #: :class:`FrozenScan`)
-        self.file_scan: ArrowFileScan | FrozenScan = _ConvertingScan(
+        # Loader batches are converted only to the columns of ``convert`` (a provided or planned
+        # schema the scan promises), so that two readers that disagree on a type are a conflict
+        # rather than a silent cast.
+        self.file_scan: ArrowFileScan | FrozenScan = ArrowFileScan(
             tracker,
             implicit,
             null_type=null_type,
             error_context=self.context,
-            convert=convert,
+            convert=convert if convert is not None else TupleSchema(),
         )
 
     def at_limit(self) -> bool:

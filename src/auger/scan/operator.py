@@ -12,9 +12,11 @@ Two kinds of reader plug in, and both run here, on every path (a planned scan in
   reader writes rows through a result set loader and gets projection, batch limits (rows, and
   bytes per column), the overflow row (carried whole into the next batch) and the ``LIMIT`` for
   free;
-* **Arrow-native** (``FormatPlugin.read_arrow``): whole Arrow batches, cut to the row limit and
-  conformed to the types the scan settled on (:class:`~auger.scan.file_scan.ArrowFileScan`, or
-  :class:`~auger.scan.file_scan.FrozenScan` for a planned scan).
+* **Arrow-native** (``FormatPlugin.read_arrow``): whole Arrow batches of any size, conformed to
+  the types the scan settled on (:class:`~auger.scan.file_scan.ArrowFileScan`, or
+  :class:`~auger.scan.file_scan.FrozenScan` for a planned scan), then cut by the loader's bulk
+  path (``ResultSetLoader.arrow_batches``) into zero-copy slices within the same row and
+  byte limits as loader batches.
 
 Schema modes, for a wildcard:
 
@@ -41,6 +43,7 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import FormatPlugin, conflict_error, uses_reader
 from auger.formats.conflicts import merge_deferring
+from auger.resultset import LoaderOptions, ResultSetLoader
 from auger.scan.conflicts import ErrorContext
 from auger.scan.file_scan import ArrowFileScan, FrozenScan
 from auger.scan.implicit import (
@@ -373,29 +376,32 @@ class ScanOperator:
     def _read_arrow(
         self, file: FileDescrip, batches: Iterable[pa.RecordBatch], ctx: ErrorContext
     ) -> Iterator[pa.RecordBatch]:
+        """Each reader batch is conformed whole (one call of each conversion per reader batch),
+        then handed out through the loader's bulk path: zero-copy slices within its row and
+        byte limits."""
         lc = self.lifecycle
+        loader = ResultSetLoader(
+            LoaderOptions(row_limit=self.batch_rows, vector_size_limit=lc.vector_size_limit)
+        )
+        scan = self.frozen if self.frozen is not None else self.arrow_scan
+        # A counting scan sends one row standing for a whole reader batch's rows: cutting the
+        # batch would only send more of them.
+        whole = self._counts_whole_batches()
         try:
             for raw in batches:
                 if raw.num_rows == 0 and not self._first_arrow(raw):
                     continue
-                # A counting scan sends one row standing for a whole batch's rows: slicing the
-                # batch would only send more of them.
-                step = raw.num_rows if self._counts_whole_batches() else self.batch_rows
-                for start in range(0, max(raw.num_rows, 1), max(step, 1)):
-                    if lc.at_limit() and lc.rows_out > 0:
-                        return
-                    piece = raw.slice(start, step)
-                    if lc.limit is not None:
-                        piece = piece.slice(0, max(0, lc.limit - lc.rows_out))
-                    if self.frozen is not None:
-                        out = self.frozen.scan_batch(file, piece, ctx)
-                    else:
-                        out = self.arrow_scan.scan_batch(file, piece, ctx)
-                    self._note_arrow_drops(raw, ctx)
-                    lc.rows_out += out.num_rows
-                    yield out
-                    if lc.at_limit():
-                        return
+                if lc.at_limit() and lc.rows_out > 0:
+                    return
+                if lc.limit is not None and raw.num_rows > lc.limit - lc.rows_out:
+                    raw = raw.slice(0, max(0, lc.limit - lc.rows_out))
+                out = scan.scan_batch(file, raw, ctx)
+                self._note_arrow_drops(raw, ctx)
+                for piece in (out,) if whole or not out.num_rows else loader.arrow_batches(out):
+                    lc.rows_out += piece.num_rows
+                    yield piece
+                if lc.at_limit():
+                    return
         except UserError as e:
             ctx.add_context(e)
             raise

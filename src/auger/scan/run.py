@@ -79,10 +79,19 @@ def spec_tracker(spec: ScanSpec) -> tuple[ScanSchemaTracker, ImplicitColumns, Tu
 
 
 def run_scan(
-    spec: ScanSpec, files: Sequence[FileSplit] | None = None, batch_rows: int = 4096
+    spec: ScanSpec,
+    files: Sequence[FileSplit] | None = None,
+    batch_rows: int = 4096,
+    arrow_schema: pa.Schema | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Batches with exactly the spec's output schema as Arrow (every field nullable), file
-    after file (``files``: a task's share of the spec's files)."""
+    after file (``files``: a task's share of the spec's files).
+
+    ``arrow_schema`` is the Arrow form the batches must have when the consumer fixes one (the
+    schema Spark validates a data source's batches against: its list element names, TIME and
+    INTERVAL as text); the scan's one conversion step produces it, worked out once per reader
+    schema. By default :func:`output_arrow_schema`.
+    """
     from auger.formats.registry import get_format
 
     tracker, implicit, table = spec_tracker(spec)
@@ -110,7 +119,7 @@ def run_scan(
         convert=table,
         tracker=tracker,
         implicit=implicit,
-        frozen_schema=output_arrow_schema(spec),
+        frozen_schema=output_arrow_schema(spec) if arrow_schema is None else arrow_schema,
         vector_size_limit=None if batch_bytes is None else int(batch_bytes),
     )
     for out in operator:

@@ -8,7 +8,8 @@ Two ways in:
 
 ``partitions()`` groups files (and pieces of big ones) into tasks of about
 ``auger.scan.target_split_bytes`` (:mod:`auger.spark.partitions`); ``read()``
-runs the scan and yields Arrow batches conformed to the exact Arrow schema Spark validates.
+runs the scan and yields Arrow batches in the exact Arrow schema Spark validates (the scan
+converts to it, see :func:`auger.scan.run.run_scan`).
 A ``UserError`` raised on an executor is serialized into the task's error message and restored
 on the driver by :func:`auger.spark.errors.unwrap_spark_error`.
 """
@@ -22,7 +23,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from auger.scan.spec import FileSplit, ScanSpec
 
-__all__ = ["AugerDataSource", "AugerReader", "FilesPartition", "conform_to_spark"]
+__all__ = ["AugerDataSource", "AugerReader", "FilesPartition"]
 
 
 class FilesPartition(InputPartition):  # type: ignore[misc]
@@ -157,10 +158,10 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
         try:
             install_shipped(self.spec.format_type, self.spec.plugin)
             with recording() as skipped:
-                for batch in run_scan(self.spec, files, batch_rows):
+                for batch in run_scan(self.spec, files, batch_rows, target):
                     produced = True
                     rows += batch.num_rows
-                    yield conform_to_spark(batch, target)
+                    yield batch
             if self.report:
                 paths = tuple(dict.fromkeys(f.path for f in files))
                 add_task_facts(self.report, files, TaskFacts(paths, rows, skipped))
@@ -185,32 +186,3 @@ class AugerPushdownReader(AugerReader):
 
         self.predicates = to_predicates(filters)
         yield from filters
-
-
-def conform_to_spark(batch: Any, target: Any) -> Any:
-    """Cast a scan batch to Spark's Arrow schema (list field names, TIME as text, nullability)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if batch.schema.equals(target):
-        return batch
-    arrays = []
-    for arr, field in zip(batch.columns, target, strict=True):
-        if not arr.type.equals(field.type):
-            arr = _cast(arr, field.type, pa, pc)
-        arrays.append(arr)
-    return pa.RecordBatch.from_arrays(arrays, schema=target)
-
-
-def _cast(arr: Any, to: Any, pa: Any, pc: Any) -> Any:
-    if pa.types.is_time(arr.type) and pa.types.is_string(to):
-        return pc.cast(arr, pa.string())
-    if pa.types.is_interval(arr.type) and pa.types.is_string(to):
-        values = [None if v is None else _interval_text(v) for v in arr.to_pylist()]
-        return pa.array(values, pa.string())
-    return arr.cast(to)
-
-
-def _interval_text(v: Any) -> str:
-    months, days, nanos = v.months, v.days, v.nanoseconds
-    return f"P{months // 12}Y{months % 12}M{days}DT{nanos / 1e9:g}S"

@@ -38,7 +38,6 @@ def local_limit_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Ta
 
     from auger.formats.skips import recording
     from auger.scan.run import run_scan
-    from auger.spark.datasource import conform_to_spark
     from auger.spark.scan_report import TaskFacts, start_report
     from auger.types.spark import spark_arrow_schema
 
@@ -46,7 +45,7 @@ def local_limit_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Ta
     batch_rows = max(1, min(int(spec.options.get("auger.scan.batch_rows", 4096)), spec.limit))
     report = start_report(None, spec, on_driver=True)
     with recording() as skipped:
-        batches = [conform_to_spark(b, target) for b in run_scan(spec, None, batch_rows)]
+        batches = list(run_scan(spec, None, batch_rows, target))
     if report is not None:
         # which files the LIMIT let it open is not known here: no files, only rows
         report.add_local(TaskFacts((), sum(b.num_rows for b in batches), skipped))

@@ -445,10 +445,8 @@ class JsonFormat(FormatPlugin):
             try:
                 block = _block_for(limit, head)
                 for batch in self._arrow_batches(path, target, block, project, late, maps):
-                    for start in range(0, batch.num_rows, batch_rows):
-                        piece = batch.slice(start, batch_rows)
-                        emitted += piece.num_rows
-                        yield piece
+                    emitted += batch.num_rows
+                    yield batch  # whole: the scan cuts it to its batch limits
                 return
             except _Fallback:
                 pass

@@ -208,16 +208,16 @@ class TextFormat(FormatPlugin):
             if emitted == 0:
                 try:
                     if reader != "arrow" and native_possible(o):
-                        yield from self._native_batches(split, o, shape, batch_rows, limit)
+                        yield from self._native_batches(split, o, shape, limit)
                     else:
-                        yield from self._arrow_batches(split, o, shape, batch_rows, limit)
+                        yield from self._arrow_batches(split, o, shape, limit)
                     return
                 except _Fallback as exc:
                     emitted = exc.emitted
         yield from self._python_batches(split, o, shape, emitted, batch_rows)
 
     def _arrow_batches(
-        self, split: FileSplit, o: TextOptions, shape: _Shape, batch_rows: int, limit: int | None
+        self, split: FileSplit, o: TextOptions, shape: _Shape, limit: int | None
     ) -> Iterator[pa.RecordBatch]:
         """The Arrow path; raises :class:`_Fallback` (with the rows delivered) when it must
         hand over to the Python parser."""
@@ -239,17 +239,15 @@ class TextFormat(FormatPlugin):
                             fields, restart = list(range(shape.width)), True
                             break
                         out = self._from_arrow(raw, shape, o)
-                        for start in range(0, out.num_rows, batch_rows):
-                            piece = out.slice(start, batch_rows)
-                            emitted += piece.num_rows
-                            yield piece
+                        emitted += out.num_rows
+                        yield out  # whole: the scan cuts it to its batch limits
                 if not restart:
                     return
         except NeedsFallback:
             raise _Fallback(emitted) from None
 
     def _native_batches(
-        self, split: FileSplit, o: TextOptions, shape: _Shape, batch_rows: int, limit: int | None
+        self, split: FileSplit, o: TextOptions, shape: _Shape, limit: int | None
     ) -> Iterator[pa.RecordBatch]:
         """The projecting tokenizer (``native_reader``); raises :class:`_Fallback` like
         :meth:`_arrow_batches`."""
@@ -271,10 +269,8 @@ class TextFormat(FormatPlugin):
             )
             for raw in batches:
                 out = self._from_native(raw, o) if headerless else self._from_arrow(raw, shape, o)
-                for start in range(0, out.num_rows, batch_rows):
-                    piece = out.slice(start, batch_rows)
-                    emitted += piece.num_rows
-                    yield piece
+                emitted += out.num_rows
+                yield out  # whole: the scan cuts it to its batch limits
         except NeedsFallback:
             raise _Fallback(emitted) from None
 
