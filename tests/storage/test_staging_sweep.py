@@ -17,7 +17,7 @@ import pytest
 
 from auger.engine import Engine
 from auger.storage.processes import host_key, process_start
-from auger.storage.writer import _staging_path, sweep_dead_staging
+from auger.storage.writer import staging_path, sweep_dead_staging
 
 HEX = "0123456789abcdef" * 2
 
@@ -37,7 +37,7 @@ def _staging(parent: Path, table: str, pid: int, start: str | None = None, host:
 
 
 def test_staging_names_record_this_process() -> None:
-    name = os.path.basename(_staging_path("/w/t"))
+    name = os.path.basename(staging_path("/w/t"))
     assert name.startswith(f".t.auger-staging-{host_key()}-{os.getpid()}-")
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 from auger.errors import UserError
+from auger.version import installed_version
 
 __all__ = ["main", "run_statements"]
 
@@ -237,18 +238,6 @@ output; .help in the shell lists its commands.
 """
 
 
-def _version() -> str:
-    """The installed package's version (its metadata), or the source tree's."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("auger")
-    except PackageNotFoundError:
-        from auger import __version__
-
-        return __version__
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="auger",
@@ -256,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"auger {_version()}")
+    parser.add_argument("--version", action="version", version=f"auger {installed_version()}")
     parser.add_argument("--config", help="TOML config file (default: $AUGER_CONFIG or built-in)")
     parser.add_argument("--verbose", action="store_true", help="print tracebacks on errors")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from auger.options import SessionOptions
 from auger.sql.sys_tables import DRILL_VERSION
+from auger.version import installed_version
 
 if TYPE_CHECKING:
     from auger.config import PluginConfig
@@ -182,7 +183,7 @@ def server_status_json(
             executors = None
     return {
         "status": "Running!",
-        "version": _auger_version(),
+        "version": installed_version(),
         "drillVersion": DRILL_VERSION,
         "uptime": _uptime(time.time() - started),
         "startTime": int(started * 1000),
@@ -192,17 +193,6 @@ def server_status_json(
         "openSessions": sessions,
         "runningQueries": running,
     }
-
-
-def _auger_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("auger")
-    except PackageNotFoundError:
-        from auger import __version__
-
-        return __version__
 
 
 def _uptime(seconds: float) -> str:

@@ -24,6 +24,7 @@ from sqlglot import exp
 
 from auger.errors import UserError
 from auger.spark.errors import write_errors
+from auger.spark.writer import write_table
 from auger.sql.result import QueryResult, ok_result
 from auger.storage.views import find_view_file
 from auger.storage.workspace import Workspace
@@ -32,7 +33,6 @@ from auger.storage.writer import (
     StorageStrategy,
     WriteResult,
     WriterFormat,
-    write_table,
     writer_format,
 )
 

@@ -37,7 +37,7 @@ from auger.formats.text.native_reader import native_batches, native_possible
 from auger.formats.text.options import MAX_FIELDS, TextOptions
 from auger.formats.text.positions import compact_position
 from auger.formats.text.python_reader import iter_records
-from auger.scan.spec import FileSplit, open_split
+from auger.storage.splits import FileSplit, open_split
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 __all__ = ["TextFormat", "columns_indexes"]
