@@ -262,7 +262,7 @@ def bind_parameters(sql: str, params: Sequence[Any] | Mapping[str, Any] | None) 
     from sqlglot.errors import TokenError
     from sqlglot.tokens import TokenType
 
-    from auger.sql.dialect import AugerDrill
+    from auger.sql.frontend.dialect import AugerDrill
 
     try:
         tokens = AugerDrill().tokenize(sql)

@@ -29,7 +29,7 @@ from typing import Any
 from auger.config import Config, load_config
 from auger.options import SystemOptions
 from auger.session import UserSession
-from auger.sql.catalog import Catalog
+from auger.sql.catalog.resolution import Catalog
 from auger.storage.denied import DeniedPath
 from auger.storage.temporary import EngineIdentity, sweep_dead_locations
 from auger.storage.writer import sweep_dead_staging

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from auger.errors import UserError
 from auger.options import SessionOptions
-from auger.sql.catalog import Catalog, FileTable, TableRef
+from auger.sql.catalog.resolution import Catalog, FileTable, TableRef
 from auger.storage.denied import PathGuard, TemporaryLocations
 from auger.storage.temporary import EngineIdentity, SessionTemporaryTables, TemporaryTable
 from auger.storage.workspace import Workspace

@@ -137,7 +137,7 @@ def _connect_remote(url: str, user: str | None, password: str | None = None) -> 
 
 def _read_statements(args: argparse.Namespace) -> list[str] | None:
     """Statements from -e, -f or piped stdin; None means: start the interactive shell."""
-    from auger.sql.parser import split_statements
+    from auger.sql.frontend.parser import split_statements
 
     if args.execute is not None:
         return split_statements(args.execute)

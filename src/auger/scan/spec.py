@@ -33,7 +33,7 @@ class ColumnSource:
     SUFFIX = "suffix"
     LMT = "lmt"
     #: how many rows of the file this output row stands for (the scan then sends one row per
-    #: batch: a query that only counts rows needs no more, see auger.sql.row_counts)
+    #: batch: a query that only counts rows needs no more, see auger.sql.planning.row_counts)
     ROWS = "rows"
     # "dir<N>" for partition directories, "key:<name>" for hive-style key=value directories
 

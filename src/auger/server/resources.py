@@ -13,7 +13,7 @@ import traceback
 from typing import TYPE_CHECKING, Any
 
 from auger.options import SessionOptions
-from auger.sql.sys_tables import DRILL_VERSION
+from auger.sql.catalog.sys_tables import DRILL_VERSION
 from auger.version import installed_version
 
 if TYPE_CHECKING:

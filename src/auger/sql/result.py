@@ -12,7 +12,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from auger.sql.diagnostics import Diagnostics
+from auger.sql.planning.diagnostics import Diagnostics
 from auger.types import ColumnMetadata, TupleSchema
 from auger.types.arrow import schema_from_arrow
 
@@ -29,9 +29,9 @@ class QueryResult:
         warnings: things the user should know (columns dropped, schema conflicts resolved).
         statement: the statement kind (``SELECT``, ``USE``, ``CREATE TABLE``...).
         spark_schema: the Spark schema of a SELECT answered as a ``table`` on the driver
-            (:mod:`auger.sql.local_answer`), so its column types are the DataFrame's.
+            (:mod:`auger.sql.planning.local_answer`), so its column types are the DataFrame's.
         frame_factory: builds the DataFrame of such a SELECT when one is asked for.
-        diagnostics: what the statement's scans noticed (:mod:`auger.sql.diagnostics`); its
+        diagnostics: what the statement's scans noticed (:mod:`auger.sql.planning.diagnostics`); its
             run-time part fills in as the rows are fetched.
     """
 

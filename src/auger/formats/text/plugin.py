@@ -356,7 +356,7 @@ class TextFormat(FormatPlugin):
             return _Shape(header, fields, fill, None, nulls=_absent_nulls(options))
         positions = [compact_position(c.name) for c in table]
         if positions and all(p is not None for p in positions):
-            # single positions of the columns array (auger.sql.compact_columns)
+            # single positions of the columns array (auger.sql.planning.compact_columns)
             names = [c.name for c in table if wanted is None or c.name.lower() in wanted]
             kept = [compact_position(n) for n in names]
             return _Shape(names, [p for p in kept if p is not None], [], None, compact=True)

@@ -34,9 +34,10 @@ from auger.scan.plan import (
     plan_scan,
 )
 from auger.scan.spec import ColumnSource
-from auger.sql import diagnostics
-from auger.sql.catalog import FileTable, SystemTable, TableRef, ViewTable
-from auger.sql.columns import (
+from auger.sql.catalog.resolution import FileTable, SystemTable, TableRef, ViewTable
+from auger.sql.frontend.translate import literal_integer_divisions, to_spark_sql
+from auger.sql.planning import diagnostics
+from auger.sql.planning.columns import (
     DIV_TAG,
     KVGEN_TAG,
     TABLE_TAG,
@@ -45,15 +46,18 @@ from auger.sql.columns import (
     column_path,
     table_alias,
 )
-from auger.sql.compact_columns import compact_columns_scan, read_positions_directly
-from auger.sql.local_answer import LocalAnswer, is_star_limit, spark_result_table
-from auger.sql.missing_members import null_missing_members
-from auger.sql.pruning import prune_scan
-from auger.sql.row_counts import count_rows_query, counting_scan, sum_row_weights
-from auger.sql.session_user import session_user
-from auger.sql.star_columns import spell_out_star
-from auger.sql.table_functions import apply_table_function, is_table_function, table_function
-from auger.sql.translate import literal_integer_divisions, to_spark_sql
+from auger.sql.planning.compact_columns import compact_columns_scan, read_positions_directly
+from auger.sql.planning.local_answer import LocalAnswer, is_star_limit, spark_result_table
+from auger.sql.planning.missing_members import null_missing_members
+from auger.sql.planning.pruning import prune_scan
+from auger.sql.planning.row_counts import count_rows_query, counting_scan, sum_row_weights
+from auger.sql.planning.session_user import session_user
+from auger.sql.planning.star_columns import spell_out_star
+from auger.sql.planning.table_functions import (
+    apply_table_function,
+    is_table_function,
+    table_function,
+)
 from auger.storage.selection import FileSelection, select_files
 from auger.types import TupleSchema
 
@@ -265,17 +269,17 @@ def plan_select(
     """Plan a SELECT (or a set operation) and return the Spark DataFrame that answers it.
 
     With ``local``, a bare ``SELECT * ... LIMIT n`` whose scan is read on the driver anyway
-    returns a :class:`~auger.sql.local_answer.LocalAnswer` instead (see that module).
+    returns a :class:`~auger.sql.planning.local_answer.LocalAnswer` instead (see that module).
     """
     from auger.spark.frame_sql import frame_names, sql_over_frames
     from auger.spark.frames import scan_frame
-    from auger.sql.dirfunctions import query_directory_functions
+    from auger.sql.planning.dirfunctions import query_directory_functions
 
     spark = session.engine.spark
     tree = query_directory_functions(tree.copy(), session)
     tables = _table_nodes(tree)
     if context is not None and context.in_view:
-        from auger.sql.temporary import check_no_temporary_tables
+        from auger.sql.planning.no_temporary_in_views import check_no_temporary_tables
 
         check_no_temporary_tables(tables, session, context.default_schema)
     options = session.options.snapshot()
@@ -445,10 +449,10 @@ def _table_frame(ref: TableRef, session: UserSession, context: PlanContext | Non
         return view_dataframe(ref, session, context)
     if isinstance(ref, SystemTable):
         if ref.schema == "sys":
-            from auger.sql.sys_tables import sys_table
+            from auger.sql.catalog.sys_tables import sys_table
 
             return _local_frame(spark, sys_table(ref.name, session))
-        from auger.sql.information_schema import info_schema_table
+        from auger.sql.catalog.information_schema import info_schema_table
 
         return _local_frame(spark, info_schema_table(ref.name, session))
     return session.table_dataframe(ref)
@@ -551,7 +555,7 @@ def resolve_table_node(
 
 def view_dataframe(ref: ViewTable, session: UserSession, context: PlanContext | None) -> Any:
     """Plan a view's SQL in the schema it was created in; name its columns as it says."""
-    from auger.sql.parser import parse_statement
+    from auger.sql.frontend.parser import parse_statement
 
     depth = (context.depth if context else 0) + 1
     if depth > MAX_VIEW_DEPTH:

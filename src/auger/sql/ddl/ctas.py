@@ -257,7 +257,7 @@ def _target(stmt: _Statement, session: UserSession) -> Workspace:
 
 def create_table(tree: exp.Create, session: UserSession) -> QueryResult:
     """Run a CTAS or CTTAS statement."""
-    from auger.sql.planner import plan_select
+    from auger.sql.planning.planner import plan_select
 
     stmt = _statement(tree)
     ws = _target(stmt, session)

@@ -21,11 +21,9 @@ from sqlglot import exp
 
 from auger.errors import ErrorKind, UserError
 from auger.spark.jobs import plan_json
-from auger.sql.catalog import IS_SCHEMA_NAME, FileTable, SystemTable, ViewTable
-from auger.sql.commands import ShowSchemas
-from auger.sql.grammar import split_schema_path
-from auger.sql.result import QueryResult, ok_result
-from auger.sql.statements import (
+from auger.sql.catalog.resolution import IS_SCHEMA_NAME, FileTable, SystemTable, ViewTable
+from auger.sql.frontend.command_grammar import ShowSchemas
+from auger.sql.frontend.statement_grammar import (
     Describe,
     DescribeSchemaOf,
     Explain,
@@ -33,6 +31,8 @@ from auger.sql.statements import (
     ShowFiles,
     ShowTables,
 )
+from auger.sql.frontend.token_cursor import split_schema_path
+from auger.sql.result import QueryResult, ok_result
 from auger.storage.selection import is_hidden
 from auger.storage.workspace import Workspace
 from auger.types import DataMode, MinorType
@@ -64,8 +64,8 @@ def _like(pattern: str, value: str) -> bool:
 
 def _filtered(select: str, where: str, order: str, session: UserSession) -> QueryResult:
     """A SHOW statement's ``WHERE`` as Drill runs it: a query of ``information_schema``."""
-    from auger.sql.parser import parse_statement
-    from auger.sql.planner import plan_select
+    from auger.sql.frontend.parser import parse_statement
+    from auger.sql.planning.planner import plan_select
 
     tree = parse_statement(f"{select} AND ({where}) ORDER BY {order}")
     return QueryResult(dataframe=plan_select(tree, session), statement="SHOW")
@@ -89,7 +89,7 @@ def show_schemas(c: ShowSchemas, session: UserSession) -> QueryResult:
 
 
 def show_tables(c: ShowTables, session: UserSession) -> QueryResult:
-    from auger.sql.metadata import list_tables
+    from auger.sql.catalog.table_listing import list_tables
 
     if c.schema is None:
         if not session.default_schema:
@@ -232,7 +232,7 @@ def data_type_name(col: Any) -> str:
 
 
 def describe_table(c: Describe, session: UserSession) -> QueryResult:
-    from auger.sql.planner import plan_select
+    from auger.sql.planning.planner import plan_select
     from auger.types.spark import spark_to_column
 
     parts = list(c.table)
@@ -283,8 +283,8 @@ def _required_columns(parts: list[str], session: UserSession) -> set[str]:
     """Lower names of the table's columns declared NOT NULL where Spark's schema cannot say so:
     every column of an ``information_schema`` table, and a file table's required columns
     (Parquet's REQUIRED fields, a provided schema's NOT NULL columns)."""
-    from auger.sql.information_schema import info_schema_columns
-    from auger.sql.planner import discover_file_table
+    from auger.sql.catalog.information_schema import info_schema_columns
+    from auger.sql.planning.planner import discover_file_table
 
     try:
         ref = session.resolve_table(parts)
@@ -320,8 +320,8 @@ def refresh_metadata(c: RefreshMetadata, session: UserSession) -> QueryResult:
 
 def explain(c: Explain, session: UserSession) -> QueryResult:
     """The Spark plan of the query, in Drill's ``text`` and ``json`` columns."""
-    from auger.sql.parser import parse_statement
-    from auger.sql.planner import plan_select
+    from auger.sql.frontend.parser import parse_statement
+    from auger.sql.planning.planner import plan_select
 
     tree = parse_statement(c.query)
     if not isinstance(tree, exp.Query):

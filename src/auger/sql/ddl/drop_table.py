@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from auger.errors import UserError
-from auger.sql.ctas import mutable_workspace
+from auger.sql.ddl.ctas import mutable_workspace
 from auger.sql.result import QueryResult, ok_result
 from auger.storage.selection import is_hidden
 from auger.storage.workspace import Workspace

@@ -14,9 +14,9 @@ from sqlglot import exp
 
 from auger.errors import UserError
 from auger.spark.errors import write_errors
-from auger.sql.catalog import display_schema
+from auger.sql.catalog.resolution import display_schema
+from auger.sql.frontend.statement_grammar import CreateView, DropView
 from auger.sql.result import QueryResult, ok_result
-from auger.sql.statements import CreateView, DropView
 from auger.storage.views import View, ViewField, find_view_file, view_path, write_view
 from auger.storage.workspace import Workspace
 from auger.types import ColumnMetadata, DataMode, MinorType
@@ -64,7 +64,7 @@ def view_sql(tree: exp.Expression) -> str:
 
     Top-level clauses start on their own line, as in the files Drill writes.
     """
-    from auger.sql.dialect import AugerDrill
+    from auger.sql.frontend.dialect import AugerDrill
 
     def gen(node: exp.Expression) -> str:
         return node.sql(dialect=AugerDrill, identify=True, normalize_functions="upper").strip()
@@ -108,9 +108,9 @@ def _table_exists(ws: Workspace, name: str) -> bool:
 
 
 def create_view(c: CreateView, session: UserSession) -> QueryResult:
-    from auger.sql.parser import parse_statement
-    from auger.sql.planner import PlanContext, _table_nodes, plan_select
-    from auger.sql.temporary import check_no_temporary_tables
+    from auger.sql.frontend.parser import parse_statement
+    from auger.sql.planning.no_temporary_in_views import check_no_temporary_tables
+    from auger.sql.planning.planner import PlanContext, _table_nodes, plan_select
     from auger.types.spark import spark_to_column
 
     if c.replace and c.if_not_exists:
