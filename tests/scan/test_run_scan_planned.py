@@ -15,7 +15,7 @@ import pytest
 
 from auger.scan import run_scan
 from auger.sql.planning.columns import Requested
-from auger.sql.planning.planner import plan_file_scan
+from auger.sql.planning.tables import plan_file_scan
 
 NAMES = ["ann", "bob", "cy", "dee", "eve", "fay"]
 

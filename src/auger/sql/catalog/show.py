@@ -284,7 +284,7 @@ def _required_columns(parts: list[str], session: UserSession) -> set[str]:
     every column of an ``information_schema`` table, and a file table's required columns
     (Parquet's REQUIRED fields, a provided schema's NOT NULL columns)."""
     from auger.sql.catalog.information_schema import info_schema_columns
-    from auger.sql.planning.planner import discover_file_table
+    from auger.sql.planning.tables import discover_file_table
 
     try:
         ref = session.resolve_table(parts)

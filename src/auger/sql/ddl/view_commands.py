@@ -110,7 +110,8 @@ def _table_exists(ws: Workspace, name: str) -> bool:
 def create_view(c: CreateView, session: UserSession) -> QueryResult:
     from auger.sql.frontend.parser import parse_statement
     from auger.sql.planning.no_temporary_in_views import check_no_temporary_tables
-    from auger.sql.planning.planner import PlanContext, _table_nodes, plan_select
+    from auger.sql.planning.planner import PlanContext, plan_select
+    from auger.sql.planning.tables import table_nodes
     from auger.types.spark import spark_to_column
 
     if c.replace and c.if_not_exists:
@@ -123,7 +124,7 @@ def create_view(c: CreateView, session: UserSession) -> QueryResult:
     tree = parse_statement(c.query)
     if not isinstance(tree, exp.Query):
         raise UserError.validation("A view must be defined by a query (SELECT ...)")
-    check_no_temporary_tables(_table_nodes(tree), session, session.default_schema)
+    check_no_temporary_tables(table_nodes(tree), session, session.default_schema)
 
     existing_view = find_view_file(ws, name)
     non_view = _temporary_exists(session, ws, name) or _table_exists(ws, name)
