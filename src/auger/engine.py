@@ -8,7 +8,7 @@ temporary tables. Shutdown runs on ``Engine.shutdown()``, at interpreter exit (`
 SIGTERM (and on SIGINT when nothing else handles it). A ``kill -9`` cannot be caught; the next
 engine to start on the same temporary workspace removes what such an engine left behind (see
 :mod:`auger.storage.temporary`), and any engine removes the CTAS staging directories of dead
-writers in its writable workspaces (:func:`auger.storage.writer.sweep_dead_staging`).
+writers in its writable workspaces (:func:`auger.storage.table_files.sweep_dead_staging`).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from auger.options import SystemOptions
 from auger.session import UserSession
 from auger.sql.catalog.resolution import Catalog
 from auger.storage.denied import DeniedPath
+from auger.storage.table_files import sweep_dead_staging
 from auger.storage.temporary import EngineIdentity, sweep_dead_locations
-from auger.storage.writer import sweep_dead_staging
 
 __all__ = ["Engine", "shutdown_all"]
 

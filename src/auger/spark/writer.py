@@ -7,10 +7,10 @@ staging directory is tidied (Spark's ``_SUCCESS`` and ``.crc`` files removed, fi
 permissions applied) and only then renamed into place. A failed or interrupted write removes the
 staging directory, so nothing is left behind; a process killed outright cannot, so the staging
 directory's name records its owner and the next engine to start removes it once that owner is
-dead (:func:`auger.storage.writer.sweep_dead_staging`).
+dead (:func:`auger.storage.table_files.sweep_dead_staging`).
 
 The file side (formats, permissions, staging names, the sweep, removing tables) is
-:mod:`auger.storage.writer`, which needs no Spark; this module runs Spark's writer.
+:mod:`auger.storage.table_files`, which needs no Spark; this module runs Spark's writer.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 
 from auger.errors import UserError
 from auger.spark.bootstrap import spark_context
-from auger.storage.writer import (
+from auger.storage.table_files import (
     StorageStrategy,
     WriteResult,
     WriterFormat,

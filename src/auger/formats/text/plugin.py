@@ -34,9 +34,9 @@ from auger.formats.text.arrow_reader import (
 from auger.formats.text.counting import block_counts
 from auger.formats.text.header import clean_header
 from auger.formats.text.native_reader import native_batches, native_possible
-from auger.formats.text.options import MAX_FIELDS, TextOptions
 from auger.formats.text.positions import compact_position
 from auger.formats.text.python_reader import iter_records
+from auger.formats.text.text_options import MAX_FIELDS, TextOptions
 from auger.storage.splits import FileSplit, open_split
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 

@@ -19,8 +19,8 @@ from auger.errors import UserError
 from auger.sql.ddl.ctas import mutable_workspace
 from auger.sql.result import QueryResult, ok_result
 from auger.storage.selection import is_hidden
+from auger.storage.table_files import remove_tree_atomically
 from auger.storage.workspace import Workspace
-from auger.storage.writer import remove_tree_atomically
 
 if TYPE_CHECKING:
     from auger.session import UserSession
