@@ -13,6 +13,7 @@ import traceback
 from typing import TYPE_CHECKING, Any
 
 from auger.options import SessionOptions
+from auger.spark.bootstrap import spark_context
 from auger.sql.catalog.sys_tables import DRILL_VERSION
 from auger.version import installed_version
 
@@ -170,8 +171,6 @@ def server_status_json(
     master runs its tasks); None when Spark runs behind Spark Connect, which does not say.
     """
     import time
-
-    from auger.spark.bootstrap import spark_context
 
     spark = engine._spark
     executors: int | None = 0

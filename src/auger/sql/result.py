@@ -12,9 +12,11 @@ from typing import Any
 
 import pyarrow as pa
 
+from auger.spark.errors import unwrap_spark_error
 from auger.sql.planning.diagnostics import Diagnostics
 from auger.types import ColumnMetadata, TupleSchema
 from auger.types.arrow import schema_from_arrow
+from auger.types.spark import spark_to_column
 
 __all__ = ["QueryResult", "ok_result"]
 
@@ -64,7 +66,6 @@ class QueryResult:
             fields = self.spark_schema.fields
         elif self.table is not None:
             return schema_from_arrow(self.table.schema)
-        from auger.types.spark import spark_to_column
 
         return TupleSchema(_dedupe(spark_to_column(f.name, f.dataType, f.nullable) for f in fields))
 
@@ -83,8 +84,6 @@ class QueryResult:
     def to_arrow(self) -> pa.Table:
         """All rows as one Arrow table (runs the query)."""
         if self.table is None:
-            from auger.spark.errors import unwrap_spark_error
-
             try:
                 self.table = self.dataframe.toArrow()
             except Exception as exc:

@@ -25,6 +25,7 @@ from sqlglot import exp
 from auger.errors import UserError
 from auger.spark.errors import write_errors
 from auger.spark.writer import write_table
+from auger.sql.planning.planner import plan_select
 from auger.sql.result import QueryResult, ok_result
 from auger.storage.table_files import (
     TEMPORARY,
@@ -257,8 +258,6 @@ def _target(stmt: _Statement, session: UserSession) -> Workspace:
 
 def create_table(tree: exp.Create, session: UserSession) -> QueryResult:
     """Run a CTAS or CTTAS statement."""
-    from auger.sql.planning.planner import plan_select
-
     stmt = _statement(tree)
     ws = _target(stmt, session)
     schema = display_name(ws)

@@ -15,11 +15,17 @@ from sqlglot import exp
 from auger.errors import UserError
 from auger.spark.errors import write_errors
 from auger.sql.catalog.resolution import display_schema
+from auger.sql.frontend.dialect import AugerDrill
+from auger.sql.frontend.parser import parse_statement
 from auger.sql.frontend.statement_grammar import CreateView, DropView
+from auger.sql.planning.no_temporary_in_views import check_no_temporary_tables
+from auger.sql.planning.planner import PlanContext, plan_select
+from auger.sql.planning.tables import table_nodes
 from auger.sql.result import QueryResult, ok_result
 from auger.storage.views import View, ViewField, find_view_file, view_path, write_view
 from auger.storage.workspace import Workspace
 from auger.types import ColumnMetadata, DataMode, MinorType
+from auger.types.spark import spark_to_column
 
 if TYPE_CHECKING:
     from auger.session import UserSession
@@ -64,7 +70,6 @@ def view_sql(tree: exp.Expression) -> str:
 
     Top-level clauses start on their own line, as in the files Drill writes.
     """
-    from auger.sql.frontend.dialect import AugerDrill
 
     def gen(node: exp.Expression) -> str:
         return node.sql(dialect=AugerDrill, identify=True, normalize_functions="upper").strip()
@@ -108,12 +113,6 @@ def _table_exists(ws: Workspace, name: str) -> bool:
 
 
 def create_view(c: CreateView, session: UserSession) -> QueryResult:
-    from auger.sql.frontend.parser import parse_statement
-    from auger.sql.planning.no_temporary_in_views import check_no_temporary_tables
-    from auger.sql.planning.planner import PlanContext, plan_select
-    from auger.sql.planning.tables import table_nodes
-    from auger.types.spark import spark_to_column
-
     if c.replace and c.if_not_exists:
         raise UserError.validation(
             "Create view statement cannot have both <OR REPLACE> and <IF NOT EXISTS> clause"
