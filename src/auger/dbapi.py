@@ -757,6 +757,7 @@ def connect(config: Any = None, user: str | None = None) -> Connection:
     Raises:
         OperationalError, InternalError: the configuration is invalid or the engine cannot start.
     """
+    # start-up cost: `import auger` does not load the engine, its sessions or the SQL package
     from auger.engine import Engine
 
     try:

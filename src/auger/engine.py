@@ -27,6 +27,7 @@ from types import FrameType
 from typing import Any
 
 from auger.config import Config, load_config
+from auger.errors import UserError
 from auger.options import SystemOptions
 from auger.session import UserSession
 from auger.sql.catalog.resolution import Catalog
@@ -82,6 +83,7 @@ class Engine:
     @property
     def spark(self) -> Any:
         if self._spark is None:
+            # start-up cost: Spark (and pyspark) start with the first statement, not the engine
             from auger.spark.bootstrap import get_spark
 
             self._spark = get_spark(self.config.spark_master, self.config.spark_conf)
@@ -97,8 +99,6 @@ class Engine:
         session = UserSession(self, user or _os_user(), admin=admin)
         with self._lock:
             if self.closed:
-                from auger.errors import UserError
-
                 raise UserError.system("The engine has been shut down; start a new one")
             self._sessions[session.id] = session
         return session
@@ -174,8 +174,6 @@ class Engine:
         """
         found = self.config.workspace(full_name)
         if found is None:
-            from auger.errors import UserError
-
             raise UserError.validation(f"Workspace [{full_name}] is not found")
         plugin, ws = found
         changes: dict[str, Any] = {}
