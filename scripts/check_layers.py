@@ -20,10 +20,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-#: Bottom to top; a package may import its own layer and the layers before it.
+#: Bottom to top; a package may import its own layer and the layers before it. ``spark`` sits
+#: below ``sql`` because the planner builds Spark DataFrames (``docs/architecture.md``,
+#: Layers). ``catalog``, the layer of name resolution, is today the sub-package ``sql.catalog``;
+#: a top-level ``catalog`` package would sit with ``sql``.
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"errors", "config", "options", "types", "projection", "_jsonscan", "_textscan"}),
-    frozenset({"data"}),
+    # ground: errors, configuration, options, types, projections, the C scanners, the version
+    frozenset(
+        {"errors", "config", "options", "types", "projection", "version", "_jsonscan", "_textscan"}
+    ),
+    frozenset({"data"}),  # the sample files of the ``cp`` plugin
     frozenset({"storage"}),
     frozenset({"formats"}),
     frozenset({"resultset"}),

@@ -123,7 +123,7 @@ def test_placeholders_inside_strings_names_and_comments_are_not_bound() -> None:
 def test_hostile_strings_stay_one_literal(hostile: str) -> None:
     from sqlglot import exp, parse_one
 
-    from auger.sql.dialect import AugerDrill
+    from auger.sql.frontend.dialect import AugerDrill
 
     bound = dbapi.bind_parameters("SELECT a FROM t WHERE b = ?", (hostile,))
     tree = parse_one(bound, read=AugerDrill)

@@ -18,7 +18,7 @@ import pytest
 
 import auger
 from auger.errors import ErrorKind
-from auger.sql.parser import parse_statement
+from auger.sql.frontend.parser import parse_statement
 
 CORPUS = Path(__file__).parent / "data" / "broken_queries.jsonl"
 ENTRIES: list[dict[str, str]] = [

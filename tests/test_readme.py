@@ -24,7 +24,7 @@ import pytest
 
 import auger
 from auger.config import load_config
-from auger.sql.parser import split_statements
+from auger.sql.frontend.parser import split_statements
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

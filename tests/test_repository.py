@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -103,3 +104,24 @@ def test_layer_check_catches_imports_of_a_higher_layer_even_inside_functions(
     assert check.cycles(check.collect(src)) == [["scan", "sql"]]
     assert check.main([str(src)]) == 1
     assert check.main([str(src), "--report"]) == 0
+
+
+def test_layer_check_fails_on_a_planted_violation_and_passes_on_the_source(
+    tmp_path: Path,
+) -> None:
+    """The script as ``make lint`` runs it: exit status 1 when a lower layer imports a higher
+    one, 0 on auger's own source."""
+    src = tmp_path / "auger"
+    (src / "storage").mkdir(parents=True)
+    (src / "__init__.py").write_text("")
+    (src / "storage" / "__init__.py").write_text("")
+    (src / "storage" / "writer.py").write_text("def f():\n    from auger.spark import jobs\n")
+    script = [sys.executable, str(ROOT / "scripts/check_layers.py")]
+    planted = subprocess.run([*script, str(src)], capture_output=True, text=True, check=False)
+    assert planted.returncode == 1
+    assert "auger/storage/writer.py:2: storage -> spark (inside a function)" in planted.stdout
+    ours = subprocess.run([*script, str(SRC)], capture_output=True, text=True, check=False)
+    assert ours.returncode == 0, ours.stdout
+    assert ours.stdout.strip().endswith(
+        "0 imports of a higher layer (0 inside functions) in 0 package pairs; 0 cycles"
+    )

@@ -21,8 +21,7 @@ from auger.dbapi import (
     threadsafety,
 )
 from auger.errors import AugerError, ErrorKind, UserError
-
-__version__ = "0.1.0"
+from auger.version import __version__
 
 
 def connect(config=None, user=None):  # type: ignore[no-untyped-def]

@@ -269,7 +269,7 @@ def bind_parameters(sql: str, params: Sequence[Any] | Mapping[str, Any] | None) 
     from sqlglot.errors import TokenError
     from sqlglot.tokens import TokenType
 
-    from auger.sql.dialect import AugerDrill
+    from auger.sql.frontend.dialect import AugerDrill
 
     try:
         tokens = AugerDrill().tokenize(sql)
@@ -778,6 +778,7 @@ def connect(config: Any = None, user: str | None = None) -> Connection:
     Raises:
         OperationalError, InternalError: the configuration is invalid or the engine cannot start.
     """
+    # start-up cost: `import auger` does not load the engine, its sessions or the SQL package
     from auger.engine import Engine
 
     try:

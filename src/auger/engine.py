@@ -8,7 +8,7 @@ temporary tables. Shutdown runs on ``Engine.shutdown()``, at interpreter exit (`
 SIGTERM (and on SIGINT when nothing else handles it). A ``kill -9`` cannot be caught; the next
 engine to start on the same temporary workspace removes what such an engine left behind (see
 :mod:`auger.storage.temporary`), and any engine removes the CTAS staging directories of dead
-writers in its writable workspaces (:func:`auger.storage.writer.sweep_dead_staging`).
+writers in its writable workspaces (:func:`auger.storage.table_files.sweep_dead_staging`).
 """
 
 from __future__ import annotations
@@ -27,12 +27,13 @@ from types import FrameType
 from typing import Any
 
 from auger.config import Config, load_config
+from auger.errors import UserError
 from auger.options import SystemOptions
 from auger.session import UserSession
-from auger.sql.catalog import Catalog
+from auger.sql.catalog.resolution import Catalog
 from auger.storage.denied import DeniedPath
+from auger.storage.table_files import sweep_dead_staging
 from auger.storage.temporary import EngineIdentity, sweep_dead_locations
-from auger.storage.writer import sweep_dead_staging
 
 __all__ = ["Engine", "shutdown_all"]
 
@@ -82,6 +83,7 @@ class Engine:
     @property
     def spark(self) -> Any:
         if self._spark is None:
+            # start-up cost: Spark (and pyspark) start with the first statement, not the engine
             from auger.spark.bootstrap import get_spark
 
             self._spark = get_spark(self.config.spark_master, self.config.spark_conf)
@@ -97,8 +99,6 @@ class Engine:
         session = UserSession(self, user or _os_user(), admin=admin)
         with self._lock:
             if self.closed:
-                from auger.errors import UserError
-
                 raise UserError.system("The engine has been shut down; start a new one")
             self._sessions[session.id] = session
         return session
@@ -174,8 +174,6 @@ class Engine:
         """
         found = self.config.workspace(full_name)
         if found is None:
-            from auger.errors import UserError
-
             raise UserError.validation(f"Workspace [{full_name}] is not found")
         plugin, ws = found
         changes: dict[str, Any] = {}

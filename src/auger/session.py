@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from auger.errors import UserError
 from auger.options import SessionOptions
-from auger.sql.catalog import Catalog, FileTable, TableRef
+from auger.spark.errors import statement_context, unwrap_spark_error
+from auger.sql.catalog.resolution import Catalog, FileTable, TableRef
 from auger.storage.denied import PathGuard, TemporaryLocations
 from auger.storage.temporary import EngineIdentity, SessionTemporaryTables, TemporaryTable
 from auger.storage.workspace import Workspace
@@ -75,12 +76,11 @@ class UserSession:
     # ----- statements
     def execute(self, sql: str) -> QueryResult:
         """Run one statement and return its result (SELECTs stay lazy until fetched)."""
+        # start-up cost: the SQL package (and sqlglot) load with the first statement
         from auger.sql.router import execute_statement
 
         if self.closed:
             raise UserError.validation("The session is closed")
-        from auger.spark.errors import statement_context, unwrap_spark_error
-
         with self._lock, statement_context(sql):
             try:
                 return execute_statement(sql, self)

@@ -27,7 +27,7 @@ import zstandard
 
 from auger.errors import ErrorKind
 from auger.formats.json.infer import MAX_DEPTH
-from auger.formats.text.options import MAX_FIELDS
+from auger.formats.text.text_options import MAX_FIELDS
 
 Row = tuple[Any, ...]
 

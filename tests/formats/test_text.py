@@ -14,7 +14,7 @@ from auger.config import FormatConfig
 from auger.errors import ErrorKind, UserError
 from auger.formats.text import TextFormat, TextOptions, clean_header, columns_indexes
 from auger.formats.text import plugin as text_plugin
-from auger.formats.text.options import MAX_FIELDS
+from auger.formats.text.text_options import MAX_FIELDS
 
 from .helpers import read_file, rows_of
 

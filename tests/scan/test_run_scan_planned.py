@@ -14,8 +14,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from auger.scan import run_scan
-from auger.sql.columns import Requested
-from auger.sql.planner import plan_file_scan
+from auger.sql.planning.columns import Requested
+from auger.sql.planning.tables import plan_file_scan
 
 NAMES = ["ann", "bob", "cy", "dee", "eve", "fay"]
 

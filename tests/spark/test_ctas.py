@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from auger.dbapi import Error
-from auger.storage.writer import DEFAULT_UMASK, PERSISTENT, TEMPORARY, StorageStrategy
+from auger.storage.table_files import DEFAULT_UMASK, PERSISTENT, TEMPORARY, StorageStrategy
 
 
 def rows(conn: Any, sql: str) -> list[tuple[Any, ...]]:
@@ -375,7 +375,8 @@ def test_complex_columns_are_json_text_in_text_formats(data: Any, data_dir: Path
 
 def test_writer_never_replaces_an_existing_target(spark: Any, tmp_path: Path) -> None:
     from auger.config import DEFAULT_FORMATS, FormatConfig
-    from auger.storage.writer import write_table, writer_format
+    from auger.spark.writer import write_table
+    from auger.storage.table_files import writer_format
 
     formats = {
         n: FormatConfig(n, f["type"], tuple(f["extensions"])) for n, f in DEFAULT_FORMATS.items()
@@ -392,7 +393,8 @@ def test_interrupted_write_leaves_nothing(
     spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from auger.config import DEFAULT_FORMATS, FormatConfig
-    from auger.storage import writer
+    from auger.spark import writer
+    from auger.storage.table_files import writer_format
 
     formats = {
         n: FormatConfig(n, f["type"], tuple(f["extensions"])) for n, f in DEFAULT_FORMATS.items()
@@ -406,7 +408,7 @@ def test_interrupted_write_leaves_nothing(
         writer.write_table(
             spark.sql("select 1 as a"),
             str(tmp_path / "t"),
-            writer.writer_format("json", formats),
+            writer_format("json", formats),
             PERSISTENT,
         )
     assert os.listdir(tmp_path) == []

@@ -10,7 +10,7 @@ import sqlglot
 from sqlglot import exp
 
 from auger.scan.spec import FileSplit, ScanSpec
-from auger.sql.pruning import prune_files, prune_scan
+from auger.sql.planning.pruning import prune_files, prune_scan
 
 ROOT = "/data/t"
 FILES = tuple(

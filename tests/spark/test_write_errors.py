@@ -14,7 +14,7 @@ import pytest
 from auger.errors import ErrorKind, UserError
 from auger.spark.errors import encode_user_error, unwrap_spark_error, write_errors, write_failure
 from auger.storage.drill_json import write_atomically
-from auger.storage.writer import StorageStrategy
+from auger.storage.table_files import StorageStrategy
 
 
 class Py4JJavaError(Exception):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from auger.sql.columns import DIV_TAG, TABLE_TAG, Analysis, analyse_columns
-from auger.sql.parser import parse_statement
-from auger.sql.planner import _table_nodes
+from auger.sql.frontend.parser import parse_statement
+from auger.sql.planning.columns import DIV_TAG, TABLE_TAG, Analysis, analyse_columns
+from auger.sql.planning.tables import table_nodes
 
 SCHEMAS = {
     "dfs.data.a.json": {"id": "bigint", "m": "struct<a:bigint,b:struct<c:string>>", "x": "int"},
@@ -17,7 +17,7 @@ SCHEMAS = {
 
 def analyse(sql: str) -> tuple[Analysis, list[str]]:
     tree = parse_statement(sql)
-    tables = _table_nodes(tree)
+    tables = table_nodes(tree)
     views = []
     schemas = {}
     for n, node in enumerate(tables):

@@ -1,4 +1,5 @@
-"""``columns[n]`` of headerless text delivered as plain string columns (auger.sql.compact_columns).
+"""``columns[n]`` of headerless text delivered as plain string columns
+(auger.sql.planning.compact_columns).
 
 Every answer here is Drill's: the field, NULL past the end of a short row, ``EXPR$<i>`` names,
 whatever shape the query has (one SELECT, a subquery, a join, the array itself also used).

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from auger.sql.translate import drill_to_spark
+from auger.sql.frontend.translate import drill_to_spark
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from auger.errors import ErrorKind, UserError
-from auger.sql.nesting import MAX_NESTING
-from auger.sql.parser import parse_statement
+from auger.sql.frontend.nesting import MAX_NESTING
+from auger.sql.frontend.parser import parse_statement
 
 
 def parens(n: int) -> str:

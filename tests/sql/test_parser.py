@@ -1,11 +1,11 @@
-"""Statement splitting and Drill's parse errors (auger.sql.parser)."""
+"""Statement splitting and Drill's parse errors (auger.sql.frontend.parser)."""
 
 from __future__ import annotations
 
 import pytest
 
 from auger.errors import ErrorKind, UserError
-from auger.sql.parser import parse_statement, split_statements
+from auger.sql.frontend.parser import parse_statement, split_statements
 
 
 def test_a_comment_closing_a_line_does_not_start_the_next_statement() -> None:

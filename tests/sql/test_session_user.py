@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from sqlglot import exp
 
-from auger.sql.parser import parse_statement
-from auger.sql.session_user import session_user
+from auger.sql.frontend.parser import parse_statement
+from auger.sql.planning.session_user import session_user
 
 from .helpers import rows
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from auger.errors import UserError
-from auger.sql import statements as st
-from auger.sql.commands import parse_command
+from auger.sql.frontend import statement_grammar as st
+from auger.sql.frontend.command_grammar import parse_command
 
 
 @pytest.mark.parametrize(

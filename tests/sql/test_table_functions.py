@@ -8,8 +8,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from auger.sql.parser import parse_statement
-from auger.sql.table_functions import _inline_schema, is_table_function, table_function
+from auger.sql.frontend.parser import parse_statement
+from auger.sql.planning.table_functions import _inline_schema, is_table_function, table_function
 
 from .helpers import names, rows
 

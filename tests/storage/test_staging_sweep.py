@@ -17,7 +17,7 @@ import pytest
 
 from auger.engine import Engine
 from auger.storage.processes import host_key, process_start
-from auger.storage.writer import _staging_path, sweep_dead_staging
+from auger.storage.table_files import staging_path, sweep_dead_staging
 
 HEX = "0123456789abcdef" * 2
 
@@ -37,7 +37,7 @@ def _staging(parent: Path, table: str, pid: int, start: str | None = None, host:
 
 
 def test_staging_names_record_this_process() -> None:
-    name = os.path.basename(_staging_path("/w/t"))
+    name = os.path.basename(staging_path("/w/t"))
     assert name.startswith(f".t.auger-staging-{host_key()}-{os.getpid()}-")
 
 
@@ -55,7 +55,7 @@ def test_sweep_removes_dead_writers_only(tmp_path: Path, caplog: pytest.LogCaptu
     unnamed.mkdir()
     table = root / "t2"
     table.mkdir()
-    with caplog.at_level(logging.WARNING, logger="auger.storage.writer"):
+    with caplog.at_level(logging.WARNING, logger="auger.storage.table_files"):
         removed = sweep_dead_staging(str(root))
     assert sorted(removed) == sorted(str(p) for p in (dead, nested, reused))
     assert not dead.exists() and not nested.exists() and not reused.exists()

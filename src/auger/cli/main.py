@@ -146,7 +146,7 @@ def _connect_remote(url: str, user: str | None, password: str | None = None) -> 
 
 
 def split_script(text: str) -> list[str]:
-    """The statements of a script, as :func:`auger.sql.parser.split_statements` splits them.
+    """The statements of a script, as :func:`auger.sql.frontend.parser.split_statements` splits.
 
     A script with no ``;`` (but a last one after balanced quotes of one kind) and no comment is one
     statement, found without loading the SQL front end: sqlglot's import would be the largest
@@ -159,7 +159,7 @@ def split_script(text: str) -> list[str]:
         body = body[:-1].rstrip()  # quotes of one kind, balanced: the last ';' ends it
     if ";" not in body and "--" not in body and "/*" not in body:
         return [body] if body else []
-    from auger.sql.parser import split_statements
+    from auger.sql.frontend.parser import split_statements
 
     return split_statements(text)
 
@@ -287,24 +287,14 @@ EMBEDDED_HELP = (
 )
 
 
-def _version() -> str:
-    """The installed package's version (its metadata), or the source tree's."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("auger")
-    except PackageNotFoundError:
-        from auger import __version__
-
-        return __version__
-
-
 class _VersionAction(argparse.Action):
     """``--version``, reading the package metadata only when asked (that import is a
     measurable part of every command's start)."""
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
-        print(f"auger {_version()}")  # on stdout, as argparse's own version action
+        from auger.version import installed_version
+
+        print(f"auger {installed_version()}")  # on stdout, as argparse's own version action
         parser.exit()
 
 

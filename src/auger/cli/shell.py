@@ -100,7 +100,7 @@ def statement_complete(text: str) -> bool:
     from sqlglot.errors import TokenError
     from sqlglot.tokens import TokenType
 
-    from auger.sql.dialect import AugerDrill
+    from auger.sql.frontend.dialect import AugerDrill
 
     try:
         tokens = AugerDrill().tokenize(text)
@@ -264,7 +264,7 @@ class Shell:
         if stripped.startswith("."):
             return self.command(stripped[1:], dot=True)
         from auger.errors import UserError
-        from auger.sql.parser import split_statements
+        from auger.sql.frontend.parser import split_statements
 
         try:
             statements = split_statements(text)

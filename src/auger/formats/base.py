@@ -14,20 +14,27 @@ import gzip
 import io
 import zlib
 from abc import ABC
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.scan.spec import FileSplit
+from auger.storage.splits import FileSplit
 from auger.types import ColumnMetadata, TupleSchema
 
 if TYPE_CHECKING:
     from auger.scan.lifecycle import FormatReader
 
-__all__ = ["FormatPlugin", "conflict_error", "open_input", "uses_reader", "valid_utf8"]
+__all__ = [
+    "FormatPlugin",
+    "conflict_error",
+    "derive_discovery_with",
+    "open_input",
+    "uses_reader",
+    "valid_utf8",
+]
 
 
 class FormatPlugin(ABC):  # noqa: B024 - every method has a default; a plugin picks its own
@@ -68,10 +75,15 @@ class FormatPlugin(ABC):  # noqa: B024 - every method has a default; a plugin pi
         """The table columns of these files, as far as can be known cheaply on the driver.
 
         Derived from :meth:`reader`: the union of the first files' schemas (each reader's early
-        schema, else its first batch's)."""
-        from auger.scan.operator import discover_through_reader
-
-        return discover_through_reader(self, files, config, options)
+        schema, else its first batch's). Running a reader is the scan layer's work, so the
+        derivation is the one :mod:`auger.scan` installs (:func:`derive_discovery_with`) when
+        it is imported, which a plugin's ``FormatReader`` (from ``auger.scan``) already did."""
+        if _reader_discovery is None:
+            raise NotImplementedError(
+                f"format plugin {type(self).__name__}: discover_schema() derives the schema "
+                "from reader(); import auger.scan (where FormatReader lives) before discovering"
+            )
+        return _reader_discovery(self, files, config, options)
 
     def read_arrow(
         self,
@@ -92,6 +104,20 @@ class FormatPlugin(ABC):  # noqa: B024 - every method has a default; a plugin pi
         raise NotImplementedError(
             f"format plugin {type(self).__name__} reads through reader(), not read_arrow()"
         )
+
+
+#: How :meth:`FormatPlugin.discover_schema` runs a plugin's readers to learn its columns: set
+#: by the scan layer, which holds the reader framework (``formats`` sits below ``scan``).
+ReaderDiscovery = Callable[
+    [FormatPlugin, Sequence[str], FormatConfig, Mapping[str, Any]], TupleSchema
+]
+_reader_discovery: ReaderDiscovery | None = None
+
+
+def derive_discovery_with(discover: ReaderDiscovery) -> None:
+    """Install how reader-based plugins derive ``discover_schema`` (``auger.scan`` calls it)."""
+    global _reader_discovery
+    _reader_discovery = discover
 
 
 def uses_reader(plugin: FormatPlugin) -> bool:

@@ -11,7 +11,7 @@ it must stay importable on a Spark executor without a session.
 
 from auger.resultset.exceptions import ConversionError, LoaderStateError, UndefinedColumnError
 from auger.resultset.loader import ResultSetLoader
-from auger.resultset.options import (
+from auger.resultset.loader_options import (
     DEFAULT_ROW_LIMIT,
     DEFAULT_VECTOR_SIZE_LIMIT,
     MAX_ROW_LIMIT,

@@ -28,7 +28,7 @@ import pyarrow as pa
 
 from auger.resultset.bulk import rows_within_limits
 from auger.resultset.exceptions import LoaderStateError, oversize_error
-from auger.resultset.options import LoaderOptions, clamp_row_limit
+from auger.resultset.loader_options import LoaderOptions, clamp_row_limit
 from auger.resultset.projection import ProjectionSet
 from auger.resultset.rowset import RowSetLoader
 from auger.resultset.writers.base import ColumnWriter, Index

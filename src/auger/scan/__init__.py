@@ -4,15 +4,12 @@ Everything here is pure Python + pyarrow and picklable: it runs on Spark executo
 ``scan`` imports ``projection``, ``types`` and ``errors`` (and ``resultset`` for the reader
 lifecycle), never ``sql``, ``server`` or pyspark.
 
-``ScanOperator`` and ``ReaderFormatPlugin`` live in ``auger.scan.operator`` and ``run_scan`` (a
-planned scan through the operator) in ``auger.scan.run``; both build on ``auger.formats.base``,
-and ``auger.formats.base`` imports ``auger.scan.spec``. Importing them here eagerly would make
-``import auger.formats`` re-enter this package half-built, so those three names are resolved on
-first use (PEP 562).
+The scan operator also gives format plugins written as readers their derived
+``discover_schema`` (:func:`auger.formats.base.derive_discovery_with`): ``formats`` sits below
+``scan`` and cannot import the reader framework itself.
 """
 
-from typing import Any
-
+from auger.formats.base import derive_discovery_with
 from auger.scan.conflicts import ErrorContext, ScanStateError, SchemaMismatchError
 from auger.scan.filter import PROJECT_ALL, PROJECT_NONE, ProjectionFilter, ProjResult
 from auger.scan.implicit import (
@@ -32,7 +29,9 @@ from auger.scan.lifecycle import (
     loader_projection,
 )
 from auger.scan.missing import missing_arrays, missing_batch, resolve_missing_types
+from auger.scan.operator import ReaderFormatPlugin, ScanOperator, discover_through_reader
 from auger.scan.output import assemble
+from auger.scan.run import run_scan
 from auger.scan.schema import ScanColumn, ScanTuple
 from auger.scan.tracker import ProjectionType, ScanSchemaTracker
 
@@ -69,12 +68,4 @@ __all__ = [
     "run_scan",
 ]
 
-_LAZY = {"ScanOperator": "operator", "ReaderFormatPlugin": "operator", "run_scan": "run"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f"auger.scan.{_LAZY[name]}"), name)
-    raise AttributeError(f"module 'auger.scan' has no attribute {name!r}")
+derive_discovery_with(discover_through_reader)

@@ -11,13 +11,12 @@ as JSON inside the Spark data source's options.
 
 from __future__ import annotations
 
-import io
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import IO, Any
+from typing import Any
 
+from auger.storage.splits import FileSplit, open_split, split_line_range
 from auger.types import TupleSchema
 
 __all__ = ["ColumnSource", "FileSplit", "ScanSpec", "open_split", "split_line_range"]
@@ -34,7 +33,7 @@ class ColumnSource:
     SUFFIX = "suffix"
     LMT = "lmt"
     #: how many rows of the file this output row stands for (the scan then sends one row per
-    #: batch: a query that only counts rows needs no more, see auger.sql.row_counts)
+    #: batch: a query that only counts rows needs no more, see auger.sql.planning.row_counts)
     ROWS = "rows"
     # "dir<N>" for partition directories, "key:<name>" for hive-style key=value directories
 
@@ -47,23 +46,6 @@ class ColumnSource:
     @staticmethod
     def is_hive_key(source: str) -> bool:
         return source.startswith("key:")
-
-
-@dataclass(frozen=True)
-class FileSplit:
-    """One file (or a part of one) that a task reads."""
-
-    path: str
-    size: int = 0
-    mtime: float = 0.0
-    start: int = 0
-    length: int = -1  # -1: to the end of the file
-    row_groups: tuple[int, ...] | None = None
-
-    @property
-    def is_range(self) -> bool:
-        """True when the split is a byte range of the file rather than all of it."""
-        return self.start > 0 or self.length >= 0
 
 
 @dataclass(frozen=True)
@@ -139,90 +121,3 @@ class ScanSpec:
         from dataclasses import replace
 
         return replace(self, files=files)
-
-
-class _RangeReader(io.RawIOBase):
-    """The bytes ``[start, end)`` of a file, optionally preceded by the file's first line."""
-
-    def __init__(self, path: str, start: int, end: int, prefix: bytes) -> None:
-        super().__init__()
-        self._fh = open(path, "rb")  # noqa: SIM115 - closed in close()
-        self._fh.seek(start)
-        self._left = max(0, end - start)
-        self._prefix = prefix
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        view = memoryview(buffer).cast("B")
-        if self._prefix:
-            n = min(len(view), len(self._prefix))
-            view[:n] = self._prefix[:n]
-            self._prefix = self._prefix[n:]
-            return n
-        if self._left <= 0:
-            return 0
-        n = self._fh.readinto(view[: min(len(view), self._left)]) or 0
-        self._left -= n
-        return n
-
-    def close(self) -> None:
-        self._fh.close()
-        super().close()
-
-
-def _line_start_at_or_after(fh: IO[bytes], pos: int, size: int) -> int:
-    """The first position >= ``pos`` where a line begins (``size`` at the end of the file)."""
-    if pos <= 0:
-        return 0
-    if pos >= size:
-        return size
-    fh.seek(pos - 1)
-    offset = pos - 1
-    while True:
-        chunk = fh.read(65536)
-        if not chunk:
-            return size
-        nl = chunk.find(b"\n")
-        if nl >= 0:
-            return offset + nl + 1
-        offset += len(chunk)
-
-
-def split_line_range(path: str, start: int, length: int) -> tuple[int, int]:
-    """The line-aligned byte range a text split owns.
-
-    A line belongs to the split in which it *starts*: a split beginning mid-line skips to the
-    next line, and the last line that starts inside the split is read to its end even when that
-    crosses into the next split. So consecutive splits cover every line exactly once (a quoted
-    field holding a newline is the one case this cannot see, as in any line-split reader).
-    """
-    size = os.path.getsize(path)
-    end = size if length < 0 else min(size, start + length)
-    with open(path, "rb") as fh:
-        first = _line_start_at_or_after(fh, start, size)
-        last = _line_start_at_or_after(fh, end, size) if end < size else size
-    return first, max(first, last)
-
-
-def open_split(split: FileSplit, keep_first_line: bool = False) -> IO[bytes]:
-    """Open the bytes of a text split, line-aligned, as a binary stream.
-
-    Args:
-        split: the split; a whole file when it has no byte range.
-        keep_first_line: for a split that does not start the file, emit the file's first line
-            before the range, so a reader that expects a header (``extract_header``) or skips a
-            first line (``skip_first_line``) handles every split the same way. The first split
-            already has it.
-    """
-    if not split.is_range:
-        return open(split.path, "rb")
-    first, last = split_line_range(split.path, split.start, split.length)
-    prefix = b""
-    if keep_first_line and first > 0:
-        with open(split.path, "rb") as fh:
-            prefix = fh.readline()
-        if not prefix.endswith(b"\n"):
-            prefix += b"\n"
-    return io.BufferedReader(_RangeReader(split.path, first, last, prefix))

@@ -30,7 +30,6 @@ from starlette.routing import Route
 from auger.engine import Engine
 from auger.server.auth import Authenticator, Unauthenticated, clear_cookie, set_cookie
 from auger.server.http import HttpError, json_response, read_body, text_response
-from auger.server.options import register_server_options
 from auger.server.origin import SameOriginGuard
 from auger.server.pages import console_page, login_page, main_login_page
 from auger.server.profiles import ProfileStore
@@ -54,6 +53,7 @@ from auger.server.resources import (
     storage_json,
     thread_dump,
 )
+from auger.server.server_options import register_server_options
 from auger.server.sessions import SessionStore
 from auger.server.settings import ServerSettings
 from auger.server.users import UserStore

@@ -13,7 +13,9 @@ import traceback
 from typing import TYPE_CHECKING, Any
 
 from auger.options import SessionOptions
-from auger.sql.sys_tables import DRILL_VERSION
+from auger.spark.bootstrap import spark_context
+from auger.sql.catalog.sys_tables import DRILL_VERSION
+from auger.version import installed_version
 
 if TYPE_CHECKING:
     from auger.config import PluginConfig
@@ -170,8 +172,6 @@ def server_status_json(
     """
     import time
 
-    from auger.spark.bootstrap import spark_context
-
     spark = engine._spark
     executors: int | None = 0
     if spark is not None:
@@ -182,7 +182,7 @@ def server_status_json(
             executors = None
     return {
         "status": "Running!",
-        "version": _auger_version(),
+        "version": installed_version(),
         "drillVersion": DRILL_VERSION,
         "uptime": _uptime(time.time() - started),
         "startTime": int(started * 1000),
@@ -192,17 +192,6 @@ def server_status_json(
         "openSessions": sessions,
         "runningQueries": running,
     }
-
-
-def _auger_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("auger")
-    except PackageNotFoundError:
-        from auger import __version__
-
-        return __version__
 
 
 def _uptime(seconds: float) -> str:

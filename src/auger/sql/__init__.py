@@ -1,13 +1,13 @@
 """Drill's SQL on sqlglot: parsing, routing, name resolution, SELECT planning, DDL.
 
 Layering: ``sql`` may import every lower layer (``types``, ``storage``, ``formats``, ``scan``,
-``spark``); nothing below imports ``sql``.
+``spark``); nothing below imports ``sql`` (``scripts/check_layers.py`` checks it).
 
-Modules: ``parser``/``dialect`` (sqlglot), ``grammar``/``commands``/``statements`` (the Drill
-statements sqlglot cannot parse), ``router`` (statement → handler), ``catalog`` (names →
-tables, views, system tables), ``planner`` (SELECT → Spark DataFrame), ``columns`` (what each
-scan must deliver), ``rewrites``/``translate`` (Drill → Spark SQL), ``views``,
-``schema_commands``, ``show``, ``metadata``, ``information_schema``, ``sys_tables``,
-``nesting`` (how deeply a statement may nest),
-``table_functions``, ``dirfunctions``, ``temporary``.
+Sub-packages, one concern each: ``frontend`` (sqlglot's Drill dialect, the grammars of the Drill
+statements sqlglot cannot parse, how deeply a statement may nest, Drill → Spark SQL),
+``planning`` (the SELECT planner, its rules in ``planning.rules``, and what they use: column
+analysis, pruning, row counts, ``columns[n]``, directory and table functions), ``ddl``
+(``CREATE TABLE AS``, ``DROP TABLE``, views, provided schemas) and ``catalog`` (name
+resolution, ``INFORMATION_SCHEMA``, ``sys``, ``SHOW``/``DESCRIBE``/``EXPLAIN``). ``router``
+sends a statement to its handler; ``result`` is what every statement answers.
 """

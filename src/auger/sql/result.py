@@ -12,9 +12,11 @@ from typing import Any
 
 import pyarrow as pa
 
-from auger.sql.diagnostics import Diagnostics
+from auger.spark.errors import unwrap_spark_error
+from auger.sql.planning.diagnostics import Diagnostics
 from auger.types import ColumnMetadata, TupleSchema
 from auger.types.arrow import schema_from_arrow
+from auger.types.spark import spark_to_column
 
 __all__ = ["QueryResult", "ok_result"]
 
@@ -29,9 +31,9 @@ class QueryResult:
         warnings: things the user should know (columns dropped, schema conflicts resolved).
         statement: the statement kind (``SELECT``, ``USE``, ``CREATE TABLE``...).
         spark_schema: the Spark schema of a SELECT answered as a ``table`` on the driver
-            (:mod:`auger.sql.local_answer`), so its column types are the DataFrame's.
+            (:mod:`auger.sql.planning.local_answer`), so its column types are the DataFrame's.
         frame_factory: builds the DataFrame of such a SELECT when one is asked for.
-        diagnostics: what the statement's scans noticed (:mod:`auger.sql.diagnostics`); its
+        diagnostics: what the statement's scans noticed (:mod:`auger.sql.planning.diagnostics`); its
             run-time part fills in as the rows are fetched.
     """
 
@@ -64,7 +66,6 @@ class QueryResult:
             fields = self.spark_schema.fields
         elif self.table is not None:
             return schema_from_arrow(self.table.schema)
-        from auger.types.spark import spark_to_column
 
         return TupleSchema(_dedupe(spark_to_column(f.name, f.dataType, f.nullable) for f in fields))
 
@@ -83,8 +84,6 @@ class QueryResult:
     def to_arrow(self) -> pa.Table:
         """All rows as one Arrow table (runs the query)."""
         if self.table is None:
-            from auger.spark.errors import unwrap_spark_error
-
             try:
                 self.table = self.dataframe.toArrow()
             except Exception as exc:

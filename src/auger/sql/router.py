@@ -15,16 +15,18 @@ import pyarrow as pa
 from sqlglot import exp
 
 from auger.errors import UserError
-from auger.sql import commands as cmd
-from auger.sql import schema_commands, show, views
-from auger.sql import statements as st
-from auger.sql.ctas import create_table
-from auger.sql.diagnostics import collecting
-from auger.sql.drop_table import drop_table
-from auger.sql.local_answer import LocalAnswer
-from auger.sql.nesting import too_deep
-from auger.sql.parser import parse_statement
-from auger.sql.planner import plan_select
+from auger.sql.catalog import show
+from auger.sql.ddl import schema_commands
+from auger.sql.ddl import view_commands as views
+from auger.sql.ddl.ctas import create_table
+from auger.sql.ddl.drop_table import drop_table
+from auger.sql.frontend import command_grammar as cmd
+from auger.sql.frontend import statement_grammar as st
+from auger.sql.frontend.nesting import too_deep
+from auger.sql.frontend.parser import parse_statement
+from auger.sql.planning.diagnostics import collecting
+from auger.sql.planning.local_answer import LocalAnswer
+from auger.sql.planning.planner import plan_select
 from auger.sql.result import QueryResult, ok_result
 
 if TYPE_CHECKING:
@@ -133,7 +135,7 @@ HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
 
 def execute_statement(sql: str, session: UserSession) -> QueryResult:
     """Run one statement in a session; what planning noticed becomes the result's warnings
-    (:mod:`auger.sql.diagnostics`)."""
+    (:mod:`auger.sql.planning.diagnostics`)."""
     with collecting() as diagnostics:
         result = _run_statement(sql, session)
     result.warnings.extend(n for n in diagnostics.notes if n not in result.warnings)

@@ -32,7 +32,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass
 
 from auger.storage.processes import process_alive, process_start
-from auger.storage.writer import TEMPORARY, remove_tree_atomically
+from auger.storage.table_files import TEMPORARY, remove_tree_atomically
 
 __all__ = [
     "OWNER_MARKER",

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from auger.formats.text.options import MAX_FIELDS, TextOptions
+from auger.formats.text.text_options import MAX_FIELDS, TextOptions
 
 __all__ = ["BLOCK_SIZE", "NeedsFallback", "arrow_possible", "arrow_tables"]
 

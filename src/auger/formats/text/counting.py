@@ -28,8 +28,8 @@ from typing import IO
 
 import numpy as np
 
-from auger.formats.text.options import MAX_FIELDS, TextOptions
 from auger.formats.text.python_reader import in_open_quote as _in_open_quote
+from auger.formats.text.text_options import MAX_FIELDS, TextOptions
 
 __all__ = ["LineCounter", "block_counts"]
 

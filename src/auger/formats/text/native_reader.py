@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from auger.formats.base import valid_utf8
 from auger.formats.text.arrow_reader import BLOCK_SIZE, NeedsFallback
-from auger.formats.text.options import MAX_FIELDS, TextOptions
+from auger.formats.text.text_options import MAX_FIELDS, TextOptions
 
 _textscan: ModuleType | None
 try:

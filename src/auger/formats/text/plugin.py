@@ -34,10 +34,10 @@ from auger.formats.text.arrow_reader import (
 from auger.formats.text.counting import block_counts
 from auger.formats.text.header import clean_header
 from auger.formats.text.native_reader import native_batches, native_possible
-from auger.formats.text.options import MAX_FIELDS, TextOptions
 from auger.formats.text.positions import compact_position
 from auger.formats.text.python_reader import iter_records
-from auger.scan.spec import FileSplit, open_split
+from auger.formats.text.text_options import MAX_FIELDS, TextOptions
+from auger.storage.splits import FileSplit, open_split
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 __all__ = ["TextFormat", "columns_indexes"]
@@ -352,7 +352,7 @@ class TextFormat(FormatPlugin):
             return _Shape(header, fields, fill, None, nulls=_absent_nulls(options))
         positions = [compact_position(c.name) for c in table]
         if positions and all(p is not None for p in positions):
-            # single positions of the columns array (auger.sql.compact_columns)
+            # single positions of the columns array (auger.sql.planning.compact_columns)
             names = [c.name for c in table if wanted is None or c.name.lower() in wanted]
             kept = [compact_position(n) for n in names]
             return _Shape(names, [p for p in kept if p is not None], [], None, compact=True)

@@ -1,8 +1,8 @@
 """Names of the scalar columns that carry single ``columns[n]`` positions of a headerless file.
 
-The planner (``auger.sql.compact_columns``) asks the text reader for ``__columns_2`` instead of
-the whole ``columns`` array when a query only ever indexes the array; the reader then delivers
-field 2 of each row, or NULL where the row has fewer fields.
+The planner (``auger.sql.planning.compact_columns``) asks the text reader for ``__columns_2``
+instead of the whole ``columns`` array when a query only ever indexes the array; the reader
+then delivers field 2 of each row, or NULL where the row has fewer fields.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import IO, Any
 
 from auger.errors import UserError
-from auger.formats.text.options import MAX_FIELDS, TextOptions
+from auger.formats.text.text_options import MAX_FIELDS, TextOptions
 
 __all__ = ["Record", "field_too_long", "in_open_quote", "iter_records", "too_many_fields"]
 

@@ -1,10 +1,11 @@
 """Statement splitting and parsing, with Drill's error shape.
 
 Statements sqlglot cannot parse (``ALTER SESSION``, ``SHOW FILES``, ``CREATE SCHEMA ... FOR
-TABLE``...) are recognised first by :mod:`auger.sql.commands`; everything else goes through the
-:class:`~auger.sql.dialect.AugerDrill` dialect. Parse errors are Drill's: the first token that
-makes no sense (``<EOF>`` when the statement ends too soon), its line and column, and the
-statement with a caret under it; nothing of sqlglot's own wording reaches the user.
+TABLE``...) are recognised first by :mod:`auger.sql.frontend.command_grammar`; everything else
+goes through the :class:`~auger.sql.frontend.dialect.AugerDrill` dialect. Parse errors are
+Drill's: the first token that makes no sense (``<EOF>`` when the statement ends too soon), its
+line and column, and the statement with a caret under it; nothing of sqlglot's own wording
+reaches the user.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from auger.errors import UserError, sql_with_caret
-from auger.sql.dialect import AugerDrill
-from auger.sql.nesting import check_nesting, ensure_recursion_room, too_deep
+from auger.sql.frontend.dialect import AugerDrill
+from auger.sql.frontend.nesting import check_nesting, ensure_recursion_room, too_deep
 
 __all__ = ["encountered", "lexical_error", "parse_statement", "split_statements"]
 
@@ -50,7 +51,7 @@ def parse_statement(sql: str) -> exp.Expression:
     Raises:
         UserError: PARSE, in Drill's words (``Encountered "X" at line L, column C.``) with the
             statement and a caret under the spot, or where the statement nests deeper than
-            :data:`~auger.sql.nesting.MAX_NESTING`; VALIDATION for a known function called
+            :data:`~auger.sql.frontend.nesting.MAX_NESTING`; VALIDATION for a known function called
             with too many arguments.
     """
     text = sql.strip().rstrip(";").strip()

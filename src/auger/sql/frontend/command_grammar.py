@@ -1,7 +1,7 @@
 """Drill statements that sqlglot does not parse, each a tiny grammar and a frozen value.
 
 ``ALTER SESSION|SYSTEM SET|RESET``, ``SET``/``RESET``, ``USE``, ``SHOW SCHEMAS|DATABASES`` here;
-the metadata and DDL statements of :mod:`auger.sql.statements` after them.
+the metadata and DDL statements of :mod:`auger.sql.frontend.statement_grammar` after them.
 :func:`parse_command` returns None for anything else, which then goes to sqlglot.
 """
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from auger.errors import UserError
+from auger.sql.frontend.statement_grammar import parse_statement_command
 
 __all__ = ["ResetOption", "SetOption", "ShowSchemas", "UseSchema", "parse_command", "parse_literal"]
 
@@ -103,6 +104,5 @@ def parse_command(sql: str) -> object | None:
     if m:
         like = m.group("like")
         return ShowSchemas(like.replace("''", "'") if like is not None else None, m.group("where"))
-    from auger.sql.statements import parse_statement_command
 
     return parse_statement_command(text)

@@ -14,12 +14,18 @@ from sqlglot import exp
 
 from auger.errors import UserError
 from auger.spark.errors import write_errors
-from auger.sql.catalog import display_schema
+from auger.sql.catalog.resolution import display_schema
+from auger.sql.frontend.dialect import AugerDrill
+from auger.sql.frontend.parser import parse_statement
+from auger.sql.frontend.statement_grammar import CreateView, DropView
+from auger.sql.planning.no_temporary_in_views import check_no_temporary_tables
+from auger.sql.planning.planner import PlanContext, plan_select
+from auger.sql.planning.tables import table_nodes
 from auger.sql.result import QueryResult, ok_result
-from auger.sql.statements import CreateView, DropView
 from auger.storage.views import View, ViewField, find_view_file, view_path, write_view
 from auger.storage.workspace import Workspace
 from auger.types import ColumnMetadata, DataMode, MinorType
+from auger.types.spark import spark_to_column
 
 if TYPE_CHECKING:
     from auger.session import UserSession
@@ -64,7 +70,6 @@ def view_sql(tree: exp.Expression) -> str:
 
     Top-level clauses start on their own line, as in the files Drill writes.
     """
-    from auger.sql.dialect import AugerDrill
 
     def gen(node: exp.Expression) -> str:
         return node.sql(dialect=AugerDrill, identify=True, normalize_functions="upper").strip()
@@ -108,11 +113,6 @@ def _table_exists(ws: Workspace, name: str) -> bool:
 
 
 def create_view(c: CreateView, session: UserSession) -> QueryResult:
-    from auger.sql.parser import parse_statement
-    from auger.sql.planner import PlanContext, _table_nodes, plan_select
-    from auger.sql.temporary import check_no_temporary_tables
-    from auger.types.spark import spark_to_column
-
     if c.replace and c.if_not_exists:
         raise UserError.validation(
             "Create view statement cannot have both <OR REPLACE> and <IF NOT EXISTS> clause"
@@ -123,7 +123,7 @@ def create_view(c: CreateView, session: UserSession) -> QueryResult:
     tree = parse_statement(c.query)
     if not isinstance(tree, exp.Query):
         raise UserError.validation("A view must be defined by a query (SELECT ...)")
-    check_no_temporary_tables(_table_nodes(tree), session, session.default_schema)
+    check_no_temporary_tables(table_nodes(tree), session, session.default_schema)
 
     existing_view = find_view_file(ws, name)
     non_view = _temporary_exists(session, ws, name) or _table_exists(ws, name)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+import auger
 from auger.errors import UserError
 
 if TYPE_CHECKING:
@@ -50,8 +51,6 @@ def _options(session: UserSession) -> pa.Table:
 
 
 def _version(session: UserSession) -> pa.Table:
-    import auger
-
     return pa.table(
         {
             "version": [DRILL_VERSION],

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
+from auger.scan.plan import ROW_COUNT_COLUMN
 from auger.scan.spec import ColumnSource
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
@@ -53,8 +54,6 @@ def count_rows_query(tree: exp.Expression, n_tables: int) -> bool:
 
 def counting_scan(planned: PlannedScan) -> PlannedScan | None:
     """The planned scan with the weight column, or None when it reads table data."""
-    from auger.scan.plan import ROW_COUNT_COLUMN
-
     spec = planned.spec
     if spec.format_type == "parquet" or planned.conversions:
         return None  # Parquet counts from footers or natively (auger.spark.native_parquet)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from auger.sql.grammar import Cursor
+from auger.sql.frontend.token_cursor import Cursor
 
 __all__ = [
     "AlterSchema",

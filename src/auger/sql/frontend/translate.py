@@ -1,7 +1,7 @@
 """Drill SQL → Spark SQL for a query whose tables are already Spark views.
 
 The planner's last step, also usable alone (golden tests pin it: ``tests/golden/*.sql``): the
-Drill→Spark rewrites of :mod:`auger.sql.rewrites`, integer division for two integers, and
+Drill→Spark rewrites of :mod:`auger.sql.frontend.rewrites`, integer division for two integers, and
 Drill's output names.
 """
 
@@ -12,9 +12,9 @@ from collections.abc import Callable
 from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
 
-from auger.sql.dialect import AugerDrill
-from auger.sql.parser import parse_statement
-from auger.sql.rewrites import REWRITES, drill_output_names
+from auger.sql.frontend.dialect import AugerDrill
+from auger.sql.frontend.parser import parse_statement
+from auger.sql.frontend.rewrites import REWRITES, drill_output_names
 
 __all__ = ["drill_to_spark", "to_spark_sql"]
 

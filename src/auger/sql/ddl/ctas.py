@@ -7,7 +7,7 @@ folder and a generated name; the session finds it by the name given here.
 
 Both check the name (no table, view or temporary table of that name may exist), the column list
 and the partition columns with Drill's messages, plan the query, and write it in
-``store.format`` through :mod:`auger.storage.writer`, answering ``Fragment | Number of records
+``store.format`` through :mod:`auger.storage.table_files`, answering ``Fragment | Number of records
 written``. Where Drill's temporary-table messages differ from its later CTAS ones, CTTAS keeps
 the temporary-table wording (the tests pin each text).
 """
@@ -24,17 +24,18 @@ from sqlglot import exp
 
 from auger.errors import UserError
 from auger.spark.errors import write_errors
+from auger.spark.writer import write_table
+from auger.sql.planning.planner import plan_select
 from auger.sql.result import QueryResult, ok_result
-from auger.storage.views import find_view_file
-from auger.storage.workspace import Workspace
-from auger.storage.writer import (
+from auger.storage.table_files import (
     TEMPORARY,
     StorageStrategy,
     WriteResult,
     WriterFormat,
-    write_table,
     writer_format,
 )
+from auger.storage.views import find_view_file
+from auger.storage.workspace import Workspace
 
 if TYPE_CHECKING:
     from auger.session import UserSession
@@ -257,8 +258,6 @@ def _target(stmt: _Statement, session: UserSession) -> Workspace:
 
 def create_table(tree: exp.Create, session: UserSession) -> QueryResult:
     """Run a CTAS or CTTAS statement."""
-    from auger.sql.planner import plan_select
-
     stmt = _statement(tree)
     ws = _target(stmt, session)
     schema = display_name(ws)

@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.sql.catalog import FileTable
+from auger.sql.catalog.resolution import FileTable
 from auger.storage.schema_file import SchemaFile
 from auger.types import TupleSchema
 

@@ -26,7 +26,7 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 from sqlglot.schema import MappingSchema
 
 from auger.scan.plan import Requested
-from auger.sql.dialect import AugerDrill
+from auger.sql.frontend.dialect import AugerDrill
 
 __all__ = ["Analysis", "Requested", "analyse_columns", "column_path", "table_alias"]
 

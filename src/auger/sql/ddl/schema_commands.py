@@ -13,10 +13,15 @@ import pyarrow as pa
 
 from auger.errors import UserError
 from auger.spark.errors import write_errors
-from auger.sql.catalog import FileTable, SystemTable, TableRef, ViewTable, display_schema
-from auger.sql.grammar import Cursor
+from auger.sql.catalog.resolution import FileTable, SystemTable, TableRef, ViewTable, display_schema
+from auger.sql.frontend.statement_grammar import (
+    AlterSchema,
+    CreateSchema,
+    DescribeSchema,
+    DropSchema,
+)
+from auger.sql.frontend.token_cursor import Cursor
 from auger.sql.result import QueryResult, ok_result
-from auger.sql.statements import AlterSchema, CreateSchema, DescribeSchema, DropSchema
 from auger.storage.schema_file import (
     SCHEMA_FILE_NAME,
     SchemaFile,

@@ -17,12 +17,12 @@ import pyarrow as pa
 from sqlglot import exp
 
 from auger.errors import ErrorKind, UserError
-from auger.sql import explain as drill_plan
-from auger.sql.catalog import IS_SCHEMA_NAME, FileTable, SystemTable, ViewTable
-from auger.sql.commands import ShowSchemas
-from auger.sql.grammar import split_schema_path
-from auger.sql.result import QueryResult, ok_result
-from auger.sql.statements import (
+from auger.sql.catalog.information_schema import info_schema_columns
+from auger.sql.catalog.resolution import IS_SCHEMA_NAME, FileTable, SystemTable, ViewTable
+from auger.sql.catalog.table_listing import list_tables
+from auger.sql.frontend.command_grammar import ShowSchemas
+from auger.sql.frontend.parser import parse_statement
+from auger.sql.frontend.statement_grammar import (
     Describe,
     DescribeSchemaOf,
     Explain,
@@ -30,9 +30,16 @@ from auger.sql.statements import (
     ShowFiles,
     ShowTables,
 )
+from auger.sql.frontend.token_cursor import split_schema_path
+from auger.sql.planning import explain as drill_plan
+from auger.sql.planning.planner import plan_select
+from auger.sql.planning.tables import discover_file_table
+from auger.sql.result import QueryResult, ok_result
+from auger.storage import drill_json
 from auger.storage.selection import is_hidden
 from auger.storage.workspace import Workspace
 from auger.types import DataMode, MinorType
+from auger.types.spark import spark_to_column
 
 if TYPE_CHECKING:
     from auger.session import UserSession
@@ -61,9 +68,6 @@ def _like(pattern: str, value: str) -> bool:
 
 def _filtered(select: str, where: str, order: str, session: UserSession) -> QueryResult:
     """A SHOW statement's ``WHERE`` as Drill runs it: a query of ``information_schema``."""
-    from auger.sql.parser import parse_statement
-    from auger.sql.planner import plan_select
-
     tree = parse_statement(f"{select} AND ({where}) ORDER BY {order}")
     return QueryResult(dataframe=plan_select(tree, session), statement="SHOW")
 
@@ -86,8 +90,6 @@ def show_schemas(c: ShowSchemas, session: UserSession) -> QueryResult:
 
 
 def show_tables(c: ShowTables, session: UserSession) -> QueryResult:
-    from auger.sql.metadata import list_tables
-
     if c.schema is None:
         if not session.default_schema:
             raise UserError.validation(NO_DEFAULT_SCHEMA)
@@ -229,9 +231,6 @@ def data_type_name(col: Any) -> str:
 
 
 def describe_table(c: Describe, session: UserSession) -> QueryResult:
-    from auger.sql.planner import plan_select
-    from auger.types.spark import spark_to_column
-
     parts = list(c.table)
     probe = getattr(session, "is_temporary_table", None)
     is_temporary = bool(probe(parts)) if probe is not None else False
@@ -280,9 +279,6 @@ def _required_columns(parts: list[str], session: UserSession) -> set[str]:
     """Lower names of the table's columns declared NOT NULL where Spark's schema cannot say so:
     every column of an ``information_schema`` table, and a file table's required columns
     (Parquet's REQUIRED fields, a provided schema's NOT NULL columns)."""
-    from auger.sql.information_schema import info_schema_columns
-    from auger.sql.planner import discover_file_table
-
     try:
         ref = session.resolve_table(parts)
     except UserError:
@@ -316,10 +312,7 @@ def refresh_metadata(c: RefreshMetadata, session: UserSession) -> QueryResult:
 
 
 def explain(c: Explain, session: UserSession) -> QueryResult:
-    """The query's plan in Drill's layout and its JSON (see :mod:`auger.sql.explain`)."""
-    from auger.sql.parser import parse_statement
-    from auger.sql.planner import plan_select
-
+    """The query's plan in Drill's layout and its JSON (see :mod:`auger.sql.planning.explain`)."""
     tree = parse_statement(c.query)
     if not isinstance(tree, exp.Query):
         raise UserError.validation("EXPLAIN PLAN FOR needs a query")
@@ -330,8 +323,6 @@ def explain(c: Explain, session: UserSession) -> QueryResult:
 
 def describe_schema_of(c: DescribeSchemaOf, session: UserSession) -> QueryResult:
     """A schema's name and its configuration as JSON (Drill's ``schema``, ``properties``)."""
-    from auger.storage import drill_json
-
     name = ".".join(split_schema_path(list(c.schema)))
     try:
         found = session.catalog.resolve_schema(name, session.default_schema)

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from auger.errors import UserError
-from auger.sql.catalog import IS_SCHEMA_NAME, SYSTEM_SCHEMAS
+from auger.sql.catalog.information_schema import INFO_TABLES
+from auger.sql.catalog.resolution import IS_SCHEMA_NAME, SYSTEM_SCHEMAS
+from auger.sql.catalog.sys_tables import SYS_TABLES
 from auger.storage.selection import is_hidden
 from auger.storage.temporary import OWNER_MARKER
 from auger.storage.views import VIEW_SUFFIX, View, list_views, read_view
@@ -74,10 +76,7 @@ def workspace_tables(ws: Workspace) -> list[TableEntry]:
 
 def system_tables(schema: str) -> list[TableEntry]:
     if schema == "sys":
-        from auger.sql.sys_tables import SYS_TABLES
-
         return [TableEntry("sys", n, "SYSTEM_TABLE") for n in sorted(SYS_TABLES)]
-    from auger.sql.information_schema import INFO_TABLES
 
     return [TableEntry(IS_SCHEMA_NAME, n, "SYSTEM_TABLE") for n in sorted(INFO_TABLES)]
 

@@ -2,7 +2,8 @@
 small Arrow tables.
 
 Spark has no such schema; each table is built on demand from the catalog (see
-:mod:`auger.sql.metadata`) with Drill's column names. COLUMNS lists the columns that are known
+:mod:`auger.sql.catalog.table_listing`)
+with Drill's column names. COLUMNS lists the columns that are known
 without reading data: those of views (from their files), of tables with a provided schema
 (``.drill.schema``) and of the system tables. As in Drill, every column of these tables is
 declared NOT NULL (DESCRIBE and COLUMNS say ``IS_NULLABLE`` ``NO``), and the schema is spelled
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from auger.errors import UserError
-from auger.sql.catalog import IS_SCHEMA_NAME
+from auger.sql.catalog.resolution import IS_SCHEMA_NAME
 from auger.types import ColumnMetadata, DataMode
 from auger.types.arrow import schema_from_arrow
 
@@ -76,7 +77,7 @@ def _schemata(session: UserSession) -> pa.Table:
 
 
 def _tables(session: UserSession) -> pa.Table:
-    from auger.sql.metadata import list_tables
+    from auger.sql.catalog.table_listing import list_tables
 
     rows = list_tables(session)
     return pa.table(
@@ -96,7 +97,7 @@ def _tables(session: UserSession) -> pa.Table:
 
 
 def _views(session: UserSession) -> pa.Table:
-    from auger.sql.metadata import list_tables
+    from auger.sql.catalog.table_listing import list_tables
 
     rows = [r for r in list_tables(session) if r.type == "VIEW"]
     return pa.table(
@@ -155,8 +156,8 @@ def _partitions(session: UserSession) -> pa.Table:
 
 
 def _columns(session: UserSession) -> pa.Table:
-    from auger.sql.metadata import list_tables
-    from auger.sql.show import data_type_name
+    from auger.sql.catalog.show import data_type_name
+    from auger.sql.catalog.table_listing import list_tables
 
     rows: list[dict[str, object]] = []
 
@@ -217,7 +218,7 @@ def _system_table_columns(
     """A system table's columns: name, SQL type name, nullable."""
     if schema == IS_SCHEMA_NAME:
         return info_schema_columns(name, session)
-    from auger.sql.sys_tables import sys_table
+    from auger.sql.catalog.sys_tables import sys_table
 
     arrow_schema = sys_table(name, session).schema
     return [(c.name, c.type.sql_name, True) for c in schema_from_arrow(arrow_schema)]
@@ -258,7 +259,7 @@ def _files(session: UserSession) -> pa.Table:
     import os
     import stat
 
-    from auger.sql.show import file_owner
+    from auger.sql.catalog.show import file_owner
 
     try:
         recursive = bool(session.options.get("storage.list_files_recursively"))

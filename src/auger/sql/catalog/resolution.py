@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from auger.config import Config, FormatConfig
 from auger.errors import UserError
-from auger.sql.grammar import split_schema_path
+from auger.sql.frontend.token_cursor import split_schema_path
 from auger.storage.denied import PathGuard
 from auger.storage.schema_file import SchemaFile
 from auger.storage.views import View, find_view_file, read_view

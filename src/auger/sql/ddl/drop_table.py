@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from auger.errors import UserError
-from auger.sql.ctas import mutable_workspace
+from auger.sql.ddl.ctas import mutable_workspace
 from auger.sql.result import QueryResult, ok_result
 from auger.storage.selection import is_hidden
+from auger.storage.table_files import remove_tree_atomically
 from auger.storage.workspace import Workspace
-from auger.storage.writer import remove_tree_atomically
 
 if TYPE_CHECKING:
     from auger.session import UserSession

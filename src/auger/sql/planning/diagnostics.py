@@ -42,8 +42,8 @@ from auger.types import ColumnMetadata, DataMode, TupleSchema
 
 if TYPE_CHECKING:
     from auger.scan.plan import PlannedScan, ScanTable
-    from auger.sql.catalog import FileTable
-    from auger.sql.columns import Requested
+    from auger.sql.catalog.resolution import FileTable
+    from auger.sql.planning.columns import Requested
 
 __all__ = [
     "Diagnostics",

@@ -1,0 +1,109 @@
+"""Rule: plan each file table's scan and make it a DataFrame."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from sqlglot import exp
+
+from auger.scan.plan import ROW_COUNT_COLUMN, PlannedScan
+from auger.scan.spec import ColumnSource
+from auger.spark.frames import scan_frame
+from auger.spark.local_scan import local_limit_table
+from auger.sql.planning import diagnostics, explain
+from auger.sql.planning.columns import table_alias
+from auger.sql.planning.compact_columns import compact_columns_scan
+from auger.sql.planning.local_answer import LocalAnswer, spark_result_table
+from auger.sql.planning.pruning import prune_scan
+from auger.sql.planning.row_counts import counting_scan
+from auger.sql.planning.select_plan import SelectPlan
+from auger.sql.planning.star_columns import spell_out_star
+from auger.sql.planning.tables import build_file_scan
+from auger.types import TupleSchema
+
+__all__ = ["plan_scans"]
+
+
+def plan_scans(plan: SelectPlan) -> None:
+    """Each file table's scan through the one scan-planning function, then pruned (files ruled
+    out by ``WHERE`` on ``dirN``...), specialised (counting rows, ``columns[n]`` as plain
+    columns) and made a DataFrame; a bare ``SELECT * ... LIMIT n`` read on the driver is the
+    answer itself."""
+    options = plan.options
+    n_tables = len(plan.tables)
+    for n, node in enumerate(plan.tables):
+        if n not in plan.discovered:
+            continue
+        requested = plan.requested(n)
+        star = requested.star
+        if star:
+            plan.starred.setdefault(table_alias(node).lower(), plan.discovered[n].schema)
+        if plan.analysis is not None:
+            planned = build_file_scan(
+                plan.discovered[n], requested, options, True, plan.limit, check_types=True
+            )
+        else:
+            planned = build_file_scan(
+                plan.discovered[n],
+                requested,
+                options,
+                allow_missing=n_tables == 1,
+                limit=plan.limit,
+                never_missing=plan.defined,
+            )
+        planned = prune_scan(planned, node)  # files ruled out by WHERE on dirN etc.
+        diagnostics.scan_planned(plan.discovered[n], requested, planned, options)
+        if plan.counting:
+            weighted = counting_scan(planned)
+            if weighted is None:
+                plan.counting = False
+            else:
+                planned = weighted
+        if not plan.counting and (compact := compact_columns_scan(planned)) is not None:
+            # columns[n] as plain string columns, see the module
+            planned, plan.direct_positions[n] = compact
+        # ``*`` over a table without columns: rows of no columns, as in Drill
+        rows_only = star and planned.schema.names() == [ROW_COUNT_COLUMN]
+        if plan.answer_here and not plan.counting and not planned.conversions:
+            answer = _local_answer(plan.spark, planned, options, rows_only)
+            if answer is not None:
+                plan.answer = answer
+                return
+        if star and not rows_only:
+            _hide_implicit_from_star(node, planned)
+        frame = scan_frame(plan.spark, planned, options)
+        explain.scan_framed(plan.discovered[n], planned, frame)  # what EXPLAIN names
+        if rows_only:
+            frame = frame.drop(ROW_COUNT_COLUMN)
+            plan.no_columns = True
+        if planned.conversions:
+            frame = frame.selectExpr(*planned.conversions)
+        plan.frames[n] = frame
+
+
+def _hide_implicit_from_star(node: exp.Table, planned: PlannedScan) -> None:
+    """The scan delivers implicit columns the query names; Drill's ``*`` does not show them."""
+    sources = planned.spec.sources
+    names = planned.schema.names()
+    if any(sources.get(n) in ColumnSource.IMPLICIT for n in names):
+        visible = [n for n in names if sources.get(n) not in ColumnSource.IMPLICIT]
+        spell_out_star(node, table_alias(node), visible)
+
+
+def _local_answer(
+    spark: Any, planned: PlannedScan, options: Mapping[str, Any], rows_only: bool = False
+) -> Any:
+    table = local_limit_table(planned, options)
+    if table is None or planned.spec.limit is None:
+        return None
+    # sliced while it has a column: pyarrow slices a table of no columns to the length asked
+    # for, whatever it held (an empty file's ``SELECT * ... LIMIT 5`` was five empty rows)
+    table = table.slice(0, planned.spec.limit)
+    if rows_only:  # only the rows' count was scanned: the answer has no columns
+        table = table.drop_columns([ROW_COUNT_COLUMN])
+        planned = replace(planned, schema=TupleSchema())
+    spark_schema = planned.schema.to_spark()
+    table = spark_result_table(table, spark_schema, spark)
+    return LocalAnswer(table, spark_schema)

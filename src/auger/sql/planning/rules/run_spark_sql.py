@@ -1,0 +1,42 @@
+"""Rule: the query as Spark SQL, run over the tables' DataFrames; its result is the answer."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import pyarrow as pa
+
+from auger.spark.errors import unwrap_spark_error
+from auger.spark.frame_sql import sql_over_frames
+from auger.sql.frontend.translate import to_spark_sql
+from auger.sql.planning.compact_columns import read_positions_directly
+from auger.sql.planning.local_answer import LocalAnswer
+from auger.sql.planning.select_plan import SelectPlan
+
+__all__ = ["run_spark_sql"]
+
+
+def run_spark_sql(plan: SelectPlan) -> None:
+    """``SparkSession.sql`` with the DataFrames as its tables (nothing is registered in Spark's
+    catalog); the answer is the lazy DataFrame, or rows of no columns counted here."""
+    finish = None
+    if len(plan.tables) == 1 and 0 in plan.direct_positions:
+        finish = functools.partial(read_positions_directly, positions=plan.direct_positions[0])
+    sql = to_spark_sql(plan.tree, finish)
+    frames = {plan.names[n]: plan.frames[n] for n in range(len(plan.tables))}
+    try:
+        frame = sql_over_frames(plan.spark, sql, frames)
+        if plan.local and plan.no_columns and not frame.columns:
+            # Arrow batches without columns carry no row count, so Spark would ship no
+            # rows: they are counted here and answered as rows of no columns
+            plan.answer = LocalAnswer(_no_columns(frame.count()), frame.schema)
+        else:
+            plan.answer = frame
+    except Exception as exc:
+        raise unwrap_spark_error(exc) from exc
+
+
+def _no_columns(rows: int) -> Any:
+    """An Arrow table of ``rows`` rows and no columns."""
+    return pa.table({"rows": pa.nulls(rows)}).drop_columns(["rows"])

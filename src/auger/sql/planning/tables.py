@@ -1,0 +1,191 @@
+"""The tables of a query: finding them in the tree, resolving each name, and discovering and
+planning the scan of a file table.
+
+Used by the planner's rules (:mod:`auger.sql.planning.rules`) and by the statements that read a
+table's schema without running a query (``DESCRIBE``, ``CREATE VIEW``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import traverse_scope
+
+from auger.errors import UserError
+from auger.scan.plan import (
+    PlannedScan,
+    Requested,
+    ScanTable,
+    discover_table,
+    implicit_labels,
+    partition_label,
+    plan_scan,
+)
+from auger.spark.discovery import discover_schema
+from auger.sql.catalog.resolution import FileTable, TableRef
+from auger.sql.planning import diagnostics
+from auger.sql.planning.select_plan import PlanContext
+from auger.sql.planning.table_functions import (
+    apply_table_function,
+    is_table_function,
+    table_function,
+)
+from auger.storage.selection import FileSelection, select_files
+from auger.types.spark import column_to_spark
+
+if TYPE_CHECKING:
+    from auger.session import UserSession
+
+__all__ = [
+    "build_file_scan",
+    "discover_file_table",
+    "known_names",
+    "plan_file_scan",
+    "resolve_table_node",
+    "table_nodes",
+]
+
+
+def table_nodes(tree: exp.Expression) -> list[exp.Table]:
+    """Physical table references (CTE names and derived tables excluded), in query order."""
+    seen: dict[int, exp.Table] = {}
+    for scope in traverse_scope(tree):
+        for _, (_node, source) in scope.selected_sources.items():
+            if isinstance(source, exp.Table) and (
+                isinstance(source.this, exp.Identifier) or is_table_function(source)
+            ):
+                seen.setdefault(id(source), source)
+    # Tables in subqueries of non-SELECT wrappers (e.g. CTAS) are found by traverse_scope too.
+    return list(seen.values())
+
+
+def resolve_table_node(
+    node: exp.Table, session: UserSession, context: PlanContext | None = None
+) -> TableRef:
+    function = table_function(node) if is_table_function(node) else None
+    parts = function.parts if function else [p.name for p in node.parts]
+    if context is not None and context.in_view:
+        # a view sees no temporary table; its paths meet the session's denied paths (another
+        # session's temporary location among them) in the workspace's resolution
+        ref = session.catalog.resolve_table(parts, context.default_schema)
+    else:
+        ref = session.resolve_table(parts)
+    if function is not None:
+        if not isinstance(ref, FileTable):
+            raise UserError.validation(
+                f"Table function options apply to file tables only, not [{'.'.join(parts)}]"
+            )
+        ref = apply_table_function(ref, function)
+    return ref
+
+
+def known_names(found: ScanTable, options: Mapping[str, Any]) -> dict[str, str]:
+    """Every column name a query may use of a file table -> a Spark type string."""
+    out: dict[str, str] = {}
+    for col in found.schema:
+        try:
+            out[col.name.lower()] = column_to_spark(col).simpleString()
+        except Exception:  # a type Spark cannot express: any type will do for naming
+            out[col.name.lower()] = "string"
+    for label in implicit_labels(options):
+        out[label] = "string"
+    dir_label = partition_label(options)
+    for level in range(max(found.selection.max_depth, 1)):
+        out[f"{dir_label}{level}".lower()] = "string"
+    for key in found.hive:
+        out.setdefault(key, "string")
+    return out
+
+
+def _check_linked_files(table: FileTable, selection: FileSelection) -> None:
+    """A directory or glob scan follows links to files: the files they lead to meet the
+    session's denied paths too (the table's own path met them when it was resolved).
+
+    Raises:
+        UserError: PERMISSION, when a linked file is (or lies in) a denied path.
+    """
+    guard = table.workspace.guard
+    if guard is None:
+        return
+    for f in selection.files:
+        real = os.path.realpath(f.path)
+        if real != f.path:
+            guard.check(real, table.name, table.workspace.name)
+
+
+def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> ScanTable:
+    """List a file table's files, pick its format and discover (or read the provided) schema."""
+    try:
+        selection = select_files(table.path)
+    except UserError as exc:
+        schema = table.schema.removesuffix(".default")
+        raise UserError.validation(
+            f"Object '{table.name}' not found within '{schema}'",
+            [f"Path: {table.path}", *exc.context],
+        ) from None
+    _check_linked_files(table, selection)
+    # the format comes from the first file that has one: a README listed first is no reason
+    # to refuse a directory of JSON files
+    known_files = (f.path for f in selection.files if table.workspace.format_for(f.path))
+    probe = next(known_files, selection.files[0].path if selection.files else table.path)
+    fmt = table.format_override or table.workspace.format_for(probe)
+    if fmt is None and selection.is_directory and not selection.files:
+        # Drill reads a directory with no visible files (empty, or only ``_SUCCESS``/``.crc``)
+        # as an empty table of no columns, not as a file of unknown format. No file will be
+        # opened; JSON's rules give a column the query names Drill's nullable INT.
+        known = list(table.workspace.plugin.formats.values())
+        fmt = next((f for f in known if f.type == "json"), known[0] if known else None)
+    if fmt is None:
+        raise UserError.validation(
+            f"No format plugin for file [{probe.rsplit('/', 1)[-1]}] in schema [{table.schema}]",
+            [
+                f"Known formats: {', '.join(table.workspace.plugin.formats)}",
+                "Fix: use a known extension, or add a format to the workspace config",
+            ],
+        )
+    return discover_table(
+        selection,
+        fmt,
+        options,
+        discover_schema,
+        table.workspace.format_for if table.format_override is None else None,
+        table.name,
+        table.path,
+        table.schema_override,
+        diagnostics.table_label(table),
+    )
+
+
+def plan_file_scan(
+    table: FileTable,
+    requested: Requested,
+    options: Mapping[str, Any],
+    allow_missing: bool,
+    limit: int | None = None,
+    never_missing: set[str] | frozenset[str] = frozenset(),
+) -> PlannedScan:
+    """Plan the scan of one file table: files, format, discovered schema, output columns."""
+    found = discover_file_table(table, options)
+    return build_file_scan(found, requested, options, allow_missing, limit, never_missing)
+
+
+def build_file_scan(
+    found: ScanTable,
+    requested: Requested,
+    options: Mapping[str, Any],
+    allow_missing: bool,
+    limit: int | None = None,
+    never_missing: set[str] | frozenset[str] = frozenset(),
+    check_types: bool = False,
+) -> PlannedScan:
+    """The scan spec of a discovered table for what the query requests of it (see
+    :func:`~auger.scan.plan.plan_scan`), each named column no file has reported."""
+    planned = plan_scan(found, requested, options, allow_missing, limit, never_missing, check_types)
+    for name in planned.missing:
+        diagnostics.column_not_found(
+            found.label, name, len(found.selection.files), found.schema.names()
+        )
+    return planned
