@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 from sqlglot.optimizer.scope import traverse_scope
 
-from auger.errors import UserError
+from auger.errors import ErrorKind, UserError
 from auger.scan.plan import (
     ROW_COUNT_COLUMN,
     PlannedScan,
@@ -54,6 +54,7 @@ from auger.sql.session_user import session_user
 from auger.sql.star_columns import spell_out_star
 from auger.sql.table_functions import apply_table_function, is_table_function, table_function
 from auger.sql.translate import literal_integer_divisions, to_spark_sql
+from auger.storage.filesystem import is_uri
 from auger.storage.selection import FileSelection, select_files
 from auger.types import TupleSchema
 
@@ -94,6 +95,8 @@ def _check_linked_files(table: FileTable, selection: FileSelection) -> None:
     if guard is None:
         return
     for f in selection.files:
+        if is_uri(f.path):
+            continue  # an object store has no links
         real = os.path.realpath(f.path)
         if real != f.path:
             guard.check(real, table.name, table.workspace.name)
@@ -106,6 +109,8 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> ScanTab
     try:
         selection = select_files(table.path)
     except UserError as exc:
+        if exc.kind is not ErrorKind.VALIDATION:
+            raise  # an object store that cannot be asked: its own words, not "not found"
         schema = table.schema.removesuffix(".default")
         raise UserError.validation(
             f"Object '{table.name}' not found within '{schema}'",
