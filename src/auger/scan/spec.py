@@ -119,6 +119,19 @@ class ScanSpec:
             if self.sources.get(c.name) in (ColumnSource.TABLE, ColumnSource.MISSING)
         )
 
+    def __getstate__(self) -> dict[str, Any]:
+        # a spec pickled to an executor (inside Spark's data source) takes the settings of
+        # the object stores its files are in along, as the JSON form does
+        state = dict(self.__dict__)
+        state["_filesystems"] = fs.shipped_for([self.selection_root, *(f.path for f in self.files)])
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        fs.install(state.pop("_filesystems", ()))
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
+
     def to_json(self) -> str:
         """The spec as JSON, with the settings of the object stores its files are in (an
         executor has no config file to find them in)."""

@@ -469,7 +469,7 @@ def file_info(path: str) -> FileInfo | None:
 def _no_bucket(path: str) -> UserError:
     root, _ = _parts(path)
     return UserError.resource(
-        f"Bucket of [{path}] does not exist: {root}",
+        f"Bucket [{root}] does not exist",
         [f"Path: {path}", "Fix: create the bucket or correct the plugin's connection"],
     )
 
