@@ -121,6 +121,11 @@ def test_directory_as_table_with_dirn(s3: Connection) -> None:
     assert pruned == [("3",), ("3",)]
 
 
+def test_directory_functions_list_prefixes(s3: Connection) -> None:
+    got = rows(s3, "SELECT COUNT(*) FROM s3.root.`logs` WHERE dir0 = MAXDIR('s3.root', 'logs')")
+    assert got == [(2,)]
+
+
 def test_hive_style_directories(s3: Connection) -> None:
     got = rows(s3, "SELECT region, n FROM s3.root.`hive` ORDER BY region")
     assert got == [("eu", 1), ("us", 1)]
@@ -195,3 +200,36 @@ def test_missing_bucket_is_a_resource_error(spark: Any, local_s3: LocalS3) -> No
         c.close()
     finally:
         eng.shutdown()
+
+
+def test_tables_are_not_written_into_an_object_store_yet(s3: Connection, local_s3: LocalS3) -> None:
+    msg = error(s3, "CREATE TABLE s3.tmp.t AS SELECT 1 AS a FROM (VALUES(1))")
+    assert msg.startswith("UNSUPPORTED_OPERATION ERROR: CREATE TABLE into schema [s3.tmp]")
+    assert not local_s3.keys(BUCKET, "tmp/t")
+
+
+def test_native_parquet_path_needs_s3a_on_the_classpath(spark: Any) -> None:
+    """Without hadoop-aws (as here) Spark's own Parquet reader is not offered objects; the
+    data source answers (test_parquet_through_ranged_reads)."""
+    from auger.spark.native_parquet import _plain_path
+    from auger.spark.object_store import hadoop_reads, s3a_on_classpath
+
+    assert not s3a_on_classpath(spark)
+    assert hadoop_reads(spark, ["/tmp/a.parquet"])
+    assert not hadoop_reads(spark, [f"s3a://{BUCKET}/data/people.parquet"])
+    assert _plain_path(f"s3a://{BUCKET}/data/people.parquet")
+    assert not _plain_path(f"s3a://{BUCKET}/data/_hidden.parquet")
+
+
+def test_plain_pyspark_reads_objects_with_settings_as_options(
+    spark: Any, local_s3: LocalS3, s3_engine: Engine
+) -> None:
+    df = (
+        spark.read.format("auger")
+        .option("format", "csvh")
+        .option("fs.s3a.endpoint", local_s3.endpoint)
+        .option("fs.s3a.access.key", "k")
+        .option("fs.s3a.secret.key", "s")
+        .load(f"s3a://{BUCKET}/data/people.csvh")
+    )
+    assert sorted(r["name"] for r in df.collect()) == ["ann", "bob", "cy"]
