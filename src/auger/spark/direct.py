@@ -88,8 +88,7 @@ def _select(paths: list[str], options: Mapping[str, str]) -> FileSelection:
         if remote is not None and settings:
             fs.register(remote)
     selections = [
-        select_files(p if fs.is_uri(p) else os.path.abspath(os.path.expanduser(p)))
-        for p in paths
+        select_files(p if fs.is_uri(p) else os.path.abspath(os.path.expanduser(p))) for p in paths
     ]
     if len(selections) == 1:
         return selections[0]
