@@ -141,10 +141,14 @@ def main() -> int:
             answers = []
             for ws in ("dfs.bench", "s3.bench"):
                 text = sql.format(ws=ws)
-                answers.append(cur.execute(text).fetchall())
-                times.append(_best(lambda text=text: cur.execute(text).fetchall(), args.repeat))
-            same = "" if answers[0] == answers[1] else "  (answers differ!)"
-            print(f"{label:<28}{times[0]:>10.3f}{times[1]:>10.3f}{same}")
+                try:
+                    answers.append(cur.execute(text).fetchall())
+                    times.append(_best(lambda text=text: cur.execute(text).fetchall(), args.repeat))
+                except auger.Error as exc:  # print the case's failure, go on with the next
+                    answers.append(str(exc).splitlines()[0])
+                    times.append(float("nan"))
+            same = "" if answers[0] == answers[1] else f"  (answers differ: {answers})"
+            print(f"{label:<28}{times[0]:>10.3f}{times[1]:>10.3f}{same}", flush=True)
     server.stop()
     return 0
 
