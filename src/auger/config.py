@@ -240,25 +240,48 @@ def _format_configs(raw: Mapping[str, Any] | None) -> dict[str, FormatConfig]:
     return out
 
 
+def _remote_root(connection: str) -> str:
+    """``scheme://authority`` of an object store's connection (``s3a://bucket``), else ``""``."""
+    scheme, sep, rest = connection.partition("://")
+    if not sep or scheme.lower() == "file" or not scheme.replace("+", "").isalnum():
+        return ""
+    return f"{scheme.lower()}://" + "/".join(p for p in rest.split("/") if p and p != ".")
+
+
+def _remote_join(root: str, location: str) -> str:
+    parts = [p for p in location.split("/") if p and p != "."]
+    if ".." in parts:
+        raise UserError.validation(
+            f"Workspace location [{location}] under {root} may not hold '..'",
+            ["Fix: write the location as a path below the connection"],
+        )
+    return "/".join([root, *parts])
+
+
 def _plugin(name: str, raw: Mapping[str, Any]) -> PluginConfig:
     ptype = str(raw.get("type", "file"))
     workspaces: dict[str, WorkspaceConfig] = {}
     connection = str(raw.get("connection", "file:///"))
     if connection.startswith("file://"):
         connection = connection[len("file://") :] or "/"
+    remote = _remote_root(connection)
     for ws_name, ws in dict(raw.get("workspaces", {})).items():
         location = str(ws.get("location", "/"))
-        if not os.path.isabs(location):
+        if remote:
+            # in an object store a workspace lies below the connection, leading ``/`` or not
+            location = _remote_join(remote, location)
+        elif not os.path.isabs(location):
             location = os.path.join(connection, location)
         workspaces[ws_name] = WorkspaceConfig(
             ws_name,
-            os.path.normpath(location),
+            location if remote else os.path.normpath(location),
             bool(ws.get("writable", False)),
             ws.get("default_format") or ws.get("defaultInputFormat"),
         )
     if ptype == "file" and "default" not in workspaces:
         # Drill gives every file plugin a ``default`` workspace at the connection root.
-        workspaces["default"] = WorkspaceConfig("default", os.path.normpath(connection), False)
+        root = remote or os.path.normpath(connection)
+        workspaces["default"] = WorkspaceConfig("default", root, False)
     return PluginConfig(
         name=name,
         type=ptype,
@@ -292,6 +315,8 @@ def _validate_temporary_workspace(cfg: Config) -> None:
             f"Unable to create or drop tables/views. Schema [{name}] is immutable.",
             ["Fix: mark the default temporary workspace writable = true"],
         )
+    if _remote_root(ws.location):
+        return  # an object store has no directories to make; writes show what is wrong
     try:
         os.makedirs(ws.location, exist_ok=True)
     except OSError as exc:

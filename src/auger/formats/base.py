@@ -22,6 +22,7 @@ import pyarrow as pa
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.storage.splits import FileSplit
+from auger.storage import filesystem as fs
 from auger.types import ColumnMetadata, TupleSchema
 
 if TYPE_CHECKING:
@@ -137,21 +138,27 @@ def open_input(path: str) -> IO[bytes]:
     lower = path.lower()
     raw: IO[bytes] | io.RawIOBase
     if lower.endswith(".gz"):
-        raw = gzip.open(path, "rb")  # type: ignore[assignment]  # noqa: SIM115
+        raw = gzip.open(_source(path), "rb")  # type: ignore[assignment]  # noqa: SIM115
     elif lower.endswith(".bz2"):
-        raw = bz2.open(path, "rb")  # noqa: SIM115 - handed to the caller
+        raw = bz2.open(_source(path), "rb")  # noqa: SIM115 - handed to the caller
     elif lower.endswith((".zst", ".zstd")):
-        raw = _ZstdReader(open(path, "rb"))  # noqa: SIM115 - handed to the caller
+        raw = _ZstdReader(fs.open_input(path))
     elif lower.endswith(".deflate"):
-        raw = _ZlibReader(open(path, "rb"))  # noqa: SIM115 - handed to the caller
+        raw = _ZlibReader(fs.open_input(path))
     elif lower.endswith((".snappy", ".lz4")):
         codec = "snappy" if lower.endswith(".snappy") else "lz4_raw"
-        raw = _HadoopBlockReader(open(path, "rb"), codec)  # noqa: SIM115 - handed to the caller
+        raw = _HadoopBlockReader(fs.open_input(path), codec)
     elif lower.endswith(".zip"):
         raw = _first_zip_entry(path)
     else:
-        return open(path, "rb")
+        return fs.open_input(path)
     return io.BufferedReader(_Checked(raw, path))
+
+
+def _source(path: str) -> Any:
+    """What gzip, bz2 and zipfile open: the name of a local file (so they close it), an open
+    object otherwise (closed when it is collected)."""
+    return fs.open_input(path) if fs.is_uri(path) else path
 
 
 class _Checked(io.RawIOBase):
@@ -323,7 +330,7 @@ def _first_zip_entry(path: str) -> io.RawIOBase:
     import zipfile
 
     try:
-        archive = zipfile.ZipFile(path)
+        archive = zipfile.ZipFile(_source(path))
         names = archive.namelist()
         entry: IO[bytes] = archive.open(names[0]) if names else io.BytesIO(b"")
     except (zipfile.BadZipFile, OSError) as exc:

@@ -34,6 +34,7 @@ from auger.formats.conflicts import merge_deferring
 from auger.formats.parquet_dates import auto_correct_dates, correct_dates, date_corruption
 from auger.formats.vectors import unnull_structs
 from auger.storage.splits import FileSplit
+from auger.storage.filesystem import open_random
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import schema_from_arrow
 
@@ -45,7 +46,9 @@ _ERRORS = (pa.ArrowInvalid, pa.ArrowIOError, OSError, pa.ArrowNotImplementedErro
 
 def _open(path: str) -> pq.ParquetFile:
     try:
-        return pq.ParquetFile(path, coerce_int96_timestamp_unit="us")
+        # an object is read with ranged requests: the footer, then only the row groups and
+        # columns the scan asks for
+        return pq.ParquetFile(open_random(path), coerce_int96_timestamp_unit="us")
     except _ERRORS as exc:
         raise UserError.data_read(
             "Error reading the Parquet footer: the file is not a readable Parquet file",

@@ -342,8 +342,17 @@ def resolve_implicit_columns(
 # -------------------------------------------------------------------------------- values
 
 
+#: ``scheme://authority`` of a URI other than ``file:``, and the rest of it
+_REMOTE_URI = re.compile(r"^((?!file://)[A-Za-z][A-Za-z0-9+.-]+://[^/]*)(.*)$", re.DOTALL)
+
+
 def strip_scheme(path: str) -> str:
-    """``file:/w/x.csv`` and ``hdfs://host:8020/w/x.csv`` → ``/w/x.csv``; plain paths as is."""
+    """``file:/w/x.csv`` → ``/w/x.csv``; plain paths as is. A file in another file system
+    keeps its URI (``s3a://bucket/w/x.csv``): without it two buckets' files look the same."""
+    remote = _REMOTE_URI.match(path)
+    if remote is not None:
+        key = posixpath.normpath("/" + remote.group(2).lstrip("/"))
+        return remote.group(1) + ("" if key == "/" else key)
     parsed = urlparse(path)
     if parsed.scheme and len(parsed.scheme) > 1:
         path = unquote(parsed.path) or "/"

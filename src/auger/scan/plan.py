@@ -19,7 +19,6 @@ as a Spark job, which this layer knows nothing of.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -49,6 +48,7 @@ from auger.scan.text_rules import (
     text_missing_column,
     with_table_properties,
 )
+from auger.storage import filesystem as fs
 from auger.storage.schema_file import SchemaFile, read_schema_file, schema_file_path
 from auger.storage.selection import FileSelection
 from auger.types import ColumnMetadata, MinorType, TupleSchema
@@ -423,7 +423,7 @@ def provided_schema(selection: FileSelection, options: Mapping[str, Any]) -> Sch
     if not selection.is_directory or not options.get("store.table.use_schema_file", True):
         return None
     path = schema_file_path(selection.root)
-    return read_schema_file(path) if os.path.isfile(path) else None
+    return read_schema_file(path) if fs.isfile(path) else None
 
 
 def apply_provided_schema(discovered: TupleSchema, provided: SchemaFile) -> TupleSchema:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from auger.storage import filesystem as fs
 from auger.storage.splits import FileSplit, open_split, split_line_range
 from auger.types import TupleSchema
 
@@ -101,12 +102,34 @@ class ScanSpec:
             if self.sources.get(c.name) in (ColumnSource.TABLE, ColumnSource.MISSING)
         )
 
+    def __getstate__(self) -> dict[str, Any]:
+        # a spec pickled to an executor (inside Spark's data source) takes the settings of
+        # the object stores its files are in along, as the JSON form does
+        state = dict(self.__dict__)
+        state["_filesystems"] = fs.shipped_for([self.selection_root, *(f.path for f in self.files)])
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        fs.install(state.pop("_filesystems", ()))
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
+
     def to_json(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"))
+        """The spec as JSON, with the settings of the object stores its files are in (an
+        executor has no config file to find them in)."""
+        raw = asdict(self)
+        shipped = fs.shipped_for([self.selection_root, *(f.path for f in self.files)])
+        if shipped:
+            raw["filesystems"] = shipped
+        return json.dumps(raw, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> ScanSpec:
+        """The spec :meth:`to_json` wrote; object-store settings it carries are registered in
+        this process (:func:`auger.storage.filesystem.install`)."""
         raw = json.loads(text)
+        fs.install(raw.pop("filesystems", ()))
         raw["files"] = tuple(
             FileSplit(
                 **{**f, "row_groups": tuple(f["row_groups"]) if f.get("row_groups") else None}

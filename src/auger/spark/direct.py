@@ -14,7 +14,10 @@ for typed columns).
 
 Options (keys are case-insensitive, values strings, as Spark passes them):
 
-- ``path`` / ``paths`` (from ``load``): a file, a directory or a glob;
+- ``path`` / ``paths`` (from ``load``): a file, a directory or a glob, local or an object's URI
+  (``s3a://bucket/logs``);
+- ``fs.s3a.endpoint``, ``fs.s3a.access.key``... : the object store's settings, as a storage
+  plugin's ``config`` takes them (default: the environment's);
 - ``format``: ``csv``, ``tsv``, ``psv``, ``csvh``, ``json``, ``parquet`` (Drill's format names)
   or a reader type (``text``); default from the first file's extension;
 - format options: ``delimiter``, ``extract_header``, ``skip_first_line``, ``quote``,
@@ -47,6 +50,7 @@ from auger.scan.plan import (
     plan_scan,
 )
 from auger.scan.spec import ColumnSource, ScanSpec
+from auger.storage import filesystem as fs
 from auger.storage.selection import FileSelection, select_files
 from auger.types import DataMode, TupleSchema
 
@@ -76,12 +80,29 @@ def _paths(options: Mapping[str, str]) -> list[str]:
     )
 
 
-def _select(paths: list[str]) -> FileSelection:
-    selections = [select_files(os.path.abspath(os.path.expanduser(p))) for p in paths]
+def _select(paths: list[str], options: Mapping[str, str]) -> FileSelection:
+    settings = {k: v for k, v in options.items() if k.startswith("fs.")}
+    for p in paths:
+        # an object store's settings given as options (``fs.s3a.endpoint``...) are its own
+        remote = fs.config_for_plugin(p, settings) if fs.is_uri(p) else None
+        if remote is not None and settings:
+            fs.register(remote)
+    selections = [
+        select_files(p if fs.is_uri(p) else os.path.abspath(os.path.expanduser(p))) for p in paths
+    ]
     if len(selections) == 1:
         return selections[0]
     files = tuple(f for s in selections for f in s.files)
-    root = os.path.commonpath([s.root for s in selections])
+    roots = [s.root for s in selections]
+    if any(fs.is_uri(r) for r in roots):
+        common: list[str] = []
+        for parts in zip(*(r.split("/") for r in roots), strict=False):
+            if len(set(parts)) != 1:
+                break
+            common.append(parts[0])
+        root = "/".join(common)
+    else:
+        root = os.path.commonpath(roots)
     return FileSelection(root, files, True)
 
 
@@ -168,7 +189,7 @@ def plan_direct_read(options: Mapping[str, str], given_schema: Any = None) -> Sc
 
     options = {k.lower(): v for k, v in options.items()}
     paths = _paths(options)
-    selection = _select(paths)
+    selection = _select(paths, options)
     fmt = _format(options, selection)
     session = _session_options(options)
     labels = implicit_labels(session)

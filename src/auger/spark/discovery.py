@@ -26,6 +26,7 @@ from auger.formats.base import conflict_error
 from auger.formats.conflicts import merge_deferring
 from auger.formats.registry import get_format
 from auger.scan.spec import FileSplit
+from auger.storage.filesystem import install, shipped_for
 from auger.storage.selection import FileSelection, FileStatus
 from auger.types import TupleSchema
 
@@ -111,10 +112,15 @@ def file_schemas(
 
 
 def _each_file(
-    paths: list[str], fmt: FormatConfig, options: dict[str, Any]
+    paths: list[str],
+    fmt: FormatConfig,
+    options: dict[str, Any],
+    stores: Sequence[Mapping[str, Any]] = (),
 ) -> list[tuple[str, str]]:
     """Executor or driver: (path, schema text) of each file; a file whose schema cannot be
-    read alone is left out (the scan itself reports it)."""
+    read alone is left out (the scan itself reports it). ``stores``: the object-store settings
+    the files need (:func:`auger.storage.filesystem.shipped_for`)."""
+    install(stores)
     plugin = get_format(fmt.type)
     out = []
     for path in paths:
@@ -131,10 +137,11 @@ def _each_in_spark(
     sc = spark.sparkContext
     tasks = max(1, min(len(paths), sc.defaultParallelism * 4))
     opts = dict(options)
+    stores = shipped_for(paths)
     try:
         return (
             sc.parallelize(paths, tasks)
-            .mapPartitions(lambda it: _each_file(list(it), fmt, opts))
+            .mapPartitions(lambda it: _each_file(list(it), fmt, opts, stores))
             .collect()
         )
     except Exception:  # diagnostics never fail a query
@@ -166,11 +173,15 @@ def _active_spark() -> Any:
 
 
 def _discover_group(
-    paths: list[str], fmt: FormatConfig, options: dict[str, Any]
+    paths: list[str],
+    fmt: FormatConfig,
+    options: dict[str, Any],
+    stores: Sequence[Mapping[str, Any]] = (),
 ) -> list[tuple[str, str]]:
     """Executor side: the schema of one group of files, as (first file, schema text)."""
     from auger.spark.errors import encode_user_error
 
+    install(stores)
     if not paths:
         return []
     try:
@@ -188,10 +199,11 @@ def _discover_in_spark(
     sc = spark.sparkContext
     tasks = max(1, min(len(paths), sc.defaultParallelism * 4))
     opts = dict(options)
+    stores = shipped_for(paths)
     try:
         parts = (
             sc.parallelize(paths, tasks)
-            .mapPartitions(lambda it: _discover_group(list(it), fmt, opts))
+            .mapPartitions(lambda it: _discover_group(list(it), fmt, opts, stores))
             .collect()
         )
     except Exception as exc:

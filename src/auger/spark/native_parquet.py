@@ -47,6 +47,10 @@ from auger.formats.parquet_dates import DateCorruption, auto_correct_dates, date
 from auger.scan.implicit import implicit_value
 from auger.scan.missing import missing_value, planned_fill
 from auger.scan.spec import ColumnSource, FileSplit
+from auger.spark.object_store import hadoop_reads
+from auger.storage.filesystem import basename as fs_basename
+from auger.storage.filesystem import is_uri, open_random
+from auger.storage.filesystem import normpath as fs_normpath
 from auger.types import ColumnMetadata
 from auger.types.spark import column_to_spark
 
@@ -101,7 +105,7 @@ def _footer(split: FileSplit) -> _Footer:
         if hit is not None:
             _cache.move_to_end(key)
             return hit
-    with pq.ParquetFile(split.path) as pf:
+    with pq.ParquetFile(open_random(split.path)) as pf:
         fields: dict[str, pa.Field | None] = {}
         for f in pf.schema_arrow:
             lname = f.name.lower()
@@ -147,7 +151,7 @@ def footer_row_count(files: Sequence[FileSplit]) -> int:
         if split.row_groups is None:
             total += _footer(split).num_rows
         else:
-            with pq.ParquetFile(split.path) as pf:
+            with pq.ParquetFile(open_random(split.path)) as pf:
                 meta = pf.metadata
                 total += sum(meta.row_group(g).num_rows for g in split.row_groups)
     return total
@@ -407,6 +411,12 @@ def _enabled(options: Mapping[str, Any]) -> bool:
 
 def _plain_path(path: str) -> bool:
     """A local absolute path Spark's file index takes literally and reports back unchanged."""
+    if is_uri(path):  # an object's URI, which Spark's Hadoop file system reads as written
+        return (
+            fs_normpath(path) == path
+            and not _UNSAFE_PATH_CHARS.intersection(path.partition("://")[2])
+            and not fs_basename(path).startswith(("_", "."))
+        )
     name = os.path.basename(path)
     return (
         os.path.isabs(path)
@@ -478,6 +488,8 @@ def native_parquet_frame(spark: Any, planned: PlannedScan, options: Mapping[str,
         paths = [f.path for f in spec.files]
         if not all(_plain_path(p) for p in paths) or len(set(paths)) != len(paths):
             return None
+        if not hadoop_reads(spark, paths):
+            return None  # object-store files without S3A's classes: the data source reads
         footers = [_footer(f) for f in spec.files]
         if not all(ft.codecs_ok for ft in footers):
             return None  # a codec only the data source's pyarrow reads

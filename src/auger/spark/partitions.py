@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from auger.config import COMPRESSION_SUFFIXES
 from auger.scan.spec import FileSplit, ScanSpec
+from auger.storage.filesystem import open_random
 
 __all__ = ["expand_splits", "group_splits", "plan_partitions", "split_size"]
 
@@ -41,7 +42,7 @@ def _parquet_pieces(
     import pyarrow.parquet as pq
 
     try:
-        meta = pq.ParquetFile(split.path).metadata
+        meta = pq.ParquetFile(open_random(split.path)).metadata
     except Exception:
         return [split]  # unreadable: let the reader raise its DATA_READ error with context
     groups = list(range(meta.num_row_groups))

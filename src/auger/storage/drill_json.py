@@ -15,6 +15,8 @@ import json
 import os
 from typing import Any
 
+from auger.storage import filesystem as fs
+
 __all__ = ["dumps", "write_atomically"]
 
 
@@ -43,6 +45,11 @@ def write_atomically(path: str, text: str, mode: int) -> None:
     Raises:
         OSError: the file system refused the write; the temporary file is gone again.
     """
+    if fs.is_uri(path):
+        # an object store has no rename, but a single upload appears whole or not at all
+        with fs.open_output(path) as out:
+            out.write(text.encode("utf-8"))
+        return
     tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
     try:
         with open(tmp, "w", encoding="utf-8") as fh:

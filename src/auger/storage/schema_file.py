@@ -10,12 +10,12 @@ columns). The JSON layout is Drill's, so files written by either system are read
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from auger.errors import UserError
 from auger.storage import drill_json
+from auger.storage import filesystem as fs
 from auger.storage.drill_json import write_atomically
 from auger.types import ColumnMetadata, DataMode, TupleSchema, parse_type
 from auger.types.schema_text import column_type_text
@@ -145,12 +145,11 @@ def _column_from_json(raw: Mapping[str, object]) -> ColumnMetadata:
 
 
 def schema_file_path(table_dir: str) -> str:
-    return os.path.join(table_dir, SCHEMA_FILE_NAME)
+    return fs.join(table_dir, SCHEMA_FILE_NAME)
 
 
 def read_schema_file(path: str) -> SchemaFile:
-    with open(path, encoding="utf-8") as fh:
-        return SchemaFile.from_json(fh.read(), path)
+    return SchemaFile.from_json(fs.read_text(path), path)
 
 
 def write_schema_file(path: str, schema: SchemaFile, mode: int = 0o664) -> None:

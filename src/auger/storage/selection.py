@@ -7,12 +7,12 @@ directory as the union of every file below it.
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 from dataclasses import dataclass
 
 from auger.errors import UserError
+from auger.storage import filesystem as fs
 
 __all__ = ["FileSelection", "FileStatus", "is_hidden", "select_files"]
 
@@ -37,19 +37,19 @@ class FileSelection:
         """Deepest directory level below the root in the selection (0: files at the root)."""
         depth = 0
         for f in self.files:
-            rel = os.path.relpath(os.path.dirname(f.path), self.root)
+            rel = fs.relpath(fs.dirname(f.path), self.root)
             if rel != ".":
-                depth = max(depth, len(rel.split(os.sep)))
+                depth = max(depth, len(rel.split("/")))
         return depth
 
     def hive_keys(self) -> list[str]:
         """Keys of ``key=value`` directories below the root, first spelling, first-seen order."""
         keys: dict[str, str] = {}
         for f in self.files:
-            rel = os.path.relpath(os.path.dirname(f.path), self.root)
+            rel = fs.relpath(fs.dirname(f.path), self.root)
             if rel == ".":
                 continue
-            for part in rel.split(os.sep):
+            for part in rel.split("/"):
                 k, sep, _ = part.partition("=")
                 if sep and k:
                     keys.setdefault(k.lower(), k)
@@ -75,50 +75,46 @@ def _expand_braces(pattern: str) -> list[str]:
 
 
 def _walk(path: str) -> list[FileStatus]:
-    found: list[FileStatus] = []
-    for dirpath, dirnames, filenames in os.walk(path, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not is_hidden(d))
-        for name in sorted(filenames):
-            if is_hidden(name):
-                continue
-            full = os.path.join(dirpath, name)
-            try:
-                st = os.stat(full)
-            except OSError:
-                continue
-            found.append(FileStatus(full, st.st_size, st.st_mtime))
-    return found
+    return [FileStatus(f.path, f.size, f.mtime) for f in fs.walk_files(path, is_hidden)]
 
 
 def select_files(path: str) -> FileSelection:
-    """Resolve a path (file, directory or glob) to the files it means.
+    """Resolve a path (file, directory or glob; local or an object store's URI) to the files
+    it means.
 
     Raises:
-        UserError: VALIDATION, when nothing exists at the path.
+        UserError: VALIDATION, when nothing exists at the path; for an object store, what
+            :func:`auger.storage.filesystem.storage_error` makes of a store that cannot be asked.
     """
-    if _GLOB_CHARS.search(path) and not os.path.lexists(path):
+    info = fs.file_info(path)
+    if info is None and _GLOB_CHARS.search(path) and not _is_link(path):
         # a name that merely holds a glob character (``[1].csv``) is that file
         matches: list[str] = []
         for pat in _expand_braces(path):
-            matches.extend(glob.glob(pat))
-        matches = sorted({m for m in matches if not is_hidden(os.path.basename(m))})
+            matches.extend(fs.glob_paths(pat))
+        matches = sorted({m for m in matches if not is_hidden(fs.basename(m))})
         if not matches:
             raise UserError.validation(f"No files match the pattern [{path}]")
         root = _glob_root(path)
         files: list[FileStatus] = []
         for m in matches:
-            files.extend(_walk(m) if os.path.isdir(m) else _walk_file(m))
+            files.extend(_walk(m) if fs.isdir(m) else _walk_file(m))
         return FileSelection(root, tuple(files), True)
-    if os.path.isdir(path):
+    if info is not None and info.is_dir:
         return FileSelection(path, tuple(_walk(path)), True)
-    if os.path.isfile(path):
-        return FileSelection(os.path.dirname(path), tuple(_walk_file(path)), False)
+    if info is not None:
+        return FileSelection(fs.dirname(path), (FileStatus(path, info.size, info.mtime),), False)
     raise UserError.validation(f"Table [{path}] not found: no file or directory at {path}")
 
 
+def _is_link(path: str) -> bool:
+    """A dangling symbolic link is an entry of that name, not a pattern."""
+    return not fs.is_uri(path) and os.path.islink(path)
+
+
 def _walk_file(path: str) -> list[FileStatus]:
-    st = os.stat(path)
-    return [FileStatus(path, st.st_size, st.st_mtime)]
+    info = fs.file_info(path)
+    return [] if info is None else [FileStatus(path, info.size, info.mtime)]
 
 
 def _glob_root(pattern: str) -> str:

@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass
 from typing import IO, Any
 
+from auger.storage import filesystem as fs
+
 __all__ = ["FileSplit", "open_split", "split_line_range"]
 
 
@@ -38,7 +40,7 @@ class _RangeReader(io.RawIOBase):
 
     def __init__(self, path: str, start: int, end: int, prefix: bytes) -> None:
         super().__init__()
-        self._fh = open(path, "rb")  # noqa: SIM115 - closed in close()
+        self._fh = fs.open_input(path)
         self._fh.seek(start)
         self._left = max(0, end - start)
         self._prefix = prefix
@@ -90,9 +92,12 @@ def split_line_range(path: str, start: int, length: int) -> tuple[int, int]:
     crosses into the next split. So consecutive splits cover every line exactly once (a quoted
     field holding a newline is the one case this cannot see, as in any line-split reader).
     """
-    size = os.path.getsize(path)
+    info = fs.file_info(path)
+    if info is None:
+        raise FileNotFoundError(path)
+    size = info.size
     end = size if length < 0 else min(size, start + length)
-    with open(path, "rb") as fh:
+    with fs.open_input(path) as fh:
         first = _line_start_at_or_after(fh, start, size)
         last = _line_start_at_or_after(fh, end, size) if end < size else size
     return first, max(first, last)
@@ -109,11 +114,11 @@ def open_split(split: FileSplit, keep_first_line: bool = False) -> IO[bytes]:
             already has it.
     """
     if not split.is_range:
-        return open(split.path, "rb")
+        return fs.open_input(split.path)
     first, last = split_line_range(split.path, split.start, split.length)
     prefix = b""
     if keep_first_line and first > 0:
-        with open(split.path, "rb") as fh:
+        with fs.open_input(split.path) as fh:
             prefix = fh.readline()
         if not prefix.endswith(b"\n"):
             prefix += b"\n"

@@ -8,13 +8,13 @@ are resolved later. Keeping Drill's layout lets views move between Drill and aug
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from auger.errors import UserError
 from auger.storage import drill_json
+from auger.storage import filesystem as fs
 from auger.storage.drill_json import write_atomically
 from auger.storage.workspace import Workspace
 
@@ -91,7 +91,7 @@ class View:
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise UserError.validation(
-                f"Failure while reading view file [{os.path.basename(path)}]: {exc}",
+                f"Failure while reading view file [{fs.basename(path)}]: {exc}",
                 [f"File: {path}"],
             ) from exc
 
@@ -112,17 +112,17 @@ def find_view_file(ws: Workspace, name: str) -> str | None:
         UserError: PERMISSION, when the name or the file found leads outside the workspace.
     """
     exact = view_path(ws, name)
-    if os.path.isfile(exact):
+    if fs.isfile(exact):
         return exact
-    parent = os.path.dirname(exact)
-    wanted = os.path.basename(exact).lower()
+    parent = fs.dirname(exact)
+    wanted = fs.basename(exact).lower()
     try:
-        entries = os.listdir(parent)
-    except OSError:
+        entries = fs.list_dir(parent)
+    except (OSError, UserError):
         return None
-    for entry in sorted(entries):
-        if entry.lower() == wanted and os.path.isfile(os.path.join(parent, entry)):
-            return ws.resolve_entry(os.path.join(parent, entry))
+    for entry in entries:
+        if fs.basename(entry.path).lower() == wanted and not entry.is_dir:
+            return ws.resolve_entry(entry.path)
     return None
 
 
@@ -133,24 +133,24 @@ def list_views(ws: Workspace) -> list[tuple[str, str]]:
     """
     try:
         directory = ws.resolve("", listing=True)
-        entries = sorted(os.listdir(directory))
+        entries = fs.list_dir(directory)
     except (OSError, UserError):
         return []
     found: list[tuple[str, str]] = []
     for entry in entries:
-        if not entry.endswith(VIEW_SUFFIX):
+        name = fs.basename(entry.path)
+        if not name.endswith(VIEW_SUFFIX):
             continue
         try:
-            path = ws.resolve_entry(os.path.join(directory, entry))
+            path = ws.resolve_entry(entry.path)
         except UserError:
             continue
-        found.append((entry[: -len(VIEW_SUFFIX)], path))
+        found.append((name[: -len(VIEW_SUFFIX)], path))
     return found
 
 
 def read_view(path: str) -> View:
-    with open(path, encoding="utf-8") as fh:
-        return View.from_json(fh.read(), path)
+    return View.from_json(fs.read_text(path), path)
 
 
 def write_view(ws: Workspace, view: View, mode: int = 0o664) -> str:

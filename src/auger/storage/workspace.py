@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from auger.config import FormatConfig, PluginConfig, WorkspaceConfig
 from auger.errors import UserError
+from auger.storage import filesystem as fs
 from auger.storage.denied import PathGuard
 
 __all__ = ["Workspace"]
@@ -32,6 +33,13 @@ class Workspace:
     plugin: PluginConfig
     config: WorkspaceConfig
     guard: PathGuard | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # an object store's settings live with its plugin: make them known to this process
+        # before any of the workspace's paths is listed or opened
+        remote = fs.config_for_plugin(self.config.location, self.plugin.raw.get("config"))
+        if remote is not None:
+            fs.register(remote)
 
     @property
     def name(self) -> str:
@@ -64,6 +72,8 @@ class Workspace:
         """
         shown = table_path if shown is None else shown
         rel = table_path.lstrip("/")
+        if fs.is_uri(self.location):
+            return self._resolve_remote(rel, shown)
         root = os.path.realpath(self.location)
         joined = os.path.normpath(os.path.join(root, rel))
         real = os.path.realpath(joined)
@@ -77,8 +87,21 @@ class Workspace:
             self.guard.check(joined, shown, self.name, listing)
         return joined
 
+    def _resolve_remote(self, rel: str, shown: str) -> str:
+        """:meth:`resolve` in an object store: no links, so containment is by the names."""
+        root = fs.normpath(self.location)
+        joined = fs.join(root, rel) if rel else root
+        if joined != root and not joined.startswith(root.rstrip("/") + "/"):
+            raise UserError.permission(
+                f"Path [{shown}] is outside workspace [{self.name}]",
+                [f"Workspace location: {self.location}"],
+            )
+        return joined
+
     def resolve_entry(self, path: str) -> str:
         """:meth:`resolve` for an absolute path found by listing a resolved directory."""
+        if fs.is_uri(self.location):
+            return self.resolve(fs.relpath(path, self.location), fs.basename(path))
         root = os.path.realpath(self.location)
         return self.resolve(os.path.relpath(path, root), os.path.basename(path))
 

@@ -36,6 +36,7 @@ from auger.formats.json.projector import ProjectedStream, projector_available
 from auger.formats.json.stream import JsonStream, lone_surrogate
 from auger.formats.skips import SKIPPED_KEY, report_skipped
 from auger.storage.splits import FileSplit
+from auger.storage.filesystem import arrow_input_stream
 from auger.types import TupleSchema
 from auger.types.arrow import schema_to_arrow
 
@@ -92,7 +93,7 @@ def _arrow_input(path: str) -> Any:
     come through :func:`open_input`."""
     if path.lower().endswith((".deflate", ".snappy", ".lz4", ".zip")):
         return pa.PythonFile(_open(path), mode="r")
-    return pa.input_stream(path, compression="detect")
+    return arrow_input_stream(path)
 
 
 def _head(path: str) -> bytes:

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from auger.formats.text.text_options import MAX_FIELDS, TextOptions
+from auger.storage.filesystem import arrow_input_stream
 
 __all__ = ["BLOCK_SIZE", "NeedsFallback", "arrow_possible", "arrow_tables"]
 
@@ -357,7 +358,7 @@ def arrow_tables(
         NeedsFallback: on anything the Python parser must handle or report.
     """
     try:
-        raw = opener() if opener is not None else pa.input_stream(path, compression="detect")
+        raw = opener() if opener is not None else arrow_input_stream(path)
     except (OSError, pa.ArrowException) as exc:
         raise NeedsFallback(str(exc)) from exc
     watch = _Watch(raw, o)

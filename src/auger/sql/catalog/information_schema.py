@@ -20,11 +20,13 @@ import pyarrow as pa
 
 from auger.errors import UserError
 from auger.sql.catalog.resolution import IS_SCHEMA_NAME
+from auger.storage import filesystem as fs
 from auger.types import ColumnMetadata, DataMode
 from auger.types.arrow import schema_from_arrow
 
 if TYPE_CHECKING:
     from auger.session import UserSession
+    from auger.storage.workspace import Workspace
 
 __all__ = ["INFO_TABLES", "calcite_sql_name", "info_schema_columns", "info_schema_table"]
 
@@ -199,12 +201,13 @@ def _columns(session: UserSession) -> pa.Table:
 
 def _provided_columns(location: str) -> list[ColumnMetadata]:
     """A table directory's provided schema columns (the only file columns known unread)."""
-    import os
-
     from auger.storage.schema_file import read_schema_file, schema_file_path
 
     path = schema_file_path(location)
-    if not os.path.isfile(path):
+    try:
+        if not fs.isfile(path):
+            return []
+    except UserError:
         return []
     try:
         return list(read_schema_file(path).schema)
@@ -271,6 +274,9 @@ def _files(session: UserSession) -> pa.Table:
             top = ws.resolve("", listing=True)
         except UserError:  # the workspace directory itself is denied
             continue
+        if fs.is_uri(top):
+            rows.extend(_object_files(ws, top, recursive))
+            continue
         pending = [""]
         while pending:
             rel_dir = pending.pop(0)
@@ -315,6 +321,40 @@ def _files(session: UserSession) -> pa.Table:
                     pending.append(rel)
     fields = pa.schema(_FILE_FIELDS)
     return pa.table({f.name: pa.array([r[f.name] for r in rows], f.type) for f in fields})
+
+
+def _object_files(ws: Workspace, top: str, recursive: bool) -> list[dict[str, object]]:
+    """FILES rows of a workspace in an object store (no owner, group or access time there);
+    a store that cannot be asked lists nothing, as an unreadable directory does."""
+    import datetime as dt
+
+    try:
+        entries = fs.list_dir(top)
+        if recursive:
+            entries = [*fs.walk_files(top), *(e for e in entries if e.is_dir)]
+    except UserError:
+        return []
+    rows: list[dict[str, object]] = []
+    for e in sorted(entries, key=lambda e: e.path):
+        when = dt.datetime.fromtimestamp(e.mtime, dt.UTC).replace(tzinfo=None)
+        rows.append(
+            {
+                "SCHEMA_NAME": ws.name,
+                "ROOT_SCHEMA_NAME": ws.plugin.name,
+                "WORKSPACE_NAME": ws.config.name,
+                "FILE_NAME": fs.basename(e.path),
+                "RELATIVE_PATH": fs.relpath(e.path, top),
+                "IS_DIRECTORY": e.is_dir,
+                "IS_FILE": not e.is_dir,
+                "LENGTH": e.size,
+                "OWNER": "",
+                "GROUP": "",
+                "PERMISSION": "rwxrwxrwx" if e.is_dir else "rw-rw-rw-",
+                "ACCESS_TIME": when,
+                "MODIFICATION_TIME": when,
+            }
+        )
+    return rows
 
 
 INFO_TABLES: dict[str, Callable[[UserSession], pa.Table]] = {

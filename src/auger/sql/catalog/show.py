@@ -36,6 +36,7 @@ from auger.sql.planning.planner import plan_select
 from auger.sql.planning.tables import discover_file_table
 from auger.sql.result import QueryResult, ok_result
 from auger.storage import drill_json
+from auger.storage import filesystem as fs
 from auger.storage.selection import is_hidden
 from auger.storage.workspace import Workspace
 from auger.types import DataMode, MinorType
@@ -142,14 +143,14 @@ def _files_target(c: ShowFiles, session: UserSession) -> tuple[Workspace, str]:
             raise _not_workspace(found)
         rest = "/".join(parts[cut:])
         path = found.resolve(rest, listing=True)
-        if not os.path.isdir(path):
+        if not fs.isdir(path):
             break
         return found, path
     if session.default_schema:  # a directory under the default workspace
         found = session.catalog.resolve_schema(session.default_schema, None)
         if not isinstance(found, str):
             path = found.resolve("/".join(parts), listing=True)
-            if os.path.isdir(path):
+            if fs.isdir(path):
                 return found, path
     raise UserError.validation(f"Invalid FROM/IN clause [{written}]")
 
@@ -173,10 +174,39 @@ def file_owner(st: os.stat_result) -> tuple[str, str]:
     return user, group
 
 
+def _object_rows(directory: str) -> list[dict[str, Any]]:
+    """SHOW FILES rows of a directory (prefix) in an object store: objects have no owner,
+    group, permissions or access time, so these are shown as S3A reports them (the
+    modification time stands in for the access time)."""
+    rows: list[dict[str, Any]] = []
+    for entry in fs.list_dir(directory):
+        name = fs.basename(entry.path)
+        if is_hidden(name) and not name.endswith(".drill"):
+            continue
+        when = dt.datetime.fromtimestamp(entry.mtime, dt.UTC).replace(tzinfo=None)
+        rows.append(
+            {
+                "name": name,
+                "isDirectory": entry.is_dir,
+                "isFile": not entry.is_dir,
+                "length": entry.size,
+                "owner": "",
+                "group": "",
+                "permissions": "rwxrwxrwx" if entry.is_dir else "rw-rw-rw-",
+                "accessTime": when,
+                "modificationTime": when,
+            }
+        )
+    return rows
+
+
 def show_files(c: ShowFiles, session: UserSession) -> QueryResult:
     ws, directory = _files_target(c, session)
     rows: list[dict[str, Any]] = []
-    for name in sorted(os.listdir(directory)):
+    names = [] if fs.is_uri(directory) else sorted(os.listdir(directory))
+    if fs.is_uri(directory):
+        rows = _object_rows(directory)
+    for name in names:
         if is_hidden(name) and not name.endswith(".drill"):
             continue
         full = os.path.join(directory, name)
@@ -299,9 +329,9 @@ def refresh_metadata(c: RefreshMetadata, session: UserSession) -> QueryResult:
         ref = session.resolve_table(list(c.table))
     except UserError:
         return ok_result(False, f"Table {name} does not exist.", "REFRESH")
-    if isinstance(ref, ViewTable) or (isinstance(ref, FileTable) and not os.path.exists(ref.path)):
+    if isinstance(ref, ViewTable) or (isinstance(ref, FileTable) and not fs.exists(ref.path)):
         return ok_result(False, f"Table {name} does not exist.", "REFRESH")
-    if not isinstance(ref, FileTable) or not os.path.isdir(ref.path):
+    if not isinstance(ref, FileTable) or not fs.isdir(ref.path):
         return ok_result(
             False,
             f"Table {name} does not support metadata refresh. Support is currently limited to "

@@ -17,6 +17,7 @@ from auger.errors import UserError
 from auger.sql.catalog.information_schema import INFO_TABLES
 from auger.sql.catalog.resolution import IS_SCHEMA_NAME, SYSTEM_SCHEMAS
 from auger.sql.catalog.sys_tables import SYS_TABLES
+from auger.storage import filesystem as fs
 from auger.storage.selection import is_hidden
 from auger.storage.temporary import OWNER_MARKER
 from auger.storage.views import VIEW_SUFFIX, View, list_views, read_view
@@ -40,10 +41,10 @@ class TableEntry:
 def _is_table_entry(ws: Workspace, directory: str, name: str) -> bool:
     if is_hidden(name) or name.endswith(VIEW_SUFFIX):
         return False
-    full = os.path.join(directory, name)
-    if os.path.isdir(full):
+    full = fs.join(directory, name)
+    if fs.isdir(full):
         # a session's temporary-table folder is no table (it is marked by its owner file)
-        return not os.path.isfile(os.path.join(full, OWNER_MARKER))
+        return not fs.isfile(fs.join(full, OWNER_MARKER))
     return ws.format_for(full) is not None
 
 
@@ -63,14 +64,16 @@ def workspace_tables(ws: Workspace) -> list[TableEntry]:
         out.append(TableEntry(ws.name, name, "VIEW", path, view))
     if ws.writable:
         try:
-            entries = sorted(os.listdir(ws.location))
-        except OSError:
+            if fs.is_uri(ws.location):
+                entries = [fs.basename(e.path) for e in fs.list_dir(ws.location)]
+            else:
+                entries = sorted(os.listdir(ws.location))
+        except (OSError, UserError):
             entries = []
         for name in entries:
-            if _is_table_entry(ws, ws.location, name) and ws.listed(
-                os.path.join(ws.location, name)
-            ):
-                out.append(TableEntry(ws.name, name, "TABLE", os.path.join(ws.location, name)))
+            full = fs.join(ws.location, name)
+            if _is_table_entry(ws, ws.location, name) and ws.listed(full):
+                out.append(TableEntry(ws.name, name, "TABLE", full))
     return out
 
 

@@ -27,6 +27,7 @@ from auger.spark.errors import write_errors
 from auger.spark.writer import write_table
 from auger.sql.planning.planner import plan_select
 from auger.sql.result import QueryResult, ok_result
+from auger.storage.filesystem import is_uri
 from auger.storage.table_files import (
     TEMPORARY,
     StorageStrategy,
@@ -261,6 +262,14 @@ def create_table(tree: exp.Create, session: UserSession) -> QueryResult:
     stmt = _statement(tree)
     ws = _target(stmt, session)
     schema = display_name(ws)
+    if is_uri(ws.location):
+        # an object store has no rename to commit a table with: refused until tables there
+        # are committed by a manifest, rather than risk readers seeing half a table
+        raise UserError.unsupported(
+            f"CREATE TABLE into schema [{schema}] is not supported: its workspace is in an "
+            f"object store ({ws.location})",
+            ["Fix: create the table in a workspace on a local or shared file system"],
+        )
     if table_exists(ws, stmt.name, session):
         summary = _EXISTS.format(name=stmt.name, schema=schema)
         if stmt.if_not_exists:

@@ -7,7 +7,6 @@ default schema of the session that made it; the planner expands it on every use.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -22,6 +21,7 @@ from auger.sql.planning.no_temporary_in_views import check_no_temporary_tables
 from auger.sql.planning.planner import PlanContext, plan_select
 from auger.sql.planning.tables import table_nodes
 from auger.sql.result import QueryResult, ok_result
+from auger.storage import filesystem as fs
 from auger.storage.views import View, ViewField, find_view_file, view_path, write_view
 from auger.storage.workspace import Workspace
 from auger.types import ColumnMetadata, DataMode, MinorType
@@ -107,7 +107,7 @@ def _temporary_exists(session: UserSession, ws: Workspace, name: str) -> bool:
 def _table_exists(ws: Workspace, name: str) -> bool:
     """A non-view table: a file or directory of that name in the workspace."""
     try:
-        return os.path.exists(ws.resolve(name))
+        return fs.exists(ws.resolve(name))
     except UserError:
         return False
 
@@ -169,8 +169,8 @@ def create_view(c: CreateView, session: UserSession) -> QueryResult:
         tuple(session.default_schema.split(".")) if session.default_schema else (),
     )
     with write_errors(f"view [{name}]", view_path(ws, name)):
-        if existing_view and os.path.basename(existing_view) != f"{name}.view.drill":
-            os.remove(existing_view)  # a differently-cased file of the same view
+        if existing_view and fs.basename(existing_view) != f"{name}.view.drill":
+            fs.delete_file(existing_view)  # a differently-cased file of the same view
         write_view(ws, view)
     verb = "replaced" if existing_view else "created"
     return ok_result(True, f"View '{name}' {verb} successfully in '{schema}' schema", "CREATE VIEW")
@@ -220,7 +220,7 @@ def drop_view(c: DropView, session: UserSession) -> QueryResult:
         if non_view:
             raise UserError.validation(f"[{name}] is not a VIEW in schema [{schema}]")
         raise UserError.validation(f"Unknown view [{name}] in schema [{schema}].")
-    os.remove(path)
+    fs.delete_file(path)
     return ok_result(
         True, f"View [{name}] deleted successfully from schema [{schema}].", "DROP VIEW"
     )

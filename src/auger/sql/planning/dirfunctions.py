@@ -12,12 +12,12 @@ refused (UNSUPPORTED_OPERATION), whatever they are nested in.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from auger.errors import UserError
+from auger.storage import filesystem as fs
 from auger.storage.selection import is_hidden
 
 if TYPE_CHECKING:
@@ -44,11 +44,10 @@ def _value(name: str, args: list[str], session: UserSession) -> str:
         raise UserError.validation(f"{name}: schema [{schema}] is not a file workspace")
     path = found.resolve(table)
     where = f"{schema}.{table}" if table else schema
-    if not os.path.isdir(path):
+    if not fs.isdir(path):
         raise UserError.validation(f"{name}: [{where}] is not a directory")
-    subdirs = [
-        d for d in os.listdir(path) if not is_hidden(d) and os.path.isdir(os.path.join(path, d))
-    ]
+    entries = (fs.basename(e.path) for e in fs.list_dir(path) if e.is_dir)
+    subdirs = [d for d in entries if not is_hidden(d)]
     if not subdirs:
         raise UserError.validation(f"{name}: [{where}] has no sub-directories")
     key = (lambda d: d.lower()) if name.startswith("I") else (lambda d: d)

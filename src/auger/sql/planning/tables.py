@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 from sqlglot.optimizer.scope import traverse_scope
 
-from auger.errors import UserError
+from auger.errors import ErrorKind, UserError
 from auger.scan.plan import (
     PlannedScan,
     Requested,
@@ -33,6 +33,7 @@ from auger.sql.planning.table_functions import (
     is_table_function,
     table_function,
 )
+from auger.storage.filesystem import is_uri
 from auger.storage.selection import FileSelection, select_files
 from auger.types.spark import column_to_spark
 
@@ -111,6 +112,8 @@ def _check_linked_files(table: FileTable, selection: FileSelection) -> None:
     if guard is None:
         return
     for f in selection.files:
+        if is_uri(f.path):
+            continue  # an object store has no links
         real = os.path.realpath(f.path)
         if real != f.path:
             guard.check(real, table.name, table.workspace.name)
@@ -121,6 +124,8 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> ScanTab
     try:
         selection = select_files(table.path)
     except UserError as exc:
+        if exc.kind is not ErrorKind.VALIDATION:
+            raise  # an object store that cannot be asked: its own words, not "not found"
         schema = table.schema.removesuffix(".default")
         raise UserError.validation(
             f"Object '{table.name}' not found within '{schema}'",
