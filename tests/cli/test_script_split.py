@@ -4,10 +4,10 @@ the SQL tokenizer does (no Spark needed)."""
 from __future__ import annotations
 
 import pytest
-from auger.sql.frontend.parser import split_statements
 
 from auger.cli.main import split_script
 from auger.errors import UserError
+from auger.sql.frontend.parser import split_statements
 
 SCRIPTS = [
     "",

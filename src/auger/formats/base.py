@@ -21,8 +21,8 @@ import pyarrow as pa
 
 from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.storage.splits import FileSplit
 from auger.storage import filesystem as fs
+from auger.storage.splits import FileSplit
 from auger.types import ColumnMetadata, TupleSchema
 
 if TYPE_CHECKING:

@@ -33,8 +33,8 @@ from auger.formats.base import FormatPlugin
 from auger.formats.conflicts import merge_deferring
 from auger.formats.parquet_dates import auto_correct_dates, correct_dates, date_corruption
 from auger.formats.vectors import unnull_structs
-from auger.storage.splits import FileSplit
 from auger.storage.filesystem import open_random
+from auger.storage.splits import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import schema_from_arrow
 

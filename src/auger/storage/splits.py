@@ -9,7 +9,6 @@ sit in ``storage`` because they are about files, not about scans.
 from __future__ import annotations
 
 import io
-import os
 from dataclasses import dataclass
 from typing import IO, Any
 

@@ -35,8 +35,8 @@ from auger.formats.json.infer import SchemaBuilder
 from auger.formats.json.projector import ProjectedStream, projector_available
 from auger.formats.json.stream import JsonStream, lone_surrogate
 from auger.formats.skips import SKIPPED_KEY, report_skipped
-from auger.storage.splits import FileSplit
 from auger.storage.filesystem import arrow_input_stream
+from auger.storage.splits import FileSplit
 from auger.types import TupleSchema
 from auger.types.arrow import schema_to_arrow
 
