@@ -8,7 +8,8 @@
  * all its type rules unchanged.
  *
  * Skipped values are still checked enough to notice broken input: strings must close on the
- * line, brackets must balance, and what lies outside strings must be JSON's number characters,
+ * line and hold no raw control character and no escape but JSON's own (a backslash before
+ * another character is Drill's dialect, which the Python reader judges), brackets must balance, and what lies outside strings must be JSON's number characters,
  * literals (true, false, null, NaN, Infinity) and punctuation. Anything the walk does not
  * accept (an escaped or differently-cased wanted key, an object spanning lines, a scalar or
  * array at top level, a malformed token) stops it with a reason: the caller hands the rest of
@@ -74,6 +75,7 @@ static inline unsigned name_hash(const unsigned char *fold, const unsigned char 
 
 static unsigned char token_char[256];  /* may appear in a scalar token */
 static unsigned char string_stop[256];  /* ends a run of plain string bytes */
+static unsigned char escape_ok[256];    /* may follow a backslash in strict JSON */
 
 static inline int is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
@@ -91,11 +93,20 @@ static Py_ssize_t skip_string(const Walk *w, Py_ssize_t pos, int *escaped) {
         if (c == '\\') {
             *escaped = 1;
             if (p + 1 >= n) return w->final ? -2 : -1;
-            if (s[p + 1] == '\n') return -2;
+            const unsigned char e = s[p + 1];
+            if (!escape_ok[e]) return -2; /* a line break, or an escape strict JSON lacks */
+            if (e == 'u') {
+                for (Py_ssize_t h = p + 2; h < p + 6; h++) {
+                    if (h >= n) return w->final ? -2 : -1;
+                    if (!isxdigit(s[h])) return -2;
+                }
+                p += 6;
+                continue;
+            }
             p += 2;
             continue;
         }
-        return -2; /* a raw line break: the object spans lines */
+        return -2; /* a raw line break (the object spans lines) or another control character */
     }
 }
 
@@ -254,7 +265,7 @@ static int project_object(Walk *w, Py_ssize_t pos, Out *out, Py_ssize_t *next) {
  *
  * Stage 1 turns each 64 bytes into one bit mask of "structural" positions, those stage 2 must
  * look at: every unescaped quote, every line break (inside strings too), every backslash
- * inside a string, and outside strings every byte but whitespace and the later characters of
+ * and every control character inside a string, and outside strings every byte but whitespace and the later characters of
  * a number-like token ([0-9+-.eE] after another token character). So outside strings that is
  * the punctuation {}[],: (but a colon or comma right after a closing quote: see
  * structurals()), each token's first character, every letter of true/false/null/NaN/Infinity
@@ -287,7 +298,16 @@ static int project_object(Walk *w, Py_ssize_t pos, Out *out, Py_ssize_t *next) {
 /* byte classes, as bits of one byte (for the portable stage 1): JSON whitespace but the line
  * break, characters of a number, characters of a token (numbers and the literals), the quote,
  * the backslash, the line break, the colon and the comma */
-enum { C_WS = 1, C_NUM = 2, C_TOK = 4, C_QUOTE = 8, C_BSLASH = 16, C_NL = 32, C_PUNCT = 64 };
+enum {
+    C_WS = 1,
+    C_NUM = 2,
+    C_TOK = 4,
+    C_QUOTE = 8,
+    C_BSLASH = 16,
+    C_NL = 32,
+    C_PUNCT = 64,
+    C_CTRL = 128
+};
 static unsigned char byte_class[256];
 static unsigned char number_start[256]; /* a token starting here is a number (or -Infinity) */
 
@@ -346,7 +366,7 @@ static inline uint64_t unescaped_quotes(uint64_t q, uint64_t bs, Carry *cy) {
  * commas and colons may be anywhere. */
 static inline uint64_t structurals(uint64_t q, uint64_t inside, uint64_t bs, uint64_t nl,
                                    uint64_t ws, uint64_t num, uint64_t tok, uint64_t punct,
-                                   Carry *cy) {
+                                   uint64_t ctrl, Carry *cy) {
     const uint64_t after_tok = tok << 1 | cy->tok;
     const uint64_t closing = q & ~inside;
     const uint64_t after_close = closing << 1 | cy->close;
@@ -354,7 +374,7 @@ static inline uint64_t structurals(uint64_t q, uint64_t inside, uint64_t bs, uin
     cy->close = closing >> 63;
     cy->inside = (uint64_t)0 - (inside >> 63);
     const uint64_t quiet = ws | (num & after_tok) | (punct & after_close);
-    return q | nl | (bs & inside) | (~inside & ~quiet);
+    return q | nl | ((bs | ctrl) & inside) | (~inside & ~quiet);
 }
 
 /* chunk k of the input, padded with zeros past its end (a NUL is a stray byte: structural) */
@@ -375,11 +395,11 @@ static void stage1_base(const unsigned char *s, Py_ssize_t n, Py_ssize_t nwords,
     Carry cy = {0, 0, 0, 0};
     for (Py_ssize_t k = 0; k < nwords; k++) {
         const unsigned char *p = chunk_at(s, n, k, tail);
-        uint64_t m[7] = {0, 0, 0, 0, 0, 0, 0};
+        uint64_t m[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         for (int j = 0; j < 64; j += 8) {
             uint64_t cls = 0;
             for (int b = 0; b < 8; b++) cls |= (uint64_t)byte_class[p[j + b]] << (8 * b);
-            for (int c = 0; c < 7; c++) {
+            for (int c = 0; c < 8; c++) {
                 const uint64_t ones = cls >> c & 0x0101010101010101ULL;
                 m[c] |= (ones * 0x0102040810204080ULL) >> 56 << j;
             }
@@ -387,7 +407,7 @@ static void stage1_base(const unsigned char *s, Py_ssize_t n, Py_ssize_t nwords,
         uint64_t ws = m[0], num = m[1], tok = m[2], q = m[3], bs = m[4], nl = m[5], punct = m[6];
         q = unescaped_quotes(q, bs, &cy);
         const uint64_t inside = prefix_xor(q) ^ cy.inside;
-        out[k] = structurals(q, inside, bs, nl, ws, num, tok, punct, &cy);
+        out[k] = structurals(q, inside, bs, nl, ws, num, tok, punct, m[7], &cy);
     }
 }
 
@@ -410,10 +430,10 @@ __attribute__((target("ssse3"))) static void stage1_ssse3(const unsigned char *s
     const __m128i vn = _mm_set1_epi8('\n');
     const __m128i vcolon = _mm_set1_epi8(':'), vcomma = _mm_set1_epi8(',');
     const __m128i mws = _mm_set1_epi8((char)NB_WS), mnum = _mm_set1_epi8(NB_NUM);
-    const __m128i mtok = _mm_set1_epi8(NB_TOK);
+    const __m128i mtok = _mm_set1_epi8(NB_TOK), vctrl = _mm_set1_epi8(0x1F);
     for (Py_ssize_t k = 0; k < nwords; k++) {
         const unsigned char *p = chunk_at(s, n, k, tail);
-        uint64_t m[7] = {0, 0, 0, 0, 0, 0, 0};
+        uint64_t m[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         for (int h = 0; h < 4; h++) {
             const __m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * h));
             const __m128i c =
@@ -428,12 +448,13 @@ __attribute__((target("ssse3"))) static void stage1_ssse3(const unsigned char *s
             m[4] |= HAS(mnum);
             m[5] |= HAS(mtok);
             m[6] |= BITS(_mm_or_si128(_mm_cmpeq_epi8(v, vcolon), _mm_cmpeq_epi8(v, vcomma)));
+            m[7] |= BITS(_mm_cmpeq_epi8(_mm_min_epu8(v, vctrl), v)); /* bytes below 0x20 */
 #undef HAS
 #undef BITS
         }
         const uint64_t q = unescaped_quotes(m[0], m[1], &cy);
         const uint64_t inside = prefix_xor(q) ^ cy.inside;
-        out[k] = structurals(q, inside, m[1], m[2], m[3], m[4], m[5], m[6], &cy);
+        out[k] = structurals(q, inside, m[1], m[2], m[3], m[4], m[5], m[6], m[7], &cy);
     }
 }
 
@@ -451,10 +472,10 @@ __attribute__((target("avx2,pclmul"))) static void stage1_avx2(const unsigned ch
     const __m256i vn = _mm256_set1_epi8('\n');
     const __m256i vcolon = _mm256_set1_epi8(':'), vcomma = _mm256_set1_epi8(',');
     const __m256i mws = _mm256_set1_epi8((char)NB_WS), mnum = _mm256_set1_epi8(NB_NUM);
-    const __m256i mtok = _mm256_set1_epi8(NB_TOK);
+    const __m256i mtok = _mm256_set1_epi8(NB_TOK), vctrl = _mm256_set1_epi8(0x1F);
     for (Py_ssize_t k = 0; k < nwords; k++) {
         const unsigned char *p = chunk_at(s, n, k, tail);
-        uint64_t m[7] = {0, 0, 0, 0, 0, 0, 0};
+        uint64_t m[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         for (int h = 0; h < 2; h++) {
             const __m256i v = _mm256_loadu_si256((const __m256i *)(p + 32 * h));
             const __m256i c = _mm256_and_si256(
@@ -471,12 +492,13 @@ __attribute__((target("avx2,pclmul"))) static void stage1_avx2(const unsigned ch
             m[5] |= HAS(mtok);
             m[6] |=
                 BITS(_mm256_or_si256(_mm256_cmpeq_epi8(v, vcolon), _mm256_cmpeq_epi8(v, vcomma)));
+            m[7] |= BITS(_mm256_cmpeq_epi8(_mm256_min_epu8(v, vctrl), v)); /* below 0x20 */
 #undef HAS
 #undef BITS
         }
         const uint64_t q = unescaped_quotes(m[0], m[1], &cy);
         const uint64_t inside = CLMUL_PARITY(q) ^ cy.inside;
-        out[k] = structurals(q, inside, m[1], m[2], m[3], m[4], m[5], m[6], &cy);
+        out[k] = structurals(q, inside, m[1], m[2], m[3], m[4], m[5], m[6], m[7], &cy);
     }
 }
 
@@ -494,7 +516,7 @@ __attribute__((target("avx512f,avx512bw,pclmul"))) static void stage1_avx512(
     const __m512i vn = _mm512_set1_epi8('\n');
     const __m512i vcolon = _mm512_set1_epi8(':'), vcomma = _mm512_set1_epi8(',');
     const __m512i mws = _mm512_set1_epi8((char)NB_WS), mnum = _mm512_set1_epi8(NB_NUM);
-    const __m512i mtok = _mm512_set1_epi8(NB_TOK);
+    const __m512i mtok = _mm512_set1_epi8(NB_TOK), vspace = _mm512_set1_epi8(0x20);
     for (Py_ssize_t k = 0; k < nwords; k++) {
         const __m512i v = _mm512_loadu_si512((const void *)chunk_at(s, n, k, tail));
         const __m512i c = _mm512_and_si512(
@@ -507,7 +529,7 @@ __attribute__((target("avx512f,avx512bw,pclmul"))) static void stage1_avx512(
                              _mm512_test_epi8_mask(c, mws), _mm512_test_epi8_mask(c, mnum),
                              _mm512_test_epi8_mask(c, mtok),
                              _mm512_cmpeq_epi8_mask(v, vcolon) | _mm512_cmpeq_epi8_mask(v, vcomma),
-                             &cy);
+                             _mm512_cmplt_epu8_mask(v, vspace), &cy);
     }
 }
 #endif
@@ -625,7 +647,19 @@ static inline int fast_match(const Walk *w, const unsigned char *k, Py_ssize_t l
 /* past the closing quote of the string opened before the cursor; -1: hand over */
 static inline Py_ssize_t fast_string(const unsigned char *s, Cursor *c) {
     Py_ssize_t e;
-    while (s[e = next_pos(c)] == '\\') continue; /* escapes are the string's own business */
+    /* every backslash inside a string is a position: the byte after each escaping one must
+     * make a strict JSON escape (anything else is the reference walk's to judge), and an
+     * escaped backslash is skipped. The string ends before the input's last line break, so
+     * the bytes looked at are inside the input. */
+    while (s[e = next_pos(c)] == '\\') {
+        const unsigned char x = s[e + 1];
+        if (!escape_ok[x]) return -1;
+        if (x == '\\' && next_pos(c) != e + 1) return -1;
+        if (x == 'u' && !(isxdigit(s[e + 2]) && isxdigit(s[e + 3]) && isxdigit(s[e + 4]) &&
+                          isxdigit(s[e + 5])))
+            return -1;
+    }
+    /* a raw control character inside the string is a position too: hand over */
     return s[e] == '"' ? e + 1 : -1;
 }
 
@@ -943,13 +977,16 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__jsonscan(void) {
     const char *chars = "0123456789+-.eEtrufalsnNIiy";
     for (const char *c = chars; *c; c++) token_char[(unsigned char)*c] = 1;
-    string_stop['"'] = string_stop['\\'] = string_stop['\n'] = 1;
+    string_stop['"'] = string_stop['\\'] = 1;
+    for (int c = 0; c < 0x20; c++) string_stop[c] = 1; /* the line break among them */
+    for (const char *c = "\"\\/bfnrtu"; *c; c++) escape_ok[(unsigned char)*c] = 1;
     for (int c = 0; c < 256; c++) {
         byte_class[c] = (unsigned char)((is_ws((unsigned char)c) ? C_WS : 0) |
                                         (token_char[c] ? C_TOK : 0) |
                                         (c == '"' ? C_QUOTE : 0) | (c == '\\' ? C_BSLASH : 0) |
                                         (c == '\n' ? C_NL : 0) |
-                                        (c == ':' || c == ',' ? C_PUNCT : 0));
+                                        (c == ':' || c == ',' ? C_PUNCT : 0) |
+                                        (c < 0x20 ? C_CTRL : 0));
         number_start[c] = (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.';
     }
     for (const char *c = "0123456789+-.eE"; *c; c++) byte_class[(unsigned char)*c] |= C_NUM;

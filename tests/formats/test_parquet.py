@@ -118,15 +118,16 @@ def test_drill_type_mapping(tmp_path: Path) -> None:
     pq.write_table(t.drop_columns(["i96"]), tmp_path / "plain.parquet")
     pq.write_table(t.select(["i96"]), path, use_deprecated_int96_timestamps=True)
     assert discover(tmp_path / "plain.parquet") == (
-        "`dec` DECIMAL(6, 2), `d` DATE, `ts` TIMESTAMP, `ns` TIMESTAMP, `u` INT, `f` FLOAT, "
+        "`dec` DECIMAL(6, 2), `d` DATE, `ts` TIMESTAMP, `ns` BIGINT, `u` INT, `f` FLOAT, "
         "`bin` VARBINARY, `flag` BOOLEAN, `l` ARRAY<BIGINT>"
     )
-    assert discover(path) == "`i96` TIMESTAMP"
-    row = rows_of(read_file(path, "parquet"))[0]
+    assert discover(path) == "`i96` VARBINARY"  # TIMESTAMP with int96_as_timestamp
+    as_ts = {"store.parquet.reader.int96_as_timestamp": True}
+    row = rows_of(read_file(path, "parquet", options=as_ts))[0]
     assert row["i96"] == ts
     plain = read_file(tmp_path / "plain.parquet", "parquet")[0]
-    assert plain.schema.field("ns").type == pa.timestamp("us")
-    assert plain.column("ns").to_pylist()[0] == dt.datetime(1970, 1, 1, 0, 0, 1)
+    assert plain.schema.field("ns").type == pa.int64()  # the stored nanoseconds, as Drill
+    assert plain.column("ns").to_pylist()[0] == 1_000_000_001
 
 
 def test_different_schemas_merge(tmp_path: Path) -> None:

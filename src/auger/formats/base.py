@@ -64,6 +64,13 @@ class FormatPlugin(ABC):  # noqa: B024 - every method has a default; a plugin pi
         elif cls.type_name and not cls.name:
             cls.name = cls.type_name
 
+    def error_context(self, config: FormatConfig) -> list[str]:
+        """The context lines naming this format in an error about one of its files, as
+        Drill's file scans print them (``Format plugin type: text``, ``Plugin config name:
+        csv``); the scan adds them to every error of its readers, beside file, line and
+        column."""
+        return [f"Format plugin type: {self.type_name}", f"Plugin config name: {config.name}"]
+
     def reader(self, file: FileSplit, config: FormatConfig) -> FormatReader:
         """A new reader for one file (its negotiator brings projection, options, schemas)."""
         raise NotImplementedError(

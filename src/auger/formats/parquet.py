@@ -3,9 +3,12 @@
 * Projection push-down reaches nested members: a query naming only ``m.b.c`` reads that leaf
   (``__projection__`` paths), and the scan casts the partial map to the table's map type.
 * Nothing projected (``COUNT(*)``): row counts come from the footer, no data page is read.
-* Drill's type mapping: INT96 reads as TIMESTAMP (microseconds), decimals as DECIMAL(p, s),
-  nanosecond timestamps and times are truncated to Drill's precision (Drill keeps milliseconds;
-  auger keeps microseconds) rather than failing the cast.
+* Drill's type mapping: INT96 (Impala's and Hive's timestamps) reads as VARBINARY, the 12
+  stored bytes (nanoseconds of the day, then the Julian day, little-endian), unless
+  ``store.parquet.reader.int96_as_timestamp`` is true: then as TIMESTAMP (Drill keeps
+  milliseconds, auger microseconds). An INT64 timestamp of nanoseconds has no type Drill's
+  converter knows and reads as BIGINT, the stored nanoseconds since the epoch: every digit is
+  kept. Decimals read as DECIMAL(p, s); times are cut to milliseconds.
 * Unsigned integers keep their stored bits, as Drill's readers do: UINT_8/16/32 are INT and
   UINT_64 is BIGINT, so a value above the signed maximum wraps (UINT_32 4294967295 is -1,
   UINT_64 2**64-1 is -1) instead of failing the scan. INT_8/INT_16 are INT too.
@@ -23,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -44,16 +48,139 @@ ROWS_ONLY = "__rows__"
 _ERRORS = (pa.ArrowInvalid, pa.ArrowIOError, OSError, pa.ArrowNotImplementedError)
 
 
-def _open(path: str) -> pq.ParquetFile:
+def _int96_as_timestamp(options: Mapping[str, Any]) -> bool:
+    v = options.get("store.parquet.reader.int96_as_timestamp", False)
+    return v.strip().lower() == "true" if isinstance(v, str) else bool(v)
+
+
+def _open(path: str, int96_unit: str = "us") -> pq.ParquetFile:
+    """The file, INT96 values read as timestamps of ``int96_unit`` (microseconds, but for
+    :func:`_int96_bytes` and for finding INT96 columns)."""
     try:
         # an object is read with ranged requests: the footer, then only the row groups and
         # columns the scan asks for
-        return pq.ParquetFile(open_random(path), coerce_int96_timestamp_unit="us")
+        return pq.ParquetFile(open_random(path), coerce_int96_timestamp_unit=int96_unit)
     except _ERRORS as exc:
         raise UserError.data_read(
             "Error reading the Parquet footer: the file is not a readable Parquet file",
             [f"File: {path}", f"Reason: {exc}", "Fix: rewrite or remove the file"],
         ) from exc
+
+
+def _int96_marks(pf: pq.ParquetFile, path: str) -> pa.Schema | None:
+    """The file's Arrow schema with its INT96 leaves, and only those, typed ``timestamp[s]``
+    (Parquet's INT64 timestamps have no unit of seconds): where the stored bytes go. None when
+    the file has no INT96 column (nearly always)."""
+    leaves = pf.schema
+    if not any(leaves.column(i).physical_type == "INT96" for i in range(len(leaves))):
+        return None
+    return _open(path, "s").schema_arrow
+
+
+def _is_mark(marks: pa.DataType | None) -> bool:
+    return marks is not None and pa.types.is_timestamp(marks) and marks.unit == "s"
+
+
+def _member_marks(marks: pa.DataType | None, name: str) -> pa.DataType | None:
+    if marks is None or not pa.types.is_struct(marks):
+        return None
+    i = marks.get_field_index(name)
+    return marks.field(i).type if i >= 0 else None
+
+
+def _element_marks(marks: pa.DataType | None) -> pa.DataType | None:
+    if marks is None:
+        return None
+    if pa.types.is_list(marks) or pa.types.is_large_list(marks):
+        return marks.value_type
+    if pa.types.is_fixed_size_list(marks):
+        return marks.value_type
+    return None
+
+
+def _int96_type(t: pa.DataType, marks: pa.DataType | None) -> pa.DataType:
+    """``t`` with the INT96 leaves ``marks`` shows typed as VARBINARY."""
+    if marks is None:
+        return t
+    if _is_mark(marks):
+        return pa.binary()
+    if pa.types.is_struct(t):
+        return pa.struct(
+            [f.with_type(_int96_type(f.type, _member_marks(marks, f.name))) for f in t]
+        )
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        field = t.value_field.with_type(_int96_type(t.value_type, _element_marks(marks)))
+        return pa.list_(field) if pa.types.is_list(t) else pa.large_list(field)
+    if pa.types.is_map(t) and pa.types.is_map(marks):
+        return pa.map_(
+            t.key_field,
+            t.item_field.with_type(_int96_type(t.item_type, marks.item_type)),
+        )
+    return t
+
+
+_MICROS_PER_DAY = 86_400 * 10**6
+_JULIAN_EPOCH_DAY = 2_440_588  # the Julian day of 1970-01-01
+
+
+def _int96_bytes(micros: pa.Array, nanos: pa.Array) -> pa.Array:
+    """INT96's 12 stored bytes (the nanoseconds of the day, 8 bytes, then the Julian day, 4
+    bytes, little-endian) as VARBINARY, from the same values read as timestamps of
+    microseconds and of nanoseconds. The microseconds hold any date; the nanoseconds, which
+    wrap around beyond the years 1677-2262, still give the last three digits: their difference
+    from the microseconds times 1000 is right modulo 2**64."""
+    n = len(micros)
+    us = pc.cast(micros, pa.int64(), safe=False).fill_null(0).to_numpy(zero_copy_only=False)
+    ns = pc.cast(nanos, pa.int64(), safe=False).fill_null(0).to_numpy(zero_copy_only=False)
+    with np.errstate(over="ignore"):
+        extra = ns - us * 1000  # int64 arithmetic wraps as the reader's did
+    day, us_of_day = np.divmod(us, _MICROS_PER_DAY)
+    buf = np.empty((n, 12), dtype=np.uint8)
+    buf[:, :8] = (us_of_day * 1000 + extra).astype("<i8").view(np.uint8).reshape(n, 8)
+    buf[:, 8:] = (day + _JULIAN_EPOCH_DAY).astype("<i4").view(np.uint8).reshape(n, 4)
+    fixed = pa.FixedSizeBinaryArray.from_buffers(pa.binary(12), n, [None, pa.py_buffer(buf)])
+    if micros.null_count:
+        fixed = pc.if_else(micros.is_valid(), fixed, pa.scalar(None, pa.binary(12)))
+    return pc.cast(fixed, pa.binary())
+
+
+def _int96_values(arr: pa.Array, nanos: pa.Array | None, marks: pa.DataType | None) -> pa.Array:
+    """``arr`` (INT96 read as microseconds) with the INT96 leaves ``marks`` shows as their
+    stored bytes; ``nanos`` is the same column read as nanoseconds."""
+    if marks is None or nanos is None:
+        return arr
+    if _is_mark(marks):
+        return _int96_bytes(arr, nanos)
+    t = arr.type
+    target = _int96_type(t, marks)
+    if target == t:
+        return arr
+    mask = arr.is_null() if arr.null_count else None
+    if pa.types.is_struct(t):
+        kids = []
+        for i in range(t.num_fields):
+            name = t.field(i).name
+            j = nanos.type.get_field_index(name)
+            other = nanos.field(j) if j >= 0 else None
+            kids.append(_int96_values(arr.field(i), other, _member_marks(marks, name)))
+        return pa.StructArray.from_arrays(kids, fields=list(target), mask=mask)
+    offsets, start, stop = _own_offsets(arr)
+    _, n_start, _ = _own_offsets(nanos)
+    if pa.types.is_map(t):
+        items = _int96_values(
+            arr.items.slice(start, stop - start),
+            nanos.items.slice(n_start, stop - start),
+            marks.item_type,
+        )
+        keys = arr.keys.slice(start, stop - start)
+        return pa.MapArray.from_arrays(offsets, keys, items, type=target, mask=mask)
+    values = _int96_values(
+        arr.values.slice(start, stop - start),
+        nanos.values.slice(n_start, stop - start),
+        _element_marks(marks),
+    )
+    kind = pa.LargeListArray if pa.types.is_large_list(t) else pa.ListArray
+    return kind.from_arrays(offsets, values, type=target, mask=mask)
 
 
 def _describe(col: ColumnMetadata) -> str:
@@ -123,7 +250,7 @@ def _drill_type(t: pa.DataType) -> pa.DataType:
     * INT_8/INT_16 (and UINT_8/16/32) are stored in an INT32 and read as INT; UINT_64 as BIGINT;
     * a FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY without a converted type Drill knows (UUID, FLOAT16,
       JSON, BSON) is VARBINARY: the stored bytes;
-    * times are TIME (milliseconds), nanosecond timestamps are cut to auger's microseconds.
+    * times are TIME (milliseconds); a timestamp of nanoseconds is BIGINT, its stored value.
     """
     if isinstance(t, pa.BaseExtensionType):
         storage = _drill_type(t.storage_type)
@@ -140,7 +267,7 @@ def _drill_type(t: pa.DataType) -> pa.DataType:
     if pa.types.is_time(t):
         return pa.time32("ms")
     if pa.types.is_timestamp(t) and t.unit == "ns":
-        return pa.timestamp("us", t.tz)
+        return pa.int64()
     if pa.types.is_struct(t):
         return pa.struct([f.with_type(_drill_type(f.type)) for f in t])
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
@@ -240,9 +367,16 @@ def _failing_group(pf: pq.ParquetFile, groups: list[int], columns: list[str] | N
     return ", ".join(map(str, groups))
 
 
-def _file_schema(path: str) -> TupleSchema:
+def _file_schema(path: str, int96_as_timestamp: bool = False) -> TupleSchema:
     """A file's columns; names only case tells apart are one column to Drill, so an error."""
-    arrow = drill_schema(_open(path).schema_arrow)
+    pf = _open(path)
+    arrow = pf.schema_arrow
+    marks = None if int96_as_timestamp else _int96_marks(pf, path)
+    if marks is not None:
+        arrow = pa.schema(
+            [f.with_type(_int96_type(f.type, m.type)) for f, m in zip(arrow, marks, strict=True)]
+        )
+    arrow = drill_schema(arrow)
     try:
         schema = schema_from_arrow(arrow)
     except ValueError as exc:
@@ -273,13 +407,17 @@ class ParquetFormat(FormatPlugin):
     type_name = "parquet"
     extensions = ("parquet",)
 
+    def error_context(self, config: FormatConfig) -> list[str]:
+        return []  # Drill's Parquet scan names the file alone
+
     def discover_schema(
         self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
     ) -> TupleSchema:
         schema = TupleSchema()
         origin: dict[str, str] = {}  # lower column name -> the file that typed it
+        int96_ts = _int96_as_timestamp(options)
         for path in files:
-            file_schema = _file_schema(path)
+            file_schema = _file_schema(path, int96_ts)
             for col in file_schema:
                 origin.setdefault(col.name.lower(), path)
 
@@ -312,7 +450,9 @@ class ParquetFormat(FormatPlugin):
         columns: Sequence[str] | None,
         batch_rows: int,
     ) -> Iterator[pa.RecordBatch]:
+        int96_ts = _int96_as_timestamp(options)
         pf = _open(split.path)
+        marks = None if int96_ts else _int96_marks(pf, split.path)
         groups = (
             list(split.row_groups)
             if split.row_groups is not None
@@ -331,14 +471,26 @@ class ParquetFormat(FormatPlugin):
             batches = pf.iter_batches(
                 batch_size=batch_rows, row_groups=groups, columns=selected, use_threads=True
             )
+            nanos = self._int96_nanos(split.path, marks, selected, groups, batch_rows)
+            marked = pa.struct(list(marks)) if marks is not None else None
             for batch in batches:
+                columns_in = batch.columns
+                if nanos is not None:
+                    # the INT96 columns again, read as nanoseconds: the bytes need both
+                    again = next(nanos)
+                    columns_in = [
+                        _int96_values(c, again.column(name), _member_marks(marked, name))
+                        if name in again.schema.names
+                        else c
+                        for c, name in zip(batch.columns, batch.schema.names, strict=True)
+                    ]
                 # a null group is a map of nulls and a null LIST an empty array, as Drill's
                 # vectors hold them; null elements stay (Parquet lists may hold them)
                 arrays = [
                     unnull_structs(
                         correct_dates(_conform(c, _drill_type(c.type)), dates), zero_elements=False
                     )
-                    for c in batch.columns
+                    for c in columns_in
                 ]
                 yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
         except _ERRORS as exc:
@@ -350,6 +502,26 @@ class ParquetFormat(FormatPlugin):
                     f"Reason: {exc}",
                 ],
             ) from exc
+
+    @staticmethod
+    def _int96_nanos(
+        path: str,
+        marks: pa.Schema | None,
+        selected: list[str] | None,
+        groups: list[int],
+        batch_rows: int,
+    ) -> Iterator[pa.RecordBatch] | None:
+        """The batches of the selected columns holding INT96 values read as nanoseconds, in
+        step with the main read (same row groups and batch size); None without any."""
+        if marks is None:
+            return None
+        with_int96 = {f.name for f in marks if _is_mark(f.type) or "timestamp[s]" in str(f.type)}
+        wanted = [c for c in (selected or marks.names) if c.split(".", 1)[0] in with_int96]
+        if not wanted:
+            return None
+        return _open(path, "ns").iter_batches(
+            batch_size=batch_rows, row_groups=groups, columns=wanted, use_threads=True
+        )
 
     @staticmethod
     def _counts(pf: pq.ParquetFile, groups: list[int], batch_rows: int) -> Iterator[pa.RecordBatch]:

@@ -83,7 +83,12 @@ IMPLICIT_OPTIONS: Mapping[str, tuple[str, str]] = {
 _PARTITION_OPTION = "drill.exec.storage.file.partition.column.label"
 
 #: Options that executors honour, copied into every scan spec.
-_SCAN_OPTION_PREFIXES = ("store.json.", "auger.scan.", "drill.exec.functions.")
+_SCAN_OPTION_PREFIXES = (
+    "store.json.",
+    "store.parquet.reader.",
+    "auger.scan.",
+    "drill.exec.functions.",
+)
 
 #: Tells a table's files' schema: (files, format, session options) → table columns.
 Discover = Callable[[FileSelection, FormatConfig, Mapping[str, Any]], TupleSchema]

@@ -63,7 +63,14 @@ def spec_tracker(spec: ScanSpec) -> tuple[ScanSchemaTracker, ImplicitColumns, Tu
         defined.add(col)
         if source == ColumnSource.TABLE:
             table.add(col)
-    context = ErrorContext(*([f"Table: {spec.table}"] if spec.table else []))
+    from auger.formats.registry import get_format
+
+    # every error of the scan's readers names the format as Drill's file scans do
+    config = FormatConfig(spec.format_name, spec.format_type, (), dict(spec.format_options))
+    context = ErrorContext(
+        *get_format(spec.format_type).error_context(config),
+        *([f"Table: {spec.table}"] if spec.table else []),
+    )
     tracker = ScanSchemaTracker.build(
         [quote_name(c.name) for c in defined], defined_schema=defined, error_context=context
     )

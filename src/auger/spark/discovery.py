@@ -45,6 +45,8 @@ _SCHEMA_OPTIONS = (
     "store.json.all_text_mode",
     "store.json.read_numbers_as_double",
     "store.json.reader.skip_invalid_records",
+    "store.json.reader.allow_escape_any_char",
+    "store.parquet.reader.int96_as_timestamp",
     "auger.scan.json_sample_rows",
 )
 
@@ -74,10 +76,18 @@ def discover_schema(
     paths = [f.path for f in selection.files]
     threshold = int(options.get("auger.scan.parallel_discovery_files", PARALLEL_FILES))
     spark = _active_spark() if len(paths) > threshold else None
-    if spark is not None:
-        schema = _discover_in_spark(spark, paths, fmt, options)
-    else:
-        schema = get_format(fmt.type).discover_schema(paths, fmt, options)
+    plugin = get_format(fmt.type)
+    try:
+        if spark is not None:
+            schema = _discover_in_spark(spark, paths, fmt, options)
+        else:
+            schema = plugin.discover_schema(paths, fmt, options)
+    except UserError as exc:
+        # a file the sample could not read: named with its format, as the scan's errors are
+        for line in plugin.error_context(fmt):
+            if line not in exc.context:
+                exc.add_context(line)
+        raise
     with _lock:
         _cache[key] = schema.to_text()
         while len(_cache) > _CACHE_SIZE:

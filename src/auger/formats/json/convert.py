@@ -8,6 +8,8 @@ error, or, with ``store.json.reader.skip_invalid_records``, its record is droppe
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -143,6 +145,119 @@ def _respelled(value: Any, t: pa.DataType) -> Any:
         return out
     if isinstance(value, list) and (pa.types.is_list(t) or pa.types.is_large_list(t)):
         return [_respelled(v, t.value_type) for v in value]
+    return value
+
+
+class _NotConvertible(ValueError):
+    def __init__(self, token: str, text: str, target: pa.DataType) -> None:
+        super().__init__(text)
+        self.token, self.text, self.target = token, text, target
+
+
+def _has_scalar_list(t: pa.DataType) -> bool:
+    """Whether ``t`` holds, at any depth, an array of scalars."""
+    if pa.types.is_struct(t):
+        return any(_has_scalar_list(f.type) for f in t)
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        v = t.value_type
+        return _has_scalar_list(v) or not (
+            pa.types.is_struct(v) or pa.types.is_list(v) or pa.types.is_large_list(v)
+        )
+    return False
+
+
+def _token(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "string"
+    return "value"
+
+
+def java_double_text(x: float) -> str:
+    """A double as Java's ``Double.toString`` writes it (``1.5``, ``100.0``, ``1.0E7``,
+    ``1.0E-4``): how Drill turns a JSON number into text."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0 or 1e-3 <= abs(x) < 1e7:
+        text = repr(x)
+        return text if "e" not in text else f"{x:f}"
+    for digits in range(17):
+        mantissa, exp = f"{x:.{digits}e}".split("e")
+        if float(f"{mantissa}e{exp}") == x:
+            break
+    if "." not in mantissa:
+        mantissa += ".0"
+    return f"{mantissa}E{int(exp)}"
+
+
+_LONG_TEXT = re.compile(r"[+-]?[0-9]+")
+
+
+def array_scalar(value: Any, t: pa.DataType) -> Any:
+    """One scalar of a JSON array converted to the array's element type ``t`` as Drill's
+    readers do: to text (``true``, ``1``, ``1.5``), to BIGINT (booleans 1/0, a string
+    holding a whole number; a fraction is refused, where Drill rounds it: the array's type
+    came from a sample, which would have widened it to DOUBLE), to DOUBLE (booleans 1/0, a string
+    holding a number), to BOOLEAN (a number other than 0, the string ``true`` in any case).
+
+    Raises:
+        _NotConvertible: a string that holds no such number, or a number beyond BIGINT.
+    """
+    if value is None:
+        return None
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, float):
+            return java_double_text(value)
+        return str(value)
+    if pa.types.is_integer(t):
+        if isinstance(value, bool):
+            return int(value)
+        if isinstance(value, int):
+            return value
+        if isinstance(value, str) and _LONG_TEXT.fullmatch(value):
+            number = int(value)
+            if -(2**63) <= number < 2**63:
+                return number
+        raise _NotConvertible(_token(value), repr(value), t)
+    if pa.types.is_floating(t):
+        if isinstance(value, (bool, int, float)):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value.strip())
+            except ValueError:
+                pass
+        raise _NotConvertible(_token(value), repr(value), t)
+    if pa.types.is_boolean(t):
+        if isinstance(value, (bool, int, float)):
+            return value != 0
+        if isinstance(value, str):
+            return value.lower() == "true"
+    return value
+
+
+def _convert_in_arrays(value: Any, t: pa.DataType, in_array: bool) -> Any:
+    """``value`` with every scalar directly inside an array converted by
+    :func:`array_scalar` to that array's element type."""
+    if isinstance(value, dict) and pa.types.is_struct(t):
+        fields = {f.name: f.type for f in t}
+        return {
+            k: _convert_in_arrays(v, fields[k], False) if k in fields else v
+            for k, v in value.items()
+        }
+    if isinstance(value, list) and (pa.types.is_list(t) or pa.types.is_large_list(t)):
+        return [_convert_in_arrays(v, t.value_type, True) for v in value]
+    if in_array and not isinstance(value, (dict, list)):
+        return array_scalar(value, t)
     return value
 
 
@@ -349,15 +464,48 @@ class RowsConverter:
         try:
             inferred = pa.array(values)
         except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-            raise self._locate(values, f) from None
-        if not _compatible(inferred.type, f.type):
-            raise self._locate(values, f)
+            inferred = None
+        if inferred is None or not _compatible(inferred.type, f.type):
+            # perhaps arrays of mixed scalars, whose elements convert to the array's type
+            converted = self._array_scalars(values, f)
+            if converted is None:
+                raise self._locate(values, f)
+            values = converted
+            try:
+                inferred = pa.array(values, f.type)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+                raise self._locate(values, f) from None
         if inferred.type.equals(f.type):
             return inferred
         try:
             return inferred.cast(f.type, safe=True)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
             raise self._locate(values, f) from None
+
+    def _array_scalars(self, values: list[Any], f: pa.Field) -> list[Any] | None:
+        """``values`` with the scalars inside arrays converted to the arrays' element type
+        by Drill's rules (:func:`array_scalar`); None when there is no such array to convert
+        (the mix is elsewhere). A scalar that does not convert is a located error."""
+        if not _has_scalar_list(f.type):
+            return None
+        out = []
+        for i, v in enumerate(values):
+            try:
+                out.append(_convert_in_arrays(v, f.type, False))
+            except _NotConvertible as exc:
+                if exc.token == "float":
+                    return None  # a fraction past the sample: the type check says so
+                expected = drill_type_name(exc.target)
+                raise _BadValue(
+                    i,
+                    f.name,
+                    exc.token,
+                    expected,
+                    "not convertible",
+                    "Type of JSON token is not compatible with its column: "
+                    f"{exc.token} {exc.text} in an array of {expected}",
+                ) from None
+        return out
 
     def _locate(self, values: list[Any], f: pa.Field) -> _BadValue:
         """The first value that cannot be stored in the field (row by row: errors only)."""

@@ -5,8 +5,10 @@ widen to DOUBLE); strings VARCHAR; booleans BIT; objects MAPs; arrays REPEATED (
 LIST). ``store.json.all_text_mode`` reads every scalar as VARCHAR, and
 ``store.json.read_numbers_as_double`` every number as DOUBLE. A column seen only as null reads
 as nullable INT, Drill's type for "unknown"; an empty array as an array of INT (VARCHAR in
-all-text mode). Other mixes (a number where a map was) are errors naming where, raised only
-when a query reads that column or map member (:mod:`auger.formats.conflicts`).
+all-text mode). Scalars of several types in one array take the type of the first (Drill's
+rule; the reader converts the others). Other mixes (a number where a map was) are errors
+naming where, raised only when a query reads that column or map member
+(:mod:`auger.formats.conflicts`).
 """
 
 from __future__ import annotations
@@ -51,7 +53,18 @@ def infer_value(name: str, value: Any, all_text: bool, as_double: bool) -> Colum
         elem: ColumnMetadata | None = None
         for item in value:
             col = infer_value(name, item, all_text, as_double)
-            elem = col if elem is None else _merge(name, elem, col)
+            if elem is None:
+                elem = col
+                continue
+            try:
+                elem = _merge(name, elem, col)
+            except TypeConflict:
+                # scalars of several types in one array: as in Drill, the array takes the
+                # type of its first scalar and the others are converted to it when read
+                # (``["a", 1]`` is ARRAY<VARCHAR>); maps and arrays do not mix with scalars
+                shape = _scalar_shape(elem)
+                if shape is None or shape != _scalar_shape(col):
+                    raise
         if elem is None or elem.type is MinorType.NULL:
             return ColumnMetadata(name, MinorType.NULL, DataMode.REPEATED)
         if elem.mode is DataMode.REPEATED:
@@ -66,6 +79,18 @@ def infer_value(name: str, value: Any, all_text: bool, as_double: bool) -> Colum
     if isinstance(value, float):
         return ColumnMetadata(name, MinorType.FLOAT8)
     return ColumnMetadata(name, MinorType.VARCHAR)
+
+
+def _scalar_shape(col: ColumnMetadata) -> str | None:
+    """How scalars nest in ``col``: ``"1"`` a scalar, ``"[1]"`` an array of them, ``"[[1]]"``
+    arrays of those...; None when it holds a map or no typed value."""
+    if col.type in (MinorType.MAP, MinorType.NULL):
+        return None
+    if col.type is MinorType.LIST:
+        kids = col.children or ()
+        inner = _scalar_shape(kids[0]) if kids else None
+        return None if inner is None else f"[{inner}]"
+    return "[1]" if col.mode is DataMode.REPEATED else "1"
 
 
 #: What a schema sample does with a conflict inside a map: the member to keep, carrying it.

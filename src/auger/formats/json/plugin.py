@@ -380,6 +380,10 @@ class JsonFormat(FormatPlugin):
     type_name = "json"
     extensions = ("json",)
 
+    def error_context(self, config: FormatConfig) -> list[str]:
+        # Drill's JSON scan names the format in the words of its older scan framework
+        return [f"Format plugin: {self.type_name}", f"Plugin config name: {config.name}"]
+
     def discover_schema(
         self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
     ) -> TupleSchema:
@@ -389,7 +393,13 @@ class JsonFormat(FormatPlugin):
         builder = SchemaBuilder(all_text, as_double)
         for path in files:
             with _open(path) as fh:
-                stream = JsonStream(fh, path, skip_invalid=skip, all_text=all_text)
+                stream = JsonStream(
+                    fh,
+                    path,
+                    skip_invalid=skip,
+                    all_text=all_text,
+                    escape_any=_on(options, "store.json.reader.allow_escape_any_char"),
+                )
                 quick = _sample_lines(path, sample, stream.decoder) if sample > 0 else None
                 if quick is not None:
                     builder.add_many(*quick, path)
@@ -453,10 +463,21 @@ class JsonFormat(FormatPlugin):
                 pass
         allow_nan = _on(options, "store.json.reader.allow_nan_inf", True)
         print_lines = _on(options, "store.json.reader.print_skipped_invalid_record_number")
+        escape_any = _on(options, "store.json.reader.allow_escape_any_char")
         if limit is not None:  # no need to parse a whole batch for the first few rows
             batch_rows = max(1, min(batch_rows, int(limit)))
         yield from self._python_batches(
-            path, target, all_text, skip, emitted, batch_rows, allow_nan, print_lines, late, maps
+            path,
+            target,
+            all_text,
+            skip,
+            emitted,
+            batch_rows,
+            allow_nan,
+            print_lines,
+            late,
+            maps,
+            escape_any,
         )
 
     @staticmethod
@@ -555,6 +576,7 @@ class JsonFormat(FormatPlugin):
         print_lines: bool = False,
         late: frozenset[str] | None = frozenset(),
         maps: frozenset[str] = frozenset(),
+        escape_any: bool = False,
     ) -> Iterator[pa.RecordBatch]:
         with _open(path) as fh:
             stream = JsonStream(
@@ -563,6 +585,7 @@ class JsonFormat(FormatPlugin):
                 skip_invalid=skip_invalid,
                 all_text=all_text,
                 allow_nan_inf=allow_nan,
+                escape_any=escape_any,
             )
             converter: RowsConverter | None = None
             if target is not None:

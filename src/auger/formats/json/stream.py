@@ -13,9 +13,16 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from auger.errors import UserError
+from auger.formats.json.dialect import (
+    DialectError,
+    Incomplete,
+    NotAllowed,
+    parse_value,
+    skip_comment,
+)
 from auger.formats.json.infer import MAX_DEPTH
 
 __all__ = ["JsonStream", "json_error", "lone_surrogate"]
@@ -85,6 +92,7 @@ class JsonStream:
     skip_invalid: bool = False
     all_text: bool = False
     allow_nan_inf: bool = True
+    escape_any: bool = False
     skipped: int = 0
     skipped_lines: list[int] = field(default_factory=list)
     _buf: str = ""
@@ -135,7 +143,8 @@ class JsonStream:
         self._pos = to
 
     def _skip_ws(self, extra: str = "") -> str | None:
-        """The next significant character (not consumed), or None at the end."""
+        """The next significant character (not consumed), or None at the end. Comments
+        (``//`` and ``/* */``, Drill's dialect) count as white space."""
         chars = _WS + extra
         while True:
             buf, pos, n = self._buf, self._pos, len(self._buf)
@@ -143,7 +152,15 @@ class JsonStream:
                 pos += 1
             self._advance(pos)
             if pos < n:
-                return buf[pos]
+                if buf[pos] != "/":
+                    return buf[pos]
+                try:
+                    self._advance(skip_comment(buf, pos, self._eof))
+                except Incomplete:
+                    self._fill()
+                except DialectError as exc:
+                    self._fail_at(exc)
+                continue
             if not self._fill():
                 return None
 
@@ -207,8 +224,23 @@ class JsonStream:
         size = _CHUNK
         while True:
             try:
-                value, end = self._decoder.raw_decode(self._buf, self._pos)
-            except _NotAllowed as exc:
+                try:
+                    value, end = self._decoder.raw_decode(self._buf, self._pos)
+                except json.JSONDecodeError as strict:
+                    # not strict JSON: perhaps Drill's dialect (comments, unquoted names,
+                    # any escaped character), which says in Drill's words where it breaks
+                    value, end = self._dialect(strict)
+            except Incomplete:
+                size *= 2
+                self._fill(size)
+                continue
+            except DialectError as exc:
+                if self.skip_invalid:
+                    # resume after the line where strict JSON broke: the dialect may have read
+                    # on (``{oops`` takes the next line's brace for a colon's place)
+                    return self._skip_from(min(exc.pos, exc.strict_pos or exc.pos))
+                self._fail_at(exc)
+            except (_NotAllowed, NotAllowed) as exc:
                 if self.skip_invalid:
                     return self._skip_line()
                 raise json_error(
@@ -227,23 +259,6 @@ class JsonStream:
                     "Error parsing JSON - objects and arrays nested more than "
                     f"{MAX_DEPTH} levels deep; at most {MAX_DEPTH} are supported",
                     self._line,
-                ) from None
-            except json.JSONDecodeError as exc:
-                # the record may just continue beyond the buffer: read more before judging
-                if not self._eof and self._buf.find("\n", exc.pos) < 0:
-                    size *= 2
-                    self._fill(size)
-                    continue
-                if self.skip_invalid:
-                    self.skipped += 1
-                    nl = self._buf.find("\n", max(exc.pos, self._pos))
-                    while nl < 0 and self._fill():
-                        nl = self._buf.find("\n", max(exc.pos, self._pos))
-                    self._advance(len(self._buf) if nl < 0 else nl + 1)
-                    return _SKIP
-                line = self._line + self._buf.count("\n", self._pos, exc.pos)
-                raise json_error(
-                    self.path, f"Error parsing JSON: {exc.msg}", line, self._column(exc.pos)
                 ) from None
             at = lone_surrogate(self._buf, self._pos, end)
             if at is not None:
@@ -265,6 +280,40 @@ class JsonStream:
 
     def _fail(self, message: str) -> None:
         raise json_error(self.path, message, self._line, self._column(self._pos))
+
+    def _fail_at(self, exc: DialectError) -> NoReturn:
+        at = max(exc.pos, self._pos)
+        line = self._line + self._buf.count("\n", self._pos, at)
+        raise json_error(
+            self.path, f"Error parsing JSON - {exc.message}", line, self._column(at)
+        ) from None
+
+    def _skip_from(self, at: int) -> Any:
+        """Count an invalid record skipped and resume after the line holding ``at``."""
+        self.skipped += 1
+        nl = self._buf.find("\n", max(at, self._pos))
+        while nl < 0 and self._fill():
+            nl = self._buf.find("\n", max(at, self._pos))
+        self._advance(len(self._buf) if nl < 0 else nl + 1)
+        return _SKIP
+
+    def _dialect(self, strict: json.JSONDecodeError) -> tuple[Any, int]:
+        """The record by Drill's dialect where the strict parser refused it. A record cut
+        off by the end of the buffer reads more first (``Incomplete``)."""
+        try:
+            return parse_value(
+                self._buf,
+                self._pos,
+                final=self._eof,
+                allow_nan=self.allow_nan_inf,
+                escape_any=self.escape_any,
+                all_text=self.all_text,
+            )
+        except DialectError as exc:
+            if not self._eof and self._buf.find("\n", strict.pos) < 0:
+                raise Incomplete from None
+            exc.strict_pos = strict.pos
+            raise
 
 
 _SKIP = object()

@@ -480,14 +480,8 @@ def _narrower(raw: pa.RecordBatch, shape: _Shape, fields: list[int] | None) -> b
 
 def text_validation_error(message: str, config_name: str, o: TextOptions) -> UserError:
     """A VALIDATION error about a text table, with Drill's format context lines."""
-    return UserError.validation(
-        message,
-        [
-            "Format plugin type: text",
-            f"Plugin config name: {config_name}",
-            *o.error_context(),
-        ],
-    )
+    config = FormatConfig(config_name, "text", ())
+    return UserError.validation(message, [*TextFormat().error_context(config), *o.error_context()])
 
 
 def _columns_with_header(config_name: str, o: TextOptions) -> UserError:
