@@ -183,6 +183,7 @@ function insertText(text) {
 
 // ----- completion
 let completion = {items: [], index: 0, start: 0};
+let completionAsked = 0;  // only the latest request's answer is shown
 function wordBeforeCaret() {
   const ta = $("sql");
   const before = ta.value.slice(0, ta.selectionStart);
@@ -227,7 +228,9 @@ async function candidates(word) {
 async function openCompletion(explicit) {
   const {word, start} = wordBeforeCaret();
   if (!explicit && word.length < 1) { closeCompletion(); return; }
+  const asked = ++completionAsked;
   const items = (await candidates(word)).slice(0, 60);
+  if (asked !== completionAsked) return;
   if (!items.length) { closeCompletion(); return; }
   completion = {items, index: 0, start};
   const list = $("completions");
@@ -927,5 +930,13 @@ async function loadStatus() {
 // ------------------------------------------------------------------ start
 highlight();
 renderHistory();
-show(BODY.page || "query", false);
-history.replaceState({tab: current}, "");
+if (!USER) {
+  // nobody is logged in on a server with logins: say so instead of asking the server
+  document.querySelectorAll("main > section").forEach(s => s.classList.remove("active"));
+  const note = el("p", "This server needs a login. ", {class: "empty", id: "login-needed"});
+  note.appendChild(el("a", "Log in", {href: "/login?redirect=" + encodeURIComponent(location.pathname)}));
+  $("main").appendChild(note);
+} else {
+  show(BODY.page || "query", false);
+  history.replaceState({tab: current}, "");
+}
