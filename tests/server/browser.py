@@ -49,9 +49,13 @@ def chromium(downloads: Path, width: int = 1400, height: int = 1000) -> Any:
 
 
 def wait(driver: Any, condition: Any, seconds: float = 180) -> Any:
+    """Wait for ``condition``; elements the page replaced while it was checked count as not
+    yet (the console re-renders its tables after every change)."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, seconds, poll_frequency=0.2).until(condition)
+    ignored = (NoSuchElementException, StaleElementReferenceException)
+    return WebDriverWait(driver, seconds, 0.2, ignored).until(condition)
 
 
 def log_in(driver: Any, server: Server, user: str, password: str, page: str = "/query") -> None:

@@ -16,7 +16,7 @@ import pytest
 import requests
 
 from .browser import chromium, log_in, run_sql, wait
-from .helpers import Server, login
+from .helpers import Server, login, post_query
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -136,6 +136,7 @@ def test_console_login_query_profiles_options(server: Server, browser: Any) -> N
 def test_console_pages_at_drill_urls(server: Server, browser: Any) -> None:
     """Each Drill URL opens the console at its page, and the page fills from the JSON."""
     By = _by()
+    post_query(login(server, *DORA), server.url, "SELECT 1 AS one")
     log_in(browser, server, *DORA, page="/profiles")
     assert browser.find_element(By.ID, "page-title").text == "Profiles"
     wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#profile-list tr")) >= 2)
@@ -174,7 +175,7 @@ def test_console_pages_at_drill_urls(server: Server, browser: Any) -> None:
     log_in(browser, server, *ADA, page="/logs")
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#log-list button[data-log]"))
     browser.find_element(By.CSS_SELECTOR, "#log-list button[data-log]").click()
-    wait(browser, lambda d: len(d.find_element(By.ID, "log-content").text) > 20)
+    wait(browser, lambda d: "serving on" in d.find_element(By.ID, "log-content").text)
     browser.find_element(By.ID, "log-filter").send_keys("no line has this")
     wait(browser, lambda d: d.find_element(By.ID, "log-content").text == "(no lines)")
 
@@ -351,6 +352,8 @@ def test_profile_page_plan_graph_stages_and_errors(server: Server, browser: Any)
     assert any("shuffle" in lb or "scan" in lb for lb in labels)
 
     # a failed query's profile shows the error with its context lines
+    browser.get(server.url + "/query")
+    wait(browser, lambda d: d.find_element(By.ID, "sql").is_displayed())
     run_sql(browser, "SELECT * FROM dfs.data.`nothing_here.json`")
     browser.find_element(By.CSS_SELECTOR, "#status a").click()
     wait(browser, lambda d: d.find_elements(By.ID, "profile-error"))
@@ -469,7 +472,9 @@ def test_options_filter_edit_and_reset(server: Server, browser: Any) -> None:
     wait(browser, lambda d: d.find_element(By.ID, "option-result").text)
     assert "fail" in browser.find_element(By.ID, "option-result").get_attribute("class")
     # only changed options, then reset to the default
-    browser.find_element(By.ID, "option-changed").click()
+    changed = browser.find_element(By.ID, "option-changed")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", changed)
+    changed.click()
     wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#option-list tr")) >= 2)
     assert all(
         "changed" in r.get_attribute("class")

@@ -727,6 +727,13 @@ def serve(
         server_cfg["port"] = port
     settings = ServerSettings.from_config(server_cfg)
     _log_to_file(settings)
+    _log.info(
+        "serving on %s:%s (auth %s, Spark %s)",
+        settings.host,
+        settings.port,
+        "on" if settings.auth else "off",
+        engine.config.spark_master,
+    )
     app = build_app(engine=engine, settings=settings)
     print(
         f"auger: Drill REST API on http://{settings.host}:{settings.port}/ "

@@ -240,7 +240,6 @@ def _stage_label(store: Any, stage_id: int, record: dict[str, Any]) -> str:
 
 #: Operators that wrap the real plan: the tree shows what they hold instead.
 _WRAPPERS = {"AdaptiveSparkPlanExec": "executedPlan", "InputAdapter": "child"}
-_STAGE_WRAPPERS = ("QueryStageExec", "ShuffleQueryStageExec", "BroadcastQueryStageExec")
 
 
 def plan_tree(df: Any, limit: int = 400) -> dict[str, Any] | None:
@@ -264,9 +263,9 @@ def plan_tree(df: Any, limit: int = 400) -> dict[str, Any] | None:
             cls = str(node.getClass().getSimpleName())
             if cls in _WRAPPERS:
                 node = getattr(node, _WRAPPERS[cls])()
-            elif cls in _STAGE_WRAPPERS:
+            elif cls.endswith("QueryStageExec"):  # shuffle, broadcast and result stages
                 node = node.plan()
-            elif cls == "WholeStageCodegenExec":
+            elif cls in ("WholeStageCodegenExec", "ReusedExchangeExec"):
                 node = node.child()
             else:
                 return node

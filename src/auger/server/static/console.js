@@ -40,7 +40,9 @@ function fillTable(table, columns, rows, cell) {
   });
 }
 function emptyState(table, text, cls) {
-  table.replaceChildren(el("tr", null)).appendChild(el("td", text, {class: cls || "empty"}));
+  const tr = el("tr");
+  tr.appendChild(el("td", text, {class: "empty" + (cls ? " " + cls : "")}));
+  table.replaceChildren(tr);
 }
 function loginRedirect() {
   location.href = "/login?redirect=" + encodeURIComponent(location.pathname + location.search);
@@ -475,9 +477,11 @@ function renderGrid(res) {
     if (numeric[i] || typeof v === "number") td.classList.add("num");
     const s = String(v);
     if (s.length <= LONG_TEXT) return s;
-    td.appendChild(document.createTextNode(s.slice(0, LONG_TEXT) + "…"));
+    td.classList.add("long");
+    td.appendChild(el("span", s.slice(0, LONG_TEXT) + "…", {class: "clip", title: s.slice(0, 1000)}));
     td.appendChild(button("show all " + s.length.toLocaleString() + " chars", ev => {
-      td.textContent = s;
+      td.replaceChildren(el("div", s, {class: "full-text"}));
+      td.classList.add("expanded");
     }, {class: "small more"}));
     return undefined;
   });
@@ -486,9 +490,10 @@ function renderGrid(res) {
   const numericCols = res.columns.filter((c, i) => numeric[i] ||
     res.rows.slice(0, 20).every(r => r[c] === null || typeof r[c] === "number"));
   ys.replaceChildren(...(numericCols.length ? numericCols : res.columns).map(c => el("option", c)));
-  if (numericCols.length && xs.value === ys.value && res.columns.length > 1) {
-    xs.value = res.columns.find(c => c !== ys.value);
-  }
+  // the first column along x, the first other number up the y axis
+  xs.value = res.columns[0];
+  const y = numericCols.find(c => c !== xs.value);
+  if (y) ys.value = y;
   $("result-tools").hidden = false;
 }
 
