@@ -141,6 +141,25 @@ def test_console_pages_at_drill_urls(server: Server, browser: Any) -> None:
     assert browser.find_element(By.ID, "page-title").text == "Profiles"
     wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#profile-list tr")) >= 2)
 
+    # filter by text and state; paging
+    from selenium.webdriver.support.ui import Select
+
+    def listed() -> list[str]:
+        return [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#profile-list tr")[1:]]
+
+    browser.find_element(By.ID, "profile-filter").send_keys("AS one")
+    wait(browser, lambda d: listed() and all("SELECT 1 AS one" in t for t in listed()))
+    Select(browser.find_element(By.ID, "profile-state")).select_by_visible_text("Failed")
+    wait(
+        browser,
+        lambda d: "No query matches the filter." in d.find_element(By.ID, "profile-list").text,
+    )
+    browser.find_element(By.ID, "profile-filter").clear()
+    Select(browser.find_element(By.ID, "profile-state")).select_by_visible_text("all")
+    Select(browser.find_element(By.ID, "profile-page-size")).select_by_visible_text("10")
+    wait(browser, lambda d: "page 1 of" in d.find_element(By.ID, "profile-page").text)
+    assert 1 <= len(listed()) <= 10
+
     # a profile's own URL opens it
     link = browser.find_element(By.CSS_SELECTOR, "#profile-list a[data-query]")
     query_id = link.get_attribute("data-query")

@@ -618,7 +618,8 @@ function renderProfiles() {
   });
 }
 ["profile-filter", "profile-user", "profile-state", "profile-page-size"].forEach(id =>
-  $(id).addEventListener("input", () => { profilePage = 0; renderProfiles(); }));
+  ["input", "change"].forEach(kind =>
+    $(id).addEventListener(kind, () => { profilePage = 0; renderProfiles(); })));
 $("profile-prev").addEventListener("click", () => { profilePage--; renderProfiles(); });
 $("profile-next").addEventListener("click", () => { profilePage++; renderProfiles(); });
 $("refresh-profiles").addEventListener("click", loadProfiles);
