@@ -18,6 +18,7 @@ INVALID_CREDENTIALS = "Invalid username/password credentials."
 _HEAD = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 40em; }}
 input {{ display: block; margin: .3em 0 1em; padding: .3em; }}
