@@ -25,6 +25,8 @@ __all__ = [
     "FormatConfig",
     "PluginConfig",
     "WorkspaceConfig",
+    "build_plugin",
+    "check_temporary_workspace",
     "load_config",
     "server_log_dir",
     "server_profiles_dir",
@@ -256,6 +258,40 @@ def _remote_join(root: str, location: str) -> str:
             ["Fix: write the location as a path below the connection"],
         )
     return "/".join([root, *parts])
+
+
+def build_plugin(name: str, raw: Mapping[str, Any]) -> PluginConfig:
+    """A plugin from its raw settings (a config file's table, or the JSON the storage editor
+    sends), checking the shapes of its workspaces and formats."""
+    workspaces = raw.get("workspaces", {})
+    if not isinstance(workspaces, Mapping):
+        raise UserError.validation(f"Plugin [{name}]: workspaces must be an object of workspaces")
+    for ws_name, ws in workspaces.items():
+        if not isinstance(ws, Mapping):
+            raise UserError.validation(
+                f"Workspace [{name}.{ws_name}] must be an object with location and writable"
+            )
+        if not isinstance(ws.get("location", "/"), str) or not ws.get("location", "/"):
+            raise UserError.validation(f"Workspace [{name}.{ws_name}]: location must be a path")
+        if not isinstance(ws.get("writable", False), bool):
+            raise UserError.validation(
+                f"Workspace [{name}.{ws_name}]: writable must be true or false"
+            )
+    formats = raw.get("formats")
+    if formats is not None and not isinstance(formats, Mapping):
+        raise UserError.validation(f"Plugin [{name}]: formats must be an object of formats")
+    for fmt_name, spec in dict(formats or {}).items():
+        exts = spec.get("extensions", []) if isinstance(spec, Mapping) else []
+        if not isinstance(exts, list | tuple) or not all(isinstance(e, str) for e in exts):
+            raise UserError.validation(
+                f"Format [{fmt_name}] of plugin [{name}]: extensions must be a list of strings"
+            )
+    return _plugin(name, raw)
+
+
+def check_temporary_workspace(cfg: Config) -> None:
+    """The default temporary workspace exists, is file-based and writable."""
+    _validate_temporary_workspace(cfg)
 
 
 def _plugin(name: str, raw: Mapping[str, Any]) -> PluginConfig:

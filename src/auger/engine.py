@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from types import FrameType
 from typing import Any
 
-from auger.config import Config, load_config
+from auger.config import Config, PluginConfig, load_config
 from auger.errors import UserError
 from auger.options import SystemOptions
 from auger.session import UserSession
@@ -190,6 +190,68 @@ class Engine:
             os.makedirs(new_ws.location, exist_ok=True)
         self.config = new_config
         self.catalog.config = new_config
+
+    def update_plugin(self, name: str, config: Mapping[str, Any]) -> PluginConfig:
+        """Replace a storage plugin's configuration while the engine runs (the console's
+        storage editor), after checking all of it; nothing changes when a check fails.
+
+        Args:
+            name: the plugin (it must exist: plugins are added in the config file).
+            config: the plugin as ``/storage/{name}.json`` shows it: ``type``, ``enabled``
+                and, for file plugins, ``workspaces`` (``location``, ``writable``,
+                ``defaultInputFormat``) and ``formats`` (``type``, ``extensions``, options).
+
+        Returns:
+            the new plugin. It lasts until the server restarts: the config file stays as it is.
+        """
+        from auger.config import build_plugin, check_temporary_workspace
+        from auger.errors import UserError
+        from auger.formats.registry import known_formats
+
+        old = self.config.plugins.get(name)
+        if old is None:
+            raise UserError.validation(
+                f"No storage plugin [{name}]", ["Fix: add new plugins to auger's config file"]
+            )
+        if not isinstance(config, Mapping):
+            raise UserError.validation(f"The configuration of plugin [{name}] must be an object")
+        ptype = config.get("type", old.type)
+        if ptype != old.type:
+            raise UserError.validation(
+                f"Plugin [{name}] is of type [{old.type}]; its type cannot change to [{ptype}]"
+            )
+        if "enabled" in config and not isinstance(config["enabled"], bool):
+            raise UserError.validation(f"Plugin [{name}]: enabled must be true or false")
+        raw = {**dict(old.raw), **{k: v for k, v in config.items() if k != "connection"}}
+        if old.is_file_based:
+            known = set(known_formats())
+            for fname, spec in dict(config.get("formats") or {}).items():
+                if isinstance(spec, Mapping) and spec.get("type", fname) not in known:
+                    raise UserError.validation(
+                        f"Format [{fname}] of plugin [{name}] has the unknown type "
+                        f"[{spec.get('type', fname)}]",
+                        [f"Fix: use one of {', '.join(sorted(known))}"],
+                    )
+        plugin = build_plugin(name, raw)
+        if plugin.is_file_based and not plugin.classpath:
+            for ws in plugin.workspaces.values():
+                if not os.path.isdir(ws.location):
+                    raise UserError.validation(
+                        f"Workspace [{name}.{ws.name}] location {ws.location} is not a directory",
+                        ["Fix: give the absolute path of an existing directory"],
+                    )
+        for ws in plugin.workspaces.values():
+            if ws.default_format and ws.default_format not in plugin.formats:
+                raise UserError.validation(
+                    f"Workspace [{name}.{ws.name}] names the default input format "
+                    f"[{ws.default_format}], which plugin [{name}] does not define",
+                    [f"Fix: use one of {', '.join(sorted(plugin.formats))}"],
+                )
+        new_config = dataclasses.replace(self.config, plugins={**self.config.plugins, name: plugin})
+        check_temporary_workspace(new_config)
+        self.config = new_config
+        self.catalog.config = new_config
+        return plugin
 
     # ----- life cycle
     def shutdown(self) -> None:

@@ -4,6 +4,7 @@ profiles that belong to their server (its own state directory, no internal look-
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -137,6 +138,7 @@ PAGES = [
     ("/storage", "storage", "Storage"),
     ("/logs", "logs", "Logs"),
     ("/metrics", "metrics", "Metrics"),
+    ("/threads", "threads", "Threads"),
 ]
 
 
@@ -159,7 +161,7 @@ def test_profile_url_opens_that_profile(server: Server) -> None:
     page = alice.get(f"{server.url}/profiles/{query_id}", headers=HTML, timeout=30)
     assert page.status_code == 200
     assert f'data-profile="{query_id}"' in page.text
-    assert '<h1 id="page-title">Profiles</h1>' in page.text
+    assert '<h1 id="page-title">Profile</h1>' in page.text
     data = alice.get(f"{server.url}/profiles/{query_id}", headers=JSON, timeout=30).json()
     assert data["queryId"] == query_id and data["query"] == "SELECT 4 AS four"
 
@@ -222,3 +224,90 @@ def test_pages_need_a_login_and_edits_need_an_admin(server: Server) -> None:
         server.url + "/storage/dfs.json", json={"name": "dfs", "config": {}}, timeout=30
     )
     assert edit.status_code != 403  # admins get past the check (the config file stays the source)
+
+
+def test_console_files_are_served_from_the_package(server: Server) -> None:
+    resp = requests.get(server.url + "/static/console.js", timeout=30)
+    assert resp.status_code == 200 and resp.headers["content-type"].startswith("text/javascript")
+    chart = requests.get(server.url + "/static/vendor/chart.umd.min.js", timeout=30)
+    assert chart.status_code == 200 and "Chart.js v4" in chart.text[:200]
+    licence = requests.get(server.url + "/static/vendor/chart.js.LICENSE.md", timeout=30)
+    assert "MIT" in licence.text or "Permission is hereby granted" in licence.text
+    for path in ("/static/../app.py", "/static/%2e%2e/app.py", "/static/pages.py", "/static/x.js"):
+        assert requests.get(server.url + path, timeout=30).status_code == 404, path
+
+
+def test_options_are_set_per_session_and_system_wide_by_admins(server: Server) -> None:
+    alice = login(server, "alice", "wonder land")
+    root = login(server, "root", "s3cret")
+    name = "exec.query.max_rows"
+
+    def value(http: requests.Session, scope: str = "") -> object:
+        query = "?scope=session" if scope else ""
+        data = http.get(server.url + "/options.json" + query, headers=JSON, timeout=30).json()
+        return next((o["value"], o["optionScope"]) for o in data if o["name"] == name)
+
+    ok = alice.post(f"{server.url}/option/{name}", json={"value": "4", "scope": "SESSION"})
+    assert ok.status_code == 200, ok.text
+    assert value(alice, "session") == (4, "SESSION")
+    assert value(root, "session") == (0, "BOOT")  # other sessions are untouched
+    nations = post_query(alice, server.url, "SELECT * FROM cp.`tpch/nation.parquet`").json()
+    assert len(nations["rows"]) == 4
+    bad = alice.post(f"{server.url}/option/{name}", json={"value": "lots", "scope": "SESSION"})
+    assert bad.status_code == 400 and "lots" in bad.json()["errorMessage"]
+    unknown = alice.post(
+        f"{server.url}/option/no.such.option", json={"value": 1, "scope": "SESSION"}
+    )
+    assert unknown.status_code == 400 and "does not exist" in unknown.json()["errorMessage"]
+    # the system scope is for admins; Drill's own form (name, value, kind) sets it
+    denied = alice.post(f"{server.url}/option/{name}", json={"value": 9, "scope": "SYSTEM"})
+    assert denied.status_code == 403
+    form = root.post(
+        f"{server.url}/option/{name}", data={"name": name, "value": "9", "kind": "LONG"}
+    )
+    assert form.status_code == 200, form.text
+    assert value(root) == (9, "SYSTEM")
+    assert value(alice, "session") == (4, "SESSION")  # her own setting still wins
+    assert alice.post(f"{server.url}/option/{name}/reset", json={"scope": "SESSION"}).ok
+    assert value(alice, "session") == (9, "SYSTEM")
+    assert root.post(f"{server.url}/option/{name}/reset", json={"scope": "SYSTEM"}).ok
+    assert value(alice, "session") == (0, "BOOT")
+
+
+def test_storage_changes_are_checked_before_they_are_saved(server: Server) -> None:
+    root = login(server, "root", "s3cret")
+    before = root.get(server.url + "/storage/dfs.json", timeout=30).json()["config"]
+
+    def save(config: object) -> requests.Response:
+        return root.post(server.url + "/storage/dfs.json", json={"name": "dfs", "config": config})
+
+    broken = json.loads(json.dumps(before))
+    broken["workspaces"]["tmp"]["writable"] = "yes"
+    resp = save(broken)
+    assert resp.status_code == 400 and "writable must be true or false" in resp.json()["result"]
+    broken = json.loads(json.dumps(before))
+    broken["formats"]["json"]["type"] = "yaml"
+    assert "unknown type [yaml]" in save(broken).json()["result"]
+    broken = json.loads(json.dumps(before))
+    broken["workspaces"]["tmp"]["defaultInputFormat"] = "nope"
+    assert "does not define" in save(broken).json()["result"]
+    broken = json.loads(json.dumps(before))
+    broken["workspaces"]["tmp"]["writable"] = False  # the temporary workspace must stay writable
+    assert "immutable" in save(broken).json()["result"]
+    assert save({**before, "type": "s3"}).status_code == 400
+    assert root.post(server.url + "/storage/dfs.json", data=b"{", timeout=30).status_code == 400
+    assert root.get(server.url + "/storage/dfs.json", timeout=30).json()["config"] == before
+
+
+def test_log_files_are_read_by_name_only(server: Server) -> None:
+    root = login(server, "root", "s3cret")
+    alice = login(server, "alice", "wonder land")
+    name = f"server-{server.port}.log"
+    resp = root.get(f"{server.url}/log/{name}/content", timeout=30)
+    assert resp.status_code == 200 and resp.json()["name"] == name
+    assert any(
+        "auger" in line.lower() or "uvicorn" in line.lower() for line in resp.json()["lines"]
+    )
+    assert alice.get(f"{server.url}/log/{name}/content", timeout=30).status_code == 403
+    for bad in ("..%2Fauger.toml", ".hidden", "missing.log"):
+        assert root.get(f"{server.url}/log/{bad}/content", timeout=30).status_code == 404, bad

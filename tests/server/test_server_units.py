@@ -95,3 +95,44 @@ def test_settings_validation() -> None:
         ServerSettings.from_config({"anonymous_sessions": "sometimes"})
     with pytest.raises(UserError):
         ServerSettings.from_config({"port": "eighty"})
+
+
+def test_profile_timings_and_plan_text(tmp_path: Path) -> None:
+    qid = "22222222-2222-2222-2222-222222222222"
+    plan = {
+        "name": "HashAggregate",
+        "detail": "HashAggregate(keys=[k])",
+        "rows": 3,
+        "timeMs": 1.5,
+        "children": [{"name": "Scan", "detail": "Scan json", "rows": 9, "children": []}],
+    }
+    done = Profile(qid, "q", "u", "s", start=1000, end=1900, state="COMPLETED", plan=plan)
+    done.run_start, done.planned = 1010, 1300
+    data = done.to_json("host")
+    assert data["timings"] == {"queued": 10, "planning": 290, "execution": 600}
+    assert data["plan"] == "HashAggregate(keys=[k])\n  Scan json"
+    assert data["planTree"] == plan
+    # a query still waiting for a thread has reached no phase yet
+    waiting = Profile(qid, "q", "u", "s", start=1000)
+    assert waiting.timings() == {"queued": None, "planning": None, "execution": None}
+    # profiles written before these fields existed still load
+    store = ProfileStore(str(tmp_path))
+    store.save(done)
+    old = json.loads((tmp_path / f"{qid}.json").read_text())
+    for key in ("plan", "run_start", "planned"):
+        old.pop(key)
+    (tmp_path / f"{qid}.json").write_text(json.dumps(old))
+    reloaded = ProfileStore(str(tmp_path)).get(qid)
+    assert reloaded is not None and reloaded.to_json("h")["plan"] == ""
+
+
+def test_log_lines_by_name_only(tmp_path: Path) -> None:
+    from auger.server.resources import LOG_LINES, log_lines
+
+    (tmp_path / "server-1.log").write_text("".join(f"line {i}\n" for i in range(LOG_LINES + 5)))
+    (tmp_path / "sub").mkdir()
+    lines = log_lines(str(tmp_path), "server-1.log")
+    assert lines is not None and len(lines) == LOG_LINES
+    assert lines[0] == "line 5" and lines[-1] == f"line {LOG_LINES + 4}"
+    for bad in ("../server-1.log", "sub", ".x", "", "missing.log", "sub/../server-1.log"):
+        assert log_lines(str(tmp_path), bad) is None, bad

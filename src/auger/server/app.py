@@ -19,6 +19,7 @@ import time
 import urllib.parse
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 from starlette.applications import Starlette
@@ -28,6 +29,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response, Stream
 from starlette.routing import Route
 
 from auger.engine import Engine
+from auger.errors import UserError
 from auger.server.auth import Authenticator, Unauthenticated, clear_cookie, set_cookie
 from auger.server.http import HttpError, json_response, read_body, text_response
 from auger.server.origin import SameOriginGuard
@@ -44,6 +46,7 @@ from auger.server.query_request import (
 from auger.server.resources import (
     cluster_json,
     log_files_json,
+    log_lines,
     metrics_json,
     options_json,
     plugin_json,
@@ -57,6 +60,7 @@ from auger.server.server_options import register_server_options
 from auger.server.sessions import SessionStore
 from auger.server.settings import ServerSettings
 from auger.server.users import UserStore
+from auger.spark import jobs
 
 __all__ = ["ServerState", "build_app", "serve"]
 
@@ -207,7 +211,8 @@ def _page(request: Request, page: str, profile_id: str | None = None) -> Respons
     st = _state(request)
     web = st.auth.current(request)
     user = web.user if web else (None if st.settings.auth else "anonymous")
-    return HTMLResponse(console_page(user, st.settings.auth, page, profile_id))
+    admin = web.admin if web else not st.settings.auth
+    return HTMLResponse(console_page(user, st.settings.auth, page, profile_id, admin))
 
 
 async def home(request: Request) -> Response:
@@ -264,14 +269,22 @@ async def stats(request: Request) -> Response:
 async def threads(request: Request) -> Response:
     st = _state(request)
     _authenticated(st, request)
+    if request.url.path == "/threads" and _wants_html(request, default=True):
+        return _page(request, "threads")
     return text_response(thread_dump())
 
 
 async def options(request: Request) -> Response:
+    """The options page, or the system's option values; ``?scope=session`` gives the values
+    the caller's own session sees (its ``ALTER SESSION`` settings over the system's)."""
     st = _state(request)
     _authenticated(st, request)
     if _wants_html(request):
         return _page(request, "options")
+    if request.query_params.get("scope", "").lower() == "session":
+        caller = st.auth.require(request)
+        response = json_response(options_json(st.engine, caller.web.session.options))
+        return _finish_caller(st, caller, response)
     return json_response(options_json(st.engine))
 
 
@@ -283,6 +296,18 @@ async def logs(request: Request) -> Response:
         return _page(request, "logs")
     _admin(st, request)
     return json_response(log_files_json(st.settings.log_dir))
+
+
+async def log_content(request: Request) -> Response:
+    """``/log/{name}/content``: the last lines of one of the server's log files (admins)."""
+    st = _state(request)
+    _admin(st, request)
+    lines = await asyncio.get_running_loop().run_in_executor(
+        None, log_lines, st.settings.log_dir, request.path_params["name"]
+    )
+    if lines is None:
+        raise HttpError(404, f"No log file {request.path_params['name']}")
+    return json_response({"name": request.path_params["name"], "lines": lines})
 
 
 # ------------------------------------------------------------------ storage (admin)
@@ -317,6 +342,8 @@ async def storage_page(request: Request) -> Response:
 
 
 async def storage_plugin(request: Request) -> Response:
+    """``/storage/{name}.json``: read a plugin; an admin's POST replaces its configuration
+    (checked whole first, kept until the server restarts); plugins are not deleted here."""
     st = _state(request)
     _admin(st, request)
     name = request.path_params["name"]
@@ -325,15 +352,32 @@ async def storage_plugin(request: Request) -> Response:
         if plugin is None:
             return json_response({"name": name, "config": None})
         return json_response(plugin_json(plugin))
-    verb = "saving" if request.method == "POST" else "deleting"
-    await read_body(request, st.settings.max_body_bytes, st.settings.body_timeout)
-    return json_response(
-        {
-            "result": f"Error while {verb} plugin: storage plugins are defined in auger's "
-            "config file and cannot be changed over REST"
-        },
-        500,
-    )
+    raw = await read_body(request, st.settings.max_body_bytes, st.settings.body_timeout)
+    if request.method == "DELETE":
+        return json_response(
+            {
+                "result": "Error while deleting plugin: storage plugins are defined in auger's "
+                "config file; disable the plugin instead"
+            },
+            500,
+        )
+    try:
+        body = json.loads(raw or b"{}")
+    except ValueError as exc:
+        return json_response({"result": f"Error while saving plugin: invalid JSON: {exc}"}, 400)
+    config = body.get("config", body) if isinstance(body, dict) else body
+    return await _update_plugin(st, name, config)
+
+
+async def _update_plugin(st: ServerState, name: str, config: Any) -> Response:
+    try:
+        await asyncio.get_running_loop().run_in_executor(
+            None, st.engine.update_plugin, name, config
+        )
+    except UserError as exc:
+        return json_response({"result": f"Error while saving plugin: {exc}"}, 400)
+    _log.info("storage plugin %s changed", name)
+    return json_response({"result": "Success"})
 
 
 async def storage_enable(request: Request) -> Response:
@@ -346,10 +390,51 @@ async def storage_enable(request: Request) -> Response:
     wanted = request.path_params["flag"].lower() == "true"
     if wanted == plugin.enabled:
         return json_response({"result": "Success"})
-    return json_response(
-        {"result": f"Error while updating plugin {name}: change `enabled` in the config file"},
-        500,
-    )
+    if request.method != "POST":
+        await read_body(request, st.settings.max_body_bytes, st.settings.body_timeout)
+    return await _update_plugin(st, name, {**plugin_json(plugin)["config"], "enabled": wanted})
+
+
+# ------------------------------------------------------------------ options
+async def option_set(request: Request) -> Response:
+    """``POST /option/{name}``: set an option for the caller's session (``scope`` SESSION) or,
+    for admins, the whole server (SYSTEM, the default of Drill's form, which sends ``name``,
+    ``value`` and ``kind``)."""
+    st = _state(request)
+    caller = st.auth.require(request)
+    body = await _form_or_json(st, request)
+    scope = str(body.get("scope", "SYSTEM")).upper()
+    name = request.path_params["name"]
+    reset = request.url.path.endswith("/reset")
+    if scope not in ("SESSION", "SYSTEM"):
+        raise HttpError(400, f"scope must be SESSION or SYSTEM, not {scope}")
+    if scope == "SYSTEM" and st.settings.auth and not caller.web.admin:
+        raise HttpError(403, "User not authorized.")
+    if not reset and "value" not in body:
+        raise HttpError(400, f"No value given for option {name}")
+    target = caller.web.session.options if scope == "SESSION" else st.engine.system_options
+    try:
+        if reset:
+            target.reset(name)
+        else:
+            target.set(name, body["value"])
+    except UserError as exc:
+        raise HttpError(400, exc.summary) from None
+    response = json_response({"result": "Success"})
+    return _finish_caller(st, caller, response)
+
+
+async def _form_or_json(st: ServerState, request: Request) -> dict[str, Any]:
+    raw = await read_body(request, st.settings.max_body_bytes, st.settings.body_timeout)
+    if "application/x-www-form-urlencoded" in request.headers.get("content-type", ""):
+        return dict(urllib.parse.parse_qsl(raw.decode("utf-8", "replace")))
+    try:
+        body = json.loads(raw or b"{}")
+    except ValueError as exc:
+        raise HttpError(400, f"The body is not JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise HttpError(400, "The body must be a JSON object")
+    return body
 
 
 # ------------------------------------------------------------------ profiles
@@ -381,12 +466,20 @@ _PROFILE_ERROR = "{ 'message' : 'error (unable to serialize profile)' }"
 
 
 async def profile(request: Request) -> Response:
+    """A query's profile; while it runs, with the Spark stages done and running so far (what
+    the console's progress line shows)."""
     st = _state(request)
     viewer = _profile_viewer(st, request)
-    found = st.profiles.get(request.path_params["query_id"])
+    query_id = request.path_params["query_id"]
+    found = st.profiles.get(query_id)
     if found is None or (viewer is not None and found.user != viewer):
         return Response(_PROFILE_ERROR, 500, media_type="application/json")
-    return json_response(found.to_json(st.foreman))
+    data = found.to_json(st.foreman)
+    if st.queries.get(query_id) is not None:
+        data["stages"] = await asyncio.get_running_loop().run_in_executor(
+            None, jobs.group_stages, query_id
+        )
+    return json_response(data)
 
 
 async def cancel(request: Request) -> Response:
@@ -415,7 +508,7 @@ async def profile_page(request: Request) -> Response:
     """``/profiles/{id}``: the console opened at one profile, or the profile's JSON."""
     if _wants_html(request):
         _authenticated(_state(request), request)
-        return _page(request, "profiles", request.path_params["query_id"])
+        return _page(request, "profile", request.path_params["query_id"])
     return await profile(request)
 
 
@@ -426,6 +519,32 @@ async def _profile_or_list(request: Request) -> Response:
         return await profiles(request)
     request.path_params["query_id"] = which
     return await profile(request)
+
+
+# ------------------------------------------------------------------ the console's files
+_STATIC_TYPES = {
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".md": "text/plain; charset=utf-8",
+}
+
+
+async def static_file(request: Request) -> Response:
+    """``/static/...``: the console's script, style sheet and vendored libraries, shipped in the
+    package (nothing is fetched from the network at run time)."""
+    path = request.path_params["path"]
+    parts = path.split("/")
+    suffix = "." + path.rsplit(".", 1)[-1] if "." in path else ""
+    if suffix not in _STATIC_TYPES or any(p in ("", ".", "..") for p in parts):
+        raise HttpError(404, f"No console file {path}")
+    node = resources.files("auger.server").joinpath("static", *parts)
+    if not node.is_file():
+        raise HttpError(404, f"No console file {path}")
+    return Response(
+        node.read_bytes(),
+        media_type=_STATIC_TYPES[suffix],
+        headers={"Cache-Control": "no-cache"},
+    )
 
 
 # ------------------------------------------------------------------ errors
@@ -467,6 +586,10 @@ ROUTES = [
     Route("/options", options, methods=["GET", "HEAD"]),
     Route("/storage", storage_page, methods=["GET", "HEAD"]),
     Route("/status/threads", threads, methods=["GET"]),
+    Route("/threads", threads, methods=["GET", "HEAD"]),
+    Route("/log/{name:str}/content", log_content, methods=["GET"]),
+    Route("/option/{name:str}", option_set, methods=["POST"]),
+    Route("/option/{name:str}/reset", option_set, methods=["POST"]),
     Route("/cluster.json", cluster, methods=["GET"]),
     Route("/stats.json", stats, methods=["GET"]),
     Route("/options.json", options, methods=["GET"]),
@@ -480,6 +603,7 @@ ROUTES = [
     Route("/profiles/{which:str}.json", _profile_or_list, methods=["GET"]),
     Route("/profiles", profiles_page, methods=["GET", "HEAD"]),
     Route("/profiles/{query_id:str}", profile_page, methods=["GET", "HEAD"]),
+    Route("/static/{path:path}", static_file, methods=["GET", "HEAD"]),
 ]
 
 
@@ -617,6 +741,13 @@ def serve(
     settings = ServerSettings.from_config(server_cfg)
     if log_to_file:
         _log_to_file(settings)
+    _log.info(
+        "serving on %s:%s (auth %s, Spark %s)",
+        settings.host,
+        settings.port,
+        "on" if settings.auth else "off",
+        engine.config.spark_master,
+    )
     app = build_app(engine=engine, settings=settings)
     if prepare is not None:
         prepare(app, settings)

@@ -18,6 +18,7 @@ INVALID_CREDENTIALS = "Invalid username/password credentials."
 _HEAD = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 2em auto; max-width: 40em; }}
 input {{ display: block; margin: .3em 0 1em; padding: .3em; }}
@@ -54,16 +55,22 @@ def main_login_page(redirect: str = "/") -> str:
 CONSOLE_PAGES: dict[str, str] = {
     "query": "Query",
     "profiles": "Profiles",
+    "profile": "Profile",
     "options": "Options",
     "storage": "Storage",
     "status": "Status",
     "metrics": "Metrics",
+    "threads": "Threads",
     "logs": "Logs",
 }
 
 
 def console_page(
-    user: str | None, auth: bool, page: str = "query", profile_id: str | None = None
+    user: str | None,
+    auth: bool,
+    page: str = "query",
+    profile_id: str | None = None,
+    admin: bool = False,
 ) -> str:
     """The web console: one static page whose script talks to the JSON endpoints.
 
@@ -71,7 +78,9 @@ def console_page(
         user: the logged-in user (None: nobody).
         auth: whether the server has logins (then the header offers Log in / Log out).
         page: which page opens first, a key of :data:`CONSOLE_PAGES`.
-        profile_id: on the profiles page, the query whose profile opens at once.
+        profile_id: on the profile page, the query whose profile it shows.
+        admin: whether the user may change storage and system options (the page offers the
+            editors; the server checks again on every change).
     """
     text = resources.files("auger.server").joinpath("static/console.html").read_text("utf-8")
     if user:
@@ -84,4 +93,6 @@ def console_page(
         .replace("<!--TITLE-->", html.escape(title))
         .replace("<!--PAGE-->", page)
         .replace("<!--PROFILE-->", html.escape(profile_id or "", quote=True))
+        .replace("<!--USERNAME-->", html.escape(user or "", quote=True))
+        .replace("<!--ADMIN-->", "true" if admin else "false")
     )

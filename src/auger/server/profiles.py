@@ -13,6 +13,7 @@ import logging
 import os
 import tempfile
 import threading
+import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -66,6 +67,12 @@ class Profile:
     warnings: list[str] = field(default_factory=list)
     #: per file scan: files listed, pruned and read, rows read, records skipped
     scans: list[dict[str, Any]] = field(default_factory=list)
+    #: the physical plan that ran, operators with their rows and time (see ``plan_tree``)
+    plan: dict[str, Any] | None = None
+    #: when a pool thread took the query up, and when its planning was done (epoch ms; 0: not
+    #: reached), which split the run into queued, planning and execution time
+    run_start: int = 0
+    planned: int = 0
 
     @property
     def finished(self) -> bool:
@@ -83,7 +90,9 @@ class Profile:
             "start": self.start,
             "end": self.end,
             "query": self.query,
-            "plan": "",
+            "plan": plan_text(self.plan),
+            "planTree": self.plan,
+            "timings": self.timings(),
             "foreman": {
                 "address": foreman,
                 "userPort": 31010,
@@ -110,16 +119,23 @@ class Profile:
             "scans": self.scans,
         }
 
+    def timings(self) -> dict[str, int | None]:
+        """Milliseconds queued (waiting for a thread), planning and executing; None for a
+        phase the query did not reach, or one an older profile did not record."""
+        end = self.end or int(time.time() * 1000)
+        queued = self.run_start - self.start if self.run_start else None
+        planning = self.planned - self.run_start if self.planned and self.run_start else None
+        execution = end - self.planned if self.planned else None
+        return {"queued": queued, "planning": planning, "execution": execution}
+
     def summary(self, foreman: str, base_url: str) -> dict[str, Any]:
         """One entry of ``/profiles.json`` (Drill's ``ProfileInfo``)."""
-        import time as _time
-
-        end = self.end or int(_time.time() * 1000)
+        end = self.end or int(time.time() * 1000)
         return {
             "queryId": self.query_id,
             "startTime": self.start,
             "endTime": end,
-            "time": _time.strftime("%m/%d/%Y %H:%M:%S", _time.gmtime(self.start / 1000)),
+            "time": time.strftime("%m/%d/%Y %H:%M:%S", time.gmtime(self.start / 1000)),
             "link": f"{base_url}/profiles/{self.query_id}.json",
             "foreman": foreman,
             "query": self.query[:150],
@@ -129,6 +145,21 @@ class Profile:
             "queueName": "-",
             "duration": _duration(end - self.start),
         }
+
+
+def plan_text(node: dict[str, Any] | None) -> str:
+    """A plan tree as indented text, one operator a line (Drill's ``plan`` is text)."""
+    if not node:
+        return ""
+    lines: list[str] = []
+
+    def walk(n: dict[str, Any], depth: int) -> None:
+        lines.append("  " * depth + str(n.get("detail") or n.get("name")))
+        for child in n.get("children") or ():
+            walk(child, depth + 1)
+
+    walk(node, 0)
+    return "\n".join(lines)
 
 
 def _duration(ms: int) -> str:

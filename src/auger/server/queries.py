@@ -350,7 +350,9 @@ class QueryManager:
         Drill type names."""
         if rq.cancel_requested.is_set() or session.closed:
             raise _Canceled
+        rq.profile.run_start = _now_ms()
         result = session.execute(sql)
+        rq.profile.planned = _now_ms()
         rq.profile.warnings = list(result.warnings)
         schema = result.schema
         names = [c.name for c in schema]
@@ -369,6 +371,7 @@ class QueryManager:
                 if rq.cancel_requested.is_set():
                     raise _Canceled from exc
                 raise unwrap_spark_error(exc) from exc
+            rq.profile.plan = jobs.plan_tree(df)
         if rq.cancel_requested.is_set():
             raise _Canceled
         rq.profile.warnings = result.messages()  # with what the scans read and skipped

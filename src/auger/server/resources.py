@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "cluster_json",
     "log_files_json",
+    "log_lines",
     "metrics_json",
     "options_json",
     "plugin_json",
@@ -41,8 +42,9 @@ def _text(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def options_json(engine: Engine) -> list[dict[str, Any]]:
-    """System option values (Drill's ``OptionWrapper`` list, sorted by name)."""
+def options_json(engine: Engine, session: SessionOptions | None = None) -> list[dict[str, Any]]:
+    """Option values (Drill's ``OptionWrapper`` list, sorted by name): the system's, or those a
+    session sees when one is given."""
     return [
         {
             "name": v.name,
@@ -52,7 +54,7 @@ def options_json(engine: Engine) -> list[dict[str, Any]]:
             "kind": v.kind,
             "optionScope": v.scope,
         }
-        for v in SessionOptions(engine.system_options).values()
+        for v in (session or SessionOptions(engine.system_options)).values()
     ]
 
 
@@ -231,6 +233,25 @@ def log_files_json(directory: str) -> list[dict[str, Any]]:
             }
         )
     return files
+
+
+#: The most lines of a log file the console shows (its end: the latest entries).
+LOG_LINES = 5000
+
+
+def log_lines(directory: str, name: str) -> list[str] | None:
+    """The last :data:`LOG_LINES` lines of the log file ``name`` in ``directory``; None when
+    there is no such file (a name with a path in it never matches)."""
+    import os
+    from collections import deque
+
+    if not name or name != os.path.basename(name) or name.startswith("."):
+        return None
+    path = os.path.join(directory, name)
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return [line.rstrip("\n") for line in deque(fh, LOG_LINES)]
 
 
 def stats_json(address: str, http_port: int) -> list[dict[str, Any]]:
