@@ -100,6 +100,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "bad").mkdir()
     (root / "bad" / "invalid.ltsv").write_text(INVALID)
     (root / "pipes.txt").write_text(PIPES)
+    (root / "one_line.dat").write_text("a:1\tb:x;a:2;;b:y\n")
     return root
 
 
@@ -223,6 +224,15 @@ def test_table_function_options_in_snake_case(conn: Any) -> None:
         "entry_delimiter => '|', quote_char => '''')) ORDER BY city",
     )
     assert got == [("Berlin",), ("New York|NY",)]
+
+
+@pytest.mark.spark
+def test_records_end_at_the_configured_line_ending(conn: Any) -> None:
+    got = rows(
+        conn,
+        "SELECT a, b FROM table(dfs.ltsv.`one_line.dat`(type => 'ltsv', lineEnding => ';'))",
+    )
+    assert got == [("1", "x"), ("2", None), (None, "y")]
 
 
 @pytest.mark.spark
