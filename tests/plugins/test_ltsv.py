@@ -15,6 +15,7 @@ import auger
 from auger.config import FormatConfig
 from auger.formats import get_format, known_formats
 from auger.plugins.ltsv import LtsvOptions, LtsvSyntaxError, parse_line
+from auger.scan import ScanOperator
 
 # Drill's own sample: the labels of the second line come in another order
 ACCESS_LOG = (
@@ -243,3 +244,29 @@ def test_small_batches_keep_every_row(conn: Any) -> None:
         assert rows(conn, "SELECT COUNT(host), COUNT(vhost) FROM dfs.ltsv.`web`") == [(2, 1)]
     finally:
         cur.execute("ALTER SESSION RESET `auger.scan.batch_rows`")
+
+
+def test_a_row_past_the_byte_limit_starts_the_next_batch_with_its_new_label(
+    tmp_path: Path,
+) -> None:
+    # four 300 KB values of `a` fit under 1.5 MB; the fifth line's 1 MB one does not, and that
+    # line's label `big` is new: the row moves whole to the second batch, the new column with it
+    lines = [f"n:{i}\ta:{chr(65 + i) * 300_000}" for i in range(4)]
+    lines += ["n:4\tbig:new\ta:" + "E" * 1_000_000, "n:5\ta:z"]
+    path = tmp_path / "big.ltsv"
+    path.write_text("\n".join(lines) + "\n")
+    plugin, config = get_format("ltsv"), FormatConfig("ltsv", "ltsv", ("ltsv",))
+    op = ScanOperator(
+        lambda split: plugin.reader(split, config),
+        [str(path)],
+        ["*"],
+        vector_size_limit=1_500_000,
+    )
+    batches = list(op)
+    assert [b.num_rows for b in batches] == [4, 2]
+    second = batches[1].to_pylist()
+    assert [(r["n"], r["big"], r["a"][:3], len(r["a"])) for r in second] == [
+        ("4", "new", "EEE", 1_000_000),
+        ("5", None, "z", 1),
+    ]
+    assert [len(r["a"]) for r in batches[0].to_pylist()] == [300_000] * 4
