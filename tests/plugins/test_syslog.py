@@ -5,6 +5,7 @@ COUNT(*), implicit columns, _raw only when named, maxErrors, a table function.""
 from __future__ import annotations
 
 import datetime as dt
+import gzip
 from collections.abc import Iterator
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -16,6 +17,7 @@ import auger
 from auger.config import FormatConfig
 from auger.formats import get_format, known_formats
 from auger.plugins.syslog import SyslogLineError, SyslogOptions, parse_syslog_line
+from auger.scan import ScanOperator
 
 # RFC 5424's own examples, as in Drill's tests
 LOGS = """\
@@ -284,3 +286,15 @@ def test_small_batches_keep_every_row(conn: Any) -> None:
         assert rows(conn, "SELECT COUNT(message) FROM dfs.logs.`hosts`") == [(3,)]
     finally:
         cur.execute("ALTER SESSION RESET `auger.scan.batch_rows`")
+
+
+def test_a_compressed_file_and_projection_without_spark(tmp_path: Path) -> None:
+    path = tmp_path / "logs.syslog.gz"
+    path.write_bytes(gzip.compress(LOGS.encode()))
+    plugin, config = get_format("syslog"), FormatConfig("syslog", "syslog", ("syslog",))
+    op = ScanOperator(lambda split: plugin.reader(split, config), [str(path)], ["ip", "_raw"])
+    got = [r for b in op for r in b.to_pylist()]
+    assert [r["ip"] for r in got] == ["mymachine.example.com"] * 2 + ["192.0.2.1"] + [
+        "mymachine.example.com"
+    ]
+    assert [r["_raw"] for r in got] == [line for line in LOGS.splitlines() if line]

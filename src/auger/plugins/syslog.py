@@ -159,7 +159,10 @@ def _structured_data(text: str) -> dict[str, list[tuple[str, str]]] | None:
             raise SyslogLineError(
                 f'has structured data [{text[pos:][:80]}] that is not [id name="value" ...]'
             )
-        params = [(k, _SD_ESCAPE.sub(r"\1", v)) for k, v in _SD_PARAM.findall(m.group(2))]
+        params = [
+            (k, _SD_ESCAPE.sub(r"\1", v) if "\\" in v else v)
+            for k, v in _SD_PARAM.findall(m.group(2))
+        ]
         elements[m.group(1)] = params
         pos = m.end()
     return elements
@@ -243,6 +246,11 @@ _VALUES: dict[str, Callable[[SyslogEvent], Any]] = {
 }
 
 
+def _setter(writer: ScalarWriter, minor: MinorType) -> Callable[[Any], None]:
+    """The writer's most direct setter for the column's type."""
+    return writer.set_string if minor is MinorType.VARCHAR else writer.set
+
+
 class SyslogReader(FormatReader):
     """One file, one row per RFC 5424 line."""
 
@@ -260,7 +268,12 @@ class SyslogReader(FormatReader):
         self.rows = rows = negotiator.build().writer()
         projected = negotiator.is_projected
         # Columns nobody asked for are neither computed nor written.
-        self.fixed = [(_VALUES[n], rows.scalar(n)) for n in _VALUES if projected(n)]
+        types = dict(COLUMNS)
+        self.fixed = [
+            (value_of, _setter(rows.scalar(name), types.get(name, MinorType.VARCHAR)))
+            for name, value_of in _VALUES.items()
+            if projected(name)
+        ]
         self.raw_writer: ScalarWriter | None = None
         if negotiator.projection.get(RAW) is not None:
             rows.add_column(ColumnMetadata.optional(RAW, MinorType.VARCHAR))
@@ -293,10 +306,10 @@ class SyslogReader(FormatReader):
                 self._error(line, str(exc))
                 continue
             rows.start()
-            for value_of, writer in fixed:
+            for value_of, setter in fixed:
                 value = value_of(event)
                 if value is not None:
-                    writer.set(value)
+                    setter(value)
             if event.structured_data:
                 self._write_structured_data(event.structured_data)
             if self.raw_writer is not None:
