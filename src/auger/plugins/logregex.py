@@ -25,6 +25,7 @@ from typing import IO, Any
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import open_input
+from auger.plugins.options import int_option, option
 from auger.scan import FormatReader, ReaderFormatPlugin, SchemaNegotiator
 from auger.scan.schema import EXCLUDE_FROM_WILDCARD
 from auger.scan.spec import FileSplit
@@ -56,13 +57,6 @@ _TYPES: dict[str, MinorType] = {
 _JAVA_NAMED_GROUP = re.compile(r"\(\?<(?![=!])")
 
 
-def _option(config: FormatConfig, *names: str, default: Any = None) -> Any:
-    for name in names:
-        if name in config.options:
-            return config.options[name]
-    return default
-
-
 @dataclass(frozen=True)
 class LogField:
     name: str
@@ -80,7 +74,7 @@ class LogRegexOptions:
 
     @classmethod
     def from_config(cls, config: FormatConfig) -> LogRegexOptions:
-        text = _option(config, "regex")
+        text = option(config, "regex")
         if not text:
             raise UserError.validation(
                 f"Format [{config.name}] of type logRegex has no regex",
@@ -98,7 +92,7 @@ class LogRegexOptions:
                 f"Format [{config.name}]: the regex [{text}] has no groups, so no columns",
                 ["Fix: put the parts to extract in parentheses"],
             )
-        schema = _option(config, "schema", default=None) or []
+        schema = option(config, "schema") or []
         if len(schema) > regex.groups:
             raise UserError.validation(
                 f"Format [{config.name}]: the schema lists {len(schema)} fields but the regex "
@@ -110,7 +104,7 @@ class LogRegexOptions:
             _field(config.name, i, schema[i] if i < len(schema) else {}, names)
             for i in range(regex.groups)
         ]
-        max_errors = int(_option(config, "maxErrors", "max_errors", default=DEFAULT_MAX_ERRORS))
+        max_errors = int_option(config, "maxErrors", DEFAULT_MAX_ERRORS)
         return cls(regex, tuple(fields), max_errors)
 
     def table_schema(self) -> TupleSchema:
