@@ -22,12 +22,12 @@ import pyarrow as pa
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.scan.spec import FileSplit
-from auger.types import ColumnMetadata, TupleSchema
+from auger.types import TupleSchema
 
 if TYPE_CHECKING:
     from auger.scan.lifecycle import FormatReader
 
-__all__ = ["FormatPlugin", "conflict_error", "open_input", "uses_reader", "valid_utf8"]
+__all__ = ["FormatPlugin", "open_input", "uses_reader", "valid_utf8"]
 
 
 class FormatPlugin(ABC):  # noqa: B024 - every method has a default; a plugin picks its own
@@ -338,11 +338,3 @@ def valid_utf8(data: bytes | memoryview, size: int) -> bool:
     except pa.ArrowInvalid:
         return False
     return True
-
-
-def conflict_error(path: str, column: str, a: ColumnMetadata, b: ColumnMetadata) -> UserError:
-    return UserError.data_read(
-        f"Column [{column}] has type {b.type_string()} in one file and {a.type_string()} in "
-        "another; auger cannot combine them",
-        [f"File: {path}", f"Column: {column}", "Fix: cast the column, or give a provided schema"],
-    )
