@@ -186,3 +186,17 @@ def test_parquet_contributions_decimal_and_double_both_ways(
     assert got[:2] == ("error", ErrorKind.DATA_READ)
     assert "Column [contributions] has type" in got[2]
     assert "DECIMAL(10, 2)" in got[2] and "DOUBLE" in got[2]
+
+
+def test_a_type_change_past_the_sample_in_an_unread_column_both_ways(
+    conn: Any, spark: Any, tmp_path: Path
+) -> None:
+    # the schema sample (1,000 records) never sees the strings; only a reader of x does
+    d = tmp_path / "late"
+    d.mkdir()
+    records = [{"id": i, "x": i if i < 1200 else "text"} for i in range(1500)]
+    (d / "a.json").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    got = both(conn, spark, f"SELECT id FROM dfs.`{d}`", d, columns="id")
+    assert got[0] == "rows" and len(got[2]) == 1500
+    got = both(conn, spark, f"SELECT x FROM dfs.`{d}`", d, columns="x")
+    assert got[:2] == ("error", ErrorKind.DATA_READ)
