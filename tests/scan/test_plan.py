@@ -141,3 +141,15 @@ def test_implicit_columns_override_table_columns_and_partitions_follow_the_data(
     assert planned.schema.names() == ["id", "dir0"]
     planned = plan_scan(found, requested("filename", "id"), {})
     assert planned.spec.sources["filename"] == ColumnSource.FILENAME
+
+
+def test_names_holding_dots_brackets_or_spaces_are_one_column() -> None:
+    schema = S("`a.b` BIGINT, `c[0]` VARCHAR, ` d` BIGINT, m STRUCT<x BIGINT>")
+    found = table(JSON, schema, "a.json")
+    req = Requested()
+    for name in ("a.b", "c[0]", " d"):
+        req.add(name, name)
+    req.add("m", "m.x")
+    planned = plan_scan(found, req, {}, check_types=True)
+    assert planned.schema.names() == ["a.b", "c[0]", " d", "m"]
+    assert planned.missing == ()

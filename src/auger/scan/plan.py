@@ -258,26 +258,36 @@ def _table_projection(
         out = ["*"]
         for lname, name in requested.columns.items():
             if lname in requested.paths and lname not in table_schema and deliverable(lname):
-                out.append(name)
+                out.append(_quoted(name))
         return out
-    paths = [p for p in requested.projection() if deliverable(_root_of(p.lower()))]
-    if check_types:
-        return paths
-    parsed = RequestedTuple.parse(paths)
-    loose = {
-        proj.name.lower()
-        for proj in parsed
-        if (col := table_schema.column(proj.name)) is not None and not is_consistent(proj, col)
-    }
-    out = []
-    for p in paths:
-        root = _root_of(p.lower())
-        if root in loose:
-            p = requested.columns.get(root, root)
-            if p in out:
-                continue
-        out.append(p)
-    return out
+    paths: list[tuple[str, str]] = []  # (lower root, the path for the tracker)
+    for path in requested.projection():
+        root = _path_root(path, requested.columns)
+        if deliverable(root):
+            paths.append((root, _quoted(path[: len(root)]) + path[len(root) :]))
+    if not check_types:
+        parsed = RequestedTuple.parse(p for _, p in paths)
+        loose = {
+            proj.name.lower()
+            for proj in parsed
+            if (col := table_schema.column(proj.name)) is not None and not is_consistent(proj, col)
+        }
+        whole = {root: _quoted(requested.columns.get(root, root)) for root in loose}
+        paths = [(root, whole.get(root, p)) for root, p in paths]
+    return list(dict.fromkeys(p for _, p in paths))
+
+
+def _path_root(path: str, roots: Mapping[str, str]) -> str:
+    """The lower-cased root column of a requested path: the longest requested column it
+    starts with (a name may hold a dot or a bracket), else the path up to its first member."""
+    lower = path.lower()
+    found = [r for r in roots if lower == r or lower.startswith((r + ".", r + "["))]
+    return max(found, key=len) if found else _root_of(lower)
+
+
+def _quoted(name: str) -> str:
+    """A column name as a project-list segment, back-quoted so that any character is kept."""
+    return "`" + name.replace("`", "``") + "`"
 
 
 #: The source tag of each implicit file column kind in a scan spec.
