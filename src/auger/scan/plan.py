@@ -285,6 +285,22 @@ def _path_root(path: str, roots: Mapping[str, str]) -> str:
     return max(found, key=len) if found else _root_of(lower)
 
 
+def _in_file_order(col: ColumnMetadata, table_col: ColumnMetadata) -> ColumnMetadata:
+    """``col`` with its map members in the files' order (the tracker lists the members a
+    query reads in the query's order), members no file has last: readers, and Spark's own
+    Parquet reader, deliver a map's members as the files hold them."""
+    if not col.is_map or not table_col.is_map or not col.children:
+        return col
+    mine = {c.name.lower(): c for c in col.children}
+    ordered = []
+    for member in table_col.children or ():
+        got = mine.pop(member.name.lower(), None)
+        if got is not None:
+            ordered.append(_in_file_order(got, member))
+    ordered.extend(mine.values())
+    return col.with_children(ordered)
+
+
 def _quoted(name: str) -> str:
     """A column name as a project-list segment, back-quoted so that any character is kept."""
     return "`" + name.replace("`", "``") + "`"
@@ -405,6 +421,9 @@ def plan_scan(
             sources[col.name] = ColumnSource.MISSING
         else:
             check_read(col)  # a conflict discovery deferred, met by what the query reads
+            known = reader_schema.column(col.name)
+            if known is not None:
+                col = _in_file_order(col, known)
             lname = col.name.lower()
             sources[col.name] = ColumnSource.MISSING if lname in absent else ColumnSource.TABLE
         out.add(col)
