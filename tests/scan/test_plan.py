@@ -93,3 +93,63 @@ def test_a_conflict_fails_only_a_scan_that_reads_the_column() -> None:
         with pytest.raises(UserError) as info:
             plan_scan(found, req, {})
         assert info.value.kind is ErrorKind.DATA_READ and "[c]" in info.value.message
+
+
+def S(text: str) -> TupleSchema:
+    return TupleSchema.parse(text)
+
+
+def test_map_members_resolve_as_the_tracker_projects_them() -> None:
+    found = table(JSON, S("id BIGINT, m STRUCT<a BIGINT, b VARCHAR>"), "a.json")
+    # the members the query reads, and one no file has as Drill's nullable INT
+    planned = plan_scan(found, requested("id", "m.a", "m.zz"), {})
+    assert planned.schema == S("id BIGINT, m STRUCT<a BIGINT, zz INT> NOT NULL")
+    assert planned.missing == ()
+    # read whole, the map is the files' own
+    planned = plan_scan(found, requested("m", "m.a"), {})
+    assert planned.schema == S("m STRUCT<a BIGINT, b VARCHAR> NOT NULL")
+    # under a wildcard too, though the query names a member beside it
+    planned = plan_scan(found, requested("m.zz", star=True), {})
+    assert planned.schema == S("id BIGINT, m STRUCT<a BIGINT, b VARCHAR> NOT NULL")
+
+
+def test_missing_columns_take_their_shape_from_the_projection() -> None:
+    found = table(JSON, S("id BIGINT"), "a.json")
+    planned = plan_scan(found, requested("id", "n.x", "c[1]"), {})
+    assert planned.schema == S("id BIGINT, n STRUCT<x INT> NOT NULL, c INT ARRAY")
+    assert planned.missing == ("n", "c")
+    assert planned.spec.sources["n"] == planned.spec.sources["c"] == ColumnSource.MISSING
+    # a table that cannot have them (a join's other table) leaves them out
+    planned = plan_scan(found, requested("id", "n.x"), {}, allow_missing=False)
+    assert planned.schema.names() == ["id"]
+
+
+def test_a_column_used_against_its_type_is_refused_only_when_the_request_is_exact() -> None:
+    found = table(JSON, S("id BIGINT, s VARCHAR"), "a.json")
+    with pytest.raises(UserError) as info:
+        plan_scan(found, requested("s[0]"), {}, check_types=True)
+    assert "not compatible with projection" in info.value.message
+    assert "File: /t" in info.value.context
+    # the coarse request of a join may name another table's column: read it whole
+    planned = plan_scan(found, requested("s[0]"), {})
+    assert planned.schema == S("s VARCHAR")
+
+
+def test_implicit_columns_override_table_columns_and_partitions_follow_the_data() -> None:
+    found = table(JSON, S("filename VARCHAR, id BIGINT"), "a.json", "2024/b.json")
+    planned = plan_scan(found, requested(star=True), {})
+    assert planned.schema.names() == ["id", "dir0"]
+    planned = plan_scan(found, requested("filename", "id"), {})
+    assert planned.spec.sources["filename"] == ColumnSource.FILENAME
+
+
+def test_names_holding_dots_brackets_or_spaces_are_one_column() -> None:
+    schema = S("`a.b` BIGINT, `c[0]` VARCHAR, ` d` BIGINT, m STRUCT<x BIGINT>")
+    found = table(JSON, schema, "a.json")
+    req = Requested()
+    for name in ("a.b", "c[0]", " d"):
+        req.add(name, name)
+    req.add("m", "m.x")
+    planned = plan_scan(found, req, {}, check_types=True)
+    assert planned.schema.names() == ["a.b", "c[0]", " d", "m"]
+    assert planned.missing == ()

@@ -141,3 +141,62 @@ def test_a_conflict_fails_only_the_query_that_reads_it(
     got = both(conn, spark, f"SELECT c FROM dfs.`{d}`", d, columns="c")
     assert got[:2] == ("error", ErrorKind.DATA_READ)
     assert "[c]" in got[2] and "BIGINT" in got[2] and "VARCHAR" in got[2]
+
+
+def test_json_inner_list_conflict_fails_only_readers_of_it_both_ways(
+    conn: Any, spark: Any, tmp_path: Path
+) -> None:
+    # Drill's case: inner_list is BIGINT in one record and VARCHAR in the next
+    d = tmp_path / "inner_list"
+    d.mkdir()
+    records = [{"id": 1, "inner_list": 5, "m": {"a": 1, "b": 2}}]
+    records.append({"id": 2, "inner_list": "x", "m": {"a": 2, "b": "y"}})
+    (d / "a.json").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    got = both(conn, spark, f"SELECT id FROM dfs.`{d}`", d, columns="id")
+    assert got == ("rows", [("id", "bigint")], [(1,), (2,)])
+    # a member the query reads beside a conflicting one it does not
+    got = through_sql(conn, f"SELECT t.id, t.m.a FROM dfs.`{d}` t")
+    assert got[0] == "rows" and got[2] == [(1, 1), (2, 2)]
+    got = through_reader(spark, d, columns="id, m.a")
+    assert got[0] == "rows" and [(i, m["a"]) for i, m in got[2]] == [(1, 1), (2, 2)]
+    got = both(conn, spark, f"SELECT inner_list FROM dfs.`{d}`", d, columns="inner_list")
+    assert got[:2] == ("error", ErrorKind.DATA_READ)
+    assert got[2].startswith("JSON column [inner_list] changes type")
+    got = through_reader(spark, d)
+    assert got[:2] == ("error", ErrorKind.DATA_READ) and "[inner_list]" in got[2]
+    got = through_reader(spark, d, columns="id, m.b")
+    assert got[:2] == ("error", ErrorKind.DATA_READ) and "[m.b]" in got[2]
+
+
+def test_parquet_contributions_decimal_and_double_both_ways(
+    conn: Any, spark: Any, tmp_path: Path
+) -> None:
+    # Drill's case: contributions is DECIMAL in one file and DOUBLE in another
+    import decimal
+
+    d = tmp_path / "contributions"
+    d.mkdir()
+    decimals = pa.array([decimal.Decimal("1.50")], pa.decimal128(10, 2))
+    pq.write_table(pa.table({"id": [1], "contributions": decimals}), d / "a.parquet")
+    pq.write_table(pa.table({"id": [2], "contributions": [2.5]}), d / "b.parquet")
+    got = both(conn, spark, f"SELECT id FROM dfs.`{d}`", d, columns="id")
+    assert got == ("rows", [("id", "bigint")], [(1,), (2,)])
+    sql = f"SELECT contributions FROM dfs.`{d}`"
+    got = both(conn, spark, sql, d, columns="contributions")
+    assert got[:2] == ("error", ErrorKind.DATA_READ)
+    assert "Column [contributions] has type" in got[2]
+    assert "DECIMAL(10, 2)" in got[2] and "DOUBLE" in got[2]
+
+
+def test_a_type_change_past_the_sample_in_an_unread_column_both_ways(
+    conn: Any, spark: Any, tmp_path: Path
+) -> None:
+    # the schema sample (1,000 records) never sees the strings; only a reader of x does
+    d = tmp_path / "late"
+    d.mkdir()
+    records = [{"id": i, "x": i if i < 1200 else "text"} for i in range(1500)]
+    (d / "a.json").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    got = both(conn, spark, f"SELECT id FROM dfs.`{d}`", d, columns="id")
+    assert got[0] == "rows" and len(got[2]) == 1500
+    got = both(conn, spark, f"SELECT x FROM dfs.`{d}`", d, columns="x")
+    assert got[:2] == ("error", ErrorKind.DATA_READ)

@@ -115,6 +115,33 @@ def test_column_missing_from_some_files_names_them(conn: Any, data_dir: Path) ->
     assert conn.cursor().execute(f"SELECT id FROM {table}").messages == []
 
 
+def test_column_past_a_files_schema_sample_is_not_missing_there(
+    conn: Any, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # b.json has x only after the first 1,000 records its schema is learned from
+    late = [{"id": i} for i in range(2, 1102)] + [{"id": 1102, "x": 5}]
+    table = _json_dir(
+        data_dir,
+        "sm_past_sample",
+        {"a.json": [{"id": 1, "x": 10}], "b.json": late, "c.json": [{"id": 1103}]},
+    )
+    sql = f"SELECT id, x FROM {table} WHERE x IS NOT NULL ORDER BY id"
+    cur = conn.cursor().execute(sql)
+    assert cur.fetchall() == [(1, 10), (1102, 5)]
+    assert [text for _, text in cur.messages] == [
+        f"Column [x] is missing from 1 of 3 files of {table} (c.json); read as NULL there"
+    ]
+    # a file too large to look at whole is judged by its sample, and the message says so
+    monkeypatch.setattr("auger.sql.diagnostics._RECHECK_BYTES", 0)
+    cur = conn.cursor().execute(sql)
+    assert cur.fetchall() == [(1, 10), (1102, 5)]
+    assert [text for _, text in cur.messages] == [
+        f"Column [x] is missing from 2 of 3 files of {table} (b.json, c.json); read as NULL "
+        "there (of large JSON files only the first 1000 records were looked at: "
+        "auger.scan.json_sample_rows)"
+    ]
+
+
 def test_type_widened_across_files_names_types_and_files(conn: Any, data_dir: Path) -> None:
     table = _json_dir(
         data_dir, "sm_widen", {"a.json": [{"v": 1}], "b.json": [{"v": 2.5}], "c.json": [{"v": 3}]}

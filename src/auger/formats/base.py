@@ -23,14 +23,13 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.storage import filesystem as fs
 from auger.storage.splits import FileSplit
-from auger.types import ColumnMetadata, TupleSchema
+from auger.types import TupleSchema
 
 if TYPE_CHECKING:
     from auger.scan.lifecycle import FormatReader
 
 __all__ = [
     "FormatPlugin",
-    "conflict_error",
     "derive_discovery_with",
     "open_input",
     "uses_reader",
@@ -382,11 +381,3 @@ def valid_utf8(data: bytes | memoryview, size: int) -> bool:
     except pa.ArrowInvalid:
         return False
     return True
-
-
-def conflict_error(path: str, column: str, a: ColumnMetadata, b: ColumnMetadata) -> UserError:
-    return UserError.data_read(
-        f"Column [{column}] has type {b.type_string()} in one file and {a.type_string()} in "
-        "another; auger cannot combine them",
-        [f"File: {path}", f"Column: {column}", "Fix: cast the column, or give a provided schema"],
-    )

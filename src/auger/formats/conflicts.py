@@ -30,6 +30,7 @@ __all__ = [
     "ErrorFor",
     "carry_conflict",
     "check_read",
+    "conflict_error",
     "conflict_of",
     "defer_conflict",
     "merge_deferring",
@@ -89,6 +90,15 @@ def check_read(column: ColumnMetadata, members: Sequence[Sequence[str]] | None =
         if rests is None:
             continue
         check_read(child, None if any(not rest for rest in rests) else rests)
+
+
+def conflict_error(path: str, column: str, a: ColumnMetadata, b: ColumnMetadata) -> UserError:
+    """Files of one table disagree about a column's type: ``a`` seen first, ``b`` in ``path``."""
+    return UserError.data_read(
+        f"Column [{column}] has type {b.type_string()} in one file and {a.type_string()} in "
+        "another; auger cannot combine them",
+        [f"File: {path}", f"Column: {column}", "Fix: cast the column, or give a provided schema"],
+    )
 
 
 def carry_conflict(merged: ColumnMetadata, *sources: ColumnMetadata) -> ColumnMetadata:

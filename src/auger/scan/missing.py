@@ -34,6 +34,7 @@ __all__ = [
     "DEFAULT_NULL_TYPE",
     "MissingColumn",
     "default_value",
+    "guess_type",
     "missing_arrays",
     "missing_batch",
     "missing_column_array",
@@ -47,7 +48,12 @@ DEFAULT_NULL_TYPE = ColumnMetadata("null", MinorType.INT, DataMode.OPTIONAL)
 
 
 def _null_column(name: str, null_type: ColumnMetadata, props: Any) -> ColumnMetadata:
-    mode = DataMode.OPTIONAL if null_type.mode is DataMode.REQUIRED else null_type.mode
+    """A column of the null type: nullable, unless the null type is NOT NULL with a default
+    (a reader that fills blanks, as text readers do), which the column then holds."""
+    mode = null_type.mode
+    if mode is DataMode.REQUIRED and null_type.default_value is None:
+        mode = DataMode.OPTIONAL
+    props = {**null_type.properties, **props} if mode is DataMode.REQUIRED else props
     return ColumnMetadata(
         name, null_type.type, mode, null_type.children, null_type.precision, null_type.scale, props
     )
@@ -65,16 +71,34 @@ def _guess(
         return seen if seen.mode is not DataMode.REQUIRED else seen.with_mode(DataMode.OPTIONAL)
     if proj is not None and proj.is_map:
         members = proj.members
+        # A reader that fills blanks (text) fills the columns it has; a member of a map it
+        # cannot have resolves to nothing: Drill's NULL.
+        filled = null_type.mode is DataMode.REQUIRED and null_type.default_value is not None
+        kid_type = DEFAULT_NULL_TYPE if filled else null_type
         kids = [
-            _guess(ColumnMetadata(m.name, MinorType.LATE), m, null_type, None)
+            _guess(ColumnMetadata(m.name, MinorType.LATE), m, kid_type, None)
             for m in (members or ())
         ]
         mode = DataMode.REPEATED if proj.is_array else DataMode.REQUIRED
-        return ColumnMetadata(col.name, MinorType.MAP, mode, kids, properties=col.properties)
-    if proj is not None and proj.is_array:
+        guess = ColumnMetadata(col.name, MinorType.MAP, mode, kids, properties=col.properties)
+    elif proj is not None and proj.is_array:
         elem = _null_column(col.name, null_type, col.properties)
-        return elem.with_mode(DataMode.REPEATED)
-    return _null_column(col.name, null_type, col.properties)
+        guess = elem.with_mode(DataMode.REPEATED)
+    else:
+        return _null_column(col.name, null_type, col.properties)
+    # ``c[0][1]``: an array of arrays
+    for _ in range(proj.array_dims - 1):
+        guess = ColumnMetadata(col.name, MinorType.LIST, DataMode.REPEATED, (guess,))
+    return guess
+
+
+def guess_type(
+    name: str, proj: RequestedColumn | None, null_type: ColumnMetadata | None = None
+) -> ColumnMetadata:
+    """The type a column of no known type gets from how it is projected: a map of its
+    members (``m.x``), an array (``c[1]``; of maps for ``c[1].x``), else the null type
+    (default Drill's nullable INT). One rule with :func:`resolve_missing_types`."""
+    return _guess(ColumnMetadata(name, MinorType.LATE), proj, null_type or DEFAULT_NULL_TYPE, None)
 
 
 def resolve_missing_types(
@@ -89,8 +113,9 @@ def resolve_missing_types(
 
     Args:
         missing: the tracker's ``missing_columns(...)`` (types known where the scan knows them).
-        null_type: the reader's hint for columns nobody typed (``VARCHAR`` for text readers);
-            default nullable INT. A bare type means its nullable form.
+        null_type: the reader's hint for columns nobody typed; default nullable INT. A bare
+            type means its nullable form; a NOT NULL type with a ``drill.default`` stays NOT
+            NULL, filled with that default (a planned text scan: ``VARCHAR NOT NULL``, blank).
         projection: the scan's requested tuple (``tracker.projection()``), so ``m.x`` and
             ``c[1]`` shape their null columns.
         earlier: a schema an earlier reader of the same scan produced, consulted first.

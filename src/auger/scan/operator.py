@@ -41,8 +41,8 @@ import pyarrow as pa
 
 from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.formats.base import FormatPlugin, conflict_error, uses_reader
-from auger.formats.conflicts import merge_deferring
+from auger.formats.base import FormatPlugin, uses_reader
+from auger.formats.conflicts import conflict_error, merge_deferring
 from auger.resultset import LoaderOptions, ResultSetLoader
 from auger.scan.conflicts import ErrorContext
 from auger.scan.file_scan import ArrowFileScan, FrozenScan

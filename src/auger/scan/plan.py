@@ -21,33 +21,37 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from auger.config import FormatConfig
 from auger.formats.conflicts import check_read
 from auger.formats.registry import shipped_plugin
-from auger.scan.members import (
-    member_paths,
-    missing_column,
-    type_untyped_columns,
-    with_missing_members,
+from auger.projection import RequestedTuple, is_consistent
+from auger.scan.conflicts import ErrorContext
+from auger.scan.implicit import (
+    ImplicitKind,
+    ImplicitMarker,
+    ImplicitOptions,
+    resolve_implicit_columns,
 )
+from auger.scan.members import type_untyped_columns
+from auger.scan.missing import resolve_missing_types
 from auger.scan.provided import (
     absent_sensitive,
     conversion_expressions,
     needs_conversion,
     text_scan_column,
 )
-from auger.scan.schema import is_excluded_from_wildcard
 from auger.scan.single_format import single_format
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.scan.text_rules import (
     check_text_projection,
+    null_type,
     positional_schema,
-    text_missing_column,
     with_table_properties,
 )
+from auger.scan.tracker import ScanSchemaTracker
 from auger.storage import filesystem as fs
 from auger.storage.schema_file import SchemaFile, read_schema_file, schema_file_path
 from auger.storage.selection import FileSelection
@@ -229,25 +233,130 @@ def _uses_members(requested: Requested) -> bool:
     return any("." in p or "[" in p for p in requested.paths)
 
 
-def _check_projection_types(schema: TupleSchema, requested: Requested, path: str) -> None:
-    """Drill's reader refuses a column whose type cannot meet how the query uses it: ``a[0]``
-    on a scalar, ``a.b`` on a non-map, at any depth of maps. Left to Spark, the same query
-    fails later with a message about Spark's own ``get(a, 0)`` or a SYSTEM error."""
-    from auger.projection import RequestedTuple, is_consistent
-    from auger.scan.conflicts import ErrorContext, projection_conflict
+def _table_projection(
+    table_schema: TupleSchema,
+    requested: Requested,
+    special: Callable[[str], bool],
+    allow_missing: bool,
+    never_missing: set[str] | frozenset[str],
+    check_types: bool,
+) -> list[str]:
+    """The project list the tracker resolves: the query's paths, less what this table cannot
+    deliver.
 
-    def check(cols: TupleSchema, wanted: RequestedTuple) -> None:
-        for proj in wanted:
-            col = cols.column(proj.name)
-            if col is None:
-                continue
-            if not is_consistent(proj, col):
-                raise projection_conflict("Reader", proj, col, ErrorContext(f"File: {path}"))
-            if proj.members is not None and col.is_map:
-                check(col.schema, proj.members)
+    Under ``*`` the wildcard brings every table column whole, so only names beside it that the
+    table lacks are listed (implicit, partition, or missing columns used whole; a missing
+    column used only through members is the query's NULL). A name the table lacks is listed
+    only if ``allow_missing`` and the query does not define it itself. Unless ``check_types``
+    (the request was resolved to this table), a path the column's type cannot meet (``a[0]``
+    on a scalar) asks for the column whole instead, for the query to judge.
+    """
 
-    if _uses_members(requested):
-        check(schema, RequestedTuple.parse(requested.paths.values()))
+    def deliverable(lname: str) -> bool:
+        return (
+            special(lname)
+            or lname in table_schema
+            or (allow_missing and lname not in never_missing)
+        )
+
+    if requested.star:
+        out = ["*"]
+        for lname, name in requested.columns.items():
+            if lname in requested.paths and lname not in table_schema and deliverable(lname):
+                out.append(_quoted(name))
+        return out
+    paths: list[tuple[str, str]] = []  # (lower root, the path for the tracker)
+    for path in requested.projection():
+        root = _path_root(path, requested.columns)
+        if deliverable(root):
+            paths.append((root, _quoted(path[: len(root)]) + path[len(root) :]))
+    if not check_types:
+        parsed = RequestedTuple.parse(p for _, p in paths)
+        loose = {
+            proj.name.lower()
+            for proj in parsed
+            if (col := table_schema.column(proj.name)) is not None and not is_consistent(proj, col)
+        }
+        whole = {root: _quoted(requested.columns.get(root, root)) for root in loose}
+        paths = [(root, whole.get(root, p)) for root, p in paths]
+    return list(dict.fromkeys(p for _, p in paths))
+
+
+def _path_root(path: str, roots: Mapping[str, str]) -> str:
+    """The lower-cased root column of a requested path: the longest requested column it
+    starts with (a name may hold a dot or a bracket), else the path up to its first member."""
+    lower = path.lower()
+    found = [r for r in roots if lower == r or lower.startswith((r + ".", r + "["))]
+    return max(found, key=len) if found else _root_of(lower)
+
+
+def _in_file_order(col: ColumnMetadata, table_col: ColumnMetadata) -> ColumnMetadata:
+    """``col`` with its map members in the files' order (the tracker lists the members a
+    query reads in the query's order), members no file has last: readers, and Spark's own
+    Parquet reader, deliver a map's members as the files hold them."""
+    if not col.is_map or not table_col.is_map or not col.children:
+        return col
+    mine = {c.name.lower(): c for c in col.children}
+    ordered = []
+    for member in table_col.children or ():
+        got = mine.pop(member.name.lower(), None)
+        if got is not None:
+            ordered.append(_in_file_order(got, member))
+    ordered.extend(mine.values())
+    return col.with_children(ordered)
+
+
+def _quoted(name: str) -> str:
+    """A column name as a project-list segment, back-quoted so that any character is kept."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+#: The source tag of each implicit file column kind in a scan spec.
+_KIND_SOURCES: Mapping[ImplicitKind, str] = {
+    ImplicitKind.FQN: ColumnSource.FQN,
+    ImplicitKind.FILEPATH: ColumnSource.FILEPATH,
+    ImplicitKind.FILENAME: ColumnSource.FILENAME,
+    ImplicitKind.SUFFIX: ColumnSource.SUFFIX,
+    ImplicitKind.LMT: ColumnSource.LMT,
+}
+
+
+def _implicit_options(
+    options: Mapping[str, Any],
+    selection: FileSelection,
+    hive: Mapping[str, str],
+    table_schema: TupleSchema,
+) -> ImplicitOptions:
+    """The implicit columns a planned scan offers: the file columns under their session labels,
+    ``dirN`` to the selection's depth, and ``key=value`` keys no table column shadows."""
+    given = ImplicitOptions.from_options(
+        options,
+        max_partition_depth=selection.max_depth,
+        partition_keys=[k for lk, k in hive.items() if lk not in table_schema],
+    )
+    labels = {
+        kind: (label if kind in _KIND_SOURCES else "") for kind, label in given.labels.items()
+    }
+    return replace(given, labels=labels)
+
+
+def _source_tag(marker: ImplicitMarker) -> str:
+    """The scan spec's source tag of an implicit column (``filename``, ``dir0``, ``key:k``)."""
+    if marker.kind is ImplicitKind.PARTITION:
+        return f"dir{marker.index}"
+    if marker.kind is ImplicitKind.PARTITION_KEY:
+        return f"key:{marker.key}"
+    return _KIND_SOURCES[marker.kind]
+
+
+def _partitions_first(out: TupleSchema, sources: Mapping[str, str]) -> TupleSchema:
+    """Drill's Parquet wildcard: the partition columns first, then the data's."""
+
+    def partition(col: ColumnMetadata) -> bool:
+        source = sources[col.name]
+        return ColumnSource.is_partition(source) or ColumnSource.is_hive_key(source)
+
+    return TupleSchema([*(c for c in out if partition(c)), *(c for c in out if not partition(c))])
 
 
 def plan_scan(
@@ -261,106 +370,76 @@ def plan_scan(
 ) -> PlannedScan:
     """The scan spec of a discovered table for what the query requests of it.
 
+    The output columns are the :class:`~auger.scan.tracker.ScanSchemaTracker`'s: it resolves the
+    query's projection against the provided schema and the discovered table schema (given as
+    the reader's early schema), implicit and partition columns are marked by
+    :func:`~auger.scan.implicit.resolve_implicit_columns`, and the columns no file has are
+    typed by :func:`~auger.scan.missing.resolve_missing_types` (the format's null type: text
+    fills blanks, other formats Drill's nullable INT).
+
     ``allow_missing``: a named column the table lacks is a typed null (unless it is one of
     ``never_missing``, names the query defines itself); otherwise it is left out.
     ``check_types``: the request is exact (the query's columns were resolved to this table),
     so a column used against its type (``a[0]`` on a scalar) is refused as Drill does.
     """
     selection, fmt = found.selection, found.fmt
-    table_schema, absent, hive = found.schema, found.absent, found.hive
+    table_schema, absent = found.schema, found.absent
     if fmt.type == "json" and _uses_members(requested):
         # a column null in every sampled record has no type yet: the query's use decides,
         # under a wildcard too (SELECT *, t.a.b shows `a` as a map holding b)
-        from auger.projection import RequestedTuple
-
         declared = found.provided.schema if found.provided is not None else ()
         table_schema = type_untyped_columns(
             table_schema,
             RequestedTuple.parse(requested.paths.values()),
             frozenset(c.name.lower() for c in declared),
         )
-    labels = implicit_labels(options)
-    dir_label = partition_label(options)
-    out = TupleSchema()
-    sources: dict[str, str] = {}
-    missing: list[str] = []
-
-    def add(col: ColumnMetadata, source: str) -> None:
-        if col.name in out:
-            return
-        out.add(col)
-        sources[col.name] = source
-
-    def add_special(name: str) -> bool:
-        lname = name.lower()
-        if lname in labels:
-            add(ColumnMetadata(name, MinorType.VARCHAR), labels[lname])
-            return True
-        part = partition_source(name, dir_label)
-        if part is not None:
-            add(ColumnMetadata(name, MinorType.VARCHAR), part)
-            return True
-        if lname in hive and lname not in table_schema:
-            add(ColumnMetadata(hive[lname], MinorType.VARCHAR), f"key:{hive[lname]}")
-            return True
-        return False
-
     if fmt.type == "text":
         check_text_projection(fmt, table_schema, requested.paths, options)
-    if check_types:
-        _check_projection_types(table_schema, requested, found.location)
+    implicit_options = _implicit_options(options, selection, found.hive, table_schema)
+    labels = implicit_labels(options)
+    # an implicit column overrides a table column of the same name
+    reader_schema = TupleSchema(c for c in table_schema if c.name.lower() not in labels)
 
-    def add_table(col: ColumnMetadata) -> None:
-        lname = col.name.lower()
-        members = member_paths(requested.paths, lname)
-        whole = requested.star or not members or lname in requested.paths
-        check_read(col, None if whole else members)
-        if not requested.star:  # under a wildcard the query's NULLs stand for them instead
-            col = with_missing_members(col, members)
-        add(col, ColumnSource.MISSING if lname in absent else ColumnSource.TABLE)
+    def special(lname: str) -> bool:
+        return implicit_options.marker_for(lname) is not None
 
-    def add_partitions() -> None:
-        for level in range(selection.max_depth):
-            add(ColumnMetadata(f"{dir_label}{level}", MinorType.VARCHAR), f"dir{level}")
-        for key in hive.values():
-            if key not in table_schema:
-                add(ColumnMetadata(key, MinorType.VARCHAR), f"key:{key}")
-
-    if requested.star:
-        partitions_first = fmt.type == "parquet"  # Drill's Parquet wildcard: dirN, then data
-        if partitions_first:
-            add_partitions()
-        for col in table_schema:
-            if col.name.lower() in labels:
-                continue  # an implicit column of the same name overrides the table's
-            if is_excluded_from_wildcard(col):
-                continue  # a reader's special column (``_raw``) comes only when named
-            add_table(col)
-        if not partitions_first:
-            add_partitions()
-    for lname, name in requested.columns.items():
-        if add_special(name):
+    projection = _table_projection(
+        reader_schema, requested, special, allow_missing, never_missing, check_types
+    )
+    tracker = ScanSchemaTracker.build(projection)
+    implicit = resolve_implicit_columns(tracker, implicit_options)
+    context = ErrorContext(f"File: {found.location}")
+    tracker.apply_early_reader_schema(reader_schema, context)
+    lacking = tracker.missing_columns(reader_schema)
+    typed = resolve_missing_types(
+        lacking, null_type=null_type(fmt), projection=tracker.projection()
+    )
+    tracker.resolve_missing_cols(typed)
+    missing = [c.name for c in lacking if reader_schema.column(c.name) is None]
+    sources: dict[str, str] = {c.name: _source_tag(c.marker) for c in implicit.columns}
+    out = TupleSchema()
+    for col in tracker.output_schema():
+        if col.name in sources:
+            out.add(col)
             continue
-        known = table_schema.column(lname)
-        if known is not None:
-            add_table(known)
-        elif allow_missing and lname not in never_missing:
-            members = member_paths(requested.paths, lname)
-            if requested.star and members:
-                if lname not in requested.paths:
-                    continue  # only its members are used: each is a NULL in the query
-                members = []  # used whole too: a plain missing column, its members NULLs
-            if fmt.type == "text" and not members:
-                add(text_missing_column(name), ColumnSource.MISSING)
-            else:
-                add(missing_column(name, members), ColumnSource.MISSING)
-            missing.append(name)
-
+        if col.name in missing:
+            sources[col.name] = ColumnSource.MISSING
+        else:
+            check_read(col)  # a conflict discovery deferred, met by what the query reads
+            known = reader_schema.column(col.name)
+            if known is not None:
+                col = _in_file_order(col, known)
+            lname = col.name.lower()
+            sources[col.name] = ColumnSource.MISSING if lname in absent else ColumnSource.TABLE
+        out.add(col)
+    if requested.star and fmt.type == "parquet":
+        out = _partitions_first(out, sources)
     if not len(out):
         # Nothing projected (``COUNT(*)``, or ``*`` over files of ``{}`` objects only): one
         # per-file constant column keeps each batch's row count through Spark (a batch
         # without columns would arrive as zero rows). Under ``*`` the query never sees it.
-        add(ColumnMetadata(ROW_COUNT_COLUMN, MinorType.VARCHAR), ColumnSource.FILENAME)
+        out.add(ColumnMetadata(ROW_COUNT_COLUMN, MinorType.VARCHAR))
+        sources[ROW_COUNT_COLUMN] = ColumnSource.FILENAME
     conversions = None
     if found.provided is not None and fmt.type == "text":
         conversions = conversion_expressions(out, found.provided)
@@ -432,10 +511,12 @@ def provided_schema(selection: FileSelection, options: Mapping[str, Any]) -> Sch
 
 
 def apply_provided_schema(discovered: TupleSchema, provided: SchemaFile) -> TupleSchema:
-    """The provided columns first (their types win); then, unless strict, the data's others."""
-    out = TupleSchema(provided.schema)
-    if not provided.strict:
-        for col in discovered:
-            if col.name not in out:
-                out.add(col)
-    return out
+    """The table's columns under a provided schema, as the scan schema tracker resolves a
+    wildcard: the provided columns first (their types win, so the files' own types of them
+    are not consulted); then, unless the schema is strict, the data's other columns."""
+    tracker = ScanSchemaTracker.build(
+        ["*"], provided_schema=provided.schema, strict=provided.strict
+    )
+    others = TupleSchema(c for c in discovered if c.name not in provided.schema)
+    tracker.apply_early_reader_schema(others)
+    return tracker.output_schema()

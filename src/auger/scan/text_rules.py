@@ -1,8 +1,9 @@
 """Drill's plan-time rules for text tables that the scan cannot apply by itself.
 
 * A column the query names but no text file has is ``VARCHAR NOT NULL`` holding ``""``: Drill
-  text readers fill blanks, never nulls (``TextFormatPlugin.configureScan``), so
-  ``WHERE missing = 'x'`` compares strings and finds nothing.
+  text readers fill blanks, never nulls, so ``WHERE missing = 'x'`` compares strings and finds
+  nothing. :func:`null_type` is that type, handed to the one missing-column rule
+  (:func:`auger.scan.missing.resolve_missing_types`).
 * ``columns[n]`` only exists for files read without headers or schema; on any other text table
   it is Drill's VALIDATION error, raised before Spark would try to index a string.
 * ``columns.x`` treats the array as a map: Drill's VALIDATION error too.
@@ -22,9 +23,10 @@ from auger.storage.schema_file import SchemaFile
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 __all__ = [
+    "TEXT_NULL_TYPE",
     "check_text_projection",
+    "null_type",
     "positional_schema",
-    "text_missing_column",
     "with_table_properties",
 ]
 
@@ -55,11 +57,16 @@ def positional_schema(
     return TupleSchema(provided.schema)
 
 
-def text_missing_column(name: str) -> ColumnMetadata:
-    """A projected column no text file has: required VARCHAR, blank in every row."""
-    return ColumnMetadata(
-        name, MinorType.VARCHAR, DataMode.REQUIRED, properties={"drill.default": ""}
-    )
+#: The type of a projected column no text file has: required VARCHAR, blank in every row.
+TEXT_NULL_TYPE = ColumnMetadata(
+    "null", MinorType.VARCHAR, DataMode.REQUIRED, properties={"drill.default": ""}
+)
+
+
+def null_type(fmt: FormatConfig) -> ColumnMetadata | None:
+    """The type a planned scan of ``fmt`` gives columns no file has (None: Drill's nullable
+    INT, the rule for every format but text)."""
+    return TEXT_NULL_TYPE if fmt.type == "text" else None
 
 
 def check_text_projection(

@@ -40,6 +40,7 @@ from typing import Any
 
 from auger.config import DEFAULT_FORMATS, FormatConfig, PluginConfig
 from auger.errors import UserError
+from auger.scan.missing import planned_fill
 from auger.scan.plan import (
     Discover,
     Requested,
@@ -52,7 +53,7 @@ from auger.scan.plan import (
 from auger.scan.spec import ColumnSource, ScanSpec
 from auger.storage import filesystem as fs
 from auger.storage.selection import FileSelection, select_files
-from auger.types import DataMode, TupleSchema
+from auger.types import TupleSchema
 
 __all__ = ["plan_direct_read", "respec_for_schema"]
 
@@ -269,8 +270,8 @@ def respec_for_schema(spec: ScanSpec, spark_schema: Any) -> ScanSpec:
         source = known.get(low)
         if source is None or source == ColumnSource.MISSING:
             source = _special_source(low, labels, dir_label) or ColumnSource.TABLE
-        if source == ColumnSource.TABLE and col.mode is DataMode.REQUIRED and not col.is_map:
-            col = col.with_mode(DataMode.OPTIONAL)
+        if source == ColumnSource.TABLE and not col.is_map:
+            col = planned_fill(col)  # a file without it gives NULLs, as for any planned column
         out.add(col)
         sources[col.name] = source
     projection = ("*",) if "*" in spec.projection else tuple(out.names())

@@ -22,8 +22,7 @@ from typing import Any
 
 from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.formats.base import conflict_error
-from auger.formats.conflicts import merge_deferring
+from auger.formats.conflicts import conflict_error, merge_deferring
 from auger.formats.registry import get_format
 from auger.scan.spec import FileSplit
 from auger.storage.filesystem import install, shipped_for

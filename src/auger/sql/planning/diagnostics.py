@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from auger.formats.conflicts import conflict_of
-from auger.scan.spec import ColumnSource
+from auger.scan.spec import ColumnSource, FileSplit
 from auger.spark.discovery import discover_schema, file_schemas
 from auger.spark.scan_report import ScanReport, watching
 from auger.types import ColumnMetadata, DataMode, TupleSchema
@@ -57,6 +57,12 @@ __all__ = [
 
 #: File names a message lists before it says "...".
 _FILES_SHOWN = 3
+
+#: The option bounding how many records of a JSON file its schema is learned from.
+_JSON_SAMPLE_OPTION = "auger.scan.json_sample_rows"
+_JSON_SAMPLE_DEFAULT = 1000
+#: JSON files up to this size that lack a column in their sample are looked at whole.
+_RECHECK_BYTES = 4 << 20
 
 
 @dataclass
@@ -214,11 +220,12 @@ def scan_planned(
     ]
     if len(read) < 2 or not named or _positional(found):
         return
-    per_file = file_schemas(list({f.path: f for f in spec.files}.values()), found.fmt, options)
+    splits = {f.path: f for f in spec.files}
+    per_file = file_schemas(list(splits.values()), found.fmt, options)
     if len(per_file) < 2:
         return
     for name in named:
-        _column_across_files(found, table, name, per_file)
+        _column_across_files(found, table, name, per_file, splits, options)
 
 
 def _positional(found: ScanTable) -> bool:
@@ -227,7 +234,12 @@ def _positional(found: ScanTable) -> bool:
 
 
 def _column_across_files(
-    found: ScanTable, table: str, name: str, per_file: list[tuple[str, TupleSchema]]
+    found: ScanTable,
+    table: str,
+    name: str,
+    per_file: list[tuple[str, TupleSchema]],
+    splits: Mapping[str, FileSplit],
+    options: Mapping[str, Any],
 ) -> None:
     merged = found.schema.column(name)
     if merged is None:
@@ -240,12 +252,23 @@ def _column_across_files(
             lacking.append(path)
         else:
             having.append((path, col))
+    unsure = False
+    if lacking and having:
+        lacking, found_late, unsure = _past_the_sample(found, name, lacking, splits, options)
+        having.extend(found_late)
     if lacking and having:
         filled = "empty" if found.fmt.type == "text" else "NULL"
-        note(
+        text = (
             f"Column [{name}] is missing from {len(lacking)} of {len(per_file)} files of "
             f"{table} ({_files(lacking)}); read as {filled} there"
         )
+        if unsure:
+            sample = options.get(_JSON_SAMPLE_OPTION, _JSON_SAMPLE_DEFAULT)
+            text += (
+                f" (of large JSON files only the first {sample} records were looked at: "
+                f"{_JSON_SAMPLE_OPTION})"
+            )
+        note(text)
     by_type: dict[str, list[str]] = {}
     for path, col in having:
         by_type.setdefault(_type(col), []).append(path)
@@ -254,6 +277,39 @@ def _column_across_files(
     if len(by_type) > 1:
         kinds = " and ".join(f"{kind} in {_files(paths)}" for kind, paths in by_type.items())
         note(f"Column [{name}] of {table} is {kinds}; read as {_type(merged)}")
+
+
+def _past_the_sample(
+    found: ScanTable,
+    name: str,
+    lacking: list[str],
+    splits: Mapping[str, FileSplit],
+    options: Mapping[str, Any],
+) -> tuple[list[str], list[tuple[str, ColumnMetadata]], bool]:
+    """A JSON file's schema comes from a sample of its records, so a file may lack a column
+    only in its first records. Files up to :data:`_RECHECK_BYTES` are looked at whole; a larger
+    one still lacking the column is reported as unsure.
+
+    Returns:
+        The files that lack the column, those that have it after all, and whether any of the
+        lacking ones was judged by its sample only.
+    """
+    sample = int(options.get(_JSON_SAMPLE_OPTION, _JSON_SAMPLE_DEFAULT))
+    if found.fmt.type != "json" or sample < 0:
+        return lacking, [], False
+    small = [splits[p] for p in lacking if p in splits and splits[p].size <= _RECHECK_BYTES]
+    whole = dict(file_schemas(small, found.fmt, {**options, _JSON_SAMPLE_OPTION: -1}))
+    still: list[str] = []
+    late: list[tuple[str, ColumnMetadata]] = []
+    unsure = False
+    for path in lacking:
+        col = whole[path].column(name) if path in whole else None
+        if col is not None:
+            late.append((path, col))
+            continue
+        still.append(path)
+        unsure = unsure or path not in whole
+    return still, late, unsure
 
 
 def _type(col: ColumnMetadata) -> str:

@@ -3,7 +3,9 @@
 Under a wildcard the scan's maps must stay the files' own (Drill's ``*`` shows ``m`` as the
 data has it, never a member only the query names), so the scan planning of
 :mod:`auger.scan.members` leaves them alone. Here each reference to a member no file has is
-replaced in the query by a typed NULL instead (:func:`null_missing_members`).
+replaced in the query by a typed NULL instead (:func:`null_missing_members`), of the type the
+scan's one missing-column rule gives it (:func:`auger.scan.missing.guess_type`: Drill's
+nullable INT for a member used as a value).
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from collections.abc import Mapping
 
 from sqlglot import exp
 
+from auger.scan.missing import guess_type
 from auger.types import DataMode, MinorType, TupleSchema
+from auger.types.spark import column_to_spark
 
 __all__ = ["null_missing_members"]
 
@@ -36,12 +40,13 @@ def _lacks(schema: TupleSchema, members: list[str]) -> bool:
 
 
 def null_missing_members(tree: exp.Expression, schemas: Mapping[str, TupleSchema]) -> None:
-    """Replace, in place, each ``alias.m.zz`` naming a member no file has by NULL (INT).
+    """Replace, in place, each ``alias.m.zz`` naming a member no file has by a typed NULL.
 
     ``schemas`` maps the lower-cased alias of each table scanned with a wildcard to its table
     schema. Only alias-qualified member paths are looked at, as Drill requires for maps.
     """
     outer = _outer_select(tree)
+    null_type = exp.DataType.build(column_to_spark(guess_type("null", None)).simpleString())
     for col in list(tree.find_all(exp.Column)):
         if isinstance(col.this, exp.Star):
             continue
@@ -55,7 +60,7 @@ def null_missing_members(tree: exp.Expression, schemas: Mapping[str, TupleSchema
         schema = schemas.get(parts[0].lower())
         if schema is None or not _lacks(schema, parts[1:]):
             continue
-        null: exp.Expr = exp.cast(exp.null(), exp.DataType.build("INT"))
+        null: exp.Expr = exp.cast(exp.null(), null_type.copy())
         if isinstance(node.parent, exp.Select) and node.parent is not outer:
             # an inner select item keeps the name Spark gave the path (the outermost ones are
             # named as Drill names them, EXPR$n, after planning)
