@@ -89,6 +89,12 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
         "Read Parquet INT96 values as TIMESTAMP instead of VARBINARY",
     ),
     _d("store.table.use_schema_file", "BOOLEAN", True, "Use .drill.schema provided schemas"),
+    _d(
+        "storage.list_files_recursively",
+        "BOOLEAN",
+        False,
+        "INFORMATION_SCHEMA.FILES lists workspace directories recursively",
+    ),
     _d("store.text.writer.add_header", "BOOLEAN", True),
     _d("exec.persistent_table.umask", "STRING", "002", "umask of persistent CTAS output"),
     _d("exec.query.max_rows", "LONG", 0, "Rows returned at most (0: no limit)"),

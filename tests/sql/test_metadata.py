@@ -165,3 +165,28 @@ def test_describe_schema_and_values(conn: Any, tmp_workspace: Path) -> None:
     assert f'"location" : "{tmp_workspace}"' in props and '"writable" : true' in props
     assert "Invalid schema name [nope]" in error(conn, "DESCRIBE SCHEMA nope")
     assert rows(conn, "VALUES (1, 'a')") == [(1, "a")]
+
+
+def test_information_schema_files_lists_recursively_when_asked(conn: Any, data_dir: Path) -> None:
+    d = data_dir / "deep"
+    (d / "one" / "two").mkdir(parents=True)
+    (d / "top.csv").write_text("1\n")
+    (d / "one" / "two" / "leaf.csv").write_text("22\n")
+    sql = (
+        "SELECT RELATIVE_PATH, IS_DIRECTORY, LENGTH FROM INFORMATION_SCHEMA.`FILES` "
+        "WHERE SCHEMA_NAME = 'dfs.data' AND RELATIVE_PATH LIKE 'deep%' ORDER BY RELATIVE_PATH"
+    )
+    assert [r[:2] for r in rows(conn, sql)] == [("deep", True)]  # one level by default
+    rows(conn, "ALTER SESSION SET `storage.list_files_recursively` = true")
+    try:
+        got = rows(conn, sql)
+    finally:
+        rows(conn, "ALTER SESSION RESET `storage.list_files_recursively`")
+    assert [r[:2] for r in got] == [
+        ("deep", True),
+        ("deep/one", True),
+        ("deep/one/two", True),
+        ("deep/one/two/leaf.csv", False),
+        ("deep/top.csv", False),
+    ]
+    assert got[3][2] == 3 and got[4][2] == 2

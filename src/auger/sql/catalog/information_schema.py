@@ -21,12 +21,12 @@ import pyarrow as pa
 from auger.errors import UserError
 from auger.sql.catalog.resolution import IS_SCHEMA_NAME
 from auger.storage import filesystem as fs
+from auger.storage.file_facts import directory_facts
 from auger.types import ColumnMetadata, DataMode
 from auger.types.arrow import schema_from_arrow
 
 if TYPE_CHECKING:
     from auger.session import UserSession
-    from auger.storage.workspace import Workspace
 
 __all__ = ["INFO_TABLES", "calcite_sql_name", "info_schema_columns", "info_schema_table"]
 
@@ -257,104 +257,49 @@ _FILE_FIELDS: list[tuple[str, pa.DataType]] = [
 
 def _files(session: UserSession) -> pa.Table:
     """Entries of every workspace directory (recursively when
-    ``storage.list_files_recursively`` is set; SHOW FILES never recurses)."""
-    import datetime as dt
-    import os
-    import stat
-
-    from auger.sql.catalog.show import file_owner
-
-    try:
-        recursive = bool(session.options.get("storage.list_files_recursively"))
-    except Exception:  # the option is not registered: Drill's default
-        recursive = False
+    ``storage.list_files_recursively`` is set; SHOW FILES never recurses). A directory that
+    cannot be listed lists nothing."""
+    recursive = bool(session.options.get("storage.list_files_recursively"))
     rows: list[dict[str, object]] = []
     for ws in session.catalog.workspaces():
         try:
             top = ws.resolve("", listing=True)
         except UserError:  # the workspace directory itself is denied
             continue
-        if fs.is_uri(top):
-            rows.extend(_object_files(ws, top, recursive))
-            continue
+        # the root workspace is not walked: it would list the whole machine
+        descend = recursive and ws.config.location != "/"
         pending = [""]
         while pending:
             rel_dir = pending.pop(0)
-            directory = os.path.join(top, rel_dir)
             try:
-                entries = sorted(os.listdir(directory))
-            except OSError:
+                entries = directory_facts(fs.join(top, rel_dir) if rel_dir else top)
+            except (OSError, UserError):
                 continue
-            for name in entries:
-                full = os.path.join(directory, name)
-                if not ws.listed(full):
+            for e in entries:
+                if not ws.listed(e.path):
                     continue
-                try:
-                    st = os.stat(full)
-                except OSError:
-                    continue
-                rel = os.path.join(rel_dir, name) if rel_dir else name
-                is_dir = stat.S_ISDIR(st.st_mode)
-                user, group = file_owner(st)
+                rel = f"{rel_dir}/{e.name}" if rel_dir else e.name
                 rows.append(
                     {
                         "SCHEMA_NAME": ws.name,
                         "ROOT_SCHEMA_NAME": ws.plugin.name,
                         "WORKSPACE_NAME": ws.config.name,
-                        "FILE_NAME": name,
+                        "FILE_NAME": e.name,
                         "RELATIVE_PATH": rel,
-                        "IS_DIRECTORY": is_dir,
-                        "IS_FILE": stat.S_ISREG(st.st_mode),
-                        "LENGTH": st.st_size,
-                        "OWNER": user,
-                        "GROUP": group,
-                        "PERMISSION": stat.filemode(st.st_mode)[1:],
-                        "ACCESS_TIME": dt.datetime.fromtimestamp(st.st_atime, dt.UTC).replace(
-                            tzinfo=None
-                        ),
-                        "MODIFICATION_TIME": dt.datetime.fromtimestamp(st.st_mtime, dt.UTC).replace(
-                            tzinfo=None
-                        ),
+                        "IS_DIRECTORY": e.is_directory,
+                        "IS_FILE": e.is_file,
+                        "LENGTH": e.length,
+                        "OWNER": e.owner,
+                        "GROUP": e.group,
+                        "PERMISSION": e.permission,
+                        "ACCESS_TIME": e.access_time,
+                        "MODIFICATION_TIME": e.modification_time,
                     }
                 )
-                if is_dir and recursive and ws.config.location != "/":
+                if e.is_directory and descend:
                     pending.append(rel)
     fields = pa.schema(_FILE_FIELDS)
     return pa.table({f.name: pa.array([r[f.name] for r in rows], f.type) for f in fields})
-
-
-def _object_files(ws: Workspace, top: str, recursive: bool) -> list[dict[str, object]]:
-    """FILES rows of a workspace in an object store (no owner, group or access time there);
-    a store that cannot be asked lists nothing, as an unreadable directory does."""
-    import datetime as dt
-
-    try:
-        entries = fs.list_dir(top)
-        if recursive:
-            entries = [*fs.walk_files(top), *(e for e in entries if e.is_dir)]
-    except UserError:
-        return []
-    rows: list[dict[str, object]] = []
-    for e in sorted(entries, key=lambda e: e.path):
-        when = dt.datetime.fromtimestamp(e.mtime, dt.UTC).replace(tzinfo=None)
-        rows.append(
-            {
-                "SCHEMA_NAME": ws.name,
-                "ROOT_SCHEMA_NAME": ws.plugin.name,
-                "WORKSPACE_NAME": ws.config.name,
-                "FILE_NAME": fs.basename(e.path),
-                "RELATIVE_PATH": fs.relpath(e.path, top),
-                "IS_DIRECTORY": e.is_dir,
-                "IS_FILE": not e.is_dir,
-                "LENGTH": e.size,
-                "OWNER": "",
-                "GROUP": "",
-                "PERMISSION": "rwxrwxrwx" if e.is_dir else "rw-rw-rw-",
-                "ACCESS_TIME": when,
-                "MODIFICATION_TIME": when,
-            }
-        )
-    return rows
 
 
 INFO_TABLES: dict[str, Callable[[UserSession], pa.Table]] = {

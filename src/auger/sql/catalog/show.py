@@ -5,12 +5,7 @@ Each answers a small local table with Drill's column names.
 
 from __future__ import annotations
 
-import datetime as dt
 import fnmatch
-import grp
-import os
-import pwd
-import stat
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -37,6 +32,7 @@ from auger.sql.planning.tables import discover_file_table
 from auger.sql.result import QueryResult, ok_result
 from auger.storage import drill_json
 from auger.storage import filesystem as fs
+from auger.storage.file_facts import directory_facts
 from auger.storage.selection import is_hidden
 from auger.storage.workspace import Workspace
 from auger.types import DataMode, MinorType
@@ -162,90 +158,25 @@ def _not_workspace(name: str) -> UserError:
     )
 
 
-def file_owner(st: os.stat_result) -> tuple[str, str]:
-    try:
-        user = pwd.getpwuid(st.st_uid).pw_name
-    except KeyError:
-        user = str(st.st_uid)
-    try:
-        group = grp.getgrgid(st.st_gid).gr_name
-    except KeyError:
-        group = str(st.st_gid)
-    return user, group
-
-
-def _object_rows(directory: str) -> list[dict[str, Any]]:
-    """SHOW FILES rows of a directory (prefix) in an object store: objects have no owner,
-    group, permissions or access time, so these are shown as S3A reports them (the
-    modification time stands in for the access time)."""
-    rows: list[dict[str, Any]] = []
-    for entry in fs.list_dir(directory):
-        name = fs.basename(entry.path)
-        if is_hidden(name) and not name.endswith(".drill"):
-            continue
-        when = dt.datetime.fromtimestamp(entry.mtime, dt.UTC).replace(tzinfo=None)
-        rows.append(
-            {
-                "name": name,
-                "isDirectory": entry.is_dir,
-                "isFile": not entry.is_dir,
-                "length": entry.size,
-                "owner": "",
-                "group": "",
-                "permissions": "rwxrwxrwx" if entry.is_dir else "rw-rw-rw-",
-                "accessTime": when,
-                "modificationTime": when,
-            }
-        )
-    return rows
-
-
 def show_files(c: ShowFiles, session: UserSession) -> QueryResult:
     ws, directory = _files_target(c, session)
-    rows: list[dict[str, Any]] = []
-    names = [] if fs.is_uri(directory) else sorted(os.listdir(directory))
-    if fs.is_uri(directory):
-        rows = _object_rows(directory)
-    for name in names:
-        if is_hidden(name) and not name.endswith(".drill"):
-            continue
-        full = os.path.join(directory, name)
-        if not ws.listed(full):
-            continue
-        try:
-            st = os.stat(full)
-        except OSError:
-            continue
-        user, group = file_owner(st)
-        rows.append(
-            {
-                "name": name,
-                "isDirectory": stat.S_ISDIR(st.st_mode),
-                "isFile": stat.S_ISREG(st.st_mode),
-                "length": st.st_size,
-                "owner": user,
-                "group": group,
-                "permissions": stat.filemode(st.st_mode)[1:],
-                "accessTime": dt.datetime.fromtimestamp(st.st_atime, dt.UTC).replace(tzinfo=None),
-                "modificationTime": dt.datetime.fromtimestamp(st.st_mtime, dt.UTC).replace(
-                    tzinfo=None
-                ),
-            }
-        )
-    schema = pa.schema(
-        [
-            ("name", pa.string()),
-            ("isDirectory", pa.bool_()),
-            ("isFile", pa.bool_()),
-            ("length", pa.int64()),
-            ("owner", pa.string()),
-            ("group", pa.string()),
-            ("permissions", pa.string()),
-            ("accessTime", pa.timestamp("ms")),
-            ("modificationTime", pa.timestamp("ms")),
-        ]
-    )
-    table = pa.table({f.name: pa.array([r[f.name] for r in rows], f.type) for f in schema})
+    entries = [
+        e
+        for e in directory_facts(directory)
+        if not (is_hidden(e.name) and not e.name.endswith(".drill")) and ws.listed(e.path)
+    ]
+    columns = {
+        "name": (pa.string(), [e.name for e in entries]),
+        "isDirectory": (pa.bool_(), [e.is_directory for e in entries]),
+        "isFile": (pa.bool_(), [e.is_file for e in entries]),
+        "length": (pa.int64(), [e.length for e in entries]),
+        "owner": (pa.string(), [e.owner for e in entries]),
+        "group": (pa.string(), [e.group for e in entries]),
+        "permissions": (pa.string(), [e.permission for e in entries]),
+        "accessTime": (pa.timestamp("ms"), [e.access_time for e in entries]),
+        "modificationTime": (pa.timestamp("ms"), [e.modification_time for e in entries]),
+    }
+    table = pa.table({name: pa.array(values, kind) for name, (kind, values) in columns.items()})
     return QueryResult(table=table, statement="SHOW")
 
 
