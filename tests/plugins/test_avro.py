@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import gzip
 import uuid
 from collections.abc import Iterator
 from importlib.metadata import entry_points
@@ -290,3 +291,14 @@ def test_a_file_that_is_not_avro(conn: Any) -> None:
     text = str(info.value)
     assert text.startswith("DATA_READ ERROR: Not an Avro object container file")
     assert "notavro.avro" in text
+
+
+def test_a_compressed_file_with_projection(tmp_path: Path) -> None:
+    plain = tmp_path / "plain.avro"
+    write(plain, [record(i) for i in range(5)])
+    packed = tmp_path / "users.avro.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    assert scan(packed, ["name", "previous"]) == [
+        {"name": f"user{i}", "previous": {"street": "Old Rd", "zip": 1} if i == 2 else None}
+        for i in range(5)
+    ]

@@ -32,11 +32,14 @@ with a *reader schema* that keeps only the projected top-level fields, so the ot
 in the bytes rather than decoded; the decoded values are turned into one Arrow array per column
 and block. ``COUNT(*)`` reads only the blocks' record counts. A block that is truncated or
 corrupt fails the query with a DATA_READ error naming the file, the block and the record.
+A compressed file (``.avro.gz``, ``.avro.zst``...) is decompressed into memory first, since
+fastavro's block reader needs to seek.
 """
 
 from __future__ import annotations
 
 import copy
+import io
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
@@ -380,6 +383,16 @@ def _read_error(path: str, block: int, record: int, exc: BaseException) -> UserE
     )
 
 
+def _open(path: str) -> IO[bytes]:
+    """The file's bytes, seekable (fastavro's block reader seeks): a compressed file
+    (``.avro.gz``...) is decompressed into memory."""
+    fo = open_input(path)
+    if fo.seekable():
+        return fo
+    with fo:
+        return io.BytesIO(fo.read())
+
+
 def _header(fo: IO[bytes], path: str) -> Any:
     try:
         return fastavro.block_reader(fo)
@@ -393,7 +406,7 @@ def _header(fo: IO[bytes], path: str) -> Any:
 
 def file_schema(path: str) -> TupleSchema:
     """The Drill columns of one Avro file, from its header alone."""
-    with open_input(path) as fo:
+    with _open(path) as fo:
         reader = _header(fo, path)
         return avro_schema_to_drill(reader.writer_schema)
 
@@ -424,7 +437,7 @@ class AvroFormat(FormatPlugin):
         batch_rows: int,
     ) -> Iterator[pa.RecordBatch]:
         path = split.path
-        with open_input(path) as fo:
+        with _open(path) as fo:
             blocks = _header(fo, path)
             writer = blocks.writer_schema
             table = avro_schema_to_drill(writer)
@@ -436,9 +449,14 @@ class AvroFormat(FormatPlugin):
             if not chosen:
                 yield from _counts(blocks, path)
                 return
-            if len(chosen) < len(table):
-                fo.seek(0)
-                blocks = fastavro.block_reader(fo, _reader_schema(writer, [c.name for c in chosen]))
+            if len(chosen) == len(table):
+                yield from _batches(blocks, [_Column(c) for c in chosen], path)
+                return
+        # again from the start (a compressed stream cannot seek back), decoding only the
+        # projected fields
+        reader_schema = _reader_schema(writer, [c.name for c in chosen])
+        with _open(path) as fo:
+            blocks = fastavro.block_reader(fo, reader_schema)
             yield from _batches(blocks, [_Column(c) for c in chosen], path)
 
 
