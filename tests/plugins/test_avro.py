@@ -302,3 +302,23 @@ def test_a_compressed_file_with_projection(tmp_path: Path) -> None:
         {"name": f"user{i}", "previous": {"street": "Old Rd", "zip": 1} if i == 2 else None}
         for i in range(5)
     ]
+
+
+def test_files_with_different_fields(tmp_path: Path) -> None:
+    first = {"type": "record", "name": "R", "fields": [{"name": "a", "type": "long"},
+             {"name": "b", "type": "string"}]}  # fmt: skip
+    second = {"type": "record", "name": "R", "fields": [{"name": "a", "type": "long"},
+              {"name": "c", "type": ["null", "double"]}]}  # fmt: skip
+    files = [tmp_path / "1.avro", tmp_path / "2.avro"]
+    for path, schema, rec in zip(files, (first, second), ({"a": 1, "b": "x"}, {"a": 2, "c": 2.5})):
+        with path.open("wb") as out:
+            fastavro.writer(out, schema, [rec])
+    plugin, config = get_format("avro"), FormatConfig("avro", "avro", ("avro",))
+    table = plugin.discover_schema([str(p) for p in files], config, {})
+    # a column one file lacks is nullable: that file's rows read NULL there
+    assert str(table) == "(`a` BIGINT NOT NULL, `b` VARCHAR, `c` DOUBLE)"
+    op = ScanOperator(plugin, [str(p) for p in files], ["*"], config=config, defined_schema=table)
+    assert [r for b in op for r in b.to_pylist()] == [
+        {"a": 1, "b": "x", "c": None},
+        {"a": 2, "b": None, "c": 2.5},
+    ]

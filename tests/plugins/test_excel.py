@@ -253,3 +253,31 @@ def test_empty_sheet_gives_no_rows(conn: Any) -> None:
         "sheetName => 'empty'))",
     )
     assert got == [(0,)]
+
+
+def test_batches_keep_to_the_loaders_limits(tmp_path: Path) -> None:
+    # two cells of 30,000 characters (Excel holds at most 32,767) among small ones: with a
+    # 48 KiB byte limit per column the second cannot join the first's batch, and goes whole
+    # into the next (the overflow row)
+    path = tmp_path / "big.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    sheet = book.add_worksheet("s")
+    sheet.write_row(0, 0, ["n", "text"])
+    texts = ["a" * 30_000 if i in (2, 3) else f"row{i}" for i in range(6)]
+    for i, text in enumerate(texts):
+        sheet.write_row(i + 1, 0, [i, text])
+    book.close()
+    plugin = get_format("excel")
+    config = FormatConfig("excel", "excel", ("xlsx",))
+    op = ScanOperator(
+        lambda split: plugin.reader(split, config),
+        [str(path)],
+        ["n", "text"],
+        batch_rows=4,
+        vector_size_limit=48 * 1024,
+    )
+    batches = [b.to_pylist() for b in op]
+    assert [[r["n"] for r in b] for b in batches] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert [r["text"] for b in batches for r in b] == texts
+    op = ScanOperator(lambda split: plugin.reader(split, config), [str(path)], ["n"], limit=2)
+    assert [r["n"] for b in op for r in b.to_pylist()] == [0.0, 1.0]

@@ -420,12 +420,20 @@ class AvroFormat(FormatPlugin):
     def discover_schema(
         self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
     ) -> TupleSchema:
-        # The headers of the first files (the union of their columns, first file first).
+        # The headers of the first files: the union of their columns, first file first. A
+        # column some file lacks is nullable (that file's rows have no value for it).
         schema = TupleSchema()
+        everywhere: set[str] | None = None
         for path in list(files)[: self.discovery_sample]:
-            for col in file_schema(path):
+            found = file_schema(path)
+            for col in found:
                 if col.name not in schema:
                     schema.add(col)
+            names = {c.name.lower() for c in found}
+            everywhere = names if everywhere is None else everywhere & names
+        for col in list(schema):
+            if col.name.lower() not in (everywhere or set()) and col.mode is DataMode.REQUIRED:
+                schema.replace(col.with_mode(DataMode.OPTIONAL))
         return schema
 
     def read_arrow(
