@@ -281,3 +281,16 @@ def test_batches_keep_to_the_loaders_limits(tmp_path: Path) -> None:
     assert [r["text"] for b in batches for r in b] == texts
     op = ScanOperator(lambda split: plugin.reader(split, config), [str(path)], ["n"], limit=2)
     assert [r["n"] for b in op for r in b.to_pylist()] == [0.0, 1.0]
+
+
+def test_leading_empty_rows_and_columns_are_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "offset.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    sheet = book.add_worksheet("s")
+    sheet.write_row(3, 1, ["h1", "h2"])  # the table starts at B4
+    sheet.write_row(4, 1, [1, "a"])
+    sheet.write_row(5, 1, [2, "b"])
+    book.close()
+    assert scan(path, ["*"]) == [{"h1": 1.0, "h2": "a"}, {"h1": 2.0, "h2": "b"}]
+    # firstColumn counts from column A whatever the sheet holds
+    assert scan(path, ["*"], firstColumn=3) == [{"h2": "a"}, {"h2": "b"}]
