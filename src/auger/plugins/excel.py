@@ -54,6 +54,7 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import open_input
 from auger.plugins.options import bool_option, int_option, option
+from auger.resultset.writers.scalar import ScalarWriter
 from auger.scan import FormatReader, ReaderFormatPlugin, SchemaNegotiator
 from auger.scan.operator import discover_through_reader
 from auger.scan.schema import EXCLUDE_FROM_WILDCARD
@@ -213,11 +214,30 @@ def _double(value: Any) -> float:
     return float(value)
 
 
-_CONVERT: dict[MinorType, Callable[[Any], Any]] = {
-    MinorType.VARCHAR: _text,
-    MinorType.FLOAT8: _double,
-    MinorType.TIMESTAMP: _timestamp,
-}
+def _putter(minor: MinorType, writer: ScalarWriter) -> Callable[[Any], None]:
+    """How a cell's value is written to a column of the type: the writer's own setter for the
+    value calamine gives most often (text for VARCHAR, a float for DOUBLE), converting the
+    others; a value that does not convert raises ``TypeError``."""
+    if minor is MinorType.VARCHAR:
+        set_string = writer.set_string
+
+        def put_text(value: Any) -> None:
+            set_string(value if value.__class__ is str else _text(value))
+
+        return put_text
+    if minor is MinorType.FLOAT8:
+        set_double = writer.set_double
+
+        def put_double(value: Any) -> None:
+            set_double(value if value.__class__ is float else _double(value))
+
+        return put_double
+    set_value = writer.set
+
+    def put_timestamp(value: Any) -> None:
+        set_value(_timestamp(value))
+
+    return put_timestamp
 
 
 def _properties(data: bytes) -> dict[str, Any]:
@@ -339,10 +359,11 @@ class ExcelReader(FormatReader):
         self.rows = rows = negotiator.build().writer()
         projected = negotiator.is_projected
         # Columns nobody asked for are neither converted nor written.
+        # Cells right of the sheet's last column are empty: their columns stay null.
         self.writers = [
-            (i + self.first, name, _CONVERT[t], rows.scalar(name))
+            (i + self.first, name, _putter(t, rows.scalar(name)))
             for i, (name, t) in enumerate(zip(names, types, strict=True))
-            if projected(name)
+            if projected(name) and i + self.first < width
         ]
         self.types = dict(zip(names, types, strict=True))
         self.cells = cells
@@ -380,12 +401,12 @@ class ExcelReader(FormatReader):
             if all(v is None or v == "" for v in region):
                 continue
             rows.start()
-            for index, name, convert, writer in writers:
-                value = row[index] if index < len(row) else None
+            for index, name, put in writers:
+                value = row[index]
                 if value is None or value == "":
                     continue
                 try:
-                    writer.set(convert(value))
+                    put(value)
                 except (TypeError, ValueError, OverflowError) as exc:
                     raise self._mismatch(name, value, exc) from None
             for writer, value in self.specials:
