@@ -322,3 +322,60 @@ def test_files_with_different_fields(tmp_path: Path) -> None:
         {"a": 1, "b": "x", "c": None},
         {"a": 2, "b": None, "c": 2.5},
     ]
+
+
+def test_less_common_types(tmp_path: Path) -> None:
+    duration = {"type": "fixed", "name": "Span", "size": 12, "logicalType": "duration"}
+    schema = {
+        "type": "record",
+        "name": "Odd",
+        "fields": [
+            {"name": "grid", "type": {"type": "array", "items": {"type": "array", "items": "int"}}},
+            {"name": "at_us", "type": {"type": "long", "logicalType": "time-micros"}},
+            {"name": "local", "type": {"type": "long", "logicalType": "local-timestamp-millis"}},
+            {"name": "span", "type": duration},
+            {"name": "raw", "type": "bytes"},
+            {
+                "name": "inner",
+                "type": {
+                    "type": "record",
+                    "name": "Inner",
+                    "fields": [
+                        {"name": "id", "type": {"type": "string", "logicalType": "uuid"}},
+                        {"name": "counts", "type": {"type": "map", "values": ["null", "int"]}},
+                        {"name": "ids", "type": {"type": "array", "items": "string"}},
+                    ],
+                },
+            },
+        ],
+    }
+    span = (2).to_bytes(4, "little") + (3).to_bytes(4, "little") + (4500).to_bytes(4, "little")
+    rec = {
+        "grid": [[1, 2], [], [3]],
+        "at_us": dt.time(1, 2, 3, 456789),
+        "local": dt.datetime(2021, 6, 7, 8, 9, 10, 11000),
+        "span": span,
+        "raw": b"\x00\xff",
+        "inner": {"id": UID, "counts": {"x": 1, "y": None}, "ids": ["p", "q"]},
+    }
+    path = tmp_path / "odd.avro"
+    with path.open("wb") as out:
+        fastavro.writer(out, schema, [rec])
+    table = avro_schema_to_drill(schema)
+    assert [c.type for c in table] == [
+        MinorType.LIST,
+        MinorType.TIME,
+        MinorType.TIMESTAMP,
+        MinorType.INTERVAL,
+        MinorType.VARBINARY,
+        MinorType.MAP,
+    ]
+    (got,) = scan(path, ["*"])
+    assert got["grid"] == [[1, 2], [], [3]]
+    assert got["at_us"] == dt.time(1, 2, 3, 456000)  # TIME to the millisecond
+    assert got["local"] == dt.datetime(2021, 6, 7, 8, 9, 10, 11000)
+    assert got["span"] == pa.MonthDayNano([2, 3, 4_500_000_000])
+    assert got["raw"] == b"\x00\xff"
+    inner = got["inner"]
+    assert inner["id"] == str(UID) and inner["ids"] == ["p", "q"]
+    assert dict(inner["counts"]) == {"x": 1, "y": None}
