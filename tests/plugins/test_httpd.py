@@ -42,6 +42,16 @@ not an access log line
 also not one
 """
 
+NGINX_FORMAT = (
+    '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '
+    '"$http_referer" "$http_user_agent" "$http_x_forwarded_for" $request_time $upstream_addr'
+)
+NGINX = """\
+10.0.0.1 - - [25/Oct/2015:04:11:25 +0100] "GET /a?b=1 HTTP/1.1" 200 612 "-" "curl/8.0" \
+"1.2.3.4, 5.6.7.8" 0.005 127.0.0.1:9000
+10.0.0.2 - ann [25/Oct/2015:04:11:26 +0100] "HEAD / HTTP/1.1" 304 0 "-" "-" "-" 0.000 -
+"""
+
 ALL_COLUMNS = 118  # Drill's columns for its default LogFormat: 114 values and 4 query maps
 
 
@@ -155,6 +165,26 @@ def test_apache_time_directives(log_format: str, line: str) -> None:
     assert col.derive(m.group(group)) == "200"
 
 
+def test_nginx_log_format_variables() -> None:
+    fmt = parse_log_format(NGINX_FORMAT)
+    m = fmt.regex.fullmatch(NGINX.splitlines()[0])
+    assert m is not None
+
+    def value(name: str) -> Any:
+        group, col = fmt.columns[name]
+        return col.derive(m.group(group))
+
+    # the Apache directive's columns where nginx has one, else nginx_<variable> as text
+    assert value("connection_client_host") == "10.0.0.1"
+    assert value("request_receive_time") == dt.datetime(2015, 10, 25, 3, 11, 25)
+    assert value("request_firstline_uri_query_$") == [("b", "1")]
+    assert value("request_status_last") == "200"
+    assert value("response_body_bytes") == 612
+    assert value("request_header_x-forwarded-for") == "1.2.3.4, 5.6.7.8"
+    assert value("response_server_processing_time") == 0.005
+    assert value("nginx_upstream_addr") == "127.0.0.1:9000"
+
+
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("httpd")
@@ -162,6 +192,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "2015" / "oct" / "access.httpd").write_text(ACCESS)
     (root / "common.log").write_text(COMMON)
     (root / "flat.qlog").write_text(ACCESS)
+    (root / "nginx.log").write_text(NGINX)
     return root
 
 
@@ -294,6 +325,19 @@ def test_table_function_options(conn: Any) -> None:
 
 
 @pytest.mark.spark
+def test_an_nginx_log_format_through_sql(conn: Any) -> None:
+    # the nginx format given in a table function (a quote in it doubled, as SQL wants)
+    fmt = NGINX_FORMAT.replace("'", "''")
+    got = rows(
+        conn,
+        "SELECT connection_client_user, request_firstline_method, response_body_bytes, "
+        "nginx_upstream_addr FROM table(dfs.web.`nginx.log`(type => 'httpd', "
+        f"logFormat => '{fmt}')) ORDER BY request_receive_time",
+    )
+    assert got == [(None, "GET", 612, "127.0.0.1:9000"), ("ann", "HEAD", 0, None)]
+
+
+@pytest.mark.spark
 def test_small_batches_keep_every_row(conn: Any) -> None:
     cur = conn.cursor()
     cur.execute("ALTER SESSION SET `auger.scan.batch_rows` = 1")
@@ -320,3 +364,26 @@ def test_a_compressed_file_and_projection_without_spark(tmp_path: Path) -> None:
         "/join_form",
     ]
     assert all(r["_matched"] for r in got)
+
+
+def test_a_line_past_the_byte_limit_moves_whole_to_the_next_batch(tmp_path: Path) -> None:
+    # two 1 MB request lines do not fit one batch of 1.5 MB: the loader carries the row that
+    # would pass the limit into the next batch, and no row is split or lost
+    long_path = "/" + "x" * (1 << 20)
+    lines = [
+        f'1.1.1.{i} - - [25/Oct/2015:04:11:2{i} +0100] "GET {long_path if i in (2, 3) else "/"} '
+        f'HTTP/1.1" 200 {i} "-" "-"'
+        for i in range(5)
+    ]
+    path = tmp_path / "big.httpd"
+    path.write_text("\n".join(lines) + "\n")
+    plugin, config = get_format("httpd"), FormatConfig("httpd", "httpd", ("httpd",))
+    op = ScanOperator(
+        lambda split: plugin.reader(split, config),
+        [str(path)],
+        ["connection_client_host", "request_firstline_uri_path"],
+        vector_size_limit=3 << 19,
+    )
+    batches = [[r["connection_client_host"] for r in b.to_pylist()] for b in op]
+    assert [h for b in batches for h in b] == [f"1.1.1.{i}" for i in range(5)]
+    assert ["1.1.1.0", "1.1.1.1", "1.1.1.2"] in batches  # the batch ends before 1.1.1.3

@@ -1,11 +1,15 @@
 """Drill's ``httpd`` format: web server access logs, parsed by the server's own LogFormat.
 
 ``logFormat`` is the Apache ``LogFormat`` string the server writes its log with (default
-Drill's: ``%h %l %u %t "%r" %s %b "%{Referer}i" "%{User-agent}i"``), or one of Apache's
-named formats ``common``, ``combined``, ``combinedio``, ``referer`` and ``agent``. Several
-formats may be given one per line; each line of the file is parsed with the first that
-matches it. The format is turned into one regular expression (each directive a group, the
-text between them literal), and only the groups a query projects are converted.
+Drill's: ``%h %l %u %t "%r" %s %b "%{Referer}i" "%{User-agent}i"``), one of Apache's
+named formats ``common``, ``combined``, ``combinedio``, ``referer`` and ``agent``, or an nginx
+``log_format`` (``$remote_addr - $remote_user [$time_local] "$request" ...``: a variable that
+is an Apache directive under another name gives that directive's columns, ``$http_<name>``
+``request_header_<name>``, ``$request_time`` ``response_server_processing_time`` (FLOAT8),
+any other ``nginx_<variable>`` as text). Several formats may be given one per line; each line
+of the file is parsed with the first that matches it. Each format is turned into one regular
+expression (each directive a group, the text between them literal), and only the groups a
+query projects are converted.
 
 Columns are named as Drill names them (the log parser's field path with ``.`` → ``_`` and
 ``_`` → ``__``), each directive giving the columns Drill gives for it:
@@ -450,23 +454,111 @@ class LogFormat:
     columns: dict[str, tuple[int, Column]] = field(default_factory=dict)
 
 
+#: an nginx ``log_format`` variable: ``$name`` or ``${name}``
+_NGINX_VARIABLE = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+
+#: nginx variables that are an Apache directive under another name
+_NGINX_AS_APACHE = {
+    "remote_addr": "%h",
+    "remote_user": "%u",
+    "request": "%r",
+    "status": "%>s",
+    "body_bytes_sent": "%B",
+    "bytes_sent": "%O",
+    "http_referer": "%{Referer}i",
+    "http_user_agent": "%{User-agent}i",
+    "request_method": "%m",
+    "server_protocol": "%H",
+    "uri": "%U",
+    "pid": "%P",
+    "server_name": "%V",
+    "server_port": "%{local}p",
+    "remote_port": "%{remote}p",
+    "server_addr": "%A",
+    "connection_requests": "%k",
+}
+
+
+def _iso_time(s: str) -> dt.datetime | None:
+    try:
+        t = dt.datetime.fromisoformat(s)
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=dt.UTC)
+
+
+def _msec_time(s: str) -> dt.datetime | None:
+    try:
+        seconds = float(s)
+    except ValueError:
+        return None
+    return dt.datetime.fromtimestamp(seconds, dt.UTC)
+
+
+def _float(s: str) -> float | None:
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def _nginx_variable(name: str, timestamp_format: str | None) -> Directive:
+    """An nginx variable's columns: an Apache directive's where nginx has one, else text."""
+    text = f"${name}"
+    base = "request_receive_time"
+    if name in _NGINX_AS_APACHE:
+        m = _DIRECTIVE.fullmatch(_NGINX_AS_APACHE[name])
+        assert m is not None
+        before, argument, after, letter = m.groups()
+        return _directive(text, before or after, letter, argument, timestamp_format)
+    if name == "time_local":  # Apache's %t without the brackets, which the format writes
+        cols = _time_columns(base, _time_parser(timestamp_format))
+        return Directive(text, _with_twin(cols), r"[^\]]*")
+    if name == "time_iso8601":
+        return Directive(text, _with_twin(_time_columns(base, _iso_time)), r"\S*")
+    if name == "msec":
+        return Directive(text, _with_twin(_time_columns(base, _msec_time)), r"\S*")
+    if name == "request_uri":
+        return Directive(text, tuple(_uri_columns("request_firstline_uri", lambda s: s)), r"\S*")
+    if name in ("args", "query_string"):
+        column = Column("request_firstline_uri_query", V, _text)
+        return Directive(text, (column,), r"\S*")
+    if name == "request_time":
+        return Directive(
+            text, (Column("response_server_processing_time", MinorType.FLOAT8, _float),), r"\S*"
+        )
+    if name.startswith("http_"):
+        header = name[5:].replace("_", "-")
+        return Directive(text, (Column(_drill_name("request.header." + header), V, _text),), r".*?")
+    if name.startswith("sent_http_"):
+        header = name[10:].replace("_", "-")
+        column = Column(_drill_name("response.header." + header), V, _text)
+        return Directive(text, (column,), r".*?")
+    return Directive(text, (Column(f"nginx_{name}", V, _text),), r"\S*")
+
+
 def parse_log_format(text: str, timestamp_format: str | None = None) -> LogFormat:
-    """An Apache LogFormat (or a name such as ``combined``) as a regex and its columns."""
+    """An Apache LogFormat (or a name such as ``combined``), or an nginx ``log_format`` (its
+    ``$variables``), as a regex and its columns."""
     fmt = NAMED_FORMATS.get(text.strip().lower(), text)
-    fmt = fmt.replace('\\"', '"')  # as written inside an Apache config's quotes
+    fmt = fmt.replace('\\"', '"')  # as written inside a server config's quotes
+    nginx = "%" not in fmt and _NGINX_VARIABLE.search(fmt) is not None
     regex: list[str] = []
     columns: dict[str, tuple[int, Column]] = {}
     pos = 0
     group = 0
-    for m in _DIRECTIVE.finditer(fmt):
+    for m in (_NGINX_VARIABLE if nginx else _DIRECTIVE).finditer(fmt):
         literal = fmt[pos : m.start()]
         regex.append(re.escape(literal))
         pos = m.end()
-        if m.group(4) == "%":
+        if nginx:
+            directive = _nginx_variable(m.group(1) or m.group(2), timestamp_format)
+        elif m.group(4) == "%":
             regex.append("%")
             continue
-        before, argument, after, letter = m.groups()
-        directive = _directive(m.group(0), before or after, letter, argument, timestamp_format)
+        else:
+            before, argument, after, letter = m.groups()
+            directive = _directive(m.group(0), before or after, letter, argument, timestamp_format)
         quoted = literal.endswith('"') and fmt[pos : pos + 1] == '"'
         pattern = _QUOTED if quoted and not directive.frame[0] else directive.pattern
         regex.append(f"{directive.frame[0]}({pattern}){directive.frame[1]}")
@@ -476,7 +568,7 @@ def parse_log_format(text: str, timestamp_format: str | None = None) -> LogForma
     regex.append(re.escape(fmt[pos:]))
     if group == 0:
         raise UserError.validation(
-            f"The logFormat [{text}] has no % directives, so no columns",
+            f"The logFormat [{text}] has no % directives (nor $variables), so no columns",
             ["Fix: set logFormat to the server's LogFormat, such as '%h %l %u %t \"%r\" %>s %b'"],
         )
     return LogFormat(text, re.compile("".join(regex), re.DOTALL), columns)
