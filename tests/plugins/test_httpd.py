@@ -135,6 +135,7 @@ def test_log_format_to_regex_and_values() -> None:
     assert value("request_receive_time_hour") == 4
     assert value("request_receive_time_hour__utc") == 3
     assert value("request_receive_time_timezone") == "+01:00"
+    assert value("request_receive_time_last_monthname__utc") == "October"
     assert value("request_status_last") == "200"
     # a custom timestamp format, Java-style as Drill takes it
     custom = parse_log_format("%t %h", "yyyy-MM-dd'T'HH:mm:ssXXX")

@@ -87,6 +87,12 @@ def test_options_under_drill_names_and_snake_case() -> None:
     )
     with pytest.raises(auger.UserError, match="dataLevel must be a whole number"):
         XmlOptions.from_config(FormatConfig("x", "xml", ("xml",), {"dataLevel": "deep"}))
+    # Drill's allTextMode: true (its default) is what auger does; false is refused, not ignored
+    assert XmlOptions.from_config(
+        FormatConfig("x", "xml", ("xml",), {"allTextMode": True})
+    ) == XmlOptions(1)
+    with pytest.raises(auger.UserError, match="allTextMode = false"):
+        XmlOptions.from_config(FormatConfig("x", "xml", ("xml",), {"all_text_mode": "false"}))
 
 
 @pytest.fixture(scope="module")

@@ -204,6 +204,10 @@ _MONTHS = {
         ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
     )
 }
+_MONTH_NAMES = (
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+)  # fmt: skip
 _APACHE_TIME = re.compile(r"(\d\d)/(\w{3})/(\d{4}):(\d\d):(\d\d):(\d\d) ([+-])(\d\d)(\d\d)")
 _ZONE_LETTERS = re.compile(r"Z+|X+|x+")
 
@@ -252,7 +256,7 @@ _TIME_PARTS: tuple[tuple[str, MinorType, Callable[[dt.datetime], Value]], ...] =
     ("millisecond", N, lambda t: t.microsecond // 1000),
     ("minute", N, lambda t: t.minute),
     ("month", N, lambda t: t.month),
-    ("monthname", V, lambda t: t.strftime("%B")),
+    ("monthname", V, lambda t: _MONTH_NAMES[t.month - 1]),
     ("nanosecond", N, lambda t: t.microsecond * 1000),
     ("second", N, lambda t: t.second),
     ("time", MinorType.TIME, lambda t: t.time().replace(tzinfo=None)),
@@ -409,7 +413,9 @@ def _directive(
             cols = _time_columns(base, _time_parser(fmt))
             return Directive(text, _with_twin(cols), r"[^\]]*", (r"\[", r"\]"))
         # %{format}t: a strftime format (after an optional begin:/end:), or an epoch unit
-        spec = argument.split(":", 1)[1] if argument[:4] in ("begi", "end:") else argument
+        spec = argument
+        for prefix in ("begin:", "end:"):
+            spec = spec.removeprefix(prefix)
         if spec in ("sec", "msec", "usec"):
             return Directive(text, _with_twin(_time_columns(base, _epoch_parser(spec))), word)
         return Directive(text, _with_twin(_time_columns(base, _strftime_parser(spec))), free)

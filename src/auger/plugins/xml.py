@@ -4,7 +4,8 @@
 ``<books><book>...</book><book>...</book></books>`` and ``dataLevel = 2`` each ``<book>`` is a
 row and its child elements are the columns. Below the row, an element holding text is a
 VARCHAR column; an element holding elements is a map of its children, to any depth. Every
-value is text, as in Drill: a provided schema (``.drill.schema``, or a table function's
+value is text, as in Drill with its default ``allTextMode = true`` (``false`` is refused): a
+provided schema (``.drill.schema``, or a table function's
 ``schema => 'inline=(year INT)'``) types the columns, and the scan converts.
 
 Repeated elements: an element met twice in the same row (or the same map) stays one column,
@@ -31,7 +32,7 @@ from typing import IO, Any
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import open_input
-from auger.plugins.options import int_option
+from auger.plugins.options import bool_option, int_option
 from auger.resultset.writers.scalar import ScalarWriter
 from auger.resultset.writers.tuple import TupleWriter
 from auger.scan import FormatReader, ReaderFormatPlugin, SchemaNegotiator
@@ -107,6 +108,15 @@ class XmlOptions:
 
     @classmethod
     def from_config(cls, config: FormatConfig) -> XmlOptions:
+        if not bool_option(config, "allTextMode", True):
+            raise UserError.validation(
+                f"Format [{config.name}]: allTextMode = false (values typed by guessing) is "
+                "not supported; every XML value is read as text",
+                [
+                    "Fix: leave allTextMode out (or true) and type the columns with a provided "
+                    "schema, such as schema => 'inline=(`year` INT)' in a table function"
+                ],
+            )
         level = int_option(config, "dataLevel", DEFAULT_DATA_LEVEL)
         # Drill reads a level below 1 as 1 (the root element).
         return cls(max(level, 1))
