@@ -166,6 +166,36 @@ def test_apache_time_directives(log_format: str, line: str) -> None:
     assert col.derive(m.group(group)) == "200"
 
 
+def test_user_agent_parts_with_parse_user_agent() -> None:
+    fmt = parse_log_format("agent", parse_user_agent=True)
+    iphone = (
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 "
+        "(KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1"
+    )
+    m = fmt.regex.fullmatch(iphone)
+    assert m is not None
+    got = {
+        name: col.derive(m.group(group))
+        for name, (group, col) in fmt.columns.items()
+        if name.startswith("request_user-agent_last_")
+    }
+    assert got == {
+        "request_user-agent_last_agent__name": "Mobile Safari",
+        "request_user-agent_last_agent__version": "17.0",
+        "request_user-agent_last_agent__version__major": "17",
+        "request_user-agent_last_agent__name__version": "Mobile Safari 17.0",
+        "request_user-agent_last_agent__name__version__major": "Mobile Safari 17",
+        "request_user-agent_last_operating__system__name": "iOS",
+        "request_user-agent_last_operating__system__version": "17.0",
+        "request_user-agent_last_operating__system__version__major": "17",
+        "request_user-agent_last_operating__system__name__version": "iOS 17.0",
+        "request_user-agent_last_device__name": "iPhone",
+        "request_user-agent_last_device__brand": "Apple",
+    }
+    # off by default, as in Drill
+    assert "request_user-agent_agent__name" not in parse_log_format("agent").columns
+
+
 def test_nginx_log_format_variables() -> None:
     fmt = parse_log_format(NGINX_FORMAT)
     m = fmt.regex.fullmatch(NGINX.splitlines()[0])
@@ -336,6 +366,17 @@ def test_an_nginx_log_format_through_sql(conn: Any) -> None:
         f"logFormat => '{fmt}')) ORDER BY request_receive_time",
     )
     assert got == [(None, "GET", 612, "127.0.0.1:9000"), ("ann", "HEAD", 0, None)]
+
+
+@pytest.mark.spark
+def test_parse_user_agent_in_a_table_function(conn: Any) -> None:
+    got = rows(
+        conn,
+        "SELECT `request_user-agent_agent__name`, `request_user-agent_operating__system__name`, "
+        "COUNT(*) FROM table(dfs.web.`2015/oct/access.httpd`(type => 'httpd', "
+        "parseUserAgent => true)) GROUP BY 1, 2 ORDER BY 1",
+    )
+    assert got == [("Firefox", "Windows", 3), (None, None, 1)]
 
 
 @pytest.mark.spark

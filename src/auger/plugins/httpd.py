@@ -38,6 +38,14 @@ Columns are named as Drill names them (the log parser's field path with ``.`` â†
   ``response_header_``, ``request_cookies_``, ``server_environment_``,
   ``server_module_note_``).
 
+With ``parseUserAgent`` (default false) the user agent is also taken apart by ua-parser into
+``request_user-agent_agent__name``, ``_agent__version``, ``_agent__version__major``,
+``_agent__name__version``, ``_agent__name__version__major``, ``_operating__system__name``,
+``_operating__system__version``, ``_operating__system__version__major``,
+``_operating__system__name__version``, ``_device__name`` and ``_device__brand`` (Drill's names;
+the values are ua-parser's, which may name a browser or system differently from Drill's
+analyser), and the same under ``request_user-agent_last``.
+
 ``-``, Apache's "no value", is NULL. With ``flattenWildcards`` the query parameters are columns
 of their own (``request_firstline_uri_query_<name>``) instead of the ``_query_$`` maps.
 
@@ -543,7 +551,55 @@ def _nginx_variable(name: str, timestamp_format: str | None) -> Directive:
     return Directive(text, (Column(f"nginx_{name}", V, _text),), r"\S*")
 
 
-def parse_log_format(text: str, timestamp_format: str | None = None) -> LogFormat:
+#: the parts of a user agent, named as Drill's user agent analysis names them, and how each
+#: comes from ua-parser's result
+_USER_AGENT_PARTS: tuple[tuple[str, Callable[[Any], str | None]], ...] = (
+    ("agent__name", lambda r: r.user_agent and r.user_agent.family),
+    ("agent__version", lambda r: r.user_agent and _version(r.user_agent)),
+    ("agent__version__major", lambda r: r.user_agent and r.user_agent.major),
+    ("agent__name__version", lambda r: r.user_agent and _named(r.user_agent)),
+    ("agent__name__version__major",
+     lambda r: r.user_agent and _named(r.user_agent, major=True)),
+    ("operating__system__name", lambda r: r.os and r.os.family),
+    ("operating__system__version", lambda r: r.os and _version(r.os)),
+    ("operating__system__version__major", lambda r: r.os and r.os.major),
+    ("operating__system__name__version", lambda r: r.os and _named(r.os)),
+    ("device__name", lambda r: r.device and r.device.family),
+    ("device__brand", lambda r: r.device and r.device.brand),
+)  # fmt: skip
+
+
+def _version(part: Any) -> str | None:
+    numbers = [n for n in (part.major, part.minor, part.patch) if n is not None]
+    return ".".join(numbers) or None
+
+
+def _named(part: Any, major: bool = False) -> str | None:
+    version = part.major if major else _version(part)
+    return f"{part.family} {version}" if version else part.family
+
+
+def _user_agent_parser() -> Callable[[str], Any]:
+    try:
+        from ua_parser import parse
+    except ImportError:  # pragma: no cover - a dependency of auger
+        raise UserError.validation(
+            "parseUserAgent needs the ua-parser package, which is not installed",
+            ["Fix: pip install ua-parser, or set parseUserAgent = false"],
+        ) from None
+    return _memo(lambda s: None if s == "-" else parse(s))
+
+
+def _user_agent_columns(base: str, parse: Callable[[str], Any]) -> list[Column]:
+    def part(fn: Callable[[Any], str | None]) -> Derive:
+        return lambda s: None if (r := parse(s)) is None else (fn(r) or None)
+
+    return [Column(f"{base}_{name}", V, part(fn)) for name, fn in _USER_AGENT_PARTS]
+
+
+def parse_log_format(
+    text: str, timestamp_format: str | None = None, parse_user_agent: bool = False
+) -> LogFormat:
     """An Apache LogFormat (or a name such as ``combined``), or an nginx ``log_format`` (its
     ``$variables``), as a regex and its columns."""
     fmt = NAMED_FORMATS.get(text.strip().lower(), text)
@@ -572,6 +628,12 @@ def parse_log_format(text: str, timestamp_format: str | None = None) -> LogForma
         for col in directive.columns:
             columns.setdefault(col.name, (group, col))
     regex.append(re.escape(fmt[pos:]))
+    user_agent = columns.get("request_user-agent")
+    if parse_user_agent and user_agent is not None:
+        parse = _user_agent_parser()
+        for base in ("request_user-agent", "request_user-agent_last"):
+            for col in _user_agent_columns(base, parse):
+                columns.setdefault(col.name, (user_agent[0], col))
     if group == 0:
         raise UserError.validation(
             f"The logFormat [{text}] has no % directives (nor $variables), so no columns",
@@ -588,6 +650,7 @@ class HttpdOptions:
     timestamp_format: str | None = None
     max_errors: int = DEFAULT_MAX_ERRORS
     flatten_wildcards: bool = False
+    parse_user_agent: bool = False
 
     @classmethod
     def from_config(cls, config: FormatConfig) -> HttpdOptions:
@@ -598,13 +661,16 @@ class HttpdOptions:
             None if timestamp_format is None else str(timestamp_format),
             int_option(config, "maxErrors", DEFAULT_MAX_ERRORS),
             bool_option(config, "flattenWildcards", False),
+            bool_option(config, "parseUserAgent", False),
         )
         opts.formats()  # a bad format fails here, naming the format's option
         return opts
 
     def formats(self) -> list[LogFormat]:
         lines = [f for f in self.log_format.splitlines() if f.strip()]
-        return [parse_log_format(line, self.timestamp_format) for line in lines]
+        return [
+            parse_log_format(line, self.timestamp_format, self.parse_user_agent) for line in lines
+        ]
 
     def table_schema(self) -> TupleSchema:
         """Every column of every format, sorted by name with the maps last (as Drill), and
