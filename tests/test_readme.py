@@ -7,9 +7,11 @@ as scripts of a python interpreter, ``toml`` blocks loaded as auger's configurat
 blocks statement by statement on one connection. Python blocks share one interpreter (and so one
 JVM: starting one is most of a block's time), each block with names of its own, except that a
 block that builds its own SparkSession starts a fresh interpreter, so that it gets a plain
-session, as a user would; the blocks after it run in that one. A block that cannot run here
-(it builds the environment, or starts a server that runs until stopped) carries an
-``<!-- illustrative: why -->`` line above it; nothing else is skipped, and there are few of those.
+session, as a user would; the blocks after it in its document run in that one, and the next
+document starts afresh (so its blocks get a session auger built, as a user's would). A block
+that cannot run here (it builds the environment, or starts a server that runs until stopped)
+carries an ``<!-- illustrative: why -->`` line above it; nothing else is skipped, and there are
+few of those.
 """
 
 from __future__ import annotations
@@ -212,6 +214,8 @@ class Interpreter:
     process: subprocess.Popen[str]
     lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
     ran: list[str] = field(default_factory=list)
+    #: a block built its own SparkSession here: the next document does not run in it
+    own_spark: bool = False
 
     @classmethod
     def start(cls) -> Interpreter:
@@ -278,10 +282,12 @@ def python_blocks() -> Iterator[list[Interpreter]]:
 
 
 def _run_python(block: Block, where: str, started: list[Interpreter]) -> None:
-    if started and OWN_SPARK.search(block.code):
+    own_spark = bool(OWN_SPARK.search(block.code))
+    if started and own_spark:
         started.pop().close()
     if not started:
         started.append(Interpreter.start())
+    started[-1].own_spark |= own_spark
     try:
         started[-1].run(block, where)
     except BaseException:
@@ -316,6 +322,8 @@ def test_examples_run_as_written(
     document: str, tmp_path: Path, python_blocks: list[Interpreter]
 ) -> None:
     blocks = DOCUMENTS[document]
+    if python_blocks and python_blocks[-1].own_spark:
+        python_blocks.pop().close()
     ran: list[int] = []
     for block in blocks:
         if block.illustrative or block.lang in SHOWN:
