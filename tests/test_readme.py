@@ -3,21 +3,30 @@
 Each document's fenced code blocks are run in order (the guide's pages in the order its index
 lists them, since later pages may read the files earlier ones make): ``sh`` blocks with bash
 from the repository root (so ``.venv/bin/auger`` is the installed command), ``python`` blocks
-each in a fresh interpreter (so a block that builds its own SparkSession gets a plain one, as
-a user would), ``toml`` blocks loaded as auger's configuration, and ``sql`` blocks statement by
-statement on one connection. A block that cannot run here (it builds the environment, or
-starts a server that runs until stopped) carries an ``<!-- illustrative: why -->`` line above
-it; nothing else is skipped, and there are few of those.
+as scripts of a python interpreter, ``toml`` blocks loaded as auger's configuration, and ``sql``
+blocks statement by statement on one connection. Python blocks share one interpreter (and so one
+JVM: starting one is most of a block's time), each block with names of its own, except that a
+block that builds its own SparkSession starts a fresh interpreter, so that it gets a plain
+session, as a user would; the blocks after it in its document run in that one, and the next
+document starts afresh (so its blocks get a session auger built, as a user's would). A block
+that cannot run here (it builds the environment, or starts a server that runs until stopped)
+carries an ``<!-- illustrative: why -->`` line above it; nothing else is skipped, and there are
+few of those.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import queue
 import re
 import subprocess
 import sys
+import threading
+import time
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -166,11 +175,124 @@ def _run(args: list[str], block: Block, where: str = "README.md") -> None:
         text=True,
         timeout=900,
     )
-    output = done.stdout + done.stderr
-    where = f"{where}:{block.line} ({block.lang})"
-    assert done.returncode == 0, f"{where} failed:\n{output[-3000:]}"
+    _check(f"{where}:{block.line} ({block.lang})", done.stdout + done.stderr, done.returncode)
+
+
+#: the end of a block's output in an interpreter's output, followed by "ok" or "failed"
+END = "--- end of block (auger test) ---"
+#: a python interpreter that runs the blocks it reads from standard input (one JSON string a
+#: line) as ``python -c`` would run each, in a namespace of the block's own, and marks the end
+#: of each block's output
+INTERPRETER = f"""
+import json, sys, traceback
+for line in sys.stdin:
+    ok = True
+    try:
+        exec(compile(json.loads(line), "<string>", "exec"), {{"__name__": "__main__"}})
+    except SystemExit as exc:
+        ok = exc.code in (None, 0)
+    except BaseException:
+        traceback.print_exc()
+        ok = False
+    sys.stderr.flush()
+    print({END!r}, "ok" if ok else "failed", flush=True)
+"""
+#: a block that builds its own SparkSession (it must not get the one an earlier block started)
+OWN_SPARK = re.compile(r"SparkSession\s*\.\s*builder")
+
+
+def _check(where: str, output: str, returncode: int) -> None:
+    assert returncode == 0, f"{where} failed:\n{output[-3000:]}"
     assert " ERROR: " not in output, f"{where} reported an error:\n{output[-3000:]}"
     assert "Traceback" not in output, f"{where}:\n{output[-3000:]}"
+
+
+@dataclass
+class Interpreter:
+    """A python process running blocks one after another (see ``INTERPRETER``)."""
+
+    process: subprocess.Popen[str]
+    lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
+    ran: list[str] = field(default_factory=list)
+    #: a block built its own SparkSession here: the next document does not run in it
+    own_spark: bool = False
+
+    @classmethod
+    def start(cls) -> Interpreter:
+        process = subprocess.Popen(
+            [sys.executable, "-c", INTERPRETER],
+            cwd=ROOT,
+            env=_env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self = cls(process)
+        threading.Thread(target=self._read, daemon=True).start()
+        return self
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def run(self, block: Block, where: str) -> None:
+        assert self.process.stdin is not None
+        where = f"{where}:{block.line} ({block.lang})"
+        self.ran.append(where)
+        self.process.stdin.write(json.dumps(block.code) + "\n")
+        self.process.stdin.flush()
+        output, status = self._until_end(where)
+        _check(where, output, 0 if status == "ok" else 1)
+
+    def _until_end(self, where: str) -> tuple[str, str]:
+        deadline = time.monotonic() + 900
+        out: list[str] = []
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"{where} did not end:\n{''.join(out)[-3000:]}") from None
+            if line is None:
+                return "".join(out), f"exit {self.process.wait()}"
+            if line.startswith(END):
+                return "".join(out), line[len(END) :].strip()
+            out.append(line)
+
+    def close(self) -> None:
+        """End the interpreter as ``python -c`` ends: what it prints on exit is checked too."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        out: list[str] = []
+        while (line := self.lines.get(timeout=900)) is not None:
+            out.append(line)
+        returncode = self.process.wait(timeout=900)
+        _check(f"the exit after {', '.join(self.ran)}", "".join(out), returncode)
+
+
+@pytest.fixture(scope="module")
+def python_blocks() -> Iterator[list[Interpreter]]:
+    """The interpreters of this module's python blocks; the last one takes the next block."""
+    started: list[Interpreter] = []
+    yield started
+    if started:
+        started.pop().close()
+
+
+def _run_python(block: Block, where: str, started: list[Interpreter]) -> None:
+    own_spark = bool(OWN_SPARK.search(block.code))
+    if started and own_spark:
+        started.pop().close()
+    if not started:
+        started.append(Interpreter.start())
+    started[-1].own_spark |= own_spark
+    try:
+        started[-1].run(block, where)
+    except BaseException:
+        started.pop().process.kill()  # the next block starts afresh
+        raise
 
 
 def _run_sql(block: Block, tmp_path: Path) -> None:
@@ -196,8 +318,12 @@ def _load_toml(block: Block) -> None:
 @pytest.mark.spark
 @pytest.mark.slow
 @pytest.mark.parametrize("document", list(DOCUMENTS))
-def test_examples_run_as_written(document: str, tmp_path: Path) -> None:
+def test_examples_run_as_written(
+    document: str, tmp_path: Path, python_blocks: list[Interpreter]
+) -> None:
     blocks = DOCUMENTS[document]
+    if python_blocks and python_blocks[-1].own_spark:
+        python_blocks.pop().close()
     ran: list[int] = []
     for block in blocks:
         if block.illustrative or block.lang in SHOWN:
@@ -205,7 +331,7 @@ def test_examples_run_as_written(document: str, tmp_path: Path) -> None:
         if block.lang == "sh":
             _run(["bash", "-e", "-o", "pipefail", "-c", block.code], block, document)
         elif block.lang == "python":
-            _run([sys.executable, "-c", block.code], block, document)
+            _run_python(block, document, python_blocks)
         elif block.lang == "toml":
             _load_toml(block)
         elif block.lang == "sql":
