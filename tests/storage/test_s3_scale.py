@@ -183,3 +183,31 @@ def test_the_first_unreadable_object_in_file_order_is_named(
     assert sorted(p for p, _ in footer_reads) == [
         f"s3a://footer-broken/t/{n}.parquet" for n in ("b", "c", "d")
     ]
+
+
+def test_footers_for_cutting_splits_are_read_in_parallel(local_s3: LocalS3) -> None:
+    from auger.scan.spec import FileSplit, ScanSpec
+    from auger.spark.partitions import expand_splits
+
+    bucket = local_s3.bucket("split-footers")
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"id": list(range(4))}), buf, row_group_size=2)
+    for i in range(5):
+        local_s3.put(bucket, f"t/p{i}.parquet", buf.getvalue())
+    _register(local_s3, bucket)
+    files = tuple(
+        FileSplit(f"s3a://split-footers/t/p{i}.parquet", len(buf.getvalue())) for i in range(5)
+    )
+    spec = ScanSpec("parquet", "parquet", {}, "s3a://split-footers/t", files, "", {})
+    threads: list[str] = []
+
+    def second_group_only(path: str, meta: Any) -> list[int]:
+        threads.append(threading.current_thread().name)
+        assert meta.num_row_groups == 2
+        return [1] if not path.endswith("p3.parquet") else []
+
+    pieces = expand_splits(spec, 1 << 20, second_group_only)
+    assert [(p.path.rsplit("/", 1)[1], p.row_groups) for p in pieces] == [
+        (f"p{i}.parquet", (1,)) for i in (0, 1, 2, 4)
+    ]
+    assert len(threads) == 5 and all(n.startswith("auger-io") for n in threads)

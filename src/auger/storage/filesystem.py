@@ -274,7 +274,7 @@ def _true(text: str | None) -> bool:
     return (text or "").strip().lower() in ("true", "1", "yes")
 
 
-def _seconds(text: str | None, default_ms: int) -> float:
+def _seconds(text: str | None, default_ms: int, key: str) -> float:
     """Hadoop timeouts are milliseconds; ``5s``/``2m`` suffixes are accepted as S3A does."""
     raw = (text or "").strip().lower()
     if not raw:
@@ -287,8 +287,8 @@ def _seconds(text: str | None, default_ms: int) -> float:
         return float(raw) / 1000
     except ValueError:
         raise UserError.validation(
-            f"Timeout [{text}] is not a number of milliseconds",
-            ['Fix: write e.g. "fs.s3a.connection.timeout" = "5000"'],
+            f"Timeout {key} [{text}] is not a number of milliseconds",
+            [f'Fix: write e.g. "{key}" = "5000"'],
         ) from None
 
 
@@ -343,13 +343,18 @@ def _s3(config: FileSystemConfig, pafs: Any) -> Any:
     provider = opt("fs.s3a.aws.credentials.provider") or ""
     if "Anonymous" in provider:
         kwargs["anonymous"] = True
-    kwargs["connect_timeout"] = _seconds(
-        opt("fs.s3a.connection.establish.timeout"), _DEFAULT_CONNECT_TIMEOUT_MS
-    )
-    kwargs["request_timeout"] = _seconds(
-        opt("fs.s3a.connection.timeout"), _DEFAULT_REQUEST_TIMEOUT_MS
-    )
-    attempts = int(opt("fs.s3a.attempts.maximum") or _DEFAULT_ATTEMPTS)
+    for arg, key, default in (
+        ("connect_timeout", "fs.s3a.connection.establish.timeout", _DEFAULT_CONNECT_TIMEOUT_MS),
+        ("request_timeout", "fs.s3a.connection.timeout", _DEFAULT_REQUEST_TIMEOUT_MS),
+    ):
+        kwargs[arg] = _seconds(opt(key), default, key)
+    raw_attempts = (opt("fs.s3a.attempts.maximum") or "").strip()
+    if raw_attempts and not raw_attempts.isdigit():
+        raise UserError.validation(
+            f"fs.s3a.attempts.maximum [{raw_attempts}] is not a whole number",
+            [f"Storage: {config.root}", 'Fix: write e.g. "fs.s3a.attempts.maximum" = "3"'],
+        )
+    attempts = int(raw_attempts or _DEFAULT_ATTEMPTS)
     kwargs["retry_strategy"] = pafs.AwsStandardS3RetryStrategy(max_attempts=max(1, attempts))
     return pafs.S3FileSystem(**kwargs)
 
@@ -413,7 +418,8 @@ def storage_error(exc: BaseException, path: str, action: str = "read") -> UserEr
             [
                 *where,
                 "Fix: check fs.s3a.endpoint and that the service is up; "
-                "fs.s3a.connection.establish.timeout sets how long to wait",
+                "fs.s3a.connection.establish.timeout (connecting) and fs.s3a.connection.timeout "
+                "(a request) set how long to wait, fs.s3a.attempts.maximum how often to try",
             ],
         )
     if isinstance(exc, PermissionError) or any(s in text for s in _DENIED):
