@@ -211,3 +211,28 @@ def test_footers_for_cutting_splits_are_read_in_parallel(local_s3: LocalS3) -> N
         (f"p{i}.parquet", (1,)) for i in (0, 1, 2, 4)
     ]
     assert len(threads) == 5 and all(n.startswith("auger-io") for n in threads)
+
+
+def test_count_from_footers_reads_them_in_parallel(
+    local_s3: LocalS3, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from auger.scan.spec import FileSplit
+    from auger.spark import native_parquet
+
+    bucket = local_s3.bucket("count-footers")
+    for i in range(6):
+        local_s3.put(bucket, f"t/p{i}.parquet", _parquet({"id": list(range(i + 1))}))
+    _register(local_s3, bucket)
+    native_parquet.clear_cache()
+    threads: list[str] = []
+    real = native_parquet._footer
+
+    def spy(split: FileSplit) -> Any:
+        threads.append(threading.current_thread().name)
+        return real(split)
+
+    monkeypatch.setattr(native_parquet, "_footer", spy)
+    splits = [FileSplit(f"s3a://count-footers/t/p{i}.parquet") for i in range(6)]
+    assert native_parquet.footer_row_count(splits) == sum(range(1, 7))
+    assert len(threads) == 6 and all(n.startswith("auger-io") for n in threads)
+    native_parquet.clear_cache()
