@@ -219,3 +219,111 @@ def test_queries_run_on_a_standalone_cluster(cluster: str, tmp_path: Path) -> No
     assert "auger.zip" in out["auger_on_executor"]
     assert out["error"].startswith("DATA_READ ERROR")
     assert str(data / "bad" / "x.csv") in out["error"]
+
+
+S3_CLIENT = textwrap.dedent(
+    """
+    import json, sys
+    import auger
+    from auger.spark.object_store import hadoop_reads, s3a_on_classpath
+
+    master, endpoint, local = sys.argv[1], sys.argv[2], sys.argv[3]
+    conn = auger.connect(config={
+        "storage": {
+            "dfs": {"type": "file", "workspaces": {"data": {"location": local}}},
+            "s3": {"type": "file", "connection": "s3a://cluster-data",
+                   "config": {"fs.s3a.endpoint": endpoint, "fs.s3a.access.key": "k",
+                              "fs.s3a.secret.key": "s", "fs.s3a.path.style.access": "true"},
+                   "workspaces": {"data": {"location": "/"}}},
+        },
+        "spark": {"master": master, "conf": {
+            "spark.executor.memory": "512m", "spark.executor.cores": "1",
+            "spark.cores.max": "2", "spark.sql.shuffle.partitions": "2",
+            "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}},
+    })
+    cur = conn.cursor()
+    queries = {
+        "csv": "SELECT dir0, COUNT(*) AS n, SUM(CAST(columns[1] AS INT)) AS s "
+               "FROM {ws}.`tree` GROUP BY dir0 ORDER BY dir0",
+        "json": "SELECT name, SUM(v) AS v FROM {ws}.`events` GROUP BY name ORDER BY name",
+        "parquet": "SELECT id, name FROM {ws}.`people.parquet` WHERE id > 1 ORDER BY id",
+        "parquet_count": "SELECT COUNT(*) FROM {ws}.`people.parquet`",
+    }
+    out = {"s3": {}, "local": {}, "stats": {}}
+    for label, sql in queries.items():
+        for side, ws in (("s3", "s3.data"), ("local", "dfs.data")):
+            cur.execute(sql.format(ws=ws))
+            out[side][label] = cur.fetchall()
+            if side == "s3":
+                out["stats"][label] = cur.scan_statistics
+    cur.execute("SELECT DISTINCT fqn FROM s3.data.`events` ORDER BY fqn")
+    out["fqn"] = cur.fetchall()
+    spark = conn.session.engine.spark
+    out["master"] = spark.sparkContext.master
+    out["s3a_on_classpath"] = s3a_on_classpath(spark)
+    out["native_for_s3"] = hadoop_reads(spark, ["s3a://cluster-data/people.parquet"])
+    out["native_for_local"] = hadoop_reads(spark, [local + "/people.parquet"])
+    try:
+        cur.execute("SELECT * FROM s3.data.`nope.csv`").fetchall()
+    except auger.dbapi.Error as exc:
+        out["missing"] = str(exc)
+    conn.close()
+    print("RESULT " + json.dumps(out))
+    """
+)
+
+
+def test_executors_read_objects_from_s3(cluster: str, tmp_path: Path) -> None:
+    """The data lives in a local S3 server only (the local copy is for comparing answers):
+    executors on the workers read it through auger's data source and pyarrow's S3 file system,
+    without S3A jars, and answer as over local disk."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tests.storage.s3_helpers import start_local_s3
+
+    objects: dict[str, bytes] = {}
+    for name, rows in (("a", 6), ("b", 4)):
+        for part in range(2):
+            lines = "".join(f"{name},{i}\n" for i in range(part, rows, 2))
+            objects[f"tree/{name}/p{part}.csv"] = lines.encode()
+    events = [{"name": n, "v": v} for n, v in (("x", 1), ("y", 2), ("x", 3))]
+    for i, event in enumerate(events):
+        objects[f"events/e{i}.json"] = (json.dumps(event) + "\n").encode()
+    buf = io.BytesIO()
+    table = pa.table({"id": [1, 2, 3, 4], "name": ["ann", "bob", "cy", "dee"]})
+    pq.write_table(table, buf, row_group_size=2)
+    objects["people.parquet"] = buf.getvalue()
+    local = tmp_path / "local"
+    for key, body in objects.items():
+        (local / key).parent.mkdir(parents=True, exist_ok=True)
+        (local / key).write_bytes(body)
+
+    servers = start_local_s3()
+    s3 = next(servers)
+    try:
+        s3.bucket("cluster-data")
+        for key, body in objects.items():
+            s3.put("cluster-data", key, body)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_")}
+        env["SPARK_LOCAL_IP"] = "127.0.0.1"
+        out = run_client(S3_CLIENT, tmp_path, [cluster, s3.endpoint, str(local)], env, 420)
+    finally:
+        servers.close()
+    assert out["master"] == cluster
+    assert out["s3"] == out["local"]
+    assert out["s3"]["csv"] == [["a", 6, sum(range(6))], ["b", 4, sum(range(4))]]
+    assert out["s3"]["json"] == [["x", 4], ["y", 2]]
+    assert out["s3"]["parquet"] == [[2, "bob"], [3, "cy"], [4, "dee"]]
+    assert out["s3"]["parquet_count"] == [[4]]
+    # the executors' own reports of what they read reach the driver
+    csv_stats = out["stats"]["csv"][0]
+    assert (csv_stats["files_read"], csv_stats["rows_read"]) == (4, 10)
+    assert out["fqn"] == [[f"s3a://cluster-data/events/e{i}.json"] for i in range(3)]
+    # no S3A classes on this Spark: its native Parquet reader is not offered the objects
+    assert out["s3a_on_classpath"] is False
+    assert out["native_for_s3"] is False and out["native_for_local"] is True
+    assert out["missing"].startswith("VALIDATION ERROR: Object 'nope.csv' not found")
+    assert "s3a://cluster-data/nope.csv" in out["missing"]

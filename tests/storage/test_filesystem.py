@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import gzip
 import io
+import socket
+import threading
 import time
+from collections.abc import Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -234,3 +237,82 @@ def test_wrong_credentials_are_a_permission_error() -> None:
             timeout=10,
         )
         servers.close()
+
+
+@pytest.fixture
+def silent_endpoint() -> Iterator[str]:
+    """An endpoint that accepts connections and never answers (a hung service)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(64)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.getsockname()[1]}"
+    stop.set()
+    thread.join(5)
+    for conn in held:
+        conn.close()
+    server.close()
+
+
+def _plugin_on(endpoint: str, bucket: str, **extra: str) -> Workspace:
+    cfg = build_config(
+        {
+            "storage": {
+                "s3": {
+                    "type": "file",
+                    "connection": f"s3a://{bucket}",
+                    "config": {
+                        "fs.s3a.endpoint": endpoint,
+                        "fs.s3a.access.key": "k",
+                        "fs.s3a.secret.key": "s",
+                        **extra,
+                    },
+                }
+            }
+        }
+    )
+    plugin = cfg.plugins["s3"]
+    return Workspace(plugin, plugin.workspaces["default"])
+
+
+def test_a_silent_endpoint_answers_within_the_request_timeout(silent_endpoint: str) -> None:
+    ws = _plugin_on(
+        silent_endpoint,
+        "silent",
+        **{"fs.s3a.connection.timeout": "1000", "fs.s3a.attempts.maximum": "1"},
+    )
+    started = time.monotonic()
+    with pytest.raises(UserError) as info:
+        select_files(ws.resolve("x.csv"))
+    assert time.monotonic() - started < 15  # one attempt of a second, not the SDK's minutes
+    assert info.value.kind is ErrorKind.DATA_READ
+    assert silent_endpoint in info.value.message
+    assert "fs.s3a.connection.timeout" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("fs.s3a.attempts.maximum", "three"),
+        ("fs.s3a.connection.timeout", "soon"),
+        ("fs.s3a.connection.establish.timeout", "-"),
+    ],
+)
+def test_unreadable_timeout_settings_are_validation_errors(key: str, value: str) -> None:
+    ws = _plugin_on("http://127.0.0.1:1", f"settings-{len(value)}", **{key: value})
+    with pytest.raises(UserError) as info:
+        select_files(ws.resolve("x.csv"))
+    assert info.value.kind is ErrorKind.VALIDATION
+    assert key in str(info.value) and value in info.value.message

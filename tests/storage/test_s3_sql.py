@@ -12,6 +12,7 @@ import bz2
 import gzip
 import io
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -233,3 +234,77 @@ def test_plain_pyspark_reads_objects_with_settings_as_options(
         .load(f"s3a://{BUCKET}/data/people.csvh")
     )
     assert sorted(r["name"] for r in df.collect()) == ["ann", "bob", "cy"]
+
+
+def test_wrong_credentials_are_a_permission_error_in_sql(spark: Any) -> None:
+    """A second server whose signature checks are on: keys it never issued are refused."""
+    import requests
+
+    from tests.storage.s3_helpers import start_local_s3
+
+    servers = start_local_s3()
+    server = next(servers)
+    server.bucket("locked-sql")
+    server.put("locked-sql", "a.csv", "x\n")
+    auth = f"{server.endpoint}/moto-api/reset-auth"
+    headers = {"Content-Type": "text/plain"}
+    requests.post(auth, data=b"0", headers=headers, timeout=10).raise_for_status()
+    eng = Engine({"storage": {"locked": server.plugin("locked-sql")}})
+    try:
+        c = Connection(eng.open_session("tester"))
+        msg = error(c, "SELECT * FROM locked.root.`a.csv`")
+        assert msg.startswith("PERMISSION ERROR: Access to [s3a://locked-sql/a.csv] was denied")
+        assert "Traceback" not in msg and "botocore" not in msg
+        c.close()
+    finally:
+        eng.shutdown()
+        requests.post(auth, data=b"inf", headers=headers, timeout=10)
+        servers.close()
+
+
+def test_endpoint_down_is_a_data_read_error_in_sql(spark: Any) -> None:
+    from tests.storage.s3_helpers import free_port
+
+    endpoint = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    plugin = {
+        "type": "file",
+        "connection": "s3a://down-sql",
+        "config": {
+            "fs.s3a.endpoint": endpoint,
+            "fs.s3a.access.key": "k",
+            "fs.s3a.secret.key": "s",
+            "fs.s3a.connection.establish.timeout": "1000",
+            "fs.s3a.attempts.maximum": "1",
+        },
+        "workspaces": {"root": {"location": "/"}},
+    }
+    eng = Engine({"storage": {"down": plugin}})
+    try:
+        c = Connection(eng.open_session("tester"))
+        started = time.monotonic()
+        msg = error(c, "SELECT * FROM down.root.`a.csv`")
+        assert time.monotonic() - started < 30
+        assert msg.startswith("DATA_READ ERROR: Cannot reach the storage of [s3a://down-sql/a.csv]")
+        assert endpoint in msg and "Traceback" not in msg
+        c.close()
+    finally:
+        eng.shutdown()
+
+
+def test_with_s3a_on_the_classpath_the_settings_become_per_bucket_keys(
+    spark: Any, s3_engine: Engine, local_s3: LocalS3, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other side of the choice: were hadoop-aws there, Spark's reader would be offered
+    the objects, with the plugin's settings as S3A's per-bucket keys (other schemes never)."""
+    from auger.spark import object_store
+
+    monkeypatch.setattr(object_store, "s3a_on_classpath", lambda _spark: True)
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    key = f"fs.s3a.bucket.{BUCKET}.endpoint"
+    try:
+        assert object_store.hadoop_reads(spark, [f"s3a://{BUCKET}/data/people.parquet"])
+        assert conf.get(key) == local_s3.endpoint
+        assert not object_store.hadoop_reads(spark, [f"gs://{BUCKET}/data/people.parquet"])
+    finally:
+        for name in ("endpoint", "access.key", "secret.key", "path.style.access"):
+            conf.unset(f"fs.s3a.bucket.{BUCKET}.{name}")

@@ -23,7 +23,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,7 +37,7 @@ from auger.formats.base import FormatPlugin
 from auger.formats.conflicts import merge_deferring
 from auger.formats.parquet_dates import auto_correct_dates, correct_dates, date_corruption
 from auger.formats.vectors import unnull_structs
-from auger.storage.filesystem import open_random
+from auger.storage.filesystem import open_random, parallel_map
 from auger.storage.splits import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import schema_from_arrow
@@ -413,11 +413,21 @@ class ParquetFormat(FormatPlugin):
     def discover_schema(
         self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
     ) -> TupleSchema:
+        # footers of objects are read by several threads at once, merged in file order
+        schemas = parallel_map(lambda path: self.file_schema(path, options), files)
+        return self.merge_file_schemas(zip(files, schemas, strict=True))
+
+    def file_schema(self, path: str, options: Mapping[str, Any]) -> TupleSchema:
+        """One file's own columns, from its footer alone (a cache may keep it: it depends on
+        nothing else)."""
+        return _file_schema(path, _int96_as_timestamp(options))
+
+    def merge_file_schemas(self, schemas: Iterable[tuple[str, TupleSchema]]) -> TupleSchema:
+        """The table schema of files whose own schemas are given (path, schema), in file
+        order: :meth:`discover_schema` of the same files."""
         schema = TupleSchema()
         origin: dict[str, str] = {}  # lower column name -> the file that typed it
-        int96_ts = _int96_as_timestamp(options)
-        for path in files:
-            file_schema = _file_schema(path, int96_ts)
+        for path, file_schema in schemas:
             for col in file_schema:
                 origin.setdefault(col.name.lower(), path)
 

@@ -8,24 +8,30 @@ looked at again.
 When a table has many files (more than ``auger.scan.parallel_discovery_files``, default 64) and
 a SparkSession is running in this process, the files are examined by a Spark job, one group per
 task, and the per-group schemas merged on the driver in file order (the same result as a
-sequential pass). Inside Spark's own planner worker (plain PySpark reads) there is no session,
-and under Spark Connect no SparkContext: there discovery runs in place.
+sequential pass). A format whose files' schemas do not depend on each other (Parquet: each
+footer alone) is examined file by file instead when its files are objects: the driver reads the
+footers with several threads at once, each request mostly waiting on the network. Those per-file
+schemas are cached by path, size and modification time, so that after one object of a large
+prefix changes (or is added) only its footer is read again.
+
+Inside Spark's own planner worker (plain PySpark reads) there is no session, and under Spark
+Connect no SparkContext: there discovery runs in place.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.conflicts import conflict_error, merge_deferring
 from auger.formats.registry import get_format
 from auger.scan.spec import FileSplit
-from auger.storage.filesystem import install, shipped_for
+from auger.storage.filesystem import install, is_uri, parallel_map, shipped_for
 from auger.storage.selection import FileSelection, FileStatus
 from auger.types import TupleSchema
 
@@ -38,6 +44,20 @@ _CACHE_SIZE = 256
 _cache: OrderedDict[tuple[Any, ...], str] = OrderedDict()
 _file_cache: OrderedDict[tuple[Any, ...], tuple[tuple[str, str], ...]] = OrderedDict()
 _lock = threading.Lock()
+
+#: Per-file schemas kept (a Parquet footer's columns, as text: a few hundred bytes each).
+_FILE_SCHEMAS_SIZE = 50_000
+_per_file: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+
+
+@runtime_checkable
+class _PerFileSchemas(Protocol):
+    """A format whose table schema is its files' own schemas merged in file order."""
+
+    def file_schema(self, path: str, options: Mapping[str, Any]) -> TupleSchema: ...
+
+    def merge_file_schemas(self, schemas: Any) -> TupleSchema: ...
+
 
 # Options that change what discovery finds, and so belong in the cache key.
 _SCHEMA_OPTIONS = (
@@ -74,11 +94,16 @@ def discover_schema(
             return TupleSchema.parse(hit)
     paths = [f.path for f in selection.files]
     threshold = int(options.get("auger.scan.parallel_discovery_files", PARALLEL_FILES))
-    spark = _active_spark() if len(paths) > threshold else None
     plugin = get_format(fmt.type)
+    per_file = isinstance(plugin, _PerFileSchemas)
+    remote = bool(paths) and is_uri(paths[0])
+    many = len(paths) > threshold and not (per_file and remote)
+    spark = _active_spark() if many else None
     try:
         if spark is not None:
             schema = _discover_in_spark(spark, paths, fmt, options)
+        elif isinstance(plugin, _PerFileSchemas):
+            schema = _merge_per_file(plugin, selection.files, fmt, options)
         else:
             schema = plugin.discover_schema(paths, fmt, options)
     except UserError as exc:
@@ -92,6 +117,36 @@ def discover_schema(
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return schema
+
+
+def _merge_per_file(
+    plugin: _PerFileSchemas,
+    files: Sequence[FileStatus],
+    fmt: FormatConfig,
+    options: Mapping[str, Any],
+) -> TupleSchema:
+    """The merged schema of files each read alone (the ones not cached, in parallel for
+    objects), merged in file order, so an error is the one a pass over the files meets first."""
+    common = _key((), fmt, options)
+    keys = [(common, f.path, f.mtime, f.size) for f in files]
+    with _lock:
+        known = [_per_file.get(k) for k in keys]
+    missing = [f.path for f, text in zip(files, known, strict=True) if text is None]
+    fresh = parallel_map(lambda path: plugin.file_schema(path, options), missing)
+
+    def in_order() -> Iterator[tuple[str, TupleSchema]]:
+        for key, text in zip(keys, known, strict=True):
+            if text is not None:
+                yield key[1], TupleSchema.parse(text)
+                continue
+            schema = next(fresh)
+            with _lock:
+                _per_file[key] = schema.to_text()
+                while len(_per_file) > _FILE_SCHEMAS_SIZE:
+                    _per_file.popitem(last=False)
+            yield key[1], schema
+
+    return plugin.merge_file_schemas(in_order())
 
 
 def file_schemas(
@@ -162,6 +217,7 @@ def clear_cache() -> None:
     with _lock:
         _cache.clear()
         _file_cache.clear()
+        _per_file.clear()
 
 
 def _active_spark() -> Any:

@@ -49,7 +49,7 @@ from auger.scan.missing import missing_value, planned_fill
 from auger.scan.spec import ColumnSource, FileSplit
 from auger.spark.object_store import hadoop_reads
 from auger.storage.filesystem import basename as fs_basename
-from auger.storage.filesystem import is_uri, open_random
+from auger.storage.filesystem import is_uri, open_random, parallel_map
 from auger.storage.filesystem import normpath as fs_normpath
 from auger.types import ColumnMetadata
 from auger.types.spark import column_to_spark
@@ -145,16 +145,17 @@ def _spark_codecs(meta: pq.FileMetaData) -> bool:
 
 
 def footer_row_count(files: Sequence[FileSplit]) -> int:
-    """Rows in the files, from their footers alone (whole files or the splits' row groups)."""
-    total = 0
-    for split in files:
+    """Rows in the files, from their footers alone (whole files or the splits' row groups);
+    footers of objects are read by several threads at once."""
+
+    def rows(split: FileSplit) -> int:
         if split.row_groups is None:
-            total += _footer(split).num_rows
-        else:
-            with pq.ParquetFile(open_random(split.path)) as pf:
-                meta = pf.metadata
-                total += sum(meta.row_group(g).num_rows for g in split.row_groups)
-    return total
+            return _footer(split).num_rows
+        with pq.ParquetFile(open_random(split.path)) as pf:
+            meta = pf.metadata
+            return sum(meta.row_group(g).num_rows for g in split.row_groups)
+
+    return sum(parallel_map(rows, files, force=bool(files) and is_uri(files[0].path)))
 
 
 # ------------------------------------------------------------------------------ type rules

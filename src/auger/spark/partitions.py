@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from auger.config import COMPRESSION_SUFFIXES
 from auger.scan.spec import FileSplit, ScanSpec
-from auger.storage.filesystem import open_random
+from auger.storage.filesystem import is_uri, open_random, parallel_map
 
 __all__ = ["expand_splits", "group_splits", "plan_partitions", "split_size"]
 
@@ -91,15 +91,28 @@ def expand_splits(
     row_group_filter: RowGroupFilter | None = None,
     text_ranges: bool = False,
 ) -> list[FileSplit]:
-    """Cut the spec's files into pieces of at most ``max_bytes`` where the format allows."""
+    """Cut the spec's files into pieces of at most ``max_bytes`` where the format allows (the
+    Parquet footers this needs are read by several threads at once when they are objects)."""
+
+    def footer_needed(split: FileSplit) -> bool:
+        return (
+            spec.format_type == "parquet"
+            and not (split.is_range or split.row_groups is not None)
+            and (split.size > max_bytes or row_group_filter is not None)
+        )
+
+    cut = [s for s in spec.files if footer_needed(s)]
+    pieces = parallel_map(
+        lambda s: _parquet_pieces(s, max_bytes, row_group_filter),
+        cut,
+        force=bool(cut) and is_uri(cut[0].path),
+    )
     out: list[FileSplit] = []
     for split in spec.files:
-        if split.is_range or split.row_groups is not None:
+        if footer_needed(split):
+            out.extend(next(pieces))
+        elif split.is_range or split.row_groups is not None:
             out.append(split)
-        elif spec.format_type == "parquet" and (
-            split.size > max_bytes or row_group_filter is not None
-        ):
-            out.extend(_parquet_pieces(split, max_bytes, row_group_filter))
         elif text_ranges:
             out.extend(_text_pieces(split, max_bytes))
         else:

@@ -27,10 +27,11 @@ import os
 import posixpath
 import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from auger.errors import UserError
 
@@ -57,6 +58,7 @@ __all__ = [
     "open_input",
     "open_output",
     "open_random",
+    "parallel_map",
     "read_text",
     "register",
     "relpath",
@@ -85,6 +87,20 @@ _URI = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$", re.DOTALL)
 _DEFAULT_CONNECT_TIMEOUT_MS = 5000
 _DEFAULT_REQUEST_TIMEOUT_MS = 30000
 _DEFAULT_ATTEMPTS = 3
+
+#: Requests to an object store in flight at once when listing the sub-prefixes of a large
+#: prefix or reading many Parquet footers: each request mostly waits on the network.
+IO_THREADS = 16
+
+#: How many levels below a prefix are listed one level at a time (a delimiter listing each) to
+#: find sub-prefixes to list in parallel, before each is listed whole.
+_FANOUT_LEVELS = 3
+
+#: More sub-prefixes than this on one level are not listed one request each.
+_MAX_PREFIXES = 4 * IO_THREADS
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 
 def _split(path: str) -> tuple[str, str] | None:
@@ -258,7 +274,7 @@ def _true(text: str | None) -> bool:
     return (text or "").strip().lower() in ("true", "1", "yes")
 
 
-def _seconds(text: str | None, default_ms: int) -> float:
+def _seconds(text: str | None, default_ms: int, key: str) -> float:
     """Hadoop timeouts are milliseconds; ``5s``/``2m`` suffixes are accepted as S3A does."""
     raw = (text or "").strip().lower()
     if not raw:
@@ -271,8 +287,8 @@ def _seconds(text: str | None, default_ms: int) -> float:
         return float(raw) / 1000
     except ValueError:
         raise UserError.validation(
-            f"Timeout [{text}] is not a number of milliseconds",
-            ['Fix: write e.g. "fs.s3a.connection.timeout" = "5000"'],
+            f"Timeout {key} [{text}] is not a number of milliseconds",
+            [f'Fix: write e.g. "{key}" = "5000"'],
         ) from None
 
 
@@ -327,13 +343,18 @@ def _s3(config: FileSystemConfig, pafs: Any) -> Any:
     provider = opt("fs.s3a.aws.credentials.provider") or ""
     if "Anonymous" in provider:
         kwargs["anonymous"] = True
-    kwargs["connect_timeout"] = _seconds(
-        opt("fs.s3a.connection.establish.timeout"), _DEFAULT_CONNECT_TIMEOUT_MS
-    )
-    kwargs["request_timeout"] = _seconds(
-        opt("fs.s3a.connection.timeout"), _DEFAULT_REQUEST_TIMEOUT_MS
-    )
-    attempts = int(opt("fs.s3a.attempts.maximum") or _DEFAULT_ATTEMPTS)
+    for arg, key, default in (
+        ("connect_timeout", "fs.s3a.connection.establish.timeout", _DEFAULT_CONNECT_TIMEOUT_MS),
+        ("request_timeout", "fs.s3a.connection.timeout", _DEFAULT_REQUEST_TIMEOUT_MS),
+    ):
+        kwargs[arg] = _seconds(opt(key), default, key)
+    raw_attempts = (opt("fs.s3a.attempts.maximum") or "").strip()
+    if raw_attempts and not raw_attempts.isdigit():
+        raise UserError.validation(
+            f"fs.s3a.attempts.maximum [{raw_attempts}] is not a whole number",
+            [f"Storage: {config.root}", 'Fix: write e.g. "fs.s3a.attempts.maximum" = "3"'],
+        )
+    attempts = int(raw_attempts or _DEFAULT_ATTEMPTS)
     kwargs["retry_strategy"] = pafs.AwsStandardS3RetryStrategy(max_attempts=max(1, attempts))
     return pafs.S3FileSystem(**kwargs)
 
@@ -397,7 +418,8 @@ def storage_error(exc: BaseException, path: str, action: str = "read") -> UserEr
             [
                 *where,
                 "Fix: check fs.s3a.endpoint and that the service is up; "
-                "fs.s3a.connection.establish.timeout sets how long to wait",
+                "fs.s3a.connection.establish.timeout (connecting) and fs.s3a.connection.timeout "
+                "(a request) set how long to wait, fs.s3a.attempts.maximum how often to try",
             ],
         )
     if isinstance(exc, PermissionError) or any(s in text for s in _DENIED):
@@ -542,15 +564,63 @@ def walk_files(path: str, hidden: Any = None) -> list[FileInfo]:
                     continue
                 found.append(FileInfo(full, False, st.st_size, st.st_mtime))
         return found
-    base = normpath(path)
-    out = []
-    for info in _children(base, True):
-        if info.is_dir:
-            continue
-        rel = relpath(info.path, base)
-        if all(keep(part) for part in rel.split("/")):
-            out.append(info)
-    return sorted(out, key=lambda f: f.path)
+    return _walk_remote(normpath(path), keep)
+
+
+def _walk_remote(base: str, keep: Callable[[str], bool]) -> list[FileInfo]:
+    """Every object below ``base``. A flat listing returns 1,000 keys a request, one page after
+    the other; so the prefix is listed a level at a time (a delimiter listing: objects and
+    sub-prefixes) until there are :data:`IO_THREADS` sub-prefixes or :data:`_FANOUT_LEVELS`
+    levels, and then every sub-prefix is listed whole, in parallel. A level of more than
+    :data:`_MAX_PREFIXES` sub-prefixes (a partition per day) is not split: its prefixes are
+    listed whole instead. Hidden sub-prefixes are never listed."""
+    files: list[FileInfo] = []
+    frontier = [base]
+    for _ in range(_FANOUT_LEVELS):
+        here: list[FileInfo] = []
+        below: list[str] = []
+        for entries in parallel_map(lambda p: _children(p, False), frontier, force=True):
+            for info in entries:
+                if not keep(basename(info.path)):
+                    continue
+                if info.is_dir:
+                    below.append(info.path)
+                else:
+                    here.append(info)
+        if len(below) > _MAX_PREFIXES:
+            break  # one request per sub-prefix would cost more than listing this level whole
+        files.extend(here)
+        frontier = below
+        if len(frontier) >= IO_THREADS or not frontier:
+            break
+
+    def whole(prefix: str) -> list[FileInfo]:
+        found = []
+        for info in _children(prefix, True):
+            if not info.is_dir and all(keep(p) for p in relpath(info.path, prefix).split("/")):
+                found.append(info)
+        return found
+
+    for entries in parallel_map(whole, frontier, force=True):
+        files.extend(entries)
+    return sorted(files, key=lambda f: f.path)
+
+
+def parallel_map(fn: Callable[[_T], _R], items: Sequence[_T], force: bool = False) -> Iterator[_R]:
+    """``map(fn, items)``, in order, run by :data:`IO_THREADS` threads when the items are many
+    and (``force``, or the items being object-store paths) the calls wait on a remote store;
+    in this thread otherwise. The first failing call's exception is raised when its result is
+    reached, and calls not started yet are cancelled."""
+    remote = force or any(isinstance(i, str) and is_uri(i) for i in items[:1])
+    if len(items) < 2 or not remote:
+        yield from map(fn, items)
+        return
+    pool = ThreadPoolExecutor(min(IO_THREADS, len(items)), thread_name_prefix="auger-io")
+    try:
+        for future in [pool.submit(fn, item) for item in items]:
+            yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def glob_paths(pattern: str) -> list[str]:

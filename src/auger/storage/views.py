@@ -112,8 +112,18 @@ def find_view_file(ws: Workspace, name: str) -> str | None:
         UserError: PERMISSION, when the name or the file found leads outside the workspace.
     """
     exact = view_path(ws, name)
-    if fs.isfile(exact):
-        return exact
+    try:
+        if fs.isfile(exact):
+            return exact
+    except UserError as exc:
+        # an object store that cannot be asked (down, denied, no bucket): the error names the
+        # table the query wrote, not the view file looked for before it
+        table = exact.removesuffix(VIEW_SUFFIX)
+        raise UserError(
+            exc.kind,
+            exc.message.replace(exact, table),
+            [line.replace(exact, table) for line in exc.context],
+        ) from exc
     parent = fs.dirname(exact)
     wanted = fs.basename(exact).lower()
     try:
