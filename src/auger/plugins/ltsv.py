@@ -23,8 +23,10 @@ character in a label literally, and closes an open quote at the end of the line.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, cast
 
 import pyarrow as pa
 
@@ -234,6 +236,30 @@ def _checked_values(
     return out
 
 
+def _template(
+    line: str, opts: LtsvOptions, labels: dict[str, str]
+) -> tuple[Callable[[str], re.Match[str] | None], tuple[str, ...]] | None:
+    """A pattern for lines with the labels of ``line`` (a line without quote or escape, every
+    entry ``label:value``, no label twice), in its order, and those labels' keys.
+
+    A line it matches parses as ``_line_values`` would parse it once each value is trimmed
+    (an empty one is no value), several times faster: each entry is the label as ``line``
+    writes it, the delimiter, and the value up to the next entry delimiter, so every entry ends
+    where ``split`` ends it and its label where ``partition`` does.
+    """
+    sep, kv = opts.entry_delimiter, opts.kv_delimiter
+    parts = [entry.partition(kv) for entry in line.split(sep)]
+    raw = [label for label, _, _ in parts]
+    keys = tuple(labels.get(label, "") for label in raw)
+    if not all(found for _, found, _ in parts) or "" in keys or len(set(keys)) < len(keys):
+        return None
+    # each label exactly as written here; a value is anything up to the next entry, trimmed
+    # later (white space classes around it in the pattern would cost more than all the rest)
+    value = f"([^{re.escape(sep)}]*)"
+    entries = [re.escape(label + kv) + value for label in raw]
+    return re.compile(re.escape(sep).join(entries)).fullmatch, keys
+
+
 class LtsvReader(FormatReader):
     """One file, one row per line with at least one ``label:value`` entry.
 
@@ -257,6 +283,9 @@ class LtsvReader(FormatReader):
         self.columns: dict[str, str | None] = {}
         self.labels: dict[str, str] = {}  # see _line_values
         self.names: dict[str, str] = {}
+        #: the first clean line's labels as a pattern matching lines with the same ones
+        self.template: tuple[Callable[[str], re.Match[str] | None], tuple[str, ...]] | None = None
+        self.template_tried = False
         self.file = open_input(self.path)
         ending = self.options.line_ending
         lines = text_lines(self.file, ending)
@@ -271,18 +300,40 @@ class LtsvReader(FormatReader):
         room = rows.loader().target_row_count - rows.row_count()
         opts = self.options
         labels, names = self.labels, self.names
-        records: list[dict[str, str]] = []
+        # a record: the labels' values as a dict, or as a tuple in the template's order
+        records: list[dict[str, str] | tuple[str, ...]] = []
         met: dict[str, str] = {}  # the chunk's projected labels in the order first met
         columns = self.columns
-        last: tuple[str, ...] | None = None  # the labels of the last record
+        last: tuple[str, ...] | None = None  # the labels of the last dict record
         uniform = True  # every record so far has the labels ``last``
+        template = self.template
+        if template is not None:  # its labels have their columns (or none) by now
+            for key in template[1]:
+                if (name := columns.get(key)) is not None:
+                    met[key] = name
+        special = (opts.quote, opts.escape)
         number = self.line_number
         more = False
         for line in self.lines:
             number += 1
             if not line or line.isspace():
                 continue
+            if template is not None and special[0] not in line and special[1] not in line:
+                match = template[0](line)
+                if match is not None:
+                    records.append(match.groups())
+                    if len(records) >= room:
+                        more = True
+                        break
+                    continue
             values = _line_values(line, opts, labels, names)
+            if values is not None and template is None and self.template_tried is False:
+                self.template_tried = True
+                template = self.template = _template(line, opts, labels)
+                if template is not None:
+                    met.update(
+                        (k, n) for k in template[1] if (n := self._named(k, names)) is not None
+                    )
             if values is None:
                 try:
                     entries = parse_line(line, opts)
@@ -316,23 +367,53 @@ class LtsvReader(FormatReader):
             rows.append_arrow(self._batch(records, met, last if uniform else None))
         return more
 
-    @staticmethod
+    def _named(self, key: str, names: dict[str, str]) -> str | None:
+        columns = self.columns
+        return columns[key] if key in columns else self._column(key, names[key])
+
     def _batch(
-        records: list[dict[str, str]], met: dict[str, str], keys: tuple[str, ...] | None
+        self,
+        records: list[dict[str, str] | tuple[str, ...]],
+        met: dict[str, str],
+        keys: tuple[str, ...] | None,
     ) -> pa.RecordBatch:
         """The records' projected labels as VARCHAR columns, in the order first met.
 
-        ``keys``: the labels of every record, in order, when all have the same.
+        ``keys``: the labels of every dict record, in order, when all have the same.
         """
         if not met:  # no label the query wants: rows without columns (COUNT(*))
             return pa.RecordBatch.from_struct_array(
                 pa.array([{}] * len(records), type=pa.struct([]))
             )
-        if keys is not None:  # one transposition in C
-            by_key = dict(zip(keys, zip(*(e.values() for e in records)), strict=True))
-            arrays = [pa.array(by_key[key], type=pa.string()) for key in met]
+        tuples = sum(1 for r in records if type(r) is tuple)
+        by_key: dict[str, Sequence[str | None]] = {}
+        if tuples == len(records) and self.template is not None:
+            # every line matched the template: one transposition in C, then the values trimmed
+            columns = zip(self.template[1], zip(*records, strict=True), strict=True)
+            by_key = {k: list(map(str.strip, col)) for k, col in columns if k in met}
         else:
-            arrays = [pa.array([e.get(key) for e in records], type=pa.string()) for key in met]
+            if tuples:  # a mixed chunk: the template's records as dicts too
+                tkeys = self.template[1] if self.template is not None else ()
+                records = [
+                    r
+                    if type(r) is dict
+                    else {k: t for k, v in zip(tkeys, r, strict=True) if (t := v.strip())}
+                    for r in records
+                ]
+                keys = None
+            dicts = cast(list[dict[str, str]], records)
+            if keys is not None:  # one transposition in C
+                by_key = dict(zip(keys, zip(*(e.values() for e in dicts)), strict=True))
+            else:
+                by_key = {key: [e.get(key) for e in dicts] for key in met}
+        arrays = []
+        for key in met:
+            values = by_key.get(key)
+            if values is None:
+                values = [None] * len(records)
+            elif "" in values:  # an empty value is no value
+                values = [v or None for v in values]
+            arrays.append(pa.array(values, type=pa.string()))
         return pa.RecordBatch.from_arrays(arrays, names=list(met.values()))
 
     def _column(self, key: str, label: str) -> str | None:
