@@ -35,12 +35,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-import pyarrow as pa
-
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import open_input
-from auger.plugins.lines import text_lines
 from auger.plugins.options import bool_option, int_option
 from auger.resultset.writers.scalar import ScalarWriter
 from auger.resultset.writers.tuple import TupleWriter
@@ -49,7 +46,6 @@ from auger.scan.operator import discover_through_reader
 from auger.scan.schema import EXCLUDE_FROM_WILDCARD
 from auger.scan.spec import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
-from auger.types.arrow import column_to_arrow
 
 __all__ = ["SyslogFormat", "SyslogLineError", "SyslogOptions", "parse_syslog_line"]
 
@@ -250,16 +246,6 @@ _VALUES: dict[str, Callable[[SyslogEvent], Any]] = {
 }
 
 
-def _flat_values(
-    elements: dict[str, list[tuple[str, str]]] | None,
-) -> dict[str, tuple[str, str]]:
-    """Every parameter of every element by lower-case name: (name as written, value); a name
-    met again keeps its last value."""
-    if not elements:
-        return {}
-    return {name.lower(): (name, value) for ps in elements.values() for name, value in ps}
-
-
 def _setter(writer: ScalarWriter, minor: MinorType) -> Callable[[Any], None]:
     """The writer's most direct setter for the column's type."""
     return writer.set_string if minor is MinorType.VARCHAR else writer.set
@@ -302,99 +288,16 @@ class SyslogReader(FormatReader):
             or opts.flatten_structured_data
             or projected("structured_data_text")
         )
-        # Without the map, a chunk of lines goes to the loader as one Arrow batch; the map's
-        # members, met as they come, are written row by row.
-        self.columns = [
-            (
-                name,
-                value_of,
-                column_to_arrow(ColumnMetadata.required(name, types.get(name, MinorType.VARCHAR))),
-            )
-            for name, value_of in _VALUES.items()
-            if projected(name)
-        ]
-        self.by_chunk = self.map_writer is None
-        self.flat_names: dict[str, str | None] = {}  # parameter (lower case) -> its column
         self.file = open_input(self.path)
-        self.lines = text_lines(self.file)
         return True
 
     def next(self) -> bool:
-        return self._next_chunk() if self.by_chunk else self._next_rows()
-
-    def _next_chunk(self) -> bool:
-        """Parse up to a batch of lines and append them as one Arrow batch."""
-        rows = self.rows
-        if rows.is_full():
-            return True  # rows of the last chunk that did not fit fill this batch
-        room = rows.loader().target_row_count - rows.row_count()
-        want_sd = self.want_sd
-        events: list[SyslogEvent] = []
-        lines: list[str] = []
-        more = False
-        for line in self.lines:
-            self.line_number += 1
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                event = parse_syslog_line(line, want_sd)
-            except SyslogLineError as exc:
-                self._error(line, str(exc))
-                continue
-            events.append(event)
-            lines.append(line)
-            if len(events) >= room:
-                more = True
-                break
-        if events:
-            rows.append_arrow(self._batch(events, lines))
-        return more
-
-    def _batch(self, events: list[SyslogEvent], lines: list[str]) -> pa.RecordBatch:
-        arrays = [
-            pa.array([value_of(e) for e in events], type=arrow_type)
-            for _, value_of, arrow_type in self.columns
-        ]
-        names = [name for name, _, _ in self.columns]
-        if self.options.flatten_structured_data:
-            flat = [_flat_values(e.structured_data) for e in events]
-            met: dict[str, str] = {}
-            for values in flat:
-                for key, (name, _) in values.items():
-                    if key not in met:
-                        column = self._flat_column(key, name)
-                        if column is not None:
-                            met[key] = column
-            for key, column in met.items():
-                arrays.append(
-                    pa.array([v[key][1] if key in v else None for v in flat], type=pa.string())
-                )
-                names.append(column)
-        if self.raw_writer is not None:
-            arrays.append(pa.array(lines, type=pa.string()))
-            names.append(RAW)
-        if not arrays:  # nothing the query wants: rows without columns (COUNT(*))
-            return pa.RecordBatch.from_struct_array(
-                pa.array([{}] * len(events), type=pa.struct([]))
-            )
-        return pa.RecordBatch.from_arrays(arrays, names=names)
-
-    def _flat_column(self, key: str, name: str) -> str | None:
-        """The column of a flattened parameter, None when the query does not want it."""
-        names = self.flat_names
-        if key not in names:
-            column = FLAT_PREFIX + name
-            names[key] = column if self.negotiator.is_projected(column) else None
-        return names[key]
-
-    def _next_rows(self) -> bool:
-        """One row at a time, for the structured data map."""
+        assert self.file is not None
         rows = self.rows
         fixed = self.fixed
-        for line in self.lines:
+        for raw in self.file:
             self.line_number += 1
-            line = line.strip()
+            line = raw.decode("utf-8", "replace").strip()
             if not line:
                 continue
             try:
@@ -420,7 +323,7 @@ class SyslogReader(FormatReader):
         flatten = self.options.flatten_structured_data
         if not flatten and self.map_writer is None:
             return
-        values = _flat_values(elements)
+        values = {name.lower(): (name, value) for ps in elements.values() for name, value in ps}
         writers = self.sd_writers
         for key, (name, value) in values.items():
             writer = writers[key] if key in writers else self._sd_writer(key, name, flatten)
