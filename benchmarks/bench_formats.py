@@ -93,20 +93,22 @@ def generate(root: Path, size_mb: int) -> dict[str, Path]:
 
 
 # ------------------------------------------------------------------------ cases
-def _spec(fmt: str, path: Path, columns: list[str] | None) -> Any:
-    from auger.config import DEFAULT_FORMATS, FormatConfig
+def scan_spec(cfg: Any, path: Path, columns: list[str] | None) -> Any:
+    """The planned scan of one file in format ``cfg`` (a ``FormatConfig``), as the planner
+    makes it: the discovered columns (all those ``*`` expands to, or ``columns``)."""
     from auger.formats import get_format
+    from auger.scan.schema import is_excluded_from_wildcard
     from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
     from auger.types import TupleSchema
 
-    name = {"text": "csvh", "json": "json", "parquet": "parquet"}[fmt]
-    raw = dict(DEFAULT_FORMATS[name])
-    cfg = FormatConfig(name, raw.pop("type"), tuple(raw.pop("extensions")), raw)
     options = {"auger.scan.json_sample_rows": 1000}
     table = get_format(cfg.type).discover_schema([str(path)], cfg, options)
-    cols = [c for c in table if columns is None or c.name in columns]
+    if columns is None:
+        cols = [c for c in table if not is_excluded_from_wildcard(c)]
+    else:
+        cols = [c for c in table if c.name in columns]
     return ScanSpec(
-        format_name=name,
+        format_name=cfg.name,
         format_type=cfg.type,
         format_options=dict(cfg.options),
         selection_root=str(path.parent),
@@ -116,6 +118,15 @@ def _spec(fmt: str, path: Path, columns: list[str] | None) -> Any:
         projection=("*",) if columns is None else tuple(columns),
         options=options,
     )
+
+
+def _spec(fmt: str, path: Path, columns: list[str] | None) -> Any:
+    from auger.config import DEFAULT_FORMATS, FormatConfig
+
+    name = {"text": "csvh", "json": "json", "parquet": "parquet"}[fmt]
+    raw = dict(DEFAULT_FORMATS[name])
+    cfg = FormatConfig(name, raw.pop("type"), tuple(raw.pop("extensions")), raw)
+    return scan_spec(cfg, path, columns)
 
 
 def run_case(case: str, fmt: str, path: Path, batch_rows: int) -> dict[str, Any]:
@@ -161,16 +172,21 @@ def run_case(case: str, fmt: str, path: Path, batch_rows: int) -> dict[str, Any]
     return {"rows": rows, "seconds": seconds, "rss_mb": rss}
 
 
-def _in_subprocess(case: str, fmt: str, path: Path, batch_rows: int) -> dict[str, Any]:
-    cmd = [sys.executable, __file__, "--one", case, fmt, str(path), "--batch-rows", str(batch_rows)]
+def run_json(cmd: list[str], label: str) -> dict[str, Any]:
+    """Run one timed case as ``cmd`` (a fresh process) and read the figures it printed last."""
     done = subprocess.run(cmd, capture_output=True, text=True)
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0:
         # report how the case died (stderr tail); its figures still count if it printed them
-        print(f"  [{case} {fmt}] exited {done.returncode}: {done.stderr.strip()[-800:]}")
+        print(f"  [{label}] exited {done.returncode}: {done.stderr.strip()[-800:]}")
     if not lines:
-        raise RuntimeError(f"{case} {fmt} produced no figures")
+        raise RuntimeError(f"{label} produced no figures")
     return json.loads(lines[-1])  # type: ignore[no-any-return]
+
+
+def _in_subprocess(case: str, fmt: str, path: Path, batch_rows: int) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--one", case, fmt, str(path), "--batch-rows", str(batch_rows)]
+    return run_json(cmd, f"{case} {fmt}")
 
 
 def _best(case: str, fmt: str, path: Path, batch_rows: int, repeat: int) -> dict[str, Any]:

@@ -1,6 +1,18 @@
+from importlib.metadata import entry_points
+
 import pytest
 
-from auger.config import load_config
+from auger import config
+from auger.config import (
+    DEFAULT_FORMATS,
+    FORMAT_ENTRY_POINTS,
+    PLUGIN_DEFAULT_FORMATS,
+    FormatConfig,
+    default_formats,
+    format_option,
+    load_config,
+    snake_case,
+)
 from auger.errors import UserError
 
 
@@ -11,7 +23,8 @@ def test_embedded_defaults_have_dfs_and_cp(tmp_path) -> None:
     assert cfg.workspace("dfs.tmp")[1].writable  # type: ignore[index]
     plugin, ws = cfg.workspace("cp")  # type: ignore[misc]
     assert not ws.writable and (plugin.format_for("x/employee.json") or {}).name == "json"  # type: ignore[union-attr]
-    assert set(plugin.formats) == {"csv", "tsv", "psv", "csvh", "json", "parquet"}
+    assert set(plugin.formats) == set(default_formats())
+    assert {"csv", "tsv", "psv", "csvh", "json", "parquet"} <= set(plugin.formats)
 
 
 def test_toml_file_is_read(tmp_path) -> None:
@@ -84,7 +97,7 @@ def test_declared_formats_add_to_the_defaults(tmp_path) -> None:
         }
     )
     plugin, _ = cfg.workspace("dfs.tmp")  # type: ignore[misc]
-    assert set(plugin.formats) == {"csv", "tsv", "psv", "csvh", "json", "parquet", "logs"}
+    assert set(plugin.formats) == {*default_formats(), "logs"}
     assert plugin.format_for("x.csvh").name == "csvh"  # type: ignore[union-attr]
     assert plugin.format_for("a.csv").option("delimiter") == ";"  # type: ignore[union-attr]
     assert plugin.format_for("a.log").name == "logs"  # type: ignore[union-attr]
@@ -114,3 +127,83 @@ def test_a_format_that_is_not_a_table_is_refused(tmp_path) -> None:
     with pytest.raises(UserError) as info:
         load_config({"storage": {"dfs": {"formats": {"csv": "text"}}}})
     assert "Format [csv] must be a table of options" in str(info.value)
+
+
+# ------------------------------------------------ default formats of shipped plugins
+def _installed() -> set[str]:
+    return {ep.name.lower() for ep in entry_points(group=FORMAT_ENTRY_POINTS)}
+
+
+def test_installed_plugin_formats_are_defaults_with_drills_options(tmp_path) -> None:
+    cfg = load_config({"storage": {"dfs": {"workspaces": {"tmp": {"location": str(tmp_path)}}}}})
+    plugin, _ = cfg.workspace("dfs.tmp")  # type: ignore[misc]
+    # ltsv and syslog ship with auger, registered by entry point like a third party's
+    ltsv, syslog = plugin.format_for("a/x.ltsv"), plugin.format_for("x.syslog.gz")
+    assert ltsv is not None and (ltsv.name, ltsv.type) == ("ltsv", "ltsv")
+    assert syslog is not None and syslog.type == "syslog"
+    assert syslog.option("maxErrors") == 0 == syslog.option("max_errors")  # Drill's dfs value
+    # every shipped plugin format whose type is installed is there, and only those
+    installed = _installed()
+    expected = {n for n, s in PLUGIN_DEFAULT_FORMATS.items() if s["type"].lower() in installed}
+    assert {"ltsv", "syslog"} <= expected
+    assert set(plugin.formats) == set(DEFAULT_FORMATS) | expected
+    # logRegex is no default in Drill either: it needs a regex to mean anything
+    assert plugin.format_for("x.log") is None
+
+
+def test_a_plugin_format_that_is_not_installed_is_left_out(monkeypatch, tmp_path) -> None:
+    monkeypatch.setitem(PLUGIN_DEFAULT_FORMATS, "pcap", {"type": "pcap", "extensions": ["pcap"]})
+    assert "pcap" not in default_formats()
+    cfg = load_config({"storage": {"dfs": {"workspaces": {"tmp": {"location": str(tmp_path)}}}}})
+    plugin, _ = cfg.workspace("dfs.tmp")  # type: ignore[misc]
+    assert plugin.format_for("x.pcap") is None and "ltsv" in plugin.formats
+
+
+def test_a_plugin_format_joins_the_defaults_when_its_type_registers(monkeypatch) -> None:
+    class FakeEntryPoint:
+        name = "PCAP"
+
+    monkeypatch.setitem(PLUGIN_DEFAULT_FORMATS, "pcap", {"type": "pcap", "extensions": ["pcap"]})
+    monkeypatch.setattr(config, "format_entry_points", lambda: (FakeEntryPoint(),))
+    assert default_formats()["pcap"]["extensions"] == ["pcap"]  # type names match in any case
+    assert "ltsv" not in default_formats()  # only what is installed
+
+
+@pytest.mark.parametrize("name", ["ltsv", "syslog"])
+def test_a_default_can_be_replaced_or_switched_off_like_a_built_in(tmp_path, name) -> None:
+    ws = {"tmp": {"location": str(tmp_path)}}
+    formats = {name: {"enabled": False}}
+    off = load_config({"storage": {"dfs": {"workspaces": ws, "formats": formats}}})
+    assert off.workspace("dfs.tmp")[0].format_for(f"x.{name}") is None  # type: ignore[index]
+    mine = {name: {"type": name, "extensions": ["lg"], "maxErrors": 5}}
+    cfg = load_config({"storage": {"dfs": {"workspaces": ws, "formats": mine}}})
+    plugin = cfg.workspace("dfs.tmp")[0]  # type: ignore[index]
+    assert plugin.format_for(f"x.{name}") is None
+    assert plugin.format_for("x.lg").option("max_errors") == 5  # type: ignore[union-attr]
+
+
+# ---------------------------------------------------------- options under Drill's names
+@pytest.mark.parametrize(
+    ("drill", "snake"),
+    [
+        ("maxErrors", "max_errors"),
+        ("skipMalformedJSONRecords", "skip_malformed_json_records"),
+        ("autoCorrectCorruptDates", "auto_correct_corrupt_dates"),
+        ("enableStringsSignedMinMax", "enable_strings_signed_min_max"),
+        ("nanInf", "nan_inf"),
+        ("extractHeader", "extract_header"),
+        ("all_text_mode", "all_text_mode"),
+    ],
+)
+def test_snake_case_of_drill_option_names(drill: str, snake: str) -> None:
+    assert snake_case(drill) == snake
+
+
+def test_an_option_is_found_under_either_spelling_and_snake_case_wins() -> None:
+    fmt = FormatConfig("j", "json", ("json",), {"skipMalformedJSONRecords": True})
+    assert fmt.option("skip_malformed_json_records") is True
+    assert fmt.option("skipMalformedJSONRecords") is True
+    assert fmt.option("allTextMode", "unset") == "unset"
+    # a table function's snake_case value laid over a pasted Drill block is the one used
+    both = {"allTextMode": False, "all_text_mode": True}
+    assert format_option(both, "allTextMode") is True

@@ -8,11 +8,14 @@ replaces the default one of that name; everything else (``cp``, ``dfs.tmp``...) 
 from __future__ import annotations
 
 import copy
+import functools
 import os
+import re
 import tempfile
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +24,22 @@ from auger.errors import UserError
 __all__ = [
     "COMPRESSION_SUFFIXES",
     "DEFAULT_FORMATS",
+    "FORMAT_ENTRY_POINTS",
+    "PLUGIN_DEFAULT_FORMATS",
     "Config",
     "FormatConfig",
     "PluginConfig",
     "WorkspaceConfig",
     "build_plugin",
     "check_temporary_workspace",
+    "default_formats",
+    "format_entry_points",
+    "format_option",
     "load_config",
     "server_log_dir",
     "server_profiles_dir",
     "server_users_file",
+    "snake_case",
     "state_dir",
 ]
 
@@ -39,7 +48,8 @@ __all__ = [
 #: extension before it (``a.json.gz`` is JSON). ``auger.formats.base.open_input`` reads them.
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".zst", ".zstd", ".deflate", ".snappy", ".lz4", ".zip")
 
-#: Drill's default formats of a file plugin (``dfs``'s bootstrap storage-plugins.json).
+#: Drill's default formats of a file plugin (``dfs``'s bootstrap storage-plugins.json) that
+#: auger's built-in readers read.
 DEFAULT_FORMATS: dict[str, dict[str, Any]] = {
     "csv": {"type": "text", "extensions": ["csv"], "delimiter": ","},
     "tsv": {"type": "text", "extensions": ["tsv"], "delimiter": "\t"},
@@ -48,6 +58,46 @@ DEFAULT_FORMATS: dict[str, dict[str, Any]] = {
     "json": {"type": "json", "extensions": ["json"]},
     "parquet": {"type": "parquet", "extensions": ["parquet"]},
 }
+
+#: Drill's default formats of ``dfs`` whose readers auger ships as plugins, with Drill's
+#: options (each of Drill's format modules adds its own to ``dfs``): a file plugin has each
+#: while a plugin of its type is installed, so a format joins the defaults by registering its
+#: entry point. Drill's other defaults (sequencefile, pcap, image ...) have no auger reader.
+PLUGIN_DEFAULT_FORMATS: dict[str, dict[str, Any]] = {
+    "avro": {"type": "avro", "extensions": ["avro"]},
+    "excel": {"type": "excel", "extensions": ["xlsx"]},
+    "httpd": {
+        "type": "httpd",
+        "extensions": ["httpd"],
+        "logFormat": "common\ncombined",
+        "maxErrors": 0,
+        "flattenWildcards": False,
+    },
+    "ltsv": {"type": "ltsv", "extensions": ["ltsv"]},
+    "syslog": {"type": "syslog", "extensions": ["syslog"], "maxErrors": 0},
+    "xml": {"type": "xml", "extensions": ["xml"]},
+}
+
+#: The entry-point group format plugins register under (see docs/plugins.md).
+FORMAT_ENTRY_POINTS = "auger.formats"
+
+
+@functools.cache
+def format_entry_points() -> tuple[EntryPoint, ...]:
+    """The installed format plugins' entry points, looked up once per process."""
+    return tuple(entry_points(group=FORMAT_ENTRY_POINTS))
+
+
+def default_formats() -> dict[str, dict[str, Any]]:
+    """A file plugin's default formats: the built-in readers' and those of the installed
+    plugins among :data:`PLUGIN_DEFAULT_FORMATS` (a type not installed is left out)."""
+    installed = {ep.name.lower() for ep in format_entry_points()}
+    plugins = {
+        name: spec
+        for name, spec in PLUGIN_DEFAULT_FORMATS.items()
+        if str(spec["type"]).lower() in installed
+    }
+    return {**DEFAULT_FORMATS, **plugins}
 
 
 def _default_tmp_location() -> str:
@@ -107,9 +157,42 @@ def _embedded_defaults() -> dict[str, Any]:
     }
 
 
+#: Where a camelCase name breaks into words: before a capital that follows a small letter or
+#: digit, and before the last capital of a run followed by a small letter (``JSONRecords``).
+_WORD_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def snake_case(name: str) -> str:
+    """Drill's camelCase option name in snake_case: ``maxErrors`` → ``max_errors``,
+    ``skipMalformedJSONRecords`` → ``skip_malformed_json_records``; snake_case stays."""
+    return _WORD_BREAK.sub("_", name).lower()
+
+
+def format_option(options: Mapping[str, Any], name: str, default: Any = None) -> Any:
+    """A format option under Drill's camelCase name or its snake_case form, else ``default``.
+
+    ``name`` may be either spelling. A format block pasted from a Drill storage configuration
+    keeps Drill's spelling (``allTextMode``); auger's own style, and every table function
+    option (which arrives snake_cased), is ``all_text_mode``. The snake_case form wins when
+    both are set: a table function's options are laid over the workspace format's, and the
+    query's own value must be the one used.
+    """
+    snake = snake_case(name)
+    if snake in options:
+        return options[snake]
+    for key, value in options.items():
+        if snake_case(key) == snake:
+            return value
+    return default
+
+
 @dataclass(frozen=True)
 class FormatConfig:
-    """A named format of a file plugin: its reader type, extensions and reader options."""
+    """A named format of a file plugin: its reader type, extensions and reader options.
+
+    ``options`` keep the spelling they were given in, Drill's camelCase or snake_case; read
+    them through :meth:`option`, which finds either.
+    """
 
     name: str
     type: str
@@ -117,7 +200,8 @@ class FormatConfig:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def option(self, key: str, default: Any = None) -> Any:
-        return self.options.get(key, default)
+        """The option ``key`` (either spelling, see :func:`format_option`), else ``default``."""
+        return format_option(self.options, key, default)
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.type, "extensions": list(self.extensions), **dict(self.options)}
@@ -213,7 +297,8 @@ def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _format_configs(raw: Mapping[str, Any] | None) -> dict[str, FormatConfig]:
-    """A file plugin's formats: Drill's defaults, then the plugin's own by name.
+    """A file plugin's formats: Drill's defaults (:func:`default_formats`), then the plugin's
+    own by name.
 
     A format the plugin lists replaces the default of that name whole (a user who writes
     ``[storage.dfs.formats.csv]`` states every option of it) or adds a new one; ``enabled =
@@ -228,7 +313,7 @@ def _format_configs(raw: Mapping[str, Any] | None) -> dict[str, FormatConfig]:
             )
     # the plugin's own come first, so where one claims a default's extension it wins
     formats: dict[str, Mapping[str, Any]] = {**own}
-    formats.update((n, s) for n, s in DEFAULT_FORMATS.items() if n not in own)
+    formats.update((n, s) for n, s in default_formats().items() if n not in own)
     out = {}
     for name, spec in formats.items():
         spec = dict(spec)

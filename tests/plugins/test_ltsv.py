@@ -256,3 +256,43 @@ def test_a_row_past_the_byte_limit_starts_the_next_batch_with_its_new_label(
         ("5", None, "z", 1),
     ]
     assert [len(r["a"]) for r in batches[0].to_pylist()] == [300_000] * 4
+
+
+# lines like the first (the reader's template), and lines that differ from it in every way the
+# template must not read differently from parse_line
+MIXED = [
+    "host:a\tstatus:200\tua:x y",
+    "host: b \t status :  \tua:  z:z  ",  # white space around labels and values, an empty value
+    "HOST:c\tstatus:301\tua:w",  # a label in another case
+    "status:404\thost:d\tua:v",  # another order
+    "host:e\tstatus:500\tua:u\textra:1",  # one label more
+    "host:f\tstatus:200",  # one less
+    'host:g\tstatus:"a\tb"\tua:q',  # a quoted value holding the entry delimiter
+    "host:h\tstatus\tua:p",  # an entry without a delimiter (lenient: skipped)
+    "host:i\tstatus:200\tua:\\tq",  # an escape
+    "host:j\t:1\tua:o",  # an empty label
+    "host:k\tstatus:200\tua:n",
+    "host: l \tstatus:  \tua:\u00a0m ",  # the first line's labels, values to trim, one empty
+]
+
+
+@pytest.mark.parametrize("batch_rows", [2, 4096])
+def test_lines_like_the_first_read_as_parse_line_reads_them(
+    tmp_path: Path, batch_rows: int
+) -> None:
+    path = tmp_path / "mixed.ltsv"
+    path.write_text("\n".join(MIXED * 3) + "\n")
+    plugin, config = get_format("ltsv"), FormatConfig("ltsv", "ltsv", ("ltsv",))
+    op = ScanOperator(
+        lambda split: plugin.reader(split, config), [str(path)], ["*"], batch_rows=batch_rows
+    )
+    got = [
+        {k.lower(): v for k, v in row.items() if v is not None}
+        for batch in op
+        for row in batch.to_pylist()
+    ]
+    expected = [
+        {key: value for key, (_, value) in parse_line(line, LtsvOptions()).items()}
+        for line in MIXED * 3
+    ]
+    assert got == expected

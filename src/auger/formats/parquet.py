@@ -18,7 +18,14 @@
   INT with BIGINT → BIGINT...) and a real conflict names both files and both types.
 * A corrupt footer or page is a DATA_READ error naming the file (and row group).
 * DATE values written by Drill before 1.9 (shifted by about 13,000 years) are shifted back,
-  as Drill does (:mod:`auger.formats.parquet_dates`).
+  as Drill does (:mod:`auger.formats.parquet_dates`), unless the format option
+  ``autoCorrectCorruptDates`` (or ``auto_correct_corrupt_dates``) is false.
+* Drill's other Parquet format options are accepted under their names, so that a format block
+  copied from a Drill configuration loads: ``enableStringsSignedMinMax`` changes nothing, as
+  pyarrow itself withholds the string min/max statistics of writers that ordered them as
+  signed bytes (filters are then checked row by row, never answered wrongly); the writer
+  options (``blockSize``, ``writerCompressionType`` ...) are not used: CTAS writes as the
+  session's ``store.parquet.*`` options say.
 """
 
 from __future__ import annotations

@@ -29,6 +29,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from auger.config import format_option
+
 __all__ = [
     "CORRUPTION_THRESHOLD",
     "CORRUPT_DATE_SHIFT",
@@ -63,8 +65,8 @@ class DateCorruption(enum.Enum):
 
 
 def auto_correct_dates(format_options: Mapping[str, Any]) -> bool:
-    """The ``auto_correct_corrupt_dates`` format option (default true)."""
-    value = format_options.get("auto_correct_corrupt_dates", True)
+    """The ``autoCorrectCorruptDates`` format option, either spelling (default true)."""
+    value = format_option(format_options, "autoCorrectCorruptDates", True)
     return value.strip().lower() != "false" if isinstance(value, str) else bool(value)
 
 

@@ -2,40 +2,24 @@
 
 A Drill format block pasted into auger's configuration keeps Drill's spelling (``maxErrors``);
 auger's own style, and every table function option (which arrives snake_cased), is
-``max_errors``. Both reach the plugin in ``FormatConfig.options``; these helpers read either.
+``max_errors``. Both reach the plugin in ``FormatConfig.options``; these helpers read either
+(through :meth:`auger.config.FormatConfig.option`) and check the value's type.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from auger.config import FormatConfig
+from auger.config import FormatConfig, snake_case
 from auger.errors import UserError
 
 __all__ = ["bool_option", "char_option", "int_option", "option", "snake_case"]
 
-_CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")
-
-
-def snake_case(name: str) -> str:
-    """``maxErrors`` → ``max_errors`` (a name already in snake_case is unchanged)."""
-    return _CAMEL_HUMP.sub("_", name).lower()
-
 
 def option(config: FormatConfig, name: str, default: Any = None) -> Any:
-    """The option ``name`` (Drill's camelCase) under either spelling, else ``default``.
-
-    The snake_case form wins when both are set: a table function's options arrive snake_cased
-    on top of the workspace format's, and the query's own value must be the one used.
-    """
-    options = config.options
-    snake = snake_case(name)
-    if snake in options:
-        return options[snake]
-    if name in options:
-        return options[name]
-    return default
+    """The option ``name`` (Drill's camelCase) under either spelling, else ``default``; the
+    snake_case form wins when both are set (see :func:`auger.config.format_option`)."""
+    return config.option(name, default)
 
 
 def int_option(config: FormatConfig, name: str, default: int) -> int:

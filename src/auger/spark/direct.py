@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from auger.config import DEFAULT_FORMATS, FormatConfig, PluginConfig
+from auger.config import FormatConfig, PluginConfig, default_formats
 from auger.errors import UserError
 from auger.scan.missing import planned_fill
 from auger.scan.plan import (
@@ -121,14 +121,15 @@ def _format(options: Mapping[str, str], selection: FileSelection) -> FormatConfi
         name = found.name
     if name == "text":
         name = "csv"
-    raw: dict[str, Any] | None = DEFAULT_FORMATS.get(name)
+    defaults = default_formats()
+    raw: dict[str, Any] | None = defaults.get(name)
     if raw is None:
         from auger.formats.registry import known_formats
 
         if name not in known_formats():
             raise UserError.validation(
                 f"Unknown format [{name}]",
-                [f"Known formats: {', '.join([*DEFAULT_FORMATS, *known_formats()])}"],
+                [f"Known formats: {', '.join([*defaults, *known_formats()])}"],
             )
         raw = {"type": name, "extensions": [name]}
     fmt_options = {k: v for k, v in raw.items() if k not in ("type", "extensions")}
@@ -143,7 +144,7 @@ def _known_formats() -> PluginConfig:
     """The default file formats, to tell a file's format by its extension."""
     formats = {
         name: FormatConfig(name, str(raw["type"]), tuple(raw["extensions"]))
-        for name, raw in DEFAULT_FORMATS.items()
+        for name, raw in default_formats().items()
     }
     return PluginConfig("auger", "file", {}, formats)
 

@@ -54,20 +54,20 @@ def _on(options: Mapping[str, Any], key: str, default: bool = False) -> bool:
     return v.strip().lower() == "true" if isinstance(v, str) else bool(v)
 
 
-#: JSON format options (a format config's, or a table function's in snake_case) → the session
-#: options they override for the files of that format, as in Drill's JSON format config.
+#: Drill's JSON format options (a format config's under Drill's names or their snake_case
+#: forms, or a table function's) → the session options they override for that format's files.
 FORMAT_OPTIONS = {
-    "all_text_mode": "store.json.all_text_mode",
-    "read_numbers_as_double": "store.json.read_numbers_as_double",
-    "skip_malformed_json_records": "store.json.reader.skip_invalid_records",
-    "nan_inf": "store.json.reader.allow_nan_inf",
-    "escape_any_char": "store.json.reader.allow_escape_any_char",
+    "allTextMode": "store.json.all_text_mode",
+    "readNumbersAsDouble": "store.json.read_numbers_as_double",
+    "skipMalformedJSONRecords": "store.json.reader.skip_invalid_records",
+    "nanInf": "store.json.reader.allow_nan_inf",
+    "escapeAnyChar": "store.json.reader.allow_escape_any_char",
 }
 
 
 def with_format_options(options: Mapping[str, Any], config: FormatConfig) -> Mapping[str, Any]:
     """The session ``options`` with the JSON options the format config sets in their place."""
-    given = {FORMAT_OPTIONS[k]: v for k, v in config.options.items() if k in FORMAT_OPTIONS}
+    given = {session: config.option(name) for name, session in FORMAT_OPTIONS.items()}
     given = {k: v for k, v in given.items() if v is not None}
     return {**options, **given} if given else options
 

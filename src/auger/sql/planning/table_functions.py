@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from auger.config import FormatConfig
+from auger.config import FormatConfig, snake_case
 from auger.errors import UserError
 from auger.sql.catalog.resolution import FileTable
 from auger.storage.schema_file import SchemaFile
@@ -27,7 +27,6 @@ __all__ = ["TableFunction", "apply_table_function", "is_table_function", "table_
 _OPTION_KEYS = {
     "fielddelimiter": "delimiter",
     "delimiter": "delimiter",
-    "skipmalformedjsonrecords": "skip_malformed_json_records",
 }
 
 
@@ -87,7 +86,7 @@ def _snake(name: str) -> str:
     key = _OPTION_KEYS.get(name.lower())
     if key is not None:
         return key
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+    return snake_case(name)
 
 
 def _inline_schema(text: str) -> SchemaFile:
