@@ -68,6 +68,7 @@ from urllib.parse import parse_qsl, urlsplit
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import open_input
+from auger.plugins.bad_lines import BadLines
 from auger.plugins.options import bool_option, int_option, option
 from auger.resultset.writers.scalar import ScalarWriter
 from auger.resultset.writers.tuple import TupleWriter
@@ -704,7 +705,13 @@ class HttpdReader(FormatReader):
         self.options = options
         self.file: IO[bytes] | None = None
         self.line_number = 0
-        self.errors = 0
+        self.bad_lines = BadLines(
+            options.max_errors,
+            "kept",
+            "set logFormat to the LogFormat the server writes this log with, or raise "
+            "maxErrors to keep lines that do not match (see them with WHERE _matched = false)",
+            negative_is_unlimited=True,
+        )
 
     def open(self, negotiator: SchemaNegotiator) -> bool:
         opts = self.options
@@ -817,21 +824,12 @@ class HttpdReader(FormatReader):
         return member
 
     def _error(self, line: str) -> None:
-        self.errors += 1
-        limit = self.options.max_errors
-        if 0 <= limit < self.errors:
-            raise UserError.data_read(
-                f"Error reading HTTPD file at line number {self.line_number}: the line does "
-                "not match the logFormat",
-                [
-                    f"Line: {self.line_number}",
-                    f"Text: {line[:200]}",
-                    f"maxErrors: {limit} (lines kept before this one: {self.errors - 1})",
-                    "Fix: set logFormat to the LogFormat the server writes this log with, or "
-                    "raise maxErrors to keep lines that do not match (see them with "
-                    "WHERE _matched = false)",
-                ],
-            )
+        self.bad_lines.count(
+            f"Error reading HTTPD file at line number {self.line_number}: the line does "
+            "not match the logFormat",
+            self.line_number,
+            line,
+        )
 
     def close(self) -> None:
         if self.file is not None:

@@ -27,6 +27,7 @@ import pyarrow as pa
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import open_input
+from auger.plugins.bad_lines import BadLines
 from auger.plugins.lines import text_lines
 from auger.plugins.options import int_option, option
 from auger.resultset.convert import converter_for
@@ -183,7 +184,11 @@ class LogRegexReader(FormatReader):
         self.options = options
         self.file: IO[bytes] | None = None
         self.line_number = 0
-        self.errors = 0
+        self.bad_lines = BadLines(
+            options.max_errors,
+            "skipped",
+            "correct the line or the regex, or raise maxErrors to skip more bad lines",
+        )
 
     def open(self, negotiator: SchemaNegotiator) -> bool:
         opts = self.options
@@ -367,14 +372,13 @@ class LogRegexReader(FormatReader):
         return True
 
     def _error(self, line: str, what: str, number: int | None = None) -> None:
-        self.errors += 1
-        if self.errors > self.options.max_errors:
-            n = self.line_number if number is None else number
-            raise UserError.data_read(
-                f"Too many errors in [{self.path}]: more than maxErrors "
-                f"({self.options.max_errors}) lines were skipped; line {n} {what}",
-                [f"Line: {n}", f"Text: {line[:200]}"],
-            )
+        n = self.line_number if number is None else number
+        self.bad_lines.count(
+            f"Too many errors in [{self.path}]: more than maxErrors "
+            f"({self.options.max_errors}) lines were skipped; line {n} {what}",
+            n,
+            line,
+        )
 
     def close(self) -> None:
         if self.file is not None:

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from auger.config import FormatConfig
-from auger.errors import UserError
 from auger.formats.base import open_input
+from auger.plugins.bad_lines import BadLines
 from auger.plugins.options import bool_option, int_option
 from auger.resultset.writers.scalar import ScalarWriter
 from auger.resultset.writers.tuple import TupleWriter
@@ -259,7 +259,11 @@ class SyslogReader(FormatReader):
         self.options = options
         self.file: IO[bytes] | None = None
         self.line_number = 0
-        self.errors = 0
+        self.bad_lines = BadLines(
+            options.max_errors,
+            "skipped",
+            "correct the line, or raise maxErrors to skip more bad lines",
+        )
 
     def open(self, negotiator: SchemaNegotiator) -> bool:
         opts = self.options
@@ -346,19 +350,12 @@ class SyslogReader(FormatReader):
         return writer
 
     def _error(self, line: str, what: str) -> None:
-        self.errors += 1
-        limit = self.options.max_errors
-        if self.errors > limit:
-            raise UserError.data_read(
-                "Maximum Error Threshold Exceeded. Error reading Syslog file at line "
-                f"{self.line_number}: the line {what}",
-                [
-                    f"Line: {self.line_number}",
-                    f"Text: {line[:200]}",
-                    f"maxErrors: {limit} (lines skipped before this one: {self.errors - 1})",
-                    "Fix: correct the line, or raise maxErrors to skip more bad lines",
-                ],
-            )
+        self.bad_lines.count(
+            "Maximum Error Threshold Exceeded. Error reading Syslog file at line "
+            f"{self.line_number}: the line {what}",
+            self.line_number,
+            line,
+        )
 
     def close(self) -> None:
         if self.file is not None:
