@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -266,3 +267,15 @@ def test_small_input_read_error_is_the_users(conn: Any, tree: Path) -> None:
         _small(conn, f"SELECT a FROM dfs.`{tree}/bad`", 1_000_000).collect()
     assert err.value.kind is ErrorKind.DATA_READ
     assert any("a.json" in c for c in err.value.context)
+
+
+def test_small_input_reads_a_changed_file_anew(conn: Any, tmp_path: Path) -> None:
+    data = tmp_path / "t.json"
+    data.write_text('{"a": 1}\n{"a": 2}\n')
+    sql = f"SELECT SUM(a) AS s, COUNT(*) AS n FROM dfs.`{data}`"
+    first = _small(conn, sql, 1_000_000)
+    assert _is_local(first)
+    assert [tuple(r) for r in first.collect()] == [(3, 2)]
+    data.write_text('{"a": 1}\n{"a": 2}\n{"a": 40}\n')
+    os.utime(data, (data.stat().st_atime, data.stat().st_mtime + 5))
+    assert [tuple(r) for r in _small(conn, sql, 1_000_000).collect()] == [(43, 3)]
