@@ -13,6 +13,7 @@ import pytest
 
 import auger
 from auger.formats import get_format, known_formats
+from tests.plugins.helpers import connect_with_formats, rows
 
 pytestmark = pytest.mark.spark
 
@@ -52,32 +53,17 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def conn(spark: Any, logs: Path) -> Iterator[Any]:
-    config = {
-        "storage": {
-            "dfs": {
-                "type": "file",
-                "workspaces": {"logs": {"location": str(logs)}},
-                "formats": {
-                    "mysql": MYSQL_FORMAT,
-                    "kv": {
-                        "type": "logRegex",
-                        "extensions": ["txt"],
-                        "regex": r"a=(\d+) b=(\w+)",
-                        "max_errors": 2,
-                    },
-                },
-            }
+    formats = {
+        "mysql": MYSQL_FORMAT,
+        "kv": {
+            "type": "logRegex",
+            "extensions": ["txt"],
+            "regex": r"a=(\d+) b=(\w+)",
+            "max_errors": 2,
         },
-        "spark": {"master": "local[2]"},
     }
-    with auger.connect(config=config) as c:
+    with connect_with_formats("logs", logs, formats) as c:
         yield c
-
-
-def rows(conn: Any, sql: str) -> list[tuple[Any, ...]]:
-    cur = conn.cursor()
-    cur.execute(sql)
-    return [tuple(r) for r in cur.fetchall()]
 
 
 def test_registered_by_entry_point_like_a_third_party() -> None:

@@ -16,6 +16,7 @@ from auger.config import FormatConfig
 from auger.formats import get_format, known_formats
 from auger.plugins.ltsv import LtsvOptions, LtsvSyntaxError, parse_line
 from auger.scan import ScanOperator
+from tests.plugins.helpers import connect_with_formats, rows
 
 # Drill's own sample: the labels of the second line come in another order
 ACCESS_LOG = (
@@ -31,12 +32,6 @@ INVALID = "time:30/Nov/2016:00:55:08 +0900\thost:a\nhost:b\t:xxx.xxx\tlevel:warn
 
 # Drill's options, changed: `=` between key and value, `|` between entries, `'` for quotes
 PIPES = "city='New York|NY'|lat=40.6943\ncity=Berlin|lat=52.5218|note=a\\|b\n"
-
-
-def rows(conn: Any, sql: str) -> list[tuple[Any, ...]]:
-    cur = conn.cursor()
-    cur.execute(sql)
-    return [tuple(r) for r in cur.fetchall()]
 
 
 def test_registered_by_entry_point_like_a_third_party() -> None:
@@ -107,27 +102,18 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def conn(spark: Any, data: Path) -> Iterator[Any]:
-    config = {
-        "storage": {
-            "dfs": {
-                "type": "file",
-                "workspaces": {"ltsv": {"location": str(data)}},
-                "formats": {
-                    "ltsv": {"type": "ltsv", "extensions": ["ltsv"]},
-                    # Drill's camelCase options, as pasted from a Drill configuration
-                    "pipes": {
-                        "type": "ltsv",
-                        "extensions": ["txt"],
-                        "kvDelimiter": "=",
-                        "entryDelimiter": "|",
-                        "quoteChar": "'",
-                    },
-                },
-            }
+    formats = {
+        "ltsv": {"type": "ltsv", "extensions": ["ltsv"]},
+        # Drill's camelCase options, as pasted from a Drill configuration
+        "pipes": {
+            "type": "ltsv",
+            "extensions": ["txt"],
+            "kvDelimiter": "=",
+            "entryDelimiter": "|",
+            "quoteChar": "'",
         },
-        "spark": {"master": "local[2]"},
     }
-    with auger.connect(config=config) as c:
+    with connect_with_formats("ltsv", data, formats) as c:
         yield c
 
 

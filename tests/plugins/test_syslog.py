@@ -18,6 +18,7 @@ from auger.config import FormatConfig
 from auger.formats import get_format, known_formats
 from auger.plugins.syslog import SyslogLineError, SyslogOptions, parse_syslog_line
 from auger.scan import ScanOperator
+from tests.plugins.helpers import connect_with_formats, rows
 
 # RFC 5424's own examples, as in Drill's tests
 LOGS = """\
@@ -42,12 +43,6 @@ Oct 11 22:14:15 host su: an RFC 3164 line
 <34>1 2003-10-11 host su - ID47 - a date without a time
 <34>1 2003-10-11T22:14:15.003Z host su - ID47 - fine again
 """
-
-
-def rows(conn: Any, sql: str) -> list[tuple[Any, ...]]:
-    cur = conn.cursor()
-    cur.execute(sql)
-    return [tuple(r) for r in cur.fetchall()]
 
 
 def test_registered_by_entry_point_like_a_third_party() -> None:
@@ -122,30 +117,21 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def conn(spark: Any, data: Path) -> Iterator[Any]:
-    config = {
-        "storage": {
-            "dfs": {
-                "type": "file",
-                "workspaces": {"logs": {"location": str(data)}},
-                "formats": {
-                    # Drill's configuration block, as pasted
-                    "syslog": {
-                        "type": "syslog",
-                        "extensions": ["syslog"],
-                        "maxErrors": 1,
-                        "flattenStructuredData": False,
-                    },
-                    "flat": {
-                        "type": "syslog",
-                        "extensions": ["flat"],
-                        "flatten_structured_data": True,
-                    },
-                },
-            }
+    formats = {
+        # Drill's configuration block, as pasted
+        "syslog": {
+            "type": "syslog",
+            "extensions": ["syslog"],
+            "maxErrors": 1,
+            "flattenStructuredData": False,
         },
-        "spark": {"master": "local[2]"},
+        "flat": {
+            "type": "syslog",
+            "extensions": ["flat"],
+            "flatten_structured_data": True,
+        },
     }
-    with auger.connect(config=config) as c:
+    with connect_with_formats("logs", data, formats) as c:
         yield c
 
 

@@ -7,6 +7,7 @@ import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
@@ -164,6 +165,31 @@ def test_profile_url_opens_that_profile(server: Server) -> None:
     assert '<h1 id="page-title">Profile</h1>' in page.text
     data = alice.get(f"{server.url}/profiles/{query_id}", headers=JSON, timeout=30).json()
     assert data["queryId"] == query_id and data["query"] == "SELECT 4 AS four"
+
+
+def test_a_finished_querys_profile_plan_is_explains_tree_with_rows(server: Server) -> None:
+    alice = login(server, "alice", "wonder land")
+    sql = (
+        "SELECT n_regionkey, COUNT(*) AS n FROM cp.`tpch/nation.parquet` "
+        "GROUP BY n_regionkey ORDER BY n_regionkey"
+    )
+    resp = post_query(alice, server.url, sql)
+    assert resp.status_code == 200 and len(resp.json()["rows"]) == 5
+    query_id = resp.json()["queryId"]
+    data = alice.get(f"{server.url}/profiles/{query_id}", headers=JSON, timeout=30).json()
+    plan = data["planTree"]
+
+    def walk(node: dict[str, Any]) -> list[dict[str, Any]]:
+        return [node, *(n for c in node["children"] for n in walk(c))]
+
+    assert plan["name"] == "Screen"
+    names = [n["name"] for n in walk(plan)]
+    assert "HashAgg" in names and "Sort" in names
+    (scan,) = [n for n in walk(plan) if n["name"] == "Scan"]
+    assert scan["detail"].startswith("Scan(table=[cp.tpch/nation.parquet]")
+    assert "`n_regionkey`" in scan["detail"]
+    assert scan["rows"] == 25
+    assert data["plan"].splitlines()[0] == "Screen"
 
 
 def test_drill_urls_answer_json_to_clients(server: Server) -> None:

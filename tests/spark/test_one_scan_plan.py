@@ -3,6 +3,7 @@ projection and options give the same columns, types, rows and errors both ways."
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -127,6 +128,35 @@ def test_provided_schema(conn: Any, spark: Any, data_dir: Path) -> None:
     got = both(conn, spark, f"SELECT * FROM dfs.`{table}`", table)
     assert got[1] == [("id", "double"), ("extra", "string"), ("name", "string")]
     assert got[2] == [(1.0, None, "ann"), (2.0, None, None)]
+
+
+def test_provided_schema_types_text_both_ways(conn: Any, spark: Any, data_dir: Path) -> None:
+    # The scan converts text under a provided schema, so a plain read gets typed columns too
+    # (before: the reader gave the text the files hold; only SQL converted it)
+    table = data_dir / "one_plan_text_typed"
+    table.mkdir()
+    (table / "a.csvh").write_text("id,day,ok,note\n 1 ,01/02/2019,yes,x\n2,,foo,\n,31/12/2020,,y\n")
+    (table / "b.csvh").write_text("id\n7\n")
+    conn.cursor().execute(
+        "CREATE OR REPLACE SCHEMA (id INT NOT NULL DEFAULT '-1', day DATE FORMAT 'dd/MM/yyyy', "
+        "ok BOOLEAN, note VARCHAR NOT NULL DEFAULT 'none') "
+        "FOR TABLE dfs.data.`one_plan_text_typed`"
+    )
+    got = both(conn, spark, f"SELECT * FROM dfs.`{table}`", table)
+    assert got[1] == [("id", "int"), ("day", "date"), ("ok", "boolean"), ("note", "string")]
+    assert got[2] == sorted(
+        [
+            (1, dt.date(2019, 2, 1), True, "x"),
+            (2, None, False, ""),
+            (-1, dt.date(2020, 12, 31), None, "y"),
+            (7, None, None, "none"),
+        ],
+        key=repr,
+    )
+    (table / "c.csvh").write_text("id\nseven\n")
+    got = both(conn, spark, f"SELECT id FROM dfs.`{table}`", table, columns="id")
+    assert got[:2] == ("error", ErrorKind.DATA_READ)
+    assert got[2].startswith("Illegal conversion: Column `id` of type INT, Illegal value `seven`")
 
 
 def test_a_conflict_fails_only_the_query_that_reads_it(

@@ -116,3 +116,33 @@ def test_system_tables_temporary_tables_and_values(conn: Any) -> None:
     assert len(scans) == 1 and re.search(r"table=\[[\w.]*explain_tt\]", scans[0])
     text, _ = explain(conn, "EXPLAIN PLAN FOR SELECT 1 AS x FROM (VALUES(1))")
     assert text.startswith("00-00    Screen\n") and "Values" in text and "Scan" not in text
+
+
+def test_profile_graph_is_explains_tree_with_spark_measures(session: Any, parts: Path) -> None:
+    from auger.sql.planning import explain as drill_plan
+
+    sql = (
+        "SELECT dir0, COUNT(*) AS n FROM dfs.data.explain_parts "
+        "WHERE a > 0 GROUP BY dir0 ORDER BY dir0"
+    )
+    with drill_plan.recording() as scans:
+        df = session.execute(sql).dataframe
+    assert len(df.toArrow()) == 2
+    graph = drill_plan.plan_graph(df, scans)
+
+    def walk(node: dict[str, Any]) -> list[dict[str, Any]]:
+        return [node, *(n for c in node["children"] for n in walk(c))]
+
+    nodes = walk(graph)
+    assert graph["name"] == "Screen"
+    assert {"HashAgg", "Sort"} <= {n["name"] for n in nodes}
+    (scan,) = [n for n in nodes if n["name"] == "Scan"]
+    assert scan["detail"].startswith("Scan(table=[dfs.data.explain_parts]")
+    assert "columns=[" in scan["detail"] and "numFiles=2" in scan["detail"]
+    assert scan["rows"] == 2  # one record in each of the two files
+    assert any(n["timeMs"] is not None for n in nodes)
+    # the operators are EXPLAIN's, in the same order
+    with drill_plan.recording() as again:
+        planned = session.execute(sql).dataframe
+    text = drill_plan.explain_result(planned, again, True).table.column("text")[0].as_py()
+    assert [ln.split()[1].split("(")[0] for ln in text.splitlines()] == [n["name"] for n in nodes]

@@ -132,7 +132,7 @@ def test_column_past_a_files_schema_sample_is_not_missing_there(
         f"Column [x] is missing from 1 of 3 files of {table} (c.json); read as NULL there"
     ]
     # a file too large to look at whole is judged by its sample, and the message says so
-    monkeypatch.setattr("auger.sql.diagnostics._RECHECK_BYTES", 0)
+    monkeypatch.setattr("auger.sql.planning.diagnostics._RECHECK_BYTES", 0)
     cur = conn.cursor().execute(sql)
     assert cur.fetchall() == [(1, 10), (1102, 5)]
     assert [text for _, text in cur.messages] == [

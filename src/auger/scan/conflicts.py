@@ -41,6 +41,7 @@ __all__ = [
     "ScanStateError",
     "SchemaMismatchError",
     "conversion_conflict",
+    "illegal_conversion",
     "null_in_not_null",
     "projection_conflict",
     "type_conflict",
@@ -121,6 +122,19 @@ def conversion_conflict(
         f"Scan and file column type conflict for column [{column.name}]: the file has "
         f"{file_type}, the table schema says {column.type_string()}",
         [f"Column: {column.name}", f"Reason: {reason}"],
+    )
+    return _with_context(error, context)
+
+
+def illegal_conversion(
+    column: ColumnMetadata, value: str, context: ErrorContext | None = None
+) -> UserError:
+    """A text value of a column a provided schema types does not read as that type."""
+    error = UserError(
+        ErrorKind.DATA_READ,
+        f"Illegal conversion: Column `{column.name}` of type {column.type.value}, "
+        f"Illegal value `{value}`",
+        [f"Column: {column.name}"],
     )
     return _with_context(error, context)
 

@@ -317,12 +317,21 @@ class FrozenScan:
         implicit: the implicit columns (a ``ROWS`` marker makes one output row per batch,
             standing for the batch's rows).
         arrow_schema: the output schema as Arrow (what Spark was told).
+        text_types: the reader delivers text, and a column the plan types (by a provided
+            schema) is converted by Drill's text rules (:func:`auger.scan.provided.text_converter`:
+            trimmed, blanks and defaults, date patterns, illegal values named).
     """
 
     def __init__(
-        self, tracker: ScanSchemaTracker, implicit: ImplicitColumns, arrow_schema: pa.Schema
+        self,
+        tracker: ScanSchemaTracker,
+        implicit: ImplicitColumns,
+        arrow_schema: pa.Schema,
+        *,
+        text_types: bool = False,
     ) -> None:
         self.schema = arrow_schema
+        self._text_types = text_types
         self._fields = list(arrow_schema)
         self.columns = list(tracker.output_schema())
         if len(self.columns) != len(arrow_schema):
@@ -361,13 +370,27 @@ class FrozenScan:
                 parts.append(_Part(kind, k))
             elif name in by_name:
                 i = by_name[name]
-                parts.append(_Part("reader", i, conformer(schema.field(i).type, target.type)))
+                src = schema.field(i).type
+                convert = (
+                    self._text_converter(col, target.type)
+                    if self._text_types
+                    and (pa.types.is_string(src) or pa.types.is_large_string(src))
+                    else None
+                )
+                parts.append(_Part("reader", i, convert or conformer(src, target.type)))
             else:
                 parts.append(_Part("missing"))
         reader = [p.source for p in parts if p.kind == "reader"]
         whole = reader == list(range(len(schema))) and len(schema) > 0
         touched = [(j, p) for j, p in enumerate(parts) if p.kind != "reader" or p.convert]
         return _Plan(parts, reader, whole, touched)
+
+    @staticmethod
+    def _text_converter(col: ColumnMetadata, dst: pa.DataType) -> Converter | None:
+        from auger.scan.provided import text_converter
+
+        convert = text_converter(col, dst)
+        return None if convert is None else _WithContext(convert)
 
     def _file_values(self, file: FileDescrip) -> list[pa.Scalar]:
         if self._file is not file:
@@ -435,4 +458,19 @@ class FrozenScan:
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
     def _convert(self, convert: Converter, arr: pa.Array, j: int, ctx: ErrorContext) -> pa.Array:
+        if isinstance(convert, _WithContext):
+            return convert.convert(arr, ctx)
         return convert_column(convert, arr, self.columns[j], ctx)
+
+
+class _WithContext:
+    """A conversion whose errors name the value and the file itself (text under a provided
+    schema), rather than being a type conflict between the file and the plan."""
+
+    __slots__ = ("convert",)
+
+    def __init__(self, convert: Callable[[pa.Array, ErrorContext], pa.Array]) -> None:
+        self.convert = convert
+
+    def __call__(self, arr: pa.Array) -> pa.Array:
+        return self.convert(arr, ErrorContext())

@@ -246,7 +246,12 @@ class ScanOperator:
         self.frozen = (
             None
             if frozen_schema is None
-            else FrozenScan(tracker, implicit or ImplicitColumns(), frozen_schema)
+            else FrozenScan(
+                tracker,
+                implicit or ImplicitColumns(),
+                frozen_schema,
+                text_types=self.config.type == "text",
+            )
         )
         if self.frozen is not None:
             # Row readers' loader batches take the same frozen plan as Arrow batches.

@@ -37,12 +37,7 @@ from auger.scan.implicit import (
 )
 from auger.scan.members import type_untyped_columns
 from auger.scan.missing import resolve_missing_types
-from auger.scan.provided import (
-    absent_sensitive,
-    conversion_expressions,
-    needs_conversion,
-    text_scan_column,
-)
+from auger.scan.provided import absent_sensitive, text_scan_column
 from auger.scan.single_format import single_format
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.scan.text_rules import (
@@ -136,8 +131,8 @@ def _root_of(path: str) -> str:
 class PlannedScan:
     spec: ScanSpec
     schema: TupleSchema
-    #: select expressions typing text columns by a provided schema (None: none needed)
-    conversions: tuple[str, ...] | None = None
+    #: select expressions Spark applies over the scan (None: the scan's columns as they are)
+    selects: tuple[str, ...] | None = None
     #: columns the query names that no file of the table has (delivered as typed nulls)
     missing: tuple[str, ...] = ()
 
@@ -440,26 +435,6 @@ def plan_scan(
         # without columns would arrive as zero rows). Under ``*`` the query never sees it.
         out.add(ColumnMetadata(ROW_COUNT_COLUMN, MinorType.VARCHAR))
         sources[ROW_COUNT_COLUMN] = ColumnSource.FILENAME
-    conversions = None
-    if found.provided is not None and fmt.type == "text":
-        conversions = conversion_expressions(out, found.provided)
-        if conversions is not None:
-            typed = TupleSchema()
-            for col in out:
-                given = found.provided.schema.column(col.name)
-                scanned = sources[col.name] in (ColumnSource.TABLE, ColumnSource.MISSING)
-                # a column some file has may be absent from a row: the scan leaves it NULL
-                # and the query fills it; one no file has gets its default from the scan
-                in_files = sources[col.name] == ColumnSource.TABLE
-                if (
-                    given is not None
-                    and scanned
-                    and (needs_conversion(given) or (in_files and absent_sensitive(given)))
-                ):
-                    typed.add(text_scan_column(col))
-                else:
-                    typed.add(col)
-            out = typed
     spec = ScanSpec(
         format_name=fmt.name,
         format_type=fmt.type,
@@ -475,7 +450,7 @@ def plan_scan(
         reader_schema=_positional_reader_schema(fmt, found.provided, options),
         plugin=shipped_plugin(fmt.type),
     )
-    return PlannedScan(spec, out, tuple(conversions) if conversions else None, tuple(missing))
+    return PlannedScan(spec, out, missing=tuple(missing))
 
 
 def _scan_options(

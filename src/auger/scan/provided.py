@@ -1,31 +1,37 @@
-"""Provided schemas over text files: Drill's conversion rules, as Spark expressions.
+"""Provided schemas over text files: Drill's conversion rules, applied to the scan's Arrow.
 
 Text files hold strings. With a provided schema (``.drill.schema`` or a table function's
-``schema => 'inline=(...)'``), Drill converts each typed column: values are trimmed, a blank
-becomes NULL (or the column's ``drill.blank-as`` value), a NOT NULL column takes its
-``drill.default`` (or the type's natural default: 0, ``1970-01-01``...) when blank or absent,
-dates and timestamps are read with their ``drill.format`` pattern, and a value that does not
-convert is an error naming the column, its type and the value. The scan delivers these columns
-as text; the expressions built here convert them in the same Spark plan.
+``schema => 'inline=(...)'``), the planned scan carries the provided types and converts each
+typed column as it reads: values are trimmed, a blank becomes NULL (or the column's
+``drill.blank-as`` value), a NOT NULL column takes its ``drill.default`` (or the type's natural
+default: 0, ``1970-01-01``...) when blank or absent, dates and timestamps are read with their
+``drill.format`` pattern, and a value that does not convert is a DATA_READ error naming the
+file, the column, its type and the value. A NOT NULL VARCHAR takes its default (else ``""``)
+where no field wrote it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import datetime as dt
+from collections.abc import Callable
 
-from auger.storage.schema_file import SchemaFile
-from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from auger.scan.conflicts import ErrorContext, illegal_conversion
+from auger.types import ColumnMetadata, DataMode, MinorType
+from auger.types.java_format import strptime_pattern
 
 __all__ = [
     "absent_sensitive",
-    "conversion_expressions",
     "needs_conversion",
     "required_varchar",
+    "text_converter",
     "text_scan_column",
 ]
 
 #: The value a NOT NULL column without a default takes when blank or absent.
-_NATURAL_DEFAULTS: Mapping[MinorType, str] = {
+_NATURAL_DEFAULTS: dict[MinorType, str] = {
     MinorType.TINYINT: "0",
     MinorType.SMALLINT: "0",
     MinorType.INT: "0",
@@ -38,6 +44,10 @@ _NATURAL_DEFAULTS: Mapping[MinorType, str] = {
     MinorType.TIMESTAMP: "1970-01-01 00:00:00",
     MinorType.TIME: "00:00:00",
 }
+
+#: Text Drill reads as true in a BOOLEAN column (any case); any other text is false, never an
+#: error (``on`` is true, ``foo`` false)
+_TRUE_TEXT = pa.array(["true", "t", "1", "y", "yes", "on"])
 
 
 def needs_conversion(col: ColumnMetadata) -> bool:
@@ -61,102 +71,92 @@ def absent_sensitive(col: ColumnMetadata) -> bool:
 
 
 def required_varchar(col: ColumnMetadata) -> bool:
-    """A NOT NULL VARCHAR of a provided schema: the query fills what the scan leaves NULL."""
+    """A NOT NULL VARCHAR of a provided schema: the scan fills what no field wrote."""
     return col.type is MinorType.VARCHAR and col.mode is DataMode.REQUIRED
 
 
 def text_scan_column(col: ColumnMetadata) -> ColumnMetadata:
-    """The column as the text scan delivers it: nullable text."""
+    """The column as the text reader reads it: nullable text."""
     return ColumnMetadata(col.name, MinorType.VARCHAR, DataMode.OPTIONAL)
 
 
-def _q(text: str) -> str:
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+#: Turns one batch's text array of a column into its typed array; the context names the file.
+TextConverter = Callable[[pa.Array, ErrorContext], pa.Array]
 
 
-def _ident(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-#: Text Drill reads as true in a BOOLEAN column (any case); any other text is false, never an
-#: error (TestCsvWithSchema: ``on`` is true, ``foo`` false)
-_TRUE_TEXT = ("true", "t", "1", "y", "yes", "on")
-
-
-def _convert(col: ColumnMetadata, value: str, spark_type: str) -> str:
-    fmt = col.format
-    if col.type is MinorType.BIT:
-        return f"(LOWER({value}) IN ({', '.join(_q(t) for t in _TRUE_TEXT)}))"
-    if fmt and col.type is MinorType.DATE:
-        return f"TRY_TO_DATE({value}, {_q(fmt)})"
-    if fmt and col.type is MinorType.TIMESTAMP:
-        return f"CAST(TRY_TO_TIMESTAMP({value}, {_q(fmt)}) AS TIMESTAMP_NTZ)"
-    if col.type is MinorType.TIMESTAMP:
-        return f"TRY_CAST({value} AS TIMESTAMP_NTZ)"
-    return f"TRY_CAST({value} AS {spark_type})"
-
-
-def _illegal_conversion(col: ColumnMetadata, value: str) -> str:
-    """A Spark expression failing the query with Drill's DATA_READ error for this value.
-
-    The message travels in the form :mod:`auger.spark.errors` decodes back into a UserError
-    (a marker and the base64 of its JSON), built in SQL because it holds the offending value.
-    """
-    type_name = col.type.value
-    safe = col.name.replace("'", "")
-    message = (
-        f"CONCAT('Illegal conversion: Column `{safe}` of type {type_name}, "
-        f"Illegal value `', {value}, '`')"
-    )
-    payload = (
-        f"TO_JSON(NAMED_STRUCT('k', 'DATA_READ', 'm', {message}, 'c', ARRAY('Column: {safe}')))"
-    )
-    return (
-        f"RAISE_ERROR(CONCAT('AUGER-USER-ERROR[', "
-        f"REPLACE(REPLACE(BASE64(CAST({payload} AS BINARY)), CHAR(13), ''), CHAR(10), ''), "
-        f"'] DATA_READ ERROR: ', {message}))"
-    )
-
-
-def _column_expression(col: ColumnMetadata, spark_type: str) -> str:
-    name = _ident(col.name)
-    value = f"TRIM({name})"
-    converted = _convert(col, value, spark_type)
+def text_converter(col: ColumnMetadata, dst: pa.DataType) -> TextConverter | None:
+    """How the scan turns the text of ``col`` (a provided schema's column) into ``dst``, the
+    column's Arrow type; None when the text is delivered as read."""
+    if required_varchar(col):
+        fill = pa.scalar(col.default_value if col.default_value is not None else "", dst)
+        return lambda arr, ctx: pc.fill_null(arr, fill).cast(dst)
+    if not needs_conversion(col):
+        return None
+    parse = _parser(col, dst)
     blank_as = col.prop("drill.blank-as")
     if col.mode is DataMode.REQUIRED:
         default = col.default_value
-        fallback = default if default is not None else _NATURAL_DEFAULTS[col.type]
-        blank_value = _convert(col, _q(fallback), spark_type)
+        blank_text: str | None = default if default is not None else _NATURAL_DEFAULTS[col.type]
     elif blank_as is not None and blank_as.lower() not in ("null", "skip"):
-        blank_value = _convert(col, _q(blank_as), spark_type)
+        blank_text = blank_as
     else:
-        blank_value = f"CAST(NULL AS {spark_type})"
-    error = _illegal_conversion(col, value)
-    return (
-        f"CASE WHEN {name} IS NULL OR {value} = '' THEN {blank_value} "
-        f"WHEN {converted} IS NULL THEN CAST({error} AS {spark_type}) "
-        f"ELSE {converted} END AS {name}"
-    )
+        blank_text = None
+    blank = pa.nulls(1, dst) if blank_text is None else None
+
+    def convert(arr: pa.Array, ctx: ErrorContext) -> pa.Array:
+        nonlocal blank
+        if pa.types.is_dictionary(arr.type):
+            arr = arr.dictionary_decode()
+        value = pc.utf8_trim_whitespace(arr.cast(pa.string()))
+        blanks = pc.or_kleene(pc.is_null(value), pc.equal(value, ""))
+        blanks = pc.fill_null(blanks, True)
+        if blank is None:
+            blank = parse(pa.array([blank_text.strip()]), ctx)  # type: ignore[union-attr]
+        if not pc.any(blanks).as_py():
+            return parse(value, ctx)
+        if pc.all(blanks).as_py():
+            return pa.repeat(blank[0], len(value)).cast(dst)
+        parsed = parse(pc.if_else(blanks, pa.scalar(None, pa.string()), value), ctx)
+        return pc.if_else(blanks, blank[0], parsed)
+
+    return convert
 
 
-def conversion_expressions(out: TupleSchema, provided: SchemaFile) -> list[str] | None:
-    """Select expressions that type the scan's text columns, or None when none needs it."""
-    from auger.types.spark import column_to_spark
+def _parser(col: ColumnMetadata, dst: pa.DataType) -> TextConverter:
+    """Trimmed, non-blank text (nulls pass) → ``dst``, or Drill's illegal-conversion error."""
+    if col.type is MinorType.BIT:
+        return lambda arr, ctx: pc.is_in(pc.utf8_lower(arr), value_set=_TRUE_TEXT).cast(dst)
+    fmt = col.format
+    if fmt and col.type in (MinorType.DATE, MinorType.TIMESTAMP):
+        pattern = strptime_pattern(fmt)
+        as_date = col.type is MinorType.DATE
 
-    exprs: list[str] = []
-    converted = False
-    for col in out:
-        given = provided.schema.column(col.name)
-        if given is not None and needs_conversion(given):
-            exprs.append(_column_expression(given, column_to_spark(given).simpleString()))
-            converted = True
-        elif given is not None and required_varchar(given):
-            # scanned nullable: what no field wrote (a column no file has too) takes the
-            # default, else ""
-            name = _ident(col.name)
-            default = given.default_value if given.default_value is not None else ""
-            exprs.append(f"COALESCE({name}, {_q(str(default))}) AS {name}")
-            converted = True
-        else:
-            exprs.append(_ident(col.name))
-    return exprs if converted else None
+        def temporal(arr: pa.Array, ctx: ErrorContext) -> pa.Array:
+            encoded = arr.dictionary_encode()
+            out: list[object] = []
+            for text in encoded.dictionary.to_pylist():
+                try:
+                    parsed = dt.datetime.strptime(text, pattern)
+                except ValueError:
+                    raise illegal_conversion(col, text, ctx) from None
+                out.append(parsed.date() if as_date else parsed)
+            values = pa.array(out, dst)
+            return values.take(encoded.indices)
+
+        return temporal
+
+    def cast(arr: pa.Array, ctx: ErrorContext) -> pa.Array:
+        try:
+            return arr.cast(dst, safe=True)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+        for text in arr.to_pylist():  # the error path only: find the value named
+            if text is None:
+                continue
+            try:
+                pa.array([text]).cast(dst, safe=True)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                raise illegal_conversion(col, text, ctx) from None
+        raise illegal_conversion(col, "", ctx)  # pragma: no cover - cast failed as a whole
+
+    return cast

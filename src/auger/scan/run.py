@@ -59,7 +59,10 @@ def spec_tracker(spec: ScanSpec) -> tuple[ScanSchemaTracker, ImplicitColumns, Tu
     table = TupleSchema()
     for col in spec.schema():
         source = spec.sources.get(col.name, ColumnSource.TABLE)
-        col = planned_fill(col)
+        if spec.format_type != "text":
+            # a text table's NOT NULL columns come from its provided schema, whose promise
+            # (the default, else the type's natural one) fills a file that lacks them
+            col = planned_fill(col)
         defined.add(col)
         if source == ColumnSource.TABLE:
             table.add(col)

@@ -67,7 +67,8 @@ class Profile:
     warnings: list[str] = field(default_factory=list)
     #: per file scan: files listed, pruned and read, rows read, records skipped
     scans: list[dict[str, Any]] = field(default_factory=list)
-    #: the physical plan that ran, operators with their rows and time (see ``plan_tree``)
+    #: the plan that ran, the tree EXPLAIN gives with the rows and time Spark measured per
+    #: operator (see :func:`auger.sql.planning.explain.plan_graph`)
     plan: dict[str, Any] | None = None
     #: when a pool thread took the query up, and when its planning was done (epoch ms; 0: not
     #: reached), which split the run into queued, planning and execution time

@@ -41,6 +41,7 @@ from auger.spark.errors import unwrap_spark_error
 if TYPE_CHECKING:
     from auger.engine import Engine
     from auger.server.sessions import WebSession
+    from auger.sql.planning.explain import PlannedTableScan
 
 __all__ = ["QueryManager", "RunningQuery"]
 
@@ -351,7 +352,12 @@ class QueryManager:
         if rq.cancel_requested.is_set() or session.closed:
             raise _Canceled
         rq.profile.run_start = _now_ms()
-        result = session.execute(sql)
+        # the SQL package loads with the first statement (see the session), so here too
+        from auger.sql.planning import explain
+
+        # the scans planned are recorded: the profile's plan names them as EXPLAIN does
+        with explain.recording() as scans:
+            result = session.execute(sql)
         rq.profile.planned = _now_ms()
         rq.profile.warnings = list(result.warnings)
         schema = result.schema
@@ -371,7 +377,7 @@ class QueryManager:
                 if rq.cancel_requested.is_set():
                     raise _Canceled from exc
                 raise unwrap_spark_error(exc) from exc
-            rq.profile.plan = jobs.plan_tree(df)
+            rq.profile.plan = _plan_graph(df, scans)
         if rq.cancel_requested.is_set():
             raise _Canceled
         rq.profile.warnings = result.messages()  # with what the scans read and skipped
@@ -393,6 +399,18 @@ class QueryManager:
 
 class _Canceled(Exception):
     pass
+
+
+def _plan_graph(df: Any, scans: list[PlannedTableScan]) -> dict[str, Any] | None:
+    """The plan that ran, for the profile; None where it cannot be read (the query's answer
+    does not depend on it)."""
+    from auger.sql.planning import explain
+
+    try:
+        return explain.plan_graph(df, scans)
+    except Exception:
+        _log.debug("plan graph unavailable", exc_info=True)
+        return None
 
 
 def _verbose(session: Any) -> bool:

@@ -6,11 +6,9 @@ read gives what ``SELECT <columns> FROM <path>`` gives: a headerless text file i
 ``columns`` array, ``dir0``, ``dir1``... and hive-style ``key=value`` columns come with ``*``
 (before the data for Parquet, after it otherwise), implicit columns (``filename``, ``fqn``...)
 appear when asked, columns named in ``columns`` that the files lack are typed nulls (blanks for
-text), a directory's ``.drill.schema`` is honoured, and a directory of two known formats is an
-error. One difference remains: over text files, SQL converts the columns a provided schema types
-(trims, blanks, defaults, date patterns) with Spark expressions after the scan, which a data
-source cannot add; here such columns arrive as the text the files hold (give ``.schema(...)``
-for typed columns).
+text), a directory's ``.drill.schema`` is honoured (over text files the scan itself converts the
+columns it types: trims, blanks, defaults, date patterns), and a directory of two known formats
+is an error.
 
 Options (keys are case-insensitive, values strings, as Spark passes them):
 

@@ -36,7 +36,6 @@ __all__ = [
     "cancel_group",
     "group_stages",
     "job_group",
-    "plan_tree",
     "running_stages",
 ]
 
@@ -235,82 +234,6 @@ def _stage_label(store: Any, stage_id: int, record: dict[str, Any]) -> str:
         return "compute the result"
     head = " → ".join(steps) if steps else "compute"
     return head + (f" ({', '.join(facts)})" if facts else "")
-
-
-#: Operators that wrap the real plan: the tree shows what they hold instead.
-_WRAPPERS = {"AdaptiveSparkPlanExec": "executedPlan", "InputAdapter": "child"}
-
-
-def plan_tree(df: Any, limit: int = 400) -> dict[str, Any] | None:
-    """The physical plan ``df`` ran with, as a tree of operators with the rows and time Spark
-    measured for each: ``{"name", "detail", "rows", "timeMs", "children"}``. Called after the
-    rows were fetched, so adaptive execution's final plan and the metrics are in. None where the
-    JVM is out of reach (Spark Connect) or the plan cannot be read.
-
-    Args:
-        df: the DataFrame that ran.
-        limit: at most this many operators (a wide union stops growing there).
-    """
-    try:
-        root = df._jdf.queryExecution().executedPlan()
-    except Exception:
-        return None
-    count = [0]
-
-    def unwrap(node: Any) -> Any:
-        for _ in range(20):
-            cls = str(node.getClass().getSimpleName())
-            if cls in _WRAPPERS:
-                node = getattr(node, _WRAPPERS[cls])()
-            elif cls.endswith("QueryStageExec"):  # shuffle, broadcast and result stages
-                node = node.plan()
-            elif cls in ("WholeStageCodegenExec", "ReusedExchangeExec"):
-                node = node.child()
-            else:
-                return node
-        return node
-
-    def walk(node: Any) -> dict[str, Any]:
-        node = unwrap(node)
-        count[0] += 1
-        rows: int | None = None
-        time_ms = 0.0
-        timed = False
-        metrics = node.metrics()
-        it = metrics.iterator()
-        while it.hasNext():
-            pair = it.next()
-            key, metric = str(pair._1()), pair._2()
-            kind = str(metric.metricType())
-            value = int(metric.value())
-            if key == "numOutputRows":
-                rows = value
-            elif kind == "timing":
-                time_ms += value
-                timed = True
-            elif kind == "nsTiming":
-                time_ms += value / 1e6
-                timed = True
-        detail = str(node.simpleString(25))
-        out: dict[str, Any] = {
-            "name": str(node.nodeName()),
-            "detail": detail[:300],
-            "rows": rows,
-            "timeMs": round(time_ms, 1) if timed else None,
-            "children": [],
-        }
-        children = node.children()
-        for i in range(children.size()):
-            if count[0] >= limit:
-                break
-            out["children"].append(walk(children.apply(i)))
-        return out
-
-    try:
-        return walk(root)
-    except Exception:
-        _log.debug("plan tree unavailable", exc_info=True)
-        return None
 
 
 # ------------------------------------------------------------------ results as Arrow

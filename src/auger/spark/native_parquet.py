@@ -478,7 +478,7 @@ def native_parquet_frame(spark: Any, planned: PlannedScan, options: Mapping[str,
     spec = planned.spec
     if spec.format_type != "parquet" or not _enabled(options):
         return None
-    if planned.conversions or spec.reader_schema or len(spec.files) > MAX_FILES:
+    if spec.reader_schema or len(spec.files) > MAX_FILES:
         return None
     try:
         if _row_count_only(planned):

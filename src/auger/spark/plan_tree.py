@@ -1,11 +1,13 @@
-"""Spark's plans of a DataFrame as trees of plain values, for EXPLAIN.
+"""Spark's plans of a DataFrame as trees of plain values, for EXPLAIN and the query profile.
 
 Each node keeps what a reader of the plan needs and no JVM handle: Spark's node name, its
 expressions as SQL text, its output columns with their expression ids (the ids are what tie a
 scan node back to the DataFrame the planner built for a table: Spark keeps a relation's
-attribute ids from the analysed plan through optimisation to the physical scan), and its
-children. Spark's own wrappers that add nothing a user sees (whole-stage code generation,
-adaptive execution's shell, row/columnar conversions) are passed through.
+attribute ids from the analysed plan through optimisation to the physical scan), its
+children, and the rows and time Spark measured for it (read after the query ran, the physical
+plan is the one adaptive execution settled on, with its metrics filled in). Spark's own
+wrappers that add nothing a user sees (whole-stage code generation, adaptive execution's
+shell, row/columnar conversions) are passed through.
 
 Under Spark Connect there is no JVM handle to walk: the functions answer None.
 """
@@ -42,6 +44,9 @@ class PlanNode:
         expressions: the node's expressions as SQL (an alias as the expression it names).
         output: the node's output columns as (name, expression id).
         children: the node's inputs.
+        rows: the rows Spark counted out of the node (None where it counts none).
+        time_ms: the milliseconds Spark's timing metrics of the node add up to (None where it
+            has none).
     """
 
     name: str
@@ -49,6 +54,8 @@ class PlanNode:
     expressions: tuple[str, ...]
     output: tuple[tuple[str, int], ...]
     children: tuple[PlanNode, ...]
+    rows: int | None = None
+    time_ms: float | None = None
 
 
 def _seq(jseq: Any) -> list[Any]:
@@ -64,7 +71,30 @@ def _expression_sql(expr: Any) -> str:
         return str(expr.toString())
 
 
-def _node(jnode: Any) -> PlanNode:
+def _metrics(jnode: Any) -> tuple[int | None, float | None]:
+    """The node's output rows and its time in milliseconds, where Spark measures them."""
+    rows: int | None = None
+    time_ms, timed = 0.0, False
+    try:
+        it = jnode.metrics().iterator()
+        while it.hasNext():
+            pair = it.next()
+            key, metric = str(pair._1()), pair._2()
+            kind = str(metric.metricType())
+            if key == "numOutputRows":
+                rows = int(metric.value())
+            elif kind == "timing":
+                time_ms += int(metric.value())
+                timed = True
+            elif kind == "nsTiming":
+                time_ms += int(metric.value()) / 1e6
+                timed = True
+    except Exception:  # metrics Spark cannot give: the node keeps none
+        return None, None
+    return rows, (round(time_ms, 1) if timed else None)
+
+
+def _node(jnode: Any, physical: bool = True) -> PlanNode:
     while True:
         # ``WholeStageCodegen (1)``: Spark numbers its code-generation stages in the name
         name = str(jnode.nodeName()).split(" (", 1)[0]
@@ -84,8 +114,9 @@ def _node(jnode: Any) -> PlanNode:
     except Exception:
         exprs = ()
     output = tuple((str(a.name()), int(a.exprId().id())) for a in _seq(jnode.output()))
-    children = tuple(_node(c) for c in _seq(jnode.children()))
-    return PlanNode(name, detail, exprs, output, children)
+    children = tuple(_node(c, physical) for c in _seq(jnode.children()))
+    rows, time_ms = _metrics(jnode) if physical else (None, None)
+    return PlanNode(name, detail, exprs, output, children, rows, time_ms)
 
 
 def _query_execution(df: Any) -> Any | None:
@@ -94,7 +125,8 @@ def _query_execution(df: Any) -> Any | None:
 
 
 def physical_tree(df: Any) -> PlanNode | None:
-    """The physical plan Spark would run for ``df``."""
+    """The physical plan Spark would run for ``df`` (after it ran: the plan that ran, with the
+    rows and time Spark measured)."""
     qe = _query_execution(df)
     return None if qe is None else _node(qe.executedPlan())
 
@@ -102,7 +134,7 @@ def physical_tree(df: Any) -> PlanNode | None:
 def logical_tree(df: Any) -> PlanNode | None:
     """The optimised logical plan of ``df``."""
     qe = _query_execution(df)
-    return None if qe is None else _node(qe.optimizedPlan())
+    return None if qe is None else _node(qe.optimizedPlan(), physical=False)
 
 
 def output_ids(df: Any) -> tuple[int, ...] | None:

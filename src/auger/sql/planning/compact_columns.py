@@ -43,7 +43,7 @@ def compact_columns_scan(planned: PlannedScan) -> tuple[PlannedScan, set[int]] |
     None when the query uses ``columns`` otherwise than by literal index (or the scan is not
     of that kind)."""
     spec = planned.spec
-    if spec.format_type != "text" or planned.conversions or spec.reader_schema:
+    if spec.format_type != "text" or spec.reader_schema:
         return None
     column = planned.schema.column("columns")
     if column is None or column.mode != DataMode.REPEATED:
@@ -86,7 +86,7 @@ def compact_columns_scan(planned: PlannedScan) -> tuple[PlannedScan, set[int]] |
     new_spec = replace(
         spec, output_schema=schema.to_text(), sources=sources, projection=tuple(projection)
     )
-    return replace(planned, spec=new_spec, schema=schema, conversions=tuple(selects)), positions
+    return replace(planned, spec=new_spec, schema=schema, selects=tuple(selects)), positions
 
 
 def read_positions_directly(tree: exp.Expression, positions: set[int]) -> exp.Expression:

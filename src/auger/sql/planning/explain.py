@@ -20,6 +20,9 @@ whose output carries those ids is that scan, and is written with what auger plan
 the table, its files, the columns it reads, the filters Spark applies to its rows as they come
 out, and the files partition pruning left out. Under Spark Connect the plan cannot be walked:
 the tree is the Screen over the planned scans.
+
+The query profile draws the same tree (:func:`plan_graph`), read after the query ran: each
+operator then carries the rows and time Spark measured for it.
 """
 
 from __future__ import annotations
@@ -38,7 +41,14 @@ from auger.scan.plan import PlannedScan, ScanTable
 from auger.spark.plan_tree import PlanNode, logical_tree, output_ids, physical_tree
 from auger.sql.result import QueryResult
 
-__all__ = ["PlannedTableScan", "explain_result", "recording", "scan_framed", "table_framed"]
+__all__ = [
+    "PlannedTableScan",
+    "explain_result",
+    "plan_graph",
+    "recording",
+    "scan_framed",
+    "table_framed",
+]
 
 
 @dataclass(frozen=True)
@@ -142,12 +152,15 @@ _INTERNAL_IDS = re.compile(r"#\d+L?|,?\s*\[plan_id=\d+\]")
 
 @dataclass
 class _Op:
-    """An operator as written: Drill's name, its arguments, its inputs."""
+    """An operator as written: Drill's name, its arguments, its inputs, and the rows and
+    milliseconds Spark measured for it (None where it measured none)."""
 
     name: str
     args: str
     fields: dict[str, Any]
     children: list[_Op]
+    rows: int | None = None
+    time_ms: float | None = None
 
 
 def _clean(text: str) -> str:
@@ -255,7 +268,9 @@ def _convert(
     k = _scan_of(node, scans, used)
     if k is not None:
         used.add(k)
-        return _scan_op(scans[k], scan_name, filters)
+        op = _scan_op(scans[k], scan_name, filters)
+        op.rows, op.time_ms = node.rows, node.time_ms
+        return op
     drill = names.get(node.name, node.name)
     if not node.children and node.name.startswith("Scan OneRowRelation"):
         drill = names.get("Range", drill)  # ``FROM (VALUES(1))`` and no FROM: one row of values
@@ -272,7 +287,8 @@ def _convert(
         and children[0].args == _args(node, drill)
     ):
         children = children[0].children
-    return _Op(drill, _args(node, drill), {"detail": _clean(node.detail)}, children)
+    fields = {"detail": _clean(node.detail)}
+    return _Op(drill, _args(node, drill), fields, children, node.rows, node.time_ms)
 
 
 def _pop(name: str) -> str:
@@ -331,10 +347,8 @@ def _logical(root: _Op) -> tuple[str, str]:
     return "\n".join(lines) + "\n", json.dumps(plan, indent=2)
 
 
-def explain_result(
-    frame: Any, scans: list[PlannedTableScan], with_implementation: bool
-) -> QueryResult:
-    """Drill's EXPLAIN answer for the planned query ``frame`` (see the module)."""
+def _operator_tree(frame: Any, scans: list[PlannedTableScan], with_implementation: bool) -> _Op:
+    """The query's operators under Drill's names, the Screen at the root (see the module)."""
     used: set[int] = set()
     if with_implementation:
         tree = physical_tree(frame)
@@ -346,9 +360,40 @@ def explain_result(
         top = [_convert(tree, names, scans, used, scan_name, [])]
     else:
         top = [_scan_op(s, scan_name, []) for s in scans]
-    root = _Op(screen, "", {}, top)
+    # the Screen hands the client what its input gave
+    return _Op(screen, "", {}, top, top[0].rows if len(top) == 1 else None)
+
+
+def explain_result(
+    frame: Any, scans: list[PlannedTableScan], with_implementation: bool
+) -> QueryResult:
+    """Drill's EXPLAIN answer for the planned query ``frame`` (see the module)."""
+    root = _operator_tree(frame, scans, with_implementation)
     text, plan = _physical(root) if with_implementation else _logical(root)
     return QueryResult(
         table=pa.table({"text": pa.array([text], pa.string()), "json": pa.array([plan])}),
         statement="EXPLAIN",
     )
+
+
+def plan_graph(frame: Any, scans: list[PlannedTableScan]) -> dict[str, Any]:
+    """The physical tree EXPLAIN gives for ``frame``, as the query profile keeps it: each
+    operator ``{"name", "detail", "rows", "timeMs", "children"}``, ``detail`` the operator as
+    EXPLAIN writes it, ``rows`` and ``timeMs`` what Spark measured (None where it measured
+    nothing). Called after the rows were fetched, so the measures are in.
+
+    Args:
+        frame: the DataFrame that ran.
+        scans: the scans recorded (:func:`recording`) while it was planned.
+    """
+
+    def node(op: _Op) -> dict[str, Any]:
+        return {
+            "name": op.name,
+            "detail": f"{op.name}({op.args})" if op.args else op.name,
+            "rows": op.rows,
+            "timeMs": op.time_ms,
+            "children": [node(c) for c in op.children],
+        }
+
+    return node(_operator_tree(frame, scans, with_implementation=True))

@@ -55,7 +55,7 @@ def count_rows_query(tree: exp.Expression, n_tables: int) -> bool:
 def counting_scan(planned: PlannedScan) -> PlannedScan | None:
     """The planned scan with the weight column, or None when it reads table data."""
     spec = planned.spec
-    if spec.format_type == "parquet" or planned.conversions:
+    if spec.format_type == "parquet":
         return None  # Parquet counts from footers or natively (auger.spark.native_parquet)
     if any(src in (ColumnSource.TABLE, ColumnSource.MISSING) for src in spec.sources.values()):
         return None

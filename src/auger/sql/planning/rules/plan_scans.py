@@ -66,7 +66,7 @@ def plan_scans(plan: SelectPlan) -> None:
             planned, plan.direct_positions[n] = compact
         # ``*`` over a table without columns: rows of no columns, as in Drill
         rows_only = star and planned.schema.names() == [ROW_COUNT_COLUMN]
-        if plan.answer_here and not plan.counting and not planned.conversions:
+        if plan.answer_here and not plan.counting and not planned.selects:
             answer = _local_answer(plan.spark, planned, options, rows_only)
             if answer is not None:
                 plan.answer = answer
@@ -79,8 +79,8 @@ def plan_scans(plan: SelectPlan) -> None:
         if rows_only:
             frame = frame.drop(ROW_COUNT_COLUMN)
             plan.no_columns = True
-        if planned.conversions:
-            frame = frame.selectExpr(*planned.conversions)
+        if planned.selects:
+            frame = frame.selectExpr(*planned.selects)
         plan.frames[n] = frame
 
 
