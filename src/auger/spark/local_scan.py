@@ -109,4 +109,8 @@ def _frame(spark: Any, planned: PlannedScan, table: pa.Table | None) -> Any:
     spark_schema = planned.schema.to_spark()
     if not table.num_rows:  # Spark cannot build a frame of no Arrow chunks
         return spark.createDataFrame([], spark_schema)
-    return spark.createDataFrame(table, schema=spark_schema)
+    # one partition: Spark would split these rows over the cores, and then a GROUP BY, ORDER BY
+    # or DISTINCT needs a shuffle (two stages and several tasks) where one task over a few
+    # thousand rows is quicker; a plain projection or filter is folded into rows on the
+    # driver all the same
+    return spark.createDataFrame(table, schema=spark_schema).coalesce(1)
