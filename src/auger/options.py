@@ -129,6 +129,12 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
     _d("auger.scan.parallelism", "LONG", 0, "Spark tasks a scan aims for (0: the cores)"),
     _d("auger.scan.parallel_discovery_files", "LONG", 64, "Discovery uses Spark past this"),
     _d("auger.scan.local_limit_rows", "LONG", 10_000, "LIMITs up to this are read on the driver"),
+    _d(
+        "auger.scan.local_bytes",
+        "LONG",
+        4 * 1024 * 1024,
+        "Scans of whole files up to this many bytes in all are read on the driver",
+    ),
     _d("auger.scan.text_max_field_bytes", "LONG", 16 * 1024 * 1024, "Longest text field accepted"),
     _d("auger.scan.text_force_python", "BOOLEAN", False, "Read text with the Python parser only"),
     _d(

@@ -111,6 +111,8 @@ def four_files(data_dir: Path) -> str:
 
 
 def test_fetchone_streams_partition_by_partition(conn: Any, four_files: str) -> None:
+    # files this small are otherwise read on the driver into one partition
+    conn.cursor().execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
     partitions = conn.sql(four_files).rdd.getNumPartitions()
     assert partitions >= 4
     tracker = conn.session.engine.spark.sparkContext.statusTracker()

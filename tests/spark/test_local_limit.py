@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _frame(conn: Any, sql: str, local_rows: int) -> Any:
     conn.cursor().execute(f"ALTER SESSION SET `auger.scan.local_limit_rows` = {local_rows}")
+    conn.cursor().execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")  # LIMITs only
     return conn.session.execute(sql).frame()
 
 
@@ -170,6 +172,7 @@ def test_star_limit_is_answered_on_the_driver_as_spark_would(
     assert _values(answered.table) == _values(spark_table)
     assert answered.schema == QueryResult(dataframe=answered.frame()).schema
     session.execute("ALTER SESSION SET `auger.scan.local_limit_rows` = 0")
+    session.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
     try:
         remote = session.execute(sql)  # the data source on executors
         assert remote.table is None
@@ -177,6 +180,7 @@ def test_star_limit_is_answered_on_the_driver_as_spark_would(
         assert remote.schema == answered.schema
     finally:
         session.execute("ALTER SESSION RESET `auger.scan.local_limit_rows`")
+        session.execute("ALTER SESSION RESET `auger.scan.local_bytes`")
 
 
 def test_star_limit_through_the_dbapi(conn: Any, zoo: Path) -> None:
@@ -184,6 +188,7 @@ def test_star_limit_through_the_dbapi(conn: Any, zoo: Path) -> None:
     local = conn.cursor().execute(sql)
     local_desc, local_rows = local.description, local.fetchall()
     conn.cursor().execute("ALTER SESSION SET `auger.scan.local_limit_rows` = 0")
+    conn.cursor().execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
     remote = conn.cursor().execute(sql)
     assert remote.description == local_desc
     assert remote.fetchall() == local_rows
@@ -219,3 +224,58 @@ def test_star_limit_over_a_table_without_columns_keeps_its_row_count(
     assert cur.execute(f"SELECT * FROM dfs.`{tmp_path}/empty.json` LIMIT 5").fetchall() == []
     got = cur.execute(f"SELECT * FROM dfs.`{tmp_path}/objects.json` LIMIT 5").fetchall()
     assert len(got) == 2
+
+
+# ------------------------------------------------- a few small files read on the driver
+def _small(conn: Any, sql: str, local_bytes: int) -> Any:
+    cur = conn.cursor()
+    cur.execute("ALTER SESSION SET `auger.scan.local_limit_rows` = 0")
+    cur.execute(f"ALTER SESSION SET `auger.scan.local_bytes` = {local_bytes}")
+    return conn.session.execute(sql).frame()
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT dir0, COUNT(*) AS n, SUM(CAST(columns[1] AS INT)) AS s FROM dfs.`{root}/csv` "
+        "GROUP BY dir0 ORDER BY dir0",
+        "SELECT t.m.a, t.m.b[1] AS b1, s, nope, dir0 FROM dfs.`{root}/json` t ORDER BY dir0, s",
+        "SELECT k, v, filename FROM dfs.`{root}/csvh` WHERE k = '3' ORDER BY v",
+    ],
+)
+def test_small_input_equals_the_data_source(conn: Any, tree: Path, query: str) -> None:
+    sql = query.format(root=tree)
+    local = _small(conn, sql, 1_000_000)
+    remote = _small(conn, sql, 0)
+    assert _is_local(local)
+    assert not _is_local(remote)
+    assert local.schema == remote.schema
+    assert local.collect() == remote.collect()
+
+
+def test_input_above_local_bytes_runs_in_spark(conn: Any, tree: Path) -> None:
+    sql = f"SELECT COUNT(*) AS n FROM dfs.`{tree}/csv`"
+    size = sum(f.stat().st_size for f in (tree / "csv").rglob("*.csv"))
+    assert _is_local(_small(conn, sql, size))  # the limit is inclusive
+    df = _small(conn, sql, size - 1)
+    assert not _is_local(df)
+    assert df.collect()[0][0] == 60
+
+
+def test_small_input_read_error_is_the_users(conn: Any, tree: Path) -> None:
+    with pytest.raises(UserError) as err:
+        _small(conn, f"SELECT a FROM dfs.`{tree}/bad`", 1_000_000).collect()
+    assert err.value.kind is ErrorKind.DATA_READ
+    assert any("a.json" in c for c in err.value.context)
+
+
+def test_small_input_reads_a_changed_file_anew(conn: Any, tmp_path: Path) -> None:
+    data = tmp_path / "t.json"
+    data.write_text('{"a": 1}\n{"a": 2}\n')
+    sql = f"SELECT SUM(a) AS s, COUNT(*) AS n FROM dfs.`{data}`"
+    first = _small(conn, sql, 1_000_000)
+    assert _is_local(first)
+    assert [tuple(r) for r in first.collect()] == [(3, 2)]
+    data.write_text('{"a": 1}\n{"a": 2}\n{"a": 40}\n')
+    os.utime(data, (data.stat().st_atime, data.stat().st_mtime + 5))
+    assert [tuple(r) for r in _small(conn, sql, 1_000_000).collect()] == [(43, 3)]

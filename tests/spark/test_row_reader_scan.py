@@ -132,6 +132,7 @@ def test_overflow_through_sql(conn: Any, regexlog: ModuleType, tmp_path: Path) -
     messages = big_log(tmp_path / "logs")
     cur = conn.cursor()
     cur.execute("ALTER SESSION SET `auger.scan.local_limit_rows` = 0")
+    cur.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
     cur.execute("ALTER SESSION SET `auger.scan.batch_bytes` = 1500000")
     sql = (
         f"SELECT message, filename, dir0 FROM table(dfs.`{tmp_path}`(type => 'regexlog')) "
@@ -156,6 +157,7 @@ def test_plugin_implicit_columns_through_sql(
     (tmp_path / "top.log").write_text(log_line("WARN", "two") + "no match\n")
     cur = conn.cursor()
     cur.execute("ALTER SESSION SET `auger.scan.local_limit_rows` = 0")
+    cur.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
     rows, described = fetch(
         conn,
         f"SELECT level, filename, suffix, fqn, filepath, dir0, dir1 "

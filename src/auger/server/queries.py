@@ -372,7 +372,7 @@ class QueryManager:
         else:
             df = result.dataframe.limit(row_cap) if row_cap > 0 else result.dataframe
             try:
-                table = df.toArrow()
+                table = jobs.to_arrow(df)
             except Exception as exc:
                 if rq.cancel_requested.is_set():
                     raise _Canceled from exc

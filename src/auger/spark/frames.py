@@ -18,8 +18,18 @@ if TYPE_CHECKING:
 __all__ = ["datasource_frame", "scan_frame"]
 
 
-def scan_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> Any:
-    """The DataFrame delivering ``planned.schema`` for the planned scan."""
+def scan_frame(
+    spark: Any, planned: PlannedScan, options: Mapping[str, Any], small_here: bool = False
+) -> Any:
+    """The DataFrame delivering ``planned.schema`` for the planned scan.
+
+    Args:
+        spark: the session.
+        planned: the scan.
+        options: the session's options.
+        small_here: whether a scan of a few small files may be read now, on the driver (for a
+            query about to run; not for one only explained or stored as a plan).
+    """
     from auger.spark.local_scan import local_limit_frame
 
     frame = local_limit_frame(spark, planned, options)
@@ -30,6 +40,11 @@ def scan_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> 
     # after the driver-side small LIMIT, which needs no Spark job at all (faster still)
     if (native := native_parquet_frame(spark, planned, options)) is not None:
         return native
+    from auger.spark.local_scan import small_input_frame
+
+    # a few small files: read on the driver (no data source planning, no Python worker)
+    if small_here and (small := small_input_frame(spark, planned, options)) is not None:
+        return small
     return datasource_frame(spark, planned)
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "group_stages",
     "job_group",
     "running_stages",
+    "to_arrow",
 ]
 
 _log = logging.getLogger(__name__)
@@ -241,19 +242,98 @@ def arrow_table(df: Any, group: str, description: str) -> pa.Table:
     """The whole result of ``df`` as one Arrow table (Spark's bulk path: all partitions at
     once), its jobs in ``group``."""
     with job_group(group, description):
-        return df.toArrow()
+        return to_arrow(df)
 
 
-def _arrow_schema(df: Any) -> pa.Schema:
-    """The Arrow schema Spark uses to ship ``df``'s batches (as ``DataFrame.toArrow`` builds it)."""
+def to_arrow(df: Any) -> pa.Table:
+    """``df.toArrow()``: the same table, without a Spark job when the rows are on the driver.
+
+    Spark folds a query over constants or over a small table read on the driver (``SELECT 1
+    FROM (VALUES(1))``, a filter over a few small files) into rows held by the physical plan
+    itself, yet ``toArrow`` still schedules a job to ship them (a few hundred milliseconds on a
+    busy machine, most of such a query's time). Those rows are converted here by the converter
+    that job would run, with the session's time zone and Arrow settings, so types and values
+    are the same. Every other plan (and Spark Connect) takes ``toArrow``.
+    """
+    table = _driver_table(df)
+    return df.toArrow() if table is None else table
+
+
+#: the physical plan's root when its rows are on the driver: the local rows, or those rows
+#: merged into fewer partitions (order kept)
+_DRIVER_ROOTS = frozenset({"LocalTableScan", "Coalesce"})
+
+
+def _driver_table(df: Any) -> pa.Table | None:
+    """The result of a plan whose rows Spark holds on the driver, as ``toArrow`` gives it;
+    None for any other plan."""
+    if is_connect(df.sparkSession):
+        return None
+    plan = df._jdf.queryExecution().executedPlan()
+    name = str(plan.nodeName())
+    if name not in _DRIVER_ROOTS:
+        return None
+    if name == "Coalesce":
+        plan = plan.child()
+        if str(plan.nodeName()) != "LocalTableScan":
+            return None
+    spark = df.sparkSession
+    # one round trip each (a Python list handed to the JVM costs one per element)
+    conf = spark._jconf
+    zone = conf.getConfString("spark.sql.session.timeZone")
+    large = conf.getConfString("spark.sql.execution.arrow.useLargeVarTypes") == "true"
+    structs = conf.getConfString("spark.sql.execution.pandas.structHandlingMode")
+    per_batch = int(conf.getConfString("spark.sql.execution.arrow.maxRecordsPerBatch"))
+    schema = _arrow_schema(df, large)
+    rows = plan.rows()
+    streams = _arrow_converters(spark._jvm).toBatchWithSchemaIterator(
+        rows.iterator(),
+        df._jdf.schema(),
+        per_batch,
+        _MAX_DRIVER_BATCH_BYTES,
+        zone,
+        structs == "legacy",  # as Spark's own collection decides it
+        large,
+    )
+    batches: list[pa.RecordBatch] = []
+    while streams.hasNext():
+        batches.extend(pa.ipc.open_stream(bytes(streams.next())).read_all().to_batches())
+    # what the job would have counted: a query profile reads the scan's rows from here
+    plan.longMetric("numOutputRows").add(rows.size())
+    if not batches:
+        return schema.empty_table()
+    return pa.Table.from_batches(batches).cast(schema)
+
+
+#: Arrow batches built on the driver are cut at this size (the rows are few: a bound only)
+_MAX_DRIVER_BATCH_BYTES = 64 * 1024 * 1024
+
+#: Spark's Arrow converter object, per JVM (looking it up takes several round trips)
+_converters: dict[int, Any] = {}
+
+
+def _arrow_converters(jvm: Any) -> Any:
+    key = id(jvm)
+    found = _converters.get(key)
+    if found is None or found[0] is not jvm:
+        package = jvm.org.apache.spark.sql.execution.arrow
+        found = _converters[key] = (jvm, getattr(getattr(package, "ArrowConverters$"), "MODULE$"))
+    return found[1]
+
+
+def _arrow_schema(df: Any, large: bool | None = None) -> pa.Schema:
+    """The Arrow schema Spark uses to ship ``df``'s batches (as ``DataFrame.toArrow`` builds it);
+    ``large``: the session's large-types setting, when already read."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    large = df.sparkSession.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")
+    if large is None:
+        conf = df.sparkSession.conf
+        large = conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false") == "true"
     return to_arrow_schema(
         df.schema,
         error_on_duplicated_field_names_in_struct=True,
         timezone="UTC",
-        prefers_large_types=large == "true",
+        prefers_large_types=large,
     )
 
 

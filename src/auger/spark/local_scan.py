@@ -1,4 +1,5 @@
-"""Small LIMIT scans read on the driver: ``SELECT * FROM t LIMIT 10`` without a Spark job.
+"""Small scans read on the driver: ``SELECT * FROM t LIMIT 10``, or any query over a few small
+files, without a Python data source task.
 
 A pushed-down LIMIT makes the scan one task that reads files in order until it has enough rows.
 For a handful of rows the cost of that task is nearly all fixed: planning the Python data
@@ -9,6 +10,11 @@ relation gives identical rows, types and errors, and Spark then answers the rest
 
 Taken only when the limit is at most ``auger.scan.local_limit_rows`` (0 turns it off), so the
 driver never holds more than a few batches.
+
+The same holds for a scan of whole files that together are at most ``auger.scan.local_bytes``
+(0 turns it off): a warm ``GROUP BY`` over a file of a few hundred kilobytes otherwise spends most
+of its time planning the data source and waking a Python worker. Spark still runs the rest of the
+query over the local relation, so only the reading moves.
 """
 
 from __future__ import annotations
@@ -21,10 +27,19 @@ if TYPE_CHECKING:
 
     from auger.scan.plan import PlannedScan
 
-__all__ = ["DEFAULT_LOCAL_LIMIT_ROWS", "local_limit_frame", "local_limit_table"]
+__all__ = [
+    "DEFAULT_LOCAL_BYTES",
+    "DEFAULT_LOCAL_LIMIT_ROWS",
+    "local_limit_frame",
+    "local_limit_table",
+    "small_input_frame",
+    "small_input_table",
+]
 
 #: The largest pushed LIMIT read on the driver by default.
 DEFAULT_LOCAL_LIMIT_ROWS = 10_000
+#: The most bytes of whole files read on the driver by default.
+DEFAULT_LOCAL_BYTES = 4 * 1024 * 1024
 
 
 def local_limit_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Table | None:
@@ -34,6 +49,33 @@ def local_limit_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Ta
     most = int(options.get("auger.scan.local_limit_rows", DEFAULT_LOCAL_LIMIT_ROWS) or 0)
     if most <= 0 or spec.limit is None or spec.limit > most:
         return None
+    batch_rows = max(1, min(int(spec.options.get("auger.scan.batch_rows", 4096)), spec.limit))
+    # which files the LIMIT let it open is not known here: no files, only rows
+    return _driver_table(planned, batch_rows, ())
+
+
+def small_input_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Table | None:
+    """The whole scan read here, in Spark's Arrow schema; None unless every file's size is known
+    and together they are at most ``auger.scan.local_bytes``."""
+    spec = planned.spec
+    most = int(options.get("auger.scan.local_bytes", DEFAULT_LOCAL_BYTES) or 0)
+    if most <= 0 or not spec.files:
+        return None
+    total = 0
+    for split in spec.files:
+        # a size of 0 may mean "not known" (a listing without sizes): Spark reads those
+        if split.is_range or split.size <= 0:
+            return None
+        total += split.size
+        if total > most:
+            return None
+    batch_rows = max(1, int(spec.options.get("auger.scan.batch_rows", 4096)))
+    return _driver_table(planned, batch_rows, tuple(f.path for f in spec.files))
+
+
+def _driver_table(planned: PlannedScan, batch_rows: int, files: tuple[str, ...]) -> pa.Table:
+    """Run the scan's reader here (the very code a data source task runs), reporting what it
+    read as a task would."""
     import pyarrow as pa
 
     from auger.formats.skips import recording
@@ -41,23 +83,34 @@ def local_limit_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Ta
     from auger.spark.scan_report import TaskFacts, start_report
     from auger.types.spark import spark_arrow_schema
 
+    spec = planned.spec
     target = spark_arrow_schema(planned.schema.to_spark())
-    batch_rows = max(1, min(int(spec.options.get("auger.scan.batch_rows", 4096)), spec.limit))
     report = start_report(None, spec, on_driver=True)
     with recording() as skipped:
         batches = list(run_scan(spec, None, batch_rows, target))
     if report is not None:
-        # which files the LIMIT let it open is not known here: no files, only rows
-        report.add_local(TaskFacts((), sum(b.num_rows for b in batches), skipped))
+        report.add_local(TaskFacts(files, sum(b.num_rows for b in batches), skipped))
     return pa.Table.from_batches(batches, schema=target)
 
 
 def local_limit_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> Any:
     """A DataFrame of the scan's first rows read here, or None when the scan is not small."""
-    table = local_limit_table(planned, options)
+    return _frame(spark, planned, local_limit_table(planned, options))
+
+
+def small_input_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> Any:
+    """A DataFrame of the whole scan read here, or None when its files are not small."""
+    return _frame(spark, planned, small_input_table(planned, options))
+
+
+def _frame(spark: Any, planned: PlannedScan, table: pa.Table | None) -> Any:
     if table is None:
         return None
     spark_schema = planned.schema.to_spark()
     if not table.num_rows:  # Spark cannot build a frame of no Arrow chunks
         return spark.createDataFrame([], spark_schema)
-    return spark.createDataFrame(table, schema=spark_schema)
+    # one partition: Spark would split these rows over the cores, and then a GROUP BY, ORDER BY
+    # or DISTINCT needs a shuffle (two stages and several tasks) where one task over a few
+    # thousand rows is quicker; a plain projection or filter is folded into rows on the
+    # driver all the same
+    return spark.createDataFrame(table, schema=spark_schema).coalesce(1)

@@ -30,6 +30,7 @@ _PASS_THROUGH = frozenset(
         "ShuffleQueryStage",
         "BroadcastQueryStage",
         "ResultQueryStage",
+        "Coalesce",  # the rows of small files read on the driver, kept in one partition
     }
 )
 

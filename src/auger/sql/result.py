@@ -84,8 +84,10 @@ class QueryResult:
     def to_arrow(self) -> pa.Table:
         """All rows as one Arrow table (runs the query)."""
         if self.table is None:
+            from auger.spark.jobs import to_arrow
+
             try:
-                self.table = self.dataframe.toArrow()
+                self.table = to_arrow(self.dataframe)
             except Exception as exc:
                 raise unwrap_spark_error(exc) from exc
         return self.table

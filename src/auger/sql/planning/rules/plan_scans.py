@@ -73,7 +73,8 @@ def plan_scans(plan: SelectPlan) -> None:
                 return
         if star and not rows_only:
             _hide_implicit_from_star(node, planned)
-        frame = scan_frame(plan.spark, planned, options)
+        # small files are read here only for a query that runs now (not for EXPLAIN)
+        frame = scan_frame(plan.spark, planned, options, small_here=plan.local)
         explain.scan_framed(plan.discovered[n], planned, frame)  # what EXPLAIN names
         if rows_only:
             frame = frame.drop(ROW_COUNT_COLUMN)
