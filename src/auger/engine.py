@@ -72,9 +72,7 @@ class Engine:
         self._lock = threading.RLock()  # re-entrant: a signal handler may run while held
         self._spark: Any = None
         self.closed = False
-        with _live_lock:
-            _live[self.id] = self
-        _install_exit_hooks()
+        self._register_object_stores()
         #: this server's leases in the writable object-store workspaces (see
         #: :mod:`auger.storage.object_tables`): how other servers tell it is alive
         self.lease = ServerLease(
@@ -82,6 +80,9 @@ class Engine:
             [loc for loc in self._writable_locations() if fs.is_uri(loc)],
             _lease_interval(self.config.raw.get("exec", {})),
         )
+        with _live_lock:
+            _live[self.id] = self
+        _install_exit_hooks()
         self.lease.start()
         self.sweep_stale_locations()
 
@@ -169,6 +170,17 @@ class Engine:
         except Exception:  # start-up must not fail over a clean-up
             _log.exception("sweeping what stopped engines left behind failed")
         return removed
+
+    def _register_object_stores(self) -> None:
+        """Make the settings of every object-store workspace known to this process, so that
+        leases and the start-up sweep reach them before any query names a workspace."""
+        for plugin in self.config.plugins.values():
+            if not plugin.enabled or not plugin.is_file_based:
+                continue
+            for ws in plugin.workspaces.values():
+                remote = fs.config_for_plugin(ws.location, plugin.raw.get("config"))
+                if remote is not None:
+                    fs.register(remote)
 
     def _writable_locations(self) -> list[str]:
         """Distinct directories of the writable file workspaces (where CTAS writes)."""

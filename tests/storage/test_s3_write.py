@@ -213,3 +213,35 @@ def test_lease_is_refreshed_and_removed_at_stop(local_s3: LocalS3) -> None:
     finally:
         lease.stop()
     assert "tmp/.auger-servers/ticking.json" not in local_s3.keys(BUCKET, "tmp/")
+
+
+def test_other_sessions_cannot_reach_a_temporary_location(
+    s3_engine: Engine, s3: Connection, local_s3: LocalS3
+) -> None:
+    owner = Connection(s3_engine.open_session("owner"))
+    try:
+        owner.cursor().execute("ALTER SESSION SET `store.format` = 'json'")
+        rows(owner, f"CREATE TEMPORARY TABLE mine AS {SOURCE}")
+        location = owner.session.id
+        # another session of this server
+        msg = error(s3, f"SELECT * FROM s3.tmp.`{location}`")
+        assert msg.startswith("PERMISSION ERROR: Table [")
+        assert "temporary location of another session" in msg
+        # a session of another server on the same bucket knows it by its owner marker
+        other = Engine(
+            {
+                "storage": {"s3": local_s3.plugin(BUCKET)},
+                "exec": {"default_temporary_workspace": "s3.tmp"},
+            }
+        )
+        try:
+            c = Connection(other.open_session("someone"))
+            assert "temporary location of another session" in error(
+                c, f"SELECT * FROM s3.tmp.`{location}`"
+            )
+            c.close()
+        finally:
+            other.shutdown()
+        assert rows(owner, "SELECT COUNT(*) FROM mine") == [(3,)]
+    finally:
+        owner.close()

@@ -203,6 +203,12 @@ def foreign_location(
     """
     cut = min((i for i, ch in enumerate(path) if ch in "*?[{"), default=len(path))
     prefix = path[:cut]
+    if fs.is_uri(path):
+        if cut < len(path) and not prefix.endswith("/"):
+            prefix = fs.dirname(prefix)
+        return _foreign_object(
+            fs.normpath(prefix), own_locations, workspace_locations, other_locations
+        )
     if cut < len(path) and not prefix.endswith("/"):
         prefix = os.path.dirname(prefix)
     target = _real(prefix or "/")
@@ -227,6 +233,44 @@ def foreign_location(
                 candidate = os.path.join(root, entry)
                 if candidate not in own and has_owner_marker(candidate):
                     return candidate
+    return None
+
+
+def _foreign_object(
+    target: str,
+    own_locations: Collection[str],
+    workspace_locations: Iterable[str],
+    other_locations: Iterable[str],
+) -> str | None:
+    """:func:`foreign_location` in an object store: no links, so names are compared as they
+    are; a location of another server is known by its owner marker object."""
+    own = {fs.normpath(p) for p in own_locations if fs.is_uri(p)}
+    for location in other_locations:
+        if not fs.is_uri(location):
+            continue
+        loc = fs.normpath(location)
+        if loc not in own and (_inside(target, loc) or _inside(loc, target)):
+            return location
+    for ws in workspace_locations:
+        if not fs.is_uri(ws):
+            continue
+        root = fs.normpath(ws)
+        if _inside(target, root) and target != root:
+            first = target[len(root.rstrip("/")) + 1 :].split("/", 1)[0]
+            candidate = fs.join(root, first)
+            if candidate not in own and has_owner_marker(candidate):
+                return candidate
+        elif _inside(root, target):
+            try:
+                entries = fs.list_dir(root)
+            except UserError:
+                continue
+            for entry in entries:
+                name = fs.basename(entry.path)
+                if not entry.is_dir or name.startswith((".", "_")) or entry.path in own:
+                    continue
+                if has_owner_marker(entry.path):
+                    return entry.path
     return None
 
 
