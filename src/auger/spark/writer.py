@@ -491,7 +491,14 @@ def _write_partition(
                     count += 1
                 if writer is None:
                     out = fs.open_output(fs.join(target, name()))
-                    writer = pq.ParquetWriter(out, piece.schema, compression=compression)
+                    # timestamps as INT96, as Spark's own Parquet writer (the local branch)
+                    # writes them, so both branches write the same column types
+                    writer = pq.ParquetWriter(
+                        out,
+                        piece.schema,
+                        compression=compression,
+                        use_deprecated_int96_timestamps=True,
+                    )
                     current = key
                 writer.write_batch(piece)
                 rows += piece.num_rows
