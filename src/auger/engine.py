@@ -8,7 +8,10 @@ temporary tables. Shutdown runs on ``Engine.shutdown()``, at interpreter exit (`
 SIGTERM (and on SIGINT when nothing else handles it). A ``kill -9`` cannot be caught; the next
 engine to start on the same temporary workspace removes what such an engine left behind (see
 :mod:`auger.storage.temporary`), and any engine removes the CTAS staging directories of dead
-writers in its writable workspaces (:func:`auger.storage.table_files.sweep_dead_staging`).
+writers in its writable workspaces (:func:`auger.storage.table_files.sweep_dead_staging`). In an
+object store a pid says nothing across hosts: there each engine keeps a lease object refreshed
+every ``exec.lease_interval_seconds``, and what an engine with an expired lease left is removed
+(:mod:`auger.storage.object_tables`).
 """
 
 from __future__ import annotations
@@ -31,7 +34,9 @@ from auger.errors import UserError
 from auger.options import SystemOptions
 from auger.session import UserSession
 from auger.sql.catalog.resolution import Catalog
+from auger.storage import filesystem as fs
 from auger.storage.denied import DeniedPath
+from auger.storage.object_tables import DEFAULT_LEASE_INTERVAL, ServerLease, sweep_workspace
 from auger.storage.table_files import sweep_dead_staging
 from auger.storage.temporary import EngineIdentity, sweep_dead_locations
 
@@ -67,9 +72,18 @@ class Engine:
         self._lock = threading.RLock()  # re-entrant: a signal handler may run while held
         self._spark: Any = None
         self.closed = False
+        self._register_object_stores()
+        #: this server's leases in the writable object-store workspaces (see
+        #: :mod:`auger.storage.object_tables`): how other servers tell it is alive
+        self.lease = ServerLease(
+            self.id,
+            [loc for loc in self._writable_locations() if fs.is_uri(loc)],
+            _lease_interval(self.config.raw.get("exec", {})),
+        )
         with _live_lock:
             _live[self.id] = self
         _install_exit_hooks()
+        self.lease.start()
         self.sweep_stale_locations()
 
     @classmethod
@@ -145,13 +159,28 @@ class Engine:
         with _live_lock:
             live = set(_live)
         try:
-            if located is not None:
+            if located is not None and not fs.is_uri(located[1].location):
                 removed += sweep_dead_locations(located[1].location, live)
             for root in self._writable_locations():
-                removed += sweep_dead_staging(root)
+                if fs.is_uri(root):
+                    # pending tables and session locations of servers whose lease expired
+                    removed += sweep_workspace(root, live)
+                else:
+                    removed += sweep_dead_staging(root)
         except Exception:  # start-up must not fail over a clean-up
             _log.exception("sweeping what stopped engines left behind failed")
         return removed
+
+    def _register_object_stores(self) -> None:
+        """Make the settings of every object-store workspace known to this process, so that
+        leases and the start-up sweep reach them before any query names a workspace."""
+        for plugin in self.config.plugins.values():
+            if not plugin.enabled or not plugin.is_file_based:
+                continue
+            for ws in plugin.workspaces.values():
+                remote = fs.config_for_plugin(ws.location, plugin.raw.get("config"))
+                if remote is not None:
+                    fs.register(remote)
 
     def _writable_locations(self) -> list[str]:
         """Distinct directories of the writable file workspaces (where CTAS writes)."""
@@ -161,7 +190,10 @@ class Engine:
                 continue
             for ws in plugin.workspaces.values():
                 if ws.writable:
-                    found.setdefault(os.path.realpath(ws.location))
+                    remote = fs.is_uri(ws.location)
+                    found.setdefault(
+                        fs.normpath(ws.location) if remote else os.path.realpath(ws.location)
+                    )
         return list(found)
 
     def update_workspace(
@@ -265,8 +297,24 @@ class Engine:
                 session.close()
             except Exception:  # keep closing the others
                 _log.exception("closing session %s failed", session.id)
+        self.lease.stop()
         with _live_lock:
             _live.pop(self.id, None)
+
+
+def _lease_interval(exec_config: Mapping[str, Any]) -> float:
+    """``exec.lease_interval_seconds``: how often this server refreshes its leases."""
+    raw = exec_config.get("lease_interval_seconds", DEFAULT_LEASE_INTERVAL)
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        value = -1.0
+    if value <= 0:
+        raise UserError.validation(
+            f"exec.lease_interval_seconds must be a positive number of seconds, not [{raw}]",
+            ["Fix: e.g. lease_interval_seconds = 30 under [exec]"],
+        )
+    return value
 
 
 def shutdown_all() -> None:

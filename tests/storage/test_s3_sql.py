@@ -203,12 +203,6 @@ def test_missing_bucket_is_a_resource_error(spark: Any, local_s3: LocalS3) -> No
         eng.shutdown()
 
 
-def test_tables_are_not_written_into_an_object_store_yet(s3: Connection, local_s3: LocalS3) -> None:
-    msg = error(s3, "CREATE TABLE s3.tmp.t AS SELECT 1 AS a FROM (VALUES(1))")
-    assert msg.startswith("UNSUPPORTED_OPERATION ERROR: CREATE TABLE into schema [s3.tmp]")
-    assert not local_s3.keys(BUCKET, "tmp/t")
-
-
 def test_native_parquet_path_needs_s3a_on_the_classpath(spark: Any) -> None:
     """Without hadoop-aws (as here) Spark's own Parquet reader is not offered objects; the
     data source answers (test_parquet_through_ranged_reads)."""

@@ -1,5 +1,5 @@
 """The start-up sweep of CTAS staging directories: a dead writer's is removed and logged, a live
-one's (another process, this process, another host) survives."""
+one's (another process, this process, another host) survives; in an object store, by lease."""
 
 from __future__ import annotations
 
@@ -16,8 +16,11 @@ from pathlib import Path
 import pytest
 
 from auger.engine import Engine
+from auger.errors import UserError
+from auger.storage import object_tables
 from auger.storage.processes import host_key, process_start
 from auger.storage.table_files import staging_path, sweep_dead_staging
+from tests.storage.s3_helpers import LocalS3
 
 HEX = "0123456789abcdef" * 2
 
@@ -183,3 +186,38 @@ def test_the_cli_shows_what_the_sweep_removed(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert not stale.exists()
     assert f"Removed staging directory [{stale}]" in done.stderr
+
+
+def test_engine_start_sweeps_object_stores_by_lease(local_s3: LocalS3) -> None:
+    """In an object store a pid says nothing across hosts: an engine starting up removes the
+    uncommitted tables and session locations of servers whose lease is missing or expired, and
+    keeps those of a server that refreshes its lease."""
+    bucket = local_s3.bucket("auger-sweep")
+    root = f"s3a://{bucket}/tmp"
+    config = {
+        "storage": {"s3": local_s3.plugin(bucket)},
+        "exec": {"default_temporary_workspace": "s3.tmp", "lease_interval_seconds": 60},
+    }
+    first = Engine(config)  # registers the bucket's settings, writes its lease
+    alive = object_tables.ServerLease("other-host-server", [root], interval=60)
+    alive.refresh()
+    for owner in ("killed-server", "other-host-server"):
+        object_tables.begin(f"{root}/t-{owner}", owner, "CREATE TABLE")
+        local_s3.put(bucket, f"tmp/t-{owner}/0_3_0.parquet", b"x")
+    first.shutdown()
+    assert f"tmp/.auger-servers/{first.id}.json" not in local_s3.keys(bucket)  # a clean stop
+    second = Engine(config)
+    try:
+        keys = local_s3.keys(bucket, "tmp/")
+        assert not any("killed-server" in k for k in keys)
+        assert "tmp/t-other-host-server/0_3_0.parquet" in keys
+        assert f"tmp/.auger-servers/{second.id}.json" in keys
+    finally:
+        second.shutdown()
+        alive.stop()
+        object_tables.remove_table(f"{root}/t-other-host-server", "test")
+
+
+def test_lease_interval_must_be_positive(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="lease_interval_seconds must be a positive"):
+        Engine({"exec": {"lease_interval_seconds": 0}})

@@ -9,6 +9,11 @@ staging directory, so nothing is left behind; a process killed outright cannot, 
 directory's name records its owner and the next engine to start removes it once that owner is
 dead (:func:`auger.storage.table_files.sweep_dead_staging`).
 
+An object store has no rename: there the same writer takes another branch. Spark tasks upload
+their rows through pyarrow's file system under the table's prefix while a pending marker hides
+the table, and deleting the marker commits it (:mod:`auger.storage.object_tables`, and
+docs/storage.md).
+
 The file side (formats, permissions, staging names, the sweep, removing tables) is
 :mod:`auger.storage.table_files`, which needs no Spark; this module runs Spark's writer.
 """
@@ -16,19 +21,23 @@ The file side (formats, permissions, staging names, the sweep, removing tables) 
 from __future__ import annotations
 
 import contextlib
+import functools
+import itertools
 import json
 import logging
 import os
 import shutil
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow.parquet as pq
 
 from auger.errors import UserError
 from auger.spark.bootstrap import spark_context
+from auger.storage import filesystem as fs
+from auger.storage import object_tables
 from auger.storage.table_files import (
     StorageStrategy,
     WriteResult,
@@ -156,6 +165,16 @@ def _json_text(value: Any, t: Any) -> str:
     return json.dumps(value)
 
 
+def _unquote_line(line: str, schema: Any) -> str:
+    """One JSON record of Spark's with the non-numbers of DOUBLE and FLOAT columns unquoted
+    (``line`` is returned as it is when it holds no such quoted token)."""
+    if not any(token in line for token in _QUOTED_NON_NUMBERS):
+        return line
+    end = "\n" if line.endswith("\n") else ""
+    record = json.loads(line, parse_float=_Number, parse_int=_Number)
+    return _json_text(record, schema) + end
+
+
 def _unquote_non_numbers(path: str, schema: Any) -> None:
     """Rewrite a JSON file of Spark's so that NaN and Infinity of DOUBLE and FLOAT columns are
     bare tokens; only the lines holding such a quoted token are parsed."""
@@ -163,12 +182,9 @@ def _unquote_non_numbers(path: str, schema: Any) -> None:
     changed = False
     with open(path, encoding="utf-8") as src, open(tmp, "w", encoding="utf-8") as out:
         for line in src:
-            if any(token in line for token in _QUOTED_NON_NUMBERS):
-                record = json.loads(line, parse_float=_Number, parse_int=_Number)
-                fixed = _json_text(record, schema) + "\n"
-                changed = changed or fixed != line
-                line = fixed
-            out.write(line)
+            fixed = _unquote_line(line, schema)
+            changed = changed or fixed != line
+            out.write(fixed)
     if changed:
         os.replace(tmp, path)
     else:
@@ -218,15 +234,22 @@ def write_table(
     fmt: WriterFormat,
     strategy: StorageStrategy,
     partition_by: Sequence[str] = (),
+    owner: str = "unknown",
 ) -> WriteResult:
     """Write ``df`` as a new table directory at ``target``, atomically.
 
+    A local target is written into a staging directory and renamed into place; an object-store
+    target (a URI) is written in place under a pending marker and committed by removing the
+    marker (:mod:`auger.storage.object_tables`).
+
     Args:
         df: the Spark DataFrame of the query, with the table's final column names.
-        target: absolute path of the table directory; it must not exist.
+        target: absolute path or URI of the table directory; it must not exist.
         fmt: the writer format (see :func:`writer_format`).
-        strategy: permissions of new folders and files.
+        strategy: permissions of new folders and files (local disk only).
         partition_by: column names (Parquet only) whose value combinations get their own files.
+        owner: the writing server's engine id, recorded in an object-store pending marker so
+            that the start-up sweep of another server can tell when the writer died.
 
     Raises:
         FileExistsError: when the target appeared while the table was being written.
@@ -237,10 +260,40 @@ def write_table(
         raise UserError.unsupported(
             f"{fmt.name.capitalize()} format does not support auto-partitioning."
         )
+    if fs.is_uri(target):
+        return _write_objects(df, target, fmt, partition_by, owner)
     parent = os.path.dirname(target.rstrip("/"))
     created = strategy.create_path(parent)
     staging = staging_path(target)
+    try:
+        with _spark_jobs(df):
+            if df.schema.fields:
+                observation = _spark_write(df, fmt, staging, partition_by)
+                records = int(observation.get.get("n", 0))
+            else:
+                # No columns (an empty JSON file's query): Spark writes no such data set, Drill
+                # writes none and succeeds; the table is an empty directory, which reads back
+                # as the empty table it came from.
+                records = df.count()
+                os.mkdir(staging)
+        files = _tidy(staging, fmt, df) if df.schema.fields else ()
+        strategy.apply_tree(staging)
+        if os.path.lexists(target):
+            # another statement created it meanwhile; the caller words the error
+            raise FileExistsError(target)
+        os.rename(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        remove_empty_folders(parent, created)
+        raise
+    _log.debug("wrote %d records in %d files to %s", records, len(files), target)
+    return WriteResult(target, files, records)
 
+
+@contextlib.contextmanager
+def _spark_jobs(df: Any) -> Iterator[None]:
+    """Run the write's Spark jobs in a job group that is cancelled (and waited for) on failure,
+    so that no task is still writing when the caller removes what was written."""
     # None under Spark Connect: there the caller's operation tag (if any) covers the write.
     sc = spark_context(df.sparkSession)
     # A caller (a DB-API cursor) may already run this statement in a job group it can cancel;
@@ -253,37 +306,232 @@ def write_table(
         sc.setLocalProperty("spark.job.interruptOnCancel", "true")
     try:
         try:
-            if df.schema.fields:
-                observation = _spark_write(df, fmt, staging, partition_by)
-                records = int(observation.get.get("n", 0))
-            else:
-                # No columns (an empty JSON file's query): Spark writes no such data set, Drill
-                # writes none and succeeds; the table is an empty directory, which reads back
-                # as the empty table it came from.
-                records = df.count()
-                os.mkdir(staging)
+            yield
         finally:
             if own_group is not None:
                 sc.setLocalProperty("spark.jobGroup.id", None)
                 sc.setLocalProperty("spark.job.interruptOnCancel", None)
-        files = _tidy(staging, fmt, df) if df.schema.fields else ()
-        strategy.apply_tree(staging)
-        if os.path.lexists(target):
-            # another statement created it meanwhile; the caller words the error
-            raise FileExistsError(target)
-        os.rename(staging, target)
     except BaseException:
         if own_group is not None:
             with contextlib.suppress(Exception):
                 sc.cancelJobGroup(own_group)
         # Cancelled tasks may still be writing for a moment: wait for the group's jobs to end
-        # before removing, so no stray file recreates the staging folder afterwards.
+        # before removing, so no stray file appears afterwards.
         _wait_for_jobs(sc, own_group or group)
-        shutil.rmtree(staging, ignore_errors=True)
-        remove_empty_folders(parent, created)
         raise
-    _log.debug("wrote %d records in %d files to %s", records, len(files), target)
-    return WriteResult(target, files, records)
+
+
+# --- object stores -----------------------------------------------------------------------------
+
+
+def _write_objects(
+    df: Any, target: str, fmt: WriterFormat, partition_by: Sequence[str], owner: str
+) -> WriteResult:
+    """The object-store branch of :func:`write_table`: Spark tasks upload the files through
+    pyarrow's file system (no Hadoop S3A classes needed) under a pending marker, and the
+    driver commits by removing the marker."""
+    if fs.exists(target):
+        raise FileExistsError(target)
+    object_tables.begin(target, owner, "CREATE TABLE")
+    try:
+        with _spark_jobs(df):
+            if df.schema.fields:
+                written = _spark_write_objects(df, fmt, target, partition_by)
+                records = sum(n for _, n in written)
+            else:
+                records = df.count()
+                written = []
+        names = sorted(name for name, _ in written)
+        if not names and df.schema.fields:
+            # an empty result: one empty file, with the schema for Parquet, as on local disk
+            names = [f"0_0_0.{fmt.extension}"]
+            with fs.open_output(fs.join(target, names[0])) as out:
+                if fmt.kind == "parquet":
+                    pq.write_table(df.limit(0).toArrow(), out)
+        elif not names:
+            fs.makedirs(target)  # no columns: an empty directory, as on local disk
+        object_tables.commit(target)
+    except BaseException:
+        try:
+            object_tables.abort(target)
+        except Exception:  # the write's own error is the one to report
+            _log.exception("removing the objects of the failed write to %s failed", target)
+        raise
+    _log.debug("wrote %d records in %d objects to %s", records, len(names), target)
+    return WriteResult(target, tuple(names), records)
+
+
+def _spark_write_objects(
+    df: Any, fmt: WriterFormat, target: str, partition_by: Sequence[str]
+) -> list[tuple[str, int]]:
+    """Run one Spark job whose tasks each upload their rows; returns (file name, rows) pairs.
+
+    Rows are encoded by Spark's own generators where Spark's writer would use them (``to_json``
+    and ``to_csv`` with the format's options), so the objects hold what the local writer's
+    files hold; Parquet goes through pyarrow's writer.
+    """
+    from pyspark.sql import functions as F
+
+    if fmt.kind == "text":
+        df = _complex_as_json(df)
+    names = list(df.columns)
+    cols = [F.col(f"`{c}`") for c in names]
+    header = ""
+    unquote_schema: Any = None
+    if fmt.kind == "parquet":
+        out = df
+        if partition_by:
+            keys = [F.col(f"`{c}`") for c in partition_by]
+            flags = [k.isNull() for k in keys]
+            out = out.withColumn(_PARTITION_KEY, F.xxhash64(*flags, *keys))
+            out = out.repartition(F.col(_PARTITION_KEY)).sortWithinPartitions(*keys)
+    elif fmt.kind == "json":
+        out = df.select(F.to_json(F.struct(*cols)).alias("line"))
+        if fmt.bare_non_numbers and _has_floating(df.schema.jsonValue()):
+            unquote_schema = df.schema.jsonValue()
+    else:
+        options = {k: v for k, v in fmt.options.items() if k in ("sep", "quote", "escape")}
+        out = df.select(F.to_csv(F.struct(*cols), options).alias("line"))
+        if fmt.options.get("header") == "true":
+            header = _csv_line(names, fmt.options)
+    task = functools.partial(
+        _write_partition,
+        target=target,
+        kind=fmt.kind,
+        extension=fmt.extension,
+        compression=str(fmt.options.get("compression", "snappy")),
+        header=header,
+        unquote_schema=unquote_schema,
+        shipped=fs.shipped_for([target]),
+    )
+    rows = out.mapInArrow(task, "file string, records long").collect()
+    return [(str(r["file"]), int(r["records"])) for r in rows]
+
+
+def _csv_line(values: Sequence[str], options: Mapping[str, str]) -> str:
+    """A header line: names quoted as Spark's CSV writer quotes values that need it."""
+    sep, quote, escape = options.get("sep", ","), options.get("quote", '"'), options.get("escape")
+    out = []
+    for v in values:
+        if sep in v or quote in v or "\n" in v or "\r" in v:
+            v = quote + v.replace(quote, (escape or quote) + quote) + quote
+        out.append(v)
+    return sep.join(out)
+
+
+def _write_partition(
+    batches: Iterator[Any],
+    target: str,
+    kind: str,
+    extension: str,
+    compression: str,
+    header: str,
+    unquote_schema: Any,
+    shipped: list[dict[str, Any]],
+) -> Iterator[Any]:
+    """A Spark task (``mapInArrow``): upload this partition's rows as objects named as Drill
+    names a fragment's files, ``0_<task>_<n>.<ext>``; yield one (file, rows) row per object.
+
+    The table is hidden by its pending marker meanwhile; a retried task writes the same names
+    again, and a failed write is removed whole by the driver.
+    """
+    import pyarrow as pa
+    from pyspark import TaskContext  # executor side: the task's partition number
+
+    fs.install(shipped)
+    ctx = TaskContext.get()
+    part = ctx.partitionId() if ctx is not None else 0
+    count = 0
+
+    def name() -> str:
+        return f"0_{part}_{count}.{extension}"
+
+    def done(file: str, rows: int) -> Any:
+        return pa.RecordBatch.from_pydict(
+            {"file": [file], "records": [rows]},
+            schema=pa.schema([("file", pa.string()), ("records", pa.int64())]),
+        )
+
+    if kind != "parquet":
+        stream = None
+        rows = 0
+        file = name()
+        try:
+            for batch in batches:
+                if batch.num_rows == 0:
+                    continue
+                if stream is None:
+                    stream = fs.open_output(fs.join(target, file))
+                    if header:
+                        stream.write((header + "\n").encode("utf-8"))
+                lines = batch.column(0).to_pylist()
+                if unquote_schema is not None:
+                    lines = [_unquote_line(line, unquote_schema) for line in lines]
+                stream.write(("\n".join(lines) + "\n").encode("utf-8"))
+                rows += batch.num_rows
+        finally:
+            if stream is not None:
+                stream.close()
+        if rows:
+            yield done(file, rows)
+        return
+
+    writer: Any = None
+    out: Any = None
+    rows = 0
+    current: Any = None
+    try:
+        for batch in batches:
+            for piece, key in _runs(batch):
+                if writer is not None and key != current:
+                    writer.close()
+                    out.close()
+                    yield done(name(), rows)
+                    writer, rows = None, 0
+                    count += 1
+                if writer is None:
+                    out = fs.open_output(fs.join(target, name()))
+                    # timestamps as INT96, as Spark's own Parquet writer (the local branch)
+                    # writes them, so both branches write the same column types
+                    writer = pq.ParquetWriter(
+                        out,
+                        piece.schema,
+                        compression=compression,
+                        use_deprecated_int96_timestamps=True,
+                    )
+                    current = key
+                writer.write_batch(piece)
+                rows += piece.num_rows
+        if writer is not None:
+            writer.close()
+            out.close()
+            writer = None
+            yield done(name(), rows)
+    finally:
+        if writer is not None:  # a failure: a retry rewrites the name, or the driver's abort
+            out.close()  # removes every object under the pending table
+
+
+def _runs(batch: Any) -> Iterator[tuple[Any, Any]]:
+    """Pieces of a batch with one partition key each (rows arrive sorted by the key), without
+    the key column; the whole batch (key None) when the table is not partitioned."""
+    import pyarrow.compute as pc
+
+    if batch.num_rows == 0:
+        return
+    index = batch.schema.get_field_index(_PARTITION_KEY)
+    if index < 0:
+        yield batch, None
+        return
+    keys = batch.column(index)
+    data = batch.drop_columns([_PARTITION_KEY])
+    starts = [0]
+    if batch.num_rows > 1:
+        changed = pc.not_equal(keys.slice(1), keys.slice(0, batch.num_rows - 1))
+        starts += [i + 1 for i in pc.indices_nonzero(changed).to_pylist()]
+    starts.append(batch.num_rows)
+    for a, b in itertools.pairwise(starts):
+        yield data.slice(a, b - a), keys[a].as_py()
 
 
 def _wait_for_jobs(sc: Any, group: str | None, timeout: float = 10.0) -> None:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from auger.errors import UserError
+from auger.storage import filesystem as fs
 from auger.storage.selection import is_hidden
 from auger.storage.temporary import foreign_location
 
@@ -131,7 +132,8 @@ class PathGuard:
             UserError: PERMISSION naming the table, the denied path and the workspace.
         """
         shown = name if name is not None else path
-        fixed = self._fixed()
+        # the fixed denied paths are the server's local files: an object's URI never reaches one
+        fixed = () if fs.is_uri(path) else self._fixed()
         entry = covering(path, fixed) if listing else reached(path, fixed)
         if entry is not None:
             context = [f"Denied path: {entry.path}"]
@@ -154,7 +156,9 @@ class PathGuard:
 
     def hides(self, path: str) -> bool:
         """Whether a listing (SHOW FILES, INFORMATION_SCHEMA) must leave ``path`` out."""
-        return covering(path, self._fixed()) is not None or self._foreign(path, inside_only=True)
+        if not fs.is_uri(path) and covering(path, self._fixed()) is not None:
+            return True
+        return self._foreign(path, inside_only=True)
 
     def _foreign(self, path: str, inside_only: bool) -> bool:
         """Whether ``path`` reaches (or, ``inside_only``, lies in) another session's location."""
@@ -164,4 +168,6 @@ class PathGuard:
         found = foreign_location(path, temp.own, temp.roots, temp.others)
         if found is None:
             return False
+        if fs.is_uri(path):
+            return not inside_only or _inside(fs.normpath(path), fs.normpath(found))
         return not inside_only or _inside(os.path.realpath(path), os.path.realpath(found))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from auger.errors import UserError
 from auger.storage import filesystem as fs
+from auger.storage.object_tables import PENDING_MARKER, hide_pending
 
 __all__ = ["FileSelection", "FileStatus", "is_hidden", "select_files"]
 
@@ -74,8 +75,15 @@ def _expand_braces(pattern: str) -> list[str]:
     return out
 
 
+def _hidden_but_markers(name: str) -> bool:
+    return is_hidden(name) and name != PENDING_MARKER
+
+
 def _walk(path: str) -> list[FileStatus]:
-    return [FileStatus(f.path, f.size, f.mtime) for f in fs.walk_files(path, is_hidden)]
+    """The visible files below a directory; those of a table an object-store write has not
+    committed yet are left out (see :mod:`auger.storage.object_tables`)."""
+    found = fs.walk_files(path, _hidden_but_markers)
+    return [FileStatus(f.path, f.size, f.mtime) for f in hide_pending(found, path)]
 
 
 def select_files(path: str) -> FileSelection:

@@ -31,6 +31,9 @@ import uuid
 from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass
 
+from auger.errors import UserError
+from auger.storage import filesystem as fs
+from auger.storage import object_tables
 from auger.storage.processes import process_alive, process_start
 from auger.storage.table_files import TEMPORARY, remove_tree_atomically
 
@@ -75,8 +78,12 @@ class EngineIdentity:
 
 
 def write_owner(location: str, owner: EngineIdentity, session_id: str, user: str) -> None:
-    """Write the owner marker of a session location (mode 600, like the table files)."""
+    """Write the owner marker of a session location (mode 600, like the table files; in an
+    object store one upload, whose ``engine_id`` the start-up sweep checks against leases)."""
     data = {**asdict(owner), "session": session_id, "user": user}
+    if fs.is_uri(location):
+        object_tables.write_json(fs.join(location, OWNER_MARKER), data)
+        return
     path = os.path.join(location, OWNER_MARKER)
     tmp = f"{path}.{uuid.uuid4().hex}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, TEMPORARY.file_mode)
@@ -108,11 +115,20 @@ def read_owner(location: str) -> EngineIdentity | None:
 
 
 def has_owner_marker(location: str) -> bool:
+    if fs.is_uri(location):
+        return fs.isfile(fs.join(location, OWNER_MARKER))
     return os.path.isfile(os.path.join(location, OWNER_MARKER))
 
 
-def delete_location(location: str) -> bool:
-    """Remove a session location and everything in it; True when something was removed."""
+def delete_location(location: str, engine_id: str = "unknown") -> bool:
+    """Remove a session location (or one table of it) and everything in it; True when
+    something was removed. In an object store the prefix is hidden by a pending marker first
+    (:func:`auger.storage.object_tables.remove_table`)."""
+    if fs.is_uri(location):
+        if not fs.exists(location):
+            return False
+        object_tables.remove_table(location, engine_id, "temporary table removal")
+        return True
     if not os.path.lexists(location):
         return False
     remove_tree_atomically(location)
@@ -187,6 +203,12 @@ def foreign_location(
     """
     cut = min((i for i, ch in enumerate(path) if ch in "*?[{"), default=len(path))
     prefix = path[:cut]
+    if fs.is_uri(path):
+        if cut < len(path) and not prefix.endswith("/"):
+            prefix = fs.dirname(prefix)
+        return _foreign_object(
+            fs.normpath(prefix), own_locations, workspace_locations, other_locations
+        )
     if cut < len(path) and not prefix.endswith("/"):
         prefix = os.path.dirname(prefix)
     target = _real(prefix or "/")
@@ -211,6 +233,44 @@ def foreign_location(
                 candidate = os.path.join(root, entry)
                 if candidate not in own and has_owner_marker(candidate):
                     return candidate
+    return None
+
+
+def _foreign_object(
+    target: str,
+    own_locations: Collection[str],
+    workspace_locations: Iterable[str],
+    other_locations: Iterable[str],
+) -> str | None:
+    """:func:`foreign_location` in an object store: no links, so names are compared as they
+    are; a location of another server is known by its owner marker object."""
+    own = {fs.normpath(p) for p in own_locations if fs.is_uri(p)}
+    for location in other_locations:
+        if not fs.is_uri(location):
+            continue
+        loc = fs.normpath(location)
+        if loc not in own and (_inside(target, loc) or _inside(loc, target)):
+            return location
+    for ws in workspace_locations:
+        if not fs.is_uri(ws):
+            continue
+        root = fs.normpath(ws)
+        if _inside(target, root) and target != root:
+            first = target[len(root.rstrip("/")) + 1 :].split("/", 1)[0]
+            candidate = fs.join(root, first)
+            if candidate not in own and has_owner_marker(candidate):
+                return candidate
+        elif _inside(root, target):
+            try:
+                entries = fs.list_dir(root)
+            except UserError:
+                continue
+            for entry in entries:
+                name = fs.basename(entry.path)
+                if not entry.is_dir or name.startswith((".", "_")) or entry.path in own:
+                    continue
+                if has_owner_marker(entry.path):
+                    return entry.path
     return None
 
 
@@ -265,6 +325,8 @@ class SessionTemporaryTables:
     # ----- creation
     def location_path(self, workspace_location: str) -> str:
         """``<workspace location>/<session id>``, whether it exists or not."""
+        if fs.is_uri(workspace_location):
+            return fs.join(fs.normpath(workspace_location), self.session_id)
         return os.path.join(os.path.abspath(workspace_location), self.session_id)
 
     def has_location(self, workspace_location: str) -> bool:
@@ -279,6 +341,13 @@ class SessionTemporaryTables:
         could not be written (a full disk) still deletes the folder when it closes.
         """
         location = self.location_path(workspace_location)
+        if fs.is_uri(location):
+            # an object store has no folders: the owner marker is the location's first object
+            with self._lock:
+                if location not in self._locations:
+                    self._locations.append(location)
+                    write_owner(location, self.owner, self.session_id, self.user)
+            return location
         with self._lock:
             if location not in self._locations or not os.path.isdir(location):
                 TEMPORARY.create_path(location)
@@ -298,15 +367,15 @@ class SessionTemporaryTables:
             if location in self._locations:
                 self._locations.remove(location)
             try:
-                delete_location(location)
-            except OSError as exc:
+                delete_location(location, self.owner.engine_id)
+            except (OSError, UserError) as exc:
                 _log.warning("Could not delete session temporary location [%s]: %s", location, exc)
 
     def allocate(self, workspace_location: str) -> tuple[str, str]:
         """A fresh masked table name and its (not yet existing) absolute folder path."""
         location = self.session_location(workspace_location)
         table_id = str(uuid.uuid4())
-        return f"{self.session_id}/{table_id}", os.path.join(location, table_id)
+        return f"{self.session_id}/{table_id}", fs.join(location, table_id)
 
     def register(self, name: str, generated: str, location: str, workspace: str) -> TemporaryTable:
         table = TemporaryTable(name.lstrip("/"), generated, location, workspace)
@@ -321,7 +390,7 @@ class SessionTemporaryTables:
             table = self._tables.pop(name.lstrip("/").lower(), None)
         if table is not None:
             with contextlib.suppress(FileNotFoundError):
-                delete_location(table.location)
+                delete_location(table.location, self.owner.engine_id)
         return table
 
     def close(self) -> list[str]:
@@ -333,14 +402,15 @@ class SessionTemporaryTables:
         deleted: list[str] = []
         for location in locations:
             try:
-                if delete_location(location):
+                if delete_location(location, self.owner.engine_id):
                     deleted.append(location)
                     _log.info(
                         "Deleted session temporary location [%s] from file system [%s]",
                         location,
                         _FILE_SYSTEM,
                     )
-            except OSError as exc:
+            except (OSError, UserError) as exc:
                 _log.warning("Could not delete session temporary location [%s]: %s", location, exc)
-                shutil.rmtree(location, ignore_errors=True)
+                if not fs.is_uri(location):
+                    shutil.rmtree(location, ignore_errors=True)
         return deleted

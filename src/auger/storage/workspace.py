@@ -73,7 +73,10 @@ class Workspace:
         shown = table_path if shown is None else shown
         rel = table_path.lstrip("/")
         if fs.is_uri(self.location):
-            return self._resolve_remote(rel, shown)
+            joined = self._resolve_remote(rel, shown)
+            if self.guard is not None:
+                self.guard.check(joined, shown, self.name, listing)
+            return joined
         root = os.path.realpath(self.location)
         joined = os.path.normpath(os.path.join(root, rel))
         real = os.path.realpath(joined)

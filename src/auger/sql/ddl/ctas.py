@@ -27,7 +27,7 @@ from auger.spark.errors import write_errors
 from auger.spark.writer import write_table
 from auger.sql.planning.planner import plan_select
 from auger.sql.result import QueryResult, ok_result
-from auger.storage.filesystem import is_uri
+from auger.storage import filesystem as fs
 from auger.storage.table_files import (
     TEMPORARY,
     StorageStrategy,
@@ -110,7 +110,8 @@ def table_exists(ws: Workspace, name: str, session: UserSession) -> bool:
         return True
     if not name:
         return True  # the workspace folder itself
-    if os.path.lexists(ws.resolve(name)):
+    path = ws.resolve(name)
+    if fs.exists(path) if fs.is_uri(path) else os.path.lexists(path):
         return True
     return find_view_file(ws, name.lstrip("/")) is not None
 
@@ -262,14 +263,6 @@ def create_table(tree: exp.Create, session: UserSession) -> QueryResult:
     stmt = _statement(tree)
     ws = _target(stmt, session)
     schema = display_name(ws)
-    if is_uri(ws.location):
-        # an object store has no rename to commit a table with: refused until tables there
-        # are committed by a manifest, rather than risk readers seeing half a table
-        raise UserError.unsupported(
-            f"CREATE TABLE into schema [{schema}] is not supported: its workspace is in an "
-            f"object store ({ws.location})",
-            ["Fix: create the table in a workspace on a local or shared file system"],
-        )
     if table_exists(ws, stmt.name, session):
         summary = _EXISTS.format(name=stmt.name, schema=schema)
         if stmt.if_not_exists:
@@ -298,7 +291,9 @@ def create_table(tree: exp.Create, session: UserSession) -> QueryResult:
             path = ws.resolve(stmt.name)
             strategy = StorageStrategy(str(options["exec.persistent_table.umask"]))
             with write_errors(f"table [{stmt.name}]", path):
-                result = write_table(df, path, fmt, strategy, partition_by)
+                result = write_table(
+                    df, path, fmt, strategy, partition_by, session.temporary.owner.engine_id
+                )
     except FileExistsError:  # created by another statement while this one was writing
         raise UserError.validation(_EXISTS.format(name=stmt.name, schema=schema) + ".") from None
     return QueryResult(table=result.to_arrow(), statement="CREATE TABLE")
@@ -322,7 +317,9 @@ def _write_temporary(
     try:
         with write_errors(f"temporary table [{stmt.name}]", path):
             generated, path = session.temporary.allocate(ws.location)
-            result = write_table(df, path, fmt, TEMPORARY, partition_by)
+            result = write_table(
+                df, path, fmt, TEMPORARY, partition_by, session.temporary.owner.engine_id
+            )
     except BaseException:
         if not had_location:
             session.temporary.discard_empty_location(ws.location)

@@ -18,6 +18,8 @@ from sqlglot import exp
 from auger.errors import UserError
 from auger.sql.ddl.ctas import mutable_workspace
 from auger.sql.result import QueryResult, ok_result
+from auger.storage import filesystem as fs
+from auger.storage import object_tables
 from auger.storage.selection import is_hidden
 from auger.storage.table_files import remove_tree_atomically
 from auger.storage.workspace import Workspace
@@ -39,8 +41,11 @@ _MIXED = (
 def table_formats(ws: Workspace, path: str) -> set[str | None] | None:
     """The format names of the (visible) files of a table path; None when nothing is there.
 
-    A file no format of the workspace reads counts as ``None``.
+    A file no format of the workspace reads counts as ``None``. In an object store, a table
+    hidden by a pending marker (being written or removed) counts as nothing.
     """
+    if fs.is_uri(path):
+        return _object_formats(ws, path)
     if not os.path.lexists(path):
         return None
     if not os.path.isdir(path):
@@ -55,6 +60,35 @@ def table_formats(ws: Workspace, path: str) -> set[str | None] | None:
             fmt = ws.format_for(os.path.join(dirpath, name))
             found.add(fmt.name if fmt else None)
     return found
+
+
+def _object_formats(ws: Workspace, path: str) -> set[str | None] | None:
+    info = fs.file_info(path)
+    if info is None:
+        return None
+    if not info.is_dir:
+        fmt = ws.format_for(path)
+        return {fmt.name if fmt else None}
+    if object_tables.is_pending(path):
+        return None
+    found: set[str | None] = set()
+    for f in object_tables.hide_pending(fs.walk_files(path, _hidden_but_markers), path):
+        fmt = ws.format_for(f.path)
+        found.add(fmt.name if fmt else None)
+    return found
+
+
+def _hidden_but_markers(name: str) -> bool:
+    return is_hidden(name) and name != object_tables.PENDING_MARKER
+
+
+def _remove(path: str, session: UserSession) -> None:
+    """Remove a table's directory (or file): renamed out of sight first on local disk, hidden
+    by a pending marker first in an object store, so no reader sees half of it."""
+    if fs.is_uri(path):
+        object_tables.remove_table(path, session.temporary.owner.engine_id)
+    else:
+        remove_tree_atomically(path)
 
 
 def _target(tree: exp.Drop) -> tuple[list[str], str, bool]:
@@ -110,7 +144,7 @@ def drop_table(tree: exp.Drop, session: UserSession) -> QueryResult:
     if len(formats) > 1:
         raise UserError.validation(_MIXED)
     try:
-        remove_tree_atomically(path)
+        _remove(path, session)
     except PermissionError as exc:
         raise UserError.permission("Unauthorized to drop table", [str(exc)]) from exc
     except OSError as exc:
