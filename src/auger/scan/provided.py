@@ -46,8 +46,10 @@ _NATURAL_DEFAULTS: dict[MinorType, str] = {
 }
 
 #: Text Drill reads as true in a BOOLEAN column (any case); any other text is false, never an
-#: error (``on`` is true, ``foo`` false)
-_TRUE_TEXT = pa.array(["true", "t", "1", "y", "yes", "on"])
+#: error (``on`` is true, ``foo`` false). Plain strings: an Arrow array of them is built only
+#: for a BOOLEAN column (pyarrow imports pandas on its first conversion of Python values, a
+#: quarter second a Spark worker need not pay for text it delivers as read).
+_TRUE_TEXT = ("true", "t", "1", "y", "yes", "on")
 
 
 def needs_conversion(col: ColumnMetadata) -> bool:
@@ -125,7 +127,8 @@ def text_converter(col: ColumnMetadata, dst: pa.DataType) -> TextConverter | Non
 def _parser(col: ColumnMetadata, dst: pa.DataType) -> TextConverter:
     """Trimmed, non-blank text (nulls pass) → ``dst``, or Drill's illegal-conversion error."""
     if col.type is MinorType.BIT:
-        return lambda arr, ctx: pc.is_in(pc.utf8_lower(arr), value_set=_TRUE_TEXT).cast(dst)
+        true_text = pa.array(_TRUE_TEXT, pa.string())
+        return lambda arr, ctx: pc.is_in(pc.utf8_lower(arr), value_set=true_text).cast(dst)
     fmt = col.format
     if fmt and col.type in (MinorType.DATE, MinorType.TIMESTAMP):
         pattern = strptime_pattern(fmt)

@@ -52,15 +52,20 @@ def lone_surrogate(text: str | bytes, start: int = 0, end: int | None = None) ->
     JSON spells a character beyond U+FFFF as two escapes, ``\\ud83d\\ude00``; one half alone
     (``"\\ud800"``) is no character at all: Python's decoder keeps it as a string no UTF-8
     encoder accepts (Arrow's, Spark's), and pyarrow's reader refuses the record. A record
-    holding one is malformed, and the readers say where. Text without ``\\ud``/``\\uD`` (nearly
-    all) costs two substring searches.
+    holding one is malformed, and the readers say where. Text without a backslash (nearly all)
+    costs one byte search (memchr, a fraction of a millisecond per megabyte); text with
+    backslashes but without ``\\ud``/``\\uD`` two substring searches more.
     """
     stop = len(text) if end is None else end
     if isinstance(text, bytes):
+        if text.find(b"\\", start, stop) < 0:
+            return None
         if text.find(b"\\ud", start, stop) < 0 and text.find(b"\\uD", start, stop) < 0:
             return None
         matches = _ESCAPE_BYTES.finditer(text, start, stop)
     else:
+        if text.find("\\", start, stop) < 0:
+            return None
         if text.find("\\ud", start, stop) < 0 and text.find("\\uD", start, stop) < 0:
             return None
         matches = _ESCAPE.finditer(text, start, stop)  # type: ignore[assignment]
