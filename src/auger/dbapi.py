@@ -591,6 +591,9 @@ class Cursor:
                 table = jobs.arrow_table(result.dataframe, self._group or "", self._sql)
             except Exception as exc:
                 raise self._error(exc) from None
+            # Cancelling ends the group's running jobs; a job of the statement that Spark
+            # started after that (a later stage) can still finish. The cancel wins anyway.
+            self._raise_if_cancelled()
             self._fetched += table.num_rows
             self._finish()
             return table
