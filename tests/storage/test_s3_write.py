@@ -5,6 +5,7 @@ close, and the start-up sweep of what a server with an expired lease left behind
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -213,6 +214,30 @@ def test_lease_is_refreshed_and_removed_at_stop(local_s3: LocalS3) -> None:
     finally:
         lease.stop()
     assert "tmp/.auger-servers/ticking.json" not in local_s3.keys(BUCKET, "tmp/")
+
+
+def test_a_refresh_under_way_at_stop_does_not_outlive_the_delete(
+    local_s3: LocalS3, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lease = object_tables.ServerLease("slow", [ROOT], interval=30)
+    lease.start()
+    uploading = threading.Event()
+    real_write = object_tables.write_json
+
+    def slow_write(path: str, body: dict[str, object]) -> None:
+        uploading.set()
+        time.sleep(0.5)  # the upload completes after stop() was called
+        real_write(path, body)
+
+    monkeypatch.setattr(object_tables, "write_json", slow_write)
+    refresher = threading.Thread(target=lease.refresh)
+    refresher.start()
+    assert uploading.wait(5)
+    lease.stop()
+    refresher.join()
+    assert "tmp/.auger-servers/slow.json" not in local_s3.keys(BUCKET, "tmp/")
+    lease.refresh()  # a refresh after stop writes nothing
+    assert "tmp/.auger-servers/slow.json" not in local_s3.keys(BUCKET, "tmp/")
 
 
 def test_other_sessions_cannot_reach_a_temporary_location(

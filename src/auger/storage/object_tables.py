@@ -220,6 +220,9 @@ class ServerLease:
         self.interval = interval
         self.clock = clock
         self._stop = threading.Event()
+        # held for each refresh and by stop: a refresh under way when stop is called finishes
+        # before the leases are deleted, and none starts after (else it would re-create one)
+        self._writing = threading.Lock()
         self._thread: threading.Thread | None = None
 
     def refresh(self) -> None:
@@ -231,11 +234,14 @@ class ServerLease:
             "host": socket.gethostname(),
             "pid": os.getpid(),
         }
-        for location in self.locations:
-            try:
-                write_json(_lease_path(location, self.engine_id), body)
-            except (OSError, UserError) as exc:
-                _log.warning("Could not write the server lease in [%s]: %s", location, exc)
+        with self._writing:
+            for location in self.locations:
+                if self._stop.is_set():
+                    return
+                try:
+                    write_json(_lease_path(location, self.engine_id), body)
+                except (OSError, UserError) as exc:
+                    _log.warning("Could not write the server lease in [%s]: %s", location, exc)
 
     def start(self) -> None:
         """Write the leases and keep refreshing them until :meth:`stop`."""
@@ -254,9 +260,10 @@ class ServerLease:
     def stop(self) -> None:
         """Stop refreshing and delete the leases (a clean shutdown leaves nothing behind)."""
         self._stop.set()
-        for location in self.locations:
-            with contextlib.suppress(OSError, UserError):
-                fs.delete_file(_lease_path(location, self.engine_id))
+        with self._writing:
+            for location in self.locations:
+                with contextlib.suppress(OSError, UserError):
+                    fs.delete_file(_lease_path(location, self.engine_id))
 
 
 # --- the start-up sweep ------------------------------------------------------------------------
