@@ -17,11 +17,13 @@ class BlockingCursor:
     """Blocks in execute until cancel() is called, like a long Spark job."""
 
     def __init__(self) -> None:
+        self.running = threading.Event()
         self.cancelled = threading.Event()
         self.cancel_calls = 0
         self.description: list[tuple[Any, ...]] | None = None
 
     def execute(self, sql: str) -> None:
+        self.running.set()
         if not self.cancelled.wait(60):
             raise AssertionError("never cancelled")
         raise RuntimeError("job cancelled")
@@ -51,11 +53,18 @@ class QuickCursor:
 def test_sigint_cancels_the_statement_and_restores_the_handler() -> None:
     before = signal.getsignal(signal.SIGINT)
     cursor = BlockingCursor()
-    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
+
+    def press_ctrl_c() -> None:
+        # only once the statement runs: the runner's handler is in place by then (a Ctrl-C
+        # before it would reach the default handler and interrupt the test run itself)
+        if cursor.running.wait(60):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    presser = threading.Thread(target=press_ctrl_c, daemon=True)
+    presser.start()
     with pytest.raises(Cancelled):
         run_statement(cursor, "SELECT slow")
-    timer.join()
+    presser.join(60)
     assert cursor.cancel_calls >= 1
     assert signal.getsignal(signal.SIGINT) is before
 

@@ -263,8 +263,10 @@ class QueryManager:
     def _finish(self, rq: RunningQuery) -> None:
         with self._lock:
             self._running.pop(rq.query_id, None)
-        rq.web.running.discard(rq.query_id)
+        # used now, before it stops counting as running: the reaper, which closes sessions idle
+        # for their lifetime with no query running, must not see it idle since the query began
         rq.web.touch()
+        rq.web.running.discard(rq.query_id)
         profile = rq.profile
         if not profile.finished:  # the reader vanished or the worker broke
             profile.state = "CANCELED" if rq.cancel_requested.is_set() else "FAILED"

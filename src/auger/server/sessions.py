@@ -92,11 +92,11 @@ class SessionStore:
             timeout: its idle lifetime in seconds.
         """
         with self._shared_lock:
-            with self._lock:
+            with self._lock:  # checked and marked used at once: the reaper cannot come between
                 web = self._shared.get(key)
-            if web is not None and not web.closed and not self._idle(web):
-                web.touch()
-                return web
+                if web is not None and not web.closed and not self._idle(web):
+                    web.touch()
+                    return web
             if web is not None:
                 self.close(web)  # expired but not yet reaped
             web = self.create(user, admin)
@@ -117,18 +117,20 @@ class SessionStore:
             return None
         with self._lock:
             web = self._sessions.get(token)
-        if web is None or web.closed:
-            return None
-        if self._idle(web):
-            # Expired: forget it now, release it off the caller's (event loop) thread.
-            running = self._detach(web)
-            if running is not None:
-                threading.Thread(
-                    target=self._release, args=(web, running), name="auger-session-close"
-                ).start()
-            return None
-        web.touch()
-        return web
+            if web is None or web.closed:
+                return None
+            if not self._idle(web):
+                # Marked used under the lock the reaper checks idleness under: a session found
+                # live here is never closed by a reaper that looked at it a moment later.
+                web.touch()
+                return web
+        # Expired: forget it now, release it off the caller's (event loop) thread.
+        running = self._detach(web)
+        if running is not None:
+            threading.Thread(
+                target=self._release, args=(web, running), name="auger-session-close"
+            ).start()
+        return None
 
     def close(self, web: WebSession) -> None:
         """End a session: cancel its queries, then close it (dropping its temporary tables)."""
