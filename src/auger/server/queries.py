@@ -52,8 +52,8 @@ CHUNK_ROWS = 2000
 #: Why a query was cancelled, as its profile says.
 CLIENT_GONE = "Cancelled: the client closed the connection before the answer was complete"
 USER_CANCEL = "Cancelled by the user"
-#: Seconds between the cancels of an abandoned query still running (jobs it submits after the
-#: first cancel, while it was still planning, join the same group).
+#: Seconds between the cancels of a cancelled query still running: a Spark job it submits after
+#: a cancel (it was still planning, or between two stages) joins the group and is cancelled too.
 RECANCEL_INTERVAL = 1.0
 _VERBOSE_OPTIONS = ("drill.exec.http.rest.errors.verbose", "exec.errors.verbose")
 
@@ -71,6 +71,8 @@ class RunningQuery:
     cancel_reason: str = ""
     #: a tool's own look-up (completion, metadata): runs, but its profile is never saved
     internal: bool = False
+    #: set once the query's worker is done with it (answered, failed or cancelled)
+    finished: threading.Event = field(default_factory=threading.Event)
 
 
 class QueryManager:
@@ -102,7 +104,7 @@ class QueryManager:
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix="auger-query")
         self._running: dict[str, RunningQuery] = {}
         self._lock = threading.Lock()
-        self._cancellers: set[asyncio.Task[None]] = set()  # kept alive until they finish
+        self._stopped = threading.Event()
 
     # ----- bookkeeping
     def running(self) -> list[RunningQuery]:
@@ -120,18 +122,35 @@ class QueryManager:
             query_id: the query.
             reason: what its profile will say (the first reason given wins).
         """
-        rq = self.get(query_id)
-        if rq is None:
-            return False
-        if not rq.cancel_requested.is_set():
-            rq.cancel_reason = reason
-        rq.cancel_requested.set()
+        with self._lock:
+            rq = self._running.get(query_id)
+            if rq is None:
+                return False
+            first = not rq.cancel_requested.is_set()
+            if first:
+                rq.cancel_reason = reason
+                rq.cancel_requested.set()
         jobs.cancel_group(query_id)  # the query's job group is its id
+        if first:
+            # Cancelling ends the group's running jobs only: one the query submits later (it
+            # was planning, or between two stages) would run to its end. Cancel again until
+            # the worker is done with the query.
+            threading.Thread(
+                target=self._keep_cancelling,
+                args=(rq,),
+                name=f"auger-cancel-{query_id[:8]}",
+                daemon=True,
+            ).start()
         return True
+
+    def _keep_cancelling(self, rq: RunningQuery) -> None:
+        while not rq.finished.wait(RECANCEL_INTERVAL) and not self._stopped.is_set():
+            jobs.cancel_group(rq.query_id)
 
     def shutdown(self) -> None:
         for rq in self.running():
             self.cancel(rq.query_id)
+        self._stopped.set()
         self.executor.shutdown(wait=False, cancel_futures=True)
 
     # ----- one query
@@ -241,28 +260,15 @@ class QueryManager:
             while not queue.empty():  # unblock a producer waiting on a full queue
                 queue.get_nowait()
             if not complete and not future.done():  # the reader left mid-query: stop it
-                self._abandon(rq, future)
+                _log.info("client of query %s went away: cancelling it", rq.query_id)
+                self.cancel(rq.query_id, CLIENT_GONE)
             elif future.done() and not future.cancelled() and future.exception():
                 _log.error("query worker crashed: %s", future.exception())
-
-    def _abandon(self, rq: RunningQuery, worker: asyncio.Future[None]) -> None:
-        """Cancel the query of a reader that went away, again and again until it stops."""
-        _log.info("client of query %s went away: cancelling it", rq.query_id)
-        self.cancel(rq.query_id, CLIENT_GONE)
-
-        async def keep_cancelling() -> None:
-            while not worker.done():
-                await asyncio.wait([worker], timeout=RECANCEL_INTERVAL)
-                if not worker.done():
-                    self.cancel(rq.query_id, CLIENT_GONE)
-
-        task = asyncio.get_running_loop().create_task(keep_cancelling())
-        self._cancellers.add(task)
-        task.add_done_callback(self._cancellers.discard)
 
     def _finish(self, rq: RunningQuery) -> None:
         with self._lock:
             self._running.pop(rq.query_id, None)
+        rq.finished.set()
         # used now, before it stops counting as running: the reaper, which closes sessions idle
         # for their lifetime with no query running, must not see it idle since the query began
         rq.web.touch()
