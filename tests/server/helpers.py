@@ -24,6 +24,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class PortTaken(RuntimeError):
+    """``auger serve`` could not bind its port: something took it after it was picked."""
+
+
 def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -86,6 +90,16 @@ class Server:
         )
 
     def start(self) -> Server:
+        for _ in range(3):
+            try:
+                return self._start()
+            except PortTaken:
+                # the port was free when picked and taken before the server bound it
+                self.port = free_port()
+                self.url = f"http://127.0.0.1:{self.port}"
+        return self._start()
+
+    def _start(self) -> Server:
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(
@@ -97,11 +111,14 @@ class Server:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"auger serve exited:\n{self.log.read_text()}")
+                text = self.log.read_text()
+                if "address already in use" in text.lower():
+                    raise PortTaken(text)
+                raise RuntimeError(f"auger serve exited:\n{text}")
             try:
                 if requests.get(self.url + "/status.json", timeout=2).status_code == 200:
                     return self
-            except requests.ConnectionError:
+            except requests.RequestException:  # not listening yet, or too busy starting up
                 pass
             time.sleep(0.3)
         raise RuntimeError(f"auger serve did not come up:\n{self.log.read_text()}")

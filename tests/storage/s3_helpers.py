@@ -70,10 +70,11 @@ def start_local_s3() -> Iterator[LocalS3]:
     import boto3
     from moto.server import ThreadedMotoServer
 
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    # port 0: the server binds a port the system picks (a port looked up free and bound later
+    # may be taken in between, and then start() would wait forever for a server that failed)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
-    endpoint = f"http://127.0.0.1:{port}"
+    endpoint = f"http://127.0.0.1:{server.get_host_and_port()[1]}"
     client = boto3.client(
         "s3",
         endpoint_url=endpoint,

@@ -14,6 +14,7 @@ import pytest
 
 from auger.dbapi import Connection
 from auger.engine import Engine
+from auger.storage import filesystem as fs
 from auger.storage import object_tables
 from tests.sql.helpers import error, rows
 from tests.storage.s3_helpers import LocalS3
@@ -198,13 +199,24 @@ def test_sweep_removes_what_a_dead_server_left(s3_engine: Engine, local_s3: Loca
     object_tables.remove_table(f"{ROOT}/sess-live-server", "test")
 
 
-def test_lease_is_refreshed_and_removed_at_stop(local_s3: LocalS3) -> None:
+@pytest.fixture
+def lease_root(local_s3: LocalS3) -> str:
+    """``ROOT``, reachable without the engine (the lease tests need no Spark, and run alone or
+    under ``-m "not spark"`` too): the bucket exists and its settings are registered."""
+    local_s3.client.create_bucket(Bucket=BUCKET)  # the same owner again: a no-op
+    remote = fs.config_for_plugin(ROOT, local_s3.plugin(BUCKET)["config"])
+    assert remote is not None
+    fs.register(remote)
+    return ROOT
+
+
+def test_lease_is_refreshed_and_removed_at_stop(local_s3: LocalS3, lease_root: str) -> None:
     ticks = iter(range(1, 1000))
     lease = object_tables.ServerLease("ticking", [ROOT], interval=0.05, clock=lambda: next(ticks))
     lease.start()
     try:
         first = object_tables.read_json(f"{ROOT}/.auger-servers/ticking.json")["written"]
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 60  # a bound for a loaded machine; usually 0.05 s
         while time.monotonic() < deadline:
             again = object_tables.read_json(f"{ROOT}/.auger-servers/ticking.json")
             if again and again["written"] > first:
@@ -217,7 +229,7 @@ def test_lease_is_refreshed_and_removed_at_stop(local_s3: LocalS3) -> None:
 
 
 def test_a_refresh_under_way_at_stop_does_not_outlive_the_delete(
-    local_s3: LocalS3, monkeypatch: pytest.MonkeyPatch
+    local_s3: LocalS3, lease_root: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lease = object_tables.ServerLease("slow", [ROOT], interval=30)
     lease.start()
@@ -232,7 +244,7 @@ def test_a_refresh_under_way_at_stop_does_not_outlive_the_delete(
     monkeypatch.setattr(object_tables, "write_json", slow_write)
     refresher = threading.Thread(target=lease.refresh)
     refresher.start()
-    assert uploading.wait(5)
+    assert uploading.wait(60)
     lease.stop()
     refresher.join()
     assert "tmp/.auger-servers/slow.json" not in local_s3.keys(BUCKET, "tmp/")
