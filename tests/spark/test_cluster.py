@@ -100,7 +100,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         wait_until(
             lambda: _master_url(master_log) is not None and _master_ui(master_log) is not None,
             procs,
-            60,
+            120,  # JVMs start slowly on a loaded machine; the wait ends when it is up
             failure,
         )
         url = _master_url(master_log)
@@ -126,7 +126,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 tmp / "worker.log",
             )
         )
-        wait_until(lambda: _alive_workers(master_log) >= 1, procs, 60, failure)
+        wait_until(lambda: _alive_workers(master_log) >= 1, procs, 120, failure)
         yield url
     finally:
         for p in reversed(procs):

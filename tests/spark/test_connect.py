@@ -241,7 +241,7 @@ def test_rest_server_answers_and_cancels_through_spark_connect(
         wait_until(
             lambda: listening(port),
             [server],
-            60,
+            120,  # auger serve as the other tests wait for it: a loaded machine starts slowly
             lambda: f"auger serve did not come up:\n{log.read_text()[-3000:]}",
             step=0.3,
         )
