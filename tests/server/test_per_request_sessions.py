@@ -3,6 +3,7 @@ request is its own session. Served in-process by uvicorn over the shared test en
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -15,7 +16,7 @@ import requests
 from auger.server.app import build_app
 from auger.server.settings import ServerSettings
 
-from .helpers import free_port, post_query, rows
+from .helpers import post_query, rows
 
 
 @pytest.fixture(scope="module")
@@ -30,10 +31,12 @@ def url(engine: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             "users_file": str(root / "users.json"),
         }
     )
-    port = free_port()
+    # bound here, to a port the system picks, and handed over: nothing can take it meanwhile
+    sock = socket.create_server(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
     app = build_app(engine=engine, settings=settings)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60
     while not server.started and time.monotonic() < deadline:
@@ -42,6 +45,7 @@ def url(engine: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(60)
+    sock.close()
 
 
 def test_no_state_between_requests(url: str, engine: Any) -> None:
