@@ -30,7 +30,7 @@ from auger.scan import FormatReader, ReaderFormatPlugin, SchemaNegotiator
 from auger.scan.operator import discover_through_reader
 from auger.scan.schema import EXCLUDE_FROM_WILDCARD
 from auger.scan.spec import FileSplit
-from auger.types import ColumnMetadata, MinorType, TupleSchema
+from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 __all__ = ["LineFormatPlugin", "LineReader", "text_lines", "with_special_columns"]
 
@@ -133,6 +133,11 @@ class LineFormatPlugin(ReaderFormatPlugin):
     otherwise what the readers of the first files find, with any declared column they did not
     reach; and in both cases the special columns last, kept out of ``*``.
     """
+
+    #: A column or map member a query names that no sampled line has is nullable VARCHAR, as
+    #: Drill's log formats type it (not its usual nullable INT): their values are text, so a
+    #: member first met past the planner's sample reads as the text the reader writes.
+    null_type = ColumnMetadata("null", MinorType.VARCHAR, DataMode.OPTIONAL)
 
     @abstractmethod
     def reader(self, file: FileSplit, config: FormatConfig) -> LineReader:
