@@ -730,8 +730,8 @@ class HttpdReader(LineReader):
                 elif projected(name):
                     scalars.append((group, col.derive, _setter(rows.scalar(name), col.type)))
             self.formats.append((fmt.regex, scalars, wildcards))
-        self.raw_writer = rows.scalar(RAW) if projected(RAW) else None
-        self.matched_writer = rows.scalar(MATCHED) if projected(MATCHED) else None
+        self.raw_writer = rows.scalar(RAW) if self.is_named(RAW) else None
+        self.matched_writer = rows.scalar(MATCHED) if self.is_named(MATCHED) else None
         # flattened parameters: column name -> writer, None when not projected
         self.flat_writers: dict[str, ScalarWriter | None] = {}
         self.member_writers: dict[tuple[int, str], ScalarWriter | None] = {}

@@ -13,9 +13,9 @@ schema, opens the file (decompressing by suffix), numbers its lines from 1 and c
 format writes only what it does with a line.
 
 Special columns. A format's special columns (``_raw``, the whole line; ``_unmatched_rows``,
-``_matched``) are there only when a query names them, never in ``*``: they are declared last,
-marked to stay out of wildcard expansion, both in the schema a reader declares and in the one
-the planner discovers (:class:`LineFormatPlugin`), so both agree on their types.
+``_matched``) are there only when a query names them, never in ``*``: the schema the planner
+discovers (:class:`LineFormatPlugin`) has them last, marked to stay out of wildcard expansion,
+and a reader declares (and writes) only those the query names, with the same types.
 """
 
 from __future__ import annotations
@@ -79,10 +79,14 @@ def with_special_columns(
 class LineReader(FormatReader):
     """One file of a line-based format, one row (at most) per line.
 
-    :meth:`open` declares :meth:`table_schema` and the format's :attr:`special_columns`, calls
-    :meth:`start` (where a format builds its writers), then opens the file; :meth:`close`
-    closes it. A format iterates :attr:`numbered`, ``(line number from 1, line)`` pairs, and
-    keeps :attr:`line_number` at the last line it read (error messages name it).
+    :meth:`open` declares :meth:`table_schema` and those of the format's
+    :attr:`special_columns` the query names (:meth:`is_named` says which), calls :meth:`start`
+    (where a format builds its writers), then opens the file; :meth:`close` closes it. A format
+    iterates :attr:`numbered`, ``(line number from 1, line)`` pairs, and keeps
+    :attr:`line_number` at the last line it read (error messages name it).
+
+    A special column the query does not name is not declared at all: ``*`` never has it, and a
+    scan whose wildcard schema is fixed would otherwise report it as a column it dropped.
     """
 
     #: the format's special columns, in output order
@@ -97,17 +101,24 @@ class LineReader(FormatReader):
         self.file: IO[bytes] | None = None
         self.line_number = 0
         self.numbered: Iterator[tuple[int, str]] = iter(())
+        self.named_specials: frozenset[str] = frozenset()
 
     def table_schema(self) -> TupleSchema:
         """The columns known before reading, from the format's options (none by default)."""
         return TupleSchema()
+
+    def is_named(self, special: str) -> bool:
+        """Does the query name the special column ``special`` (so that it is written)?"""
+        return special.lower() in self.named_specials
 
     @abstractmethod
     def start(self, negotiator: SchemaNegotiator) -> None:
         """Prepare the format's writers; the schema is declared, the file not opened yet."""
 
     def open(self, negotiator: SchemaNegotiator) -> bool:
-        schema = with_special_columns(self.table_schema(), self.special_columns)
+        named = [s for s in self.special_columns if negotiator.projection.get(s[0]) is not None]
+        self.named_specials = frozenset(name.lower() for name, _ in named)
+        schema = with_special_columns(self.table_schema(), named)
         if schema.size() or self.schema_complete:  # nothing known: the schema stays late
             negotiator.set_table_schema(schema, complete=self.schema_complete)
         self.start(negotiator)

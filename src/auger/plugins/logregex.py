@@ -204,8 +204,8 @@ class LogRegexReader(LineReader):
             for i, f in projected
         ]
         wanted_names = {name for _, _, name in self.wanted}
-        self.want_raw = negotiator.is_projected(RAW)
-        self.want_unmatched = negotiator.is_projected(UNMATCHED)
+        self.want_raw = self.is_named(RAW)
+        self.want_unmatched = self.is_named(UNMATCHED)
         # Only `_unmatched_rows` named: matching lines give no rows (Drill's rule).
         self.write_matched = bool(wanted_names) or self.want_raw or not self.want_unmatched
         self.rows = negotiator.build().writer()

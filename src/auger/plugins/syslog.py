@@ -278,7 +278,7 @@ class SyslogReader(LineReader):
             for name, value_of in _VALUES.items()
             if projected(name)
         ]
-        self.raw_writer = rows.scalar(RAW) if projected(RAW) else None
+        self.raw_writer = rows.scalar(RAW) if self.is_named(RAW) else None
         self.map_writer: TupleWriter | None = None
         if not opts.flatten_structured_data and projected(STRUCTURED_DATA):
             self.map_writer = rows.tuple(STRUCTURED_DATA)
