@@ -20,7 +20,9 @@ import pytest
 
 import auger
 from auger.config import FormatConfig
+from auger.errors import ErrorKind, UserError
 from auger.formats import get_format, known_formats
+from auger.formats.conflicts import check_read
 from auger.plugins.avro import AvroFormat, avro_schema_to_drill
 from auger.scan import ScanOperator
 from auger.storage.splits import FileSplit
@@ -379,3 +381,93 @@ def test_less_common_types(tmp_path: Path) -> None:
     inner = got["inner"]
     assert inner["id"] == str(UID) and inner["ids"] == ["p", "q"]
     assert dict(inner["counts"]) == {"x": 1, "y": None}
+
+
+def _write_records(path: Path, fields: list[dict[str, Any]], records: list[dict[str, Any]]) -> str:
+    with path.open("wb") as out:
+        fastavro.writer(out, {"type": "record", "name": "R", "fields": fields}, records)
+    return str(path)
+
+
+def test_files_widen_a_column_as_parquet_files_do(tmp_path: Path) -> None:
+    one = _write_records(
+        tmp_path / "1.avro",
+        [{"name": "a", "type": "int"}, {"name": "x", "type": "float"},
+         {"name": "n", "type": "int"}],
+        [{"a": 1, "x": 0.5, "n": 3}],
+    )  # fmt: skip
+    two = _write_records(
+        tmp_path / "2.avro",
+        [{"name": "a", "type": ["null", "long"]}, {"name": "x", "type": "double"},
+         {"name": "n", "type": "float"}, {"name": "b", "type": "string"}],
+        [{"a": 2**40, "x": 2.25, "n": 1.5, "b": "B"}],
+    )  # fmt: skip
+    plugin, config = get_format("avro"), FormatConfig("avro", "avro", ("avro",))
+    table = plugin.discover_schema([one, two], config, {})
+    # the wider type holds both, nullable where either file's is; a column one file lacks is
+    # nullable
+    assert str(table) == "(`a` BIGINT, `x` DOUBLE NOT NULL, `n` FLOAT NOT NULL, `b` VARCHAR)"
+    op = ScanOperator(plugin, [one, two], ["*"], config=config, defined_schema=table)
+    assert [r for b in op for r in b.to_pylist()] == [
+        {"a": 1, "x": 0.5, "n": 3.0, "b": None},
+        {"a": 2**40, "x": 2.25, "n": 1.5, "b": "B"},
+    ]
+
+
+def test_a_type_conflict_between_files_is_deferred_to_its_readers(tmp_path: Path) -> None:
+    one = _write_records(
+        tmp_path / "1.avro",
+        [{"name": "id", "type": "long"}, {"name": "v", "type": "long"}],
+        [{"id": 1, "v": 10}],
+    )
+    two = _write_records(
+        tmp_path / "2.avro",
+        [{"name": "id", "type": "long"}, {"name": "v", "type": "string"}],
+        [{"id": 2, "v": "ten"}],
+    )
+    plugin, config = get_format("avro"), FormatConfig("avro", "avro", ("avro",))
+    table = plugin.discover_schema([one, two], config, {})
+    assert str(table).startswith("(`id` BIGINT NOT NULL, `v` BIGINT NOT NULL")  # until read
+    check_read(table.column("id"))  # the column both agree on reads
+    with pytest.raises(UserError) as info:
+        check_read(table.column("v"))
+    err = info.value
+    assert err.kind is ErrorKind.DATA_READ
+    assert err.message == (
+        "Column [v] has type BIGINT NOT NULL in one file and VARCHAR NOT NULL in another"
+    )
+    assert err.context[:4] == [
+        f"File: {one}",
+        "Type: BIGINT NOT NULL",
+        f"File: {two}",
+        "Type: VARCHAR NOT NULL",
+    ]
+
+
+@pytest.mark.spark
+def test_files_disagreeing_on_a_column_through_sql(conn: Any, data: Path) -> None:
+    root = data / "disagree"
+    root.mkdir()
+    _write_records(
+        root / "a.avro",
+        [{"name": "id", "type": "long"}, {"name": "v", "type": "long"},
+         {"name": "n", "type": "int"}],
+        [{"id": 1, "v": 10, "n": 1}, {"id": 2, "v": 20, "n": 2}],
+    )  # fmt: skip
+    _write_records(
+        root / "b.avro",
+        [{"name": "id", "type": "long"}, {"name": "v", "type": "string"},
+         {"name": "n", "type": "long"}],
+        [{"id": 3, "v": "thirty", "n": 2**40}],
+    )  # fmt: skip
+    table = "dfs.data.`disagree`"
+    # a query that does not read `v` answers; `n` is BIGINT, holding both files' values
+    assert rows(conn, f"SELECT id, n FROM {table} ORDER BY id") == [(1, 1), (2, 2), (3, 2**40)]
+    assert rows(conn, f"SELECT COUNT(*) FROM {table}") == [(3,)]
+    for sql in (f"SELECT v FROM {table}", f"SELECT * FROM {table}"):
+        with pytest.raises(auger.DatabaseError) as info:
+            rows(conn, sql)
+        text = str(info.value)
+        assert text.startswith("DATA_READ ERROR: Column [v] has type BIGINT NOT NULL in one file")
+        assert "and VARCHAR NOT NULL in another" in text
+        assert "a.avro" in text and "b.avro" in text

@@ -83,7 +83,10 @@ def test_options_under_drill_names_and_snake_case() -> None:
 
 
 def test_the_schema_is_drills_for_its_default_format() -> None:
-    schema = HttpdOptions().table_schema()
+    # known from the format alone, with the special columns last: no file is needed
+    config = FormatConfig("httpd", "httpd", ("httpd",))
+    schema = get_format("httpd").discover_schema([], config, {})
+    assert schema.columns()[:-2] == HttpdOptions().table_schema().columns()
     names = [c.name for c in schema.columns()]
     assert len(names) == ALL_COLUMNS + 2
     assert names[:3] == [
@@ -224,6 +227,10 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "common.log").write_text(COMMON)
     (root / "flat.qlog").write_text(ACCESS)
     (root / "nginx.log").write_text(NGINX)
+    # a query parameter first met past the lines the planner samples for the schema
+    line = '1.2.3.4 - - [25/Oct/2015:04:11:25 +0100] "GET /p?{} HTTP/1.1" 200 5 "-" "{}"'
+    lines = [line.format(f"a={i}", UA) for i in range(200)] + [line.format("a=1&late=yes", UA)]
+    (root / "late.httpd").write_text("\n".join(lines) + "\n")
     return root
 
 
@@ -429,3 +436,14 @@ def test_a_line_past_the_byte_limit_moves_whole_to_the_next_batch(tmp_path: Path
     batches = [[r["connection_client_host"] for r in b.to_pylist()] for b in op]
     assert [h for b in batches for h in b] == [f"1.1.1.{i}" for i in range(5)]
     assert ["1.1.1.0", "1.1.1.1", "1.1.1.2"] in batches  # the batch ends before 1.1.1.3
+
+
+@pytest.mark.spark
+def test_a_query_parameter_first_met_after_the_sample_is_text(conn: Any) -> None:
+    # Drill's httpd scan types what no sampled line has as nullable VARCHAR (not INT)
+    got = rows(
+        conn,
+        "SELECT t.`request_firstline_uri_query_$`.late FROM dfs.web.`late.httpd` t "
+        "WHERE t.`request_firstline_uri_query_$`.late IS NOT NULL",
+    )
+    assert got == [("yes",)]

@@ -112,6 +112,10 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "audit.syslog").write_text(AUDIT)
     (root / "audit.flat").write_text(AUDIT)
     (root / "broken.syslog").write_text(BROKEN)
+    # a parameter first met past the lines the planner samples for the schema
+    early = [f'<34>1 2003-10-11T22:14:15.003Z h{i} su - ID47 [a@1 n="{i}"] x' for i in range(200)]
+    late = '<34>1 2003-10-11T22:14:15.003Z late su - ID47 [a@1 n="200" late="yes"] x'
+    (root / "late.syslog").write_text("\n".join([*early, late]) + "\n")
     return root
 
 
@@ -284,3 +288,19 @@ def test_a_compressed_file_and_projection_without_spark(tmp_path: Path) -> None:
         "mymachine.example.com"
     ]
     assert [r["_raw"] for r in got] == [line for line in LOGS.splitlines() if line]
+
+
+@pytest.mark.spark
+def test_a_map_member_first_met_after_the_sample_is_text(conn: Any) -> None:
+    # Drill's syslog scan types what no sampled line has as nullable VARCHAR (not INT), so
+    # the member reads as the text the reader writes
+    got = rows(
+        conn,
+        "SELECT ip, t.structured_data.late FROM dfs.logs.`late.syslog` t "
+        "WHERE t.structured_data.late IS NOT NULL",
+    )
+    assert got == [("late", "yes")]
+    cur = conn.cursor()
+    cur.execute("SELECT t.structured_data.nowhere, nosuch FROM dfs.logs.`late.syslog` t LIMIT 1")
+    assert [d[1] for d in cur.description] == ["CHARACTER VARYING", "CHARACTER VARYING"]
+    assert [tuple(r) for r in cur.fetchall()] == [(None, None)]

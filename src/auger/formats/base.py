@@ -23,7 +23,7 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.storage import filesystem as fs
 from auger.storage.splits import FileSplit
-from auger.types import TupleSchema
+from auger.types import ColumnMetadata, TupleSchema
 
 if TYPE_CHECKING:
     from auger.scan.lifecycle import FormatReader
@@ -55,6 +55,9 @@ class FormatPlugin(ABC):  # noqa: B024 - every method has a default; a plugin pi
     extensions: tuple[str, ...] = ()
     #: how many files the derived ``discover_schema`` opens to learn the columns
     discovery_sample: int = 8
+    #: the type of a column (or map member) a query names that no file the planner sampled
+    #: has; None is Drill's nullable INT
+    null_type: ColumnMetadata | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -33,7 +33,9 @@ __all__ = [
     "conflict_error",
     "conflict_of",
     "defer_conflict",
+    "files_conflict_error",
     "merge_deferring",
+    "merge_file_schemas",
     "widen",
     "widen_deferring",
 ]
@@ -197,3 +199,55 @@ def _prefixed(error_for: ErrorFor, prefix: str) -> ErrorFor:
     if not prefix:
         return error_for
     return lambda path, first, second: error_for(prefix + path, first, second)
+
+
+def files_conflict_error(
+    column: str, first: ColumnMetadata, second: ColumnMetadata, first_file: str, file: str
+) -> UserError:
+    """Two files disagree about a column's type: ``first`` as ``first_file`` typed it,
+    ``second`` in ``file``; the error names both files and both types."""
+    a, b = first.type_string(), second.type_string()
+    return UserError.data_read(
+        f"Column [{column}] has type {a} in one file and {b} in another",
+        [
+            f"File: {first_file}",
+            f"Type: {a}",
+            f"File: {file}",
+            f"Type: {b}",
+            f"Column: {column}",
+            "Fix: rewrite the files with one type, or query them apart",
+        ],
+    )
+
+
+def merge_file_schemas(
+    schemas: Iterable[tuple[str, TupleSchema]], *, lacking_optional: bool = False
+) -> TupleSchema:
+    """The table schema of files whose own schemas are given as ``(path, schema)``, in file
+    order: their union by name, types widened where one holds both, a conflict deferred on the
+    column with :func:`files_conflict_error` naming the file that typed it first.
+
+    A column some file lacks is nullable when ``lacking_optional`` (that file's rows have no
+    value for it); otherwise each column keeps its mode.
+    """
+    schema = TupleSchema()
+    origin: dict[str, str] = {}  # lower column name -> the file that typed it
+    everywhere: set[str] | None = None  # lower names of the columns every file has
+    for path, file_schema in schemas:
+        names = {col.name.lower() for col in file_schema}
+        for name in names:
+            origin.setdefault(name, path)
+        everywhere = names if everywhere is None else everywhere & names
+
+        def error_for(
+            column: str, first: ColumnMetadata, second: ColumnMetadata, path: str = path
+        ) -> UserError:
+            top = origin[column.split(".", 1)[0].lower()]
+            return files_conflict_error(column, first, second, top, path)
+
+        schema = merge_deferring(schema, file_schema, error_for, new_optional=False)
+    if lacking_optional:
+        for col in schema.columns():
+            if col.name.lower() not in (everywhere or set()) and col.mode is DataMode.REQUIRED:
+                schema.replace(col.with_mode(DataMode.OPTIONAL))
+    return schema

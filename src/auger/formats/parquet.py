@@ -41,7 +41,7 @@ import pyarrow.parquet as pq
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import FormatPlugin
-from auger.formats.conflicts import merge_deferring
+from auger.formats.conflicts import merge_file_schemas
 from auger.formats.parquet_dates import auto_correct_dates, correct_dates, date_corruption
 from auger.formats.vectors import unnull_structs
 from auger.storage.filesystem import open_random, parallel_map
@@ -188,10 +188,6 @@ def _int96_values(arr: pa.Array, nanos: pa.Array | None, marks: pa.DataType | No
     )
     kind = pa.LargeListArray if pa.types.is_large_list(t) else pa.ListArray
     return kind.from_arrays(offsets, values, type=target, mask=mask)
-
-
-def _describe(col: ColumnMetadata) -> str:
-    return col.type_string()
 
 
 def nested_selection(
@@ -432,32 +428,8 @@ class ParquetFormat(FormatPlugin):
     def merge_file_schemas(self, schemas: Iterable[tuple[str, TupleSchema]]) -> TupleSchema:
         """The table schema of files whose own schemas are given (path, schema), in file
         order: :meth:`discover_schema` of the same files."""
-        schema = TupleSchema()
-        origin: dict[str, str] = {}  # lower column name -> the file that typed it
-        for path, file_schema in schemas:
-            for col in file_schema:
-                origin.setdefault(col.name.lower(), path)
-
-            def error_for(
-                column: str, first: ColumnMetadata, second: ColumnMetadata, path: str = path
-            ) -> UserError:
-                top = origin[column.split(".", 1)[0].lower()]
-                return UserError.data_read(
-                    f"Column [{column}] has type {_describe(first)} in one file and "
-                    f"{_describe(second)} in another",
-                    [
-                        f"File: {top}",
-                        f"Type: {_describe(first)}",
-                        f"File: {path}",
-                        f"Type: {_describe(second)}",
-                        f"Column: {column}",
-                        "Fix: rewrite the files with one type, or query them apart",
-                    ],
-                )
-
-            # a column a later file adds keeps its mode, as Drill's Parquet schema does
-            schema = merge_deferring(schema, file_schema, error_for, new_optional=False)
-        return schema
+        # a column a later file adds keeps its mode, as Drill's Parquet schema does
+        return merge_file_schemas(schemas)
 
     def read_arrow(
         self,

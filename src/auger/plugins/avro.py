@@ -25,6 +25,11 @@ A field that is not a union with ``null`` is NOT NULL, as in Drill. A union of m
 non-null type, and a record type that contains itself, are not supported (an
 UNSUPPORTED_OPERATION error naming the column).
 
+Files of one table are merged by column name, as Parquet files are: a column some file lacks is
+nullable (that file's rows read NULL there), two types one type holds are widened to it (``int``
+and ``long``: BIGINT), and a column whose types no type holds (``long`` and ``string``) fails
+only a query that reads it, with an error naming both files and both types.
+
 The format has no options besides ``extensions`` (default ``avro``).
 
 How it reads: the plugin is Arrow-native (``read_arrow``). fastavro decodes each block's records
@@ -50,6 +55,7 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats import FormatPlugin
 from auger.formats.base import open_input
+from auger.formats.conflicts import merge_file_schemas
 from auger.storage.splits import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import column_to_arrow
@@ -420,21 +426,14 @@ class AvroFormat(FormatPlugin):
     def discover_schema(
         self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
     ) -> TupleSchema:
-        # The headers of the first files: the union of their columns, first file first. A
-        # column some file lacks is nullable (that file's rows have no value for it).
-        schema = TupleSchema()
-        everywhere: set[str] | None = None
-        for path in list(files)[: self.discovery_sample]:
-            found = file_schema(path)
-            for col in found:
-                if col.name not in schema:
-                    schema.add(col)
-            names = {c.name.lower() for c in found}
-            everywhere = names if everywhere is None else everywhere & names
-        for col in list(schema):
-            if col.name.lower() not in (everywhere or set()) and col.mode is DataMode.REQUIRED:
-                schema.replace(col.with_mode(DataMode.OPTIONAL))
-        return schema
+        # The headers of the first files, merged as Parquet's footers are: a column some file
+        # lacks is nullable (that file's rows have no value for it), types one type holds are
+        # widened, and a type conflict between files fails only the queries that read it.
+        paths = list(files)[: self.discovery_sample]
+        return merge_file_schemas(
+            ((path, file_schema(path)) for path in paths),
+            lacking_optional=True,
+        )
 
     def read_arrow(
         self,

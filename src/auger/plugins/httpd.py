@@ -60,21 +60,19 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.formats.base import open_input
 from auger.plugins.bad_lines import BadLines
+from auger.plugins.lines import LineFormatPlugin, LineReader
 from auger.plugins.options import bool_option, int_option, option
 from auger.resultset.writers.scalar import ScalarWriter
 from auger.resultset.writers.tuple import TupleWriter
-from auger.scan import FormatReader, ReaderFormatPlugin, SchemaNegotiator
-from auger.scan.operator import discover_through_reader
-from auger.scan.schema import EXCLUDE_FROM_WILDCARD
+from auger.scan import SchemaNegotiator
 from auger.scan.spec import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.java_format import strptime_pattern
@@ -674,8 +672,8 @@ class HttpdOptions:
         ]
 
     def table_schema(self) -> TupleSchema:
-        """Every column of every format, sorted by name with the maps last (as Drill), and
-        the special ``_raw`` and ``_matched`` kept out of ``*``."""
+        """Every column of every format, sorted by name with the maps last (as Drill); the
+        special ``_raw`` and ``_matched`` aside."""
         columns: dict[str, Column] = {}
         for fmt in self.formats():
             for name, (_, col) in fmt.columns.items():
@@ -685,11 +683,6 @@ class HttpdOptions:
         if not self.flatten_wildcards:
             maps = sorted(c.name for c in columns.values() if c.wildcard)
             cols += [ColumnMetadata.map(n, (), DataMode.OPTIONAL) for n in maps]
-        special = {EXCLUDE_FROM_WILDCARD: "true"}
-        cols += [
-            ColumnMetadata.optional(RAW, V).with_properties(**special),
-            ColumnMetadata.optional(MATCHED, MinorType.BIT).with_properties(**special),
-        ]
         return TupleSchema(cols)
 
 
@@ -697,14 +690,14 @@ def _setter(writer: ScalarWriter, minor: MinorType) -> Callable[[Any], None]:
     return writer.set_string if minor is V else writer.set
 
 
-class HttpdReader(FormatReader):
+class HttpdReader(LineReader):
     """One file, one row per non-empty line."""
 
+    special_columns = ((RAW, V), (MATCHED, MinorType.BIT))
+
     def __init__(self, path: str, options: HttpdOptions) -> None:
-        self.path = path
+        super().__init__(path)
         self.options = options
-        self.file: IO[bytes] | None = None
-        self.line_number = 0
         self.bad_lines = BadLines(
             options.max_errors,
             "kept",
@@ -713,9 +706,11 @@ class HttpdReader(FormatReader):
             negative_is_unlimited=True,
         )
 
-    def open(self, negotiator: SchemaNegotiator) -> bool:
+    def table_schema(self) -> TupleSchema:
+        return self.options.table_schema()
+
+    def start(self, negotiator: SchemaNegotiator) -> None:
         opts = self.options
-        negotiator.set_table_schema(opts.table_schema(), complete=False)
         negotiator.add_context(f"logFormat: {opts.log_format}")
         self.negotiator = negotiator
         self.rows = rows = negotiator.build().writer()
@@ -735,21 +730,17 @@ class HttpdReader(FormatReader):
                 elif projected(name):
                     scalars.append((group, col.derive, _setter(rows.scalar(name), col.type)))
             self.formats.append((fmt.regex, scalars, wildcards))
-        self.raw_writer = rows.scalar(RAW) if projected(RAW) else None
-        self.matched_writer = rows.scalar(MATCHED) if projected(MATCHED) else None
+        self.raw_writer = rows.scalar(RAW) if self.is_named(RAW) else None
+        self.matched_writer = rows.scalar(MATCHED) if self.is_named(MATCHED) else None
         # flattened parameters: column name -> writer, None when not projected
         self.flat_writers: dict[str, ScalarWriter | None] = {}
         self.member_writers: dict[tuple[int, str], ScalarWriter | None] = {}
-        self.file = open_input(self.path)
-        return True
 
     def next(self) -> bool:
-        assert self.file is not None
         rows = self.rows
         formats = self.formats
-        for raw in self.file:
-            self.line_number += 1
-            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+        for number, line in self.numbered:
+            self.line_number = number
             if not line:
                 continue
             match = None
@@ -831,12 +822,8 @@ class HttpdReader(FormatReader):
             line,
         )
 
-    def close(self) -> None:
-        if self.file is not None:
-            self.file.close()
 
-
-class HttpdFormat(ReaderFormatPlugin):
+class HttpdFormat(LineFormatPlugin):
     """Drill's ``httpd`` plugin: columns from the LogFormat, not from the files."""
 
     type_name = "httpd"
@@ -844,18 +831,3 @@ class HttpdFormat(ReaderFormatPlugin):
 
     def reader(self, file: FileSplit, config: FormatConfig) -> HttpdReader:
         return HttpdReader(file.path, HttpdOptions.from_config(config))
-
-    def discover_schema(
-        self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
-    ) -> TupleSchema:
-        # The format's columns, with the query parameters (map members, or flattened columns)
-        # the readers meet in the first lines of the first files; the special columns as
-        # declared, kept out of `*`.
-        found = discover_through_reader(self, files, config, options)
-        declared = HttpdOptions.from_config(config).table_schema()
-        special = {c.name for c in declared.columns() if c.name in (RAW, MATCHED)}
-        schema = TupleSchema(c for c in found.columns() if c.name not in special)
-        for column in declared.columns():
-            if column.name not in schema:
-                schema.add(column)
-        return schema

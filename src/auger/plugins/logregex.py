@@ -20,19 +20,17 @@ import datetime as dt
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
 import pyarrow as pa
 
 from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.formats.base import open_input
 from auger.plugins.bad_lines import BadLines
-from auger.plugins.lines import text_lines
+from auger.plugins.lines import LineFormatPlugin, LineReader
 from auger.plugins.options import int_option, option
 from auger.resultset.convert import converter_for
-from auger.scan import FormatReader, ReaderFormatPlugin, SchemaNegotiator
-from auger.scan.schema import EXCLUDE_FROM_WILDCARD
+from auger.scan import SchemaNegotiator
 from auger.scan.spec import FileSplit
 from auger.types import ColumnMetadata, MinorType, TupleSchema
 from auger.types.arrow import column_to_arrow
@@ -114,14 +112,8 @@ class LogRegexOptions:
         return cls(regex, tuple(fields), max_errors)
 
     def table_schema(self) -> TupleSchema:
-        """The columns every file of the format has, the special ones kept out of ``*``."""
-        cols = [ColumnMetadata.optional(f.name, f.type) for f in self.fields]
-        special = {EXCLUDE_FROM_WILDCARD: "true"}
-        cols += [
-            ColumnMetadata.optional(RAW, MinorType.VARCHAR).with_properties(**special),
-            ColumnMetadata.optional(UNMATCHED, MinorType.VARCHAR).with_properties(**special),
-        ]
-        return TupleSchema(cols)
+        """The columns every file of the format has (the special ones aside)."""
+        return TupleSchema(ColumnMetadata.optional(f.name, f.type) for f in self.fields)
 
 
 def _field(fmt: str, index: int, spec: Mapping[str, Any], group_names: Sequence[str]) -> LogField:
@@ -169,7 +161,7 @@ def _converter(field: LogField) -> Callable[[str], Any]:
     return lambda s: s
 
 
-class LogRegexReader(FormatReader):
+class LogRegexReader(LineReader):
     """One file, one row per line (or per unmatched line, when ``_unmatched_rows`` is named).
 
     Lines are read a batch's worth at a time and handed to the loader as one Arrow batch per
@@ -179,20 +171,23 @@ class LogRegexReader(FormatReader):
     (``COUNT(*)``), are rows written one at a time.
     """
 
+    special_columns = ((RAW, MinorType.VARCHAR), (UNMATCHED, MinorType.VARCHAR))
+    schema_complete = True  # known from the configuration alone: no file needs opening to plan
+
     def __init__(self, path: str, options: LogRegexOptions) -> None:
-        self.path = path
+        super().__init__(path)
         self.options = options
-        self.file: IO[bytes] | None = None
-        self.line_number = 0
         self.bad_lines = BadLines(
             options.max_errors,
             "skipped",
             "correct the line or the regex, or raise maxErrors to skip more bad lines",
         )
 
-    def open(self, negotiator: SchemaNegotiator) -> bool:
+    def table_schema(self) -> TupleSchema:
+        return self.options.table_schema()
+
+    def start(self, negotiator: SchemaNegotiator) -> None:
         opts = self.options
-        negotiator.set_table_schema(opts.table_schema(), complete=True)
         negotiator.add_context(f"Regex: {opts.regex.pattern}")
         self.context = negotiator.error_context
         # Groups nobody asked for are neither extracted nor converted.
@@ -209,8 +204,8 @@ class LogRegexReader(FormatReader):
             for i, f in projected
         ]
         wanted_names = {name for _, _, name in self.wanted}
-        self.want_raw = negotiator.is_projected(RAW)
-        self.want_unmatched = negotiator.is_projected(UNMATCHED)
+        self.want_raw = self.is_named(RAW)
+        self.want_unmatched = self.is_named(UNMATCHED)
         # Only `_unmatched_rows` named: matching lines give no rows (Drill's rule).
         self.write_matched = bool(wanted_names) or self.want_raw or not self.want_unmatched
         self.rows = negotiator.build().writer()
@@ -219,16 +214,12 @@ class LogRegexReader(FormatReader):
         self.unmatched_writer = self.rows.scalar(UNMATCHED) if self.want_unmatched else None
         # Chunks need a column to carry their row count; unmatched lines interleave rows.
         self.by_chunk = (bool(self.columns) or self.want_raw) and not self.want_unmatched
-        self.file = open_input(self.path)
-        self.lines = text_lines(self.file)
-        return True
 
     def next(self) -> bool:
         return self._next_chunk() if self.by_chunk else self._next_rows()
 
     def _next_chunk(self) -> bool:
         """Read up to a batch of lines and append them as one Arrow batch."""
-        assert self.file is not None
         rows = self.rows
         if rows.is_full():
             return True  # the rows of the last chunk that did not fit fill this batch
@@ -240,8 +231,7 @@ class LogRegexReader(FormatReader):
         bad: list[tuple[int, str, str]] = []  # unmatched lines, counted in line order
         number = self.line_number
         more = False
-        for line in self.lines:
-            number += 1
+        for number, line in self.numbered:
             match = fullmatch(line)
             if match is None:
                 bad.append((number, line, "does not match the regex"))
@@ -335,14 +325,13 @@ class LogRegexReader(FormatReader):
 
     def _next_rows(self) -> bool:
         """One row at a time: unmatched lines as rows, or no column to carry a chunk."""
-        assert self.file is not None
         regex = self.options.regex
         rows = self.rows
         while not rows.is_full():
-            line = next(self.lines, None)
-            if line is None:
+            numbered = next(self.numbered, None)
+            if numbered is None:
                 return False
-            self.line_number += 1
+            self.line_number, line = numbered
             match = regex.fullmatch(line)
             if match is None:
                 if self.unmatched_writer is not None:
@@ -380,12 +369,8 @@ class LogRegexReader(FormatReader):
             line,
         )
 
-    def close(self) -> None:
-        if self.file is not None:
-            self.file.close()
 
-
-class LogRegexFormat(ReaderFormatPlugin):
+class LogRegexFormat(LineFormatPlugin):
     """Drill's ``logRegex`` plugin: the schema comes from the format's options, not the files."""
 
     type_name = "logRegex"
@@ -393,9 +378,3 @@ class LogRegexFormat(ReaderFormatPlugin):
 
     def reader(self, file: FileSplit, config: FormatConfig) -> LogRegexReader:
         return LogRegexReader(file.path, LogRegexOptions.from_config(config))
-
-    def discover_schema(
-        self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
-    ) -> TupleSchema:
-        # Known from the configuration alone: no file needs opening to plan.
-        return LogRegexOptions.from_config(config).table_schema()

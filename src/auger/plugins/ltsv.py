@@ -26,16 +26,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import IO, cast
+from typing import cast
 
 import pyarrow as pa
 
 from auger.config import FormatConfig
 from auger.errors import UserError
-from auger.formats.base import open_input
-from auger.plugins.lines import text_lines
+from auger.plugins.lines import LineFormatPlugin, LineReader
 from auger.plugins.options import char_option, option
-from auger.scan import FormatReader, ReaderFormatPlugin, SchemaNegotiator
+from auger.scan import SchemaNegotiator
 from auger.scan.spec import FileSplit
 
 __all__ = ["LtsvFormat", "LtsvOptions", "LtsvSyntaxError", "parse_line"]
@@ -260,7 +259,7 @@ def _template(
     return re.compile(re.escape(sep).join(entries)).fullmatch, keys
 
 
-class LtsvReader(FormatReader):
+class LtsvReader(LineReader):
     """One file, one row per line with at least one ``label:value`` entry.
 
     Lines are parsed a batch's worth at a time and handed to the loader as one Arrow batch
@@ -270,12 +269,11 @@ class LtsvReader(FormatReader):
     """
 
     def __init__(self, path: str, options: LtsvOptions) -> None:
-        self.path = path
+        super().__init__(path)
         self.options = options
-        self.file: IO[bytes] | None = None
-        self.line_number = 0
+        self.line_ending = options.line_ending
 
-    def open(self, negotiator: SchemaNegotiator) -> bool:
+    def start(self, negotiator: SchemaNegotiator) -> None:
         self.negotiator = negotiator
         self.rows = negotiator.build().writer()
         # label (lower case) -> its column name (the label as first met), or None when the
@@ -286,12 +284,6 @@ class LtsvReader(FormatReader):
         #: the first clean line's labels as a pattern matching lines with the same ones
         self.template: tuple[Callable[[str], re.Match[str] | None], tuple[str, ...]] | None = None
         self.template_tried = False
-        self.file = open_input(self.path)
-        ending = self.options.line_ending
-        lines = text_lines(self.file, ending)
-        # a record ends at its configured character; line ends around it are not part of it
-        self.lines = lines if ending == "\n" else (line.rstrip("\r\n") for line in lines)
-        return True
 
     def next(self) -> bool:
         rows = self.rows
@@ -314,8 +306,7 @@ class LtsvReader(FormatReader):
         special = (opts.quote, opts.escape)
         number = self.line_number
         more = False
-        for line in self.lines:
-            number += 1
+        for number, line in self.numbered:
             if not line or line.isspace():
                 continue
             if template is not None and special[0] not in line and special[1] not in line:
@@ -432,12 +423,8 @@ class LtsvReader(FormatReader):
             ],
         )
 
-    def close(self) -> None:
-        if self.file is not None:
-            self.file.close()
 
-
-class LtsvFormat(ReaderFormatPlugin):
+class LtsvFormat(LineFormatPlugin):
     """Drill's ``ltsv`` plugin: columns are the labels the lines hold, met as they come."""
 
     type_name = "ltsv"

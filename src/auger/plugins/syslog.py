@@ -31,19 +31,17 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
 from auger.config import FormatConfig
-from auger.formats.base import open_input
 from auger.plugins.bad_lines import BadLines
+from auger.plugins.lines import LineFormatPlugin, LineReader
 from auger.plugins.options import bool_option, int_option
 from auger.resultset.writers.scalar import ScalarWriter
 from auger.resultset.writers.tuple import TupleWriter
-from auger.scan import FormatReader, ReaderFormatPlugin, SchemaNegotiator
-from auger.scan.operator import discover_through_reader
-from auger.scan.schema import EXCLUDE_FROM_WILDCARD
+from auger.scan import SchemaNegotiator
 from auger.scan.spec import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
@@ -221,8 +219,8 @@ class SyslogOptions:
         )
 
     def table_schema(self) -> TupleSchema:
-        """The columns every file has; flattened structured data is added as it is met, and
-        ``_raw`` only when a query names it (so that ``*`` never has it)."""
+        """The columns every file has (``_raw`` aside); flattened structured data is added
+        as it is met."""
         cols = [ColumnMetadata.optional(name, minor) for name, minor in COLUMNS]
         if not self.flatten_structured_data:
             cols.append(ColumnMetadata.map(STRUCTURED_DATA, (), DataMode.OPTIONAL))
@@ -251,23 +249,25 @@ def _setter(writer: ScalarWriter, minor: MinorType) -> Callable[[Any], None]:
     return writer.set_string if minor is MinorType.VARCHAR else writer.set
 
 
-class SyslogReader(FormatReader):
+class SyslogReader(LineReader):
     """One file, one row per RFC 5424 line."""
 
+    special_columns = ((RAW, MinorType.VARCHAR),)
+
     def __init__(self, path: str, options: SyslogOptions) -> None:
-        self.path = path
+        super().__init__(path)
         self.options = options
-        self.file: IO[bytes] | None = None
-        self.line_number = 0
         self.bad_lines = BadLines(
             options.max_errors,
             "skipped",
             "correct the line, or raise maxErrors to skip more bad lines",
         )
 
-    def open(self, negotiator: SchemaNegotiator) -> bool:
+    def table_schema(self) -> TupleSchema:
+        return self.options.table_schema()
+
+    def start(self, negotiator: SchemaNegotiator) -> None:
         opts = self.options
-        negotiator.set_table_schema(opts.table_schema(), complete=False)
         self.negotiator = negotiator
         self.rows = rows = negotiator.build().writer()
         projected = negotiator.is_projected
@@ -278,10 +278,7 @@ class SyslogReader(FormatReader):
             for name, value_of in _VALUES.items()
             if projected(name)
         ]
-        self.raw_writer: ScalarWriter | None = None
-        if negotiator.projection.get(RAW) is not None:
-            rows.add_column(ColumnMetadata.optional(RAW, MinorType.VARCHAR))
-            self.raw_writer = rows.scalar(RAW)
+        self.raw_writer = rows.scalar(RAW) if self.is_named(RAW) else None
         self.map_writer: TupleWriter | None = None
         if not opts.flatten_structured_data and projected(STRUCTURED_DATA):
             self.map_writer = rows.tuple(STRUCTURED_DATA)
@@ -292,16 +289,13 @@ class SyslogReader(FormatReader):
             or opts.flatten_structured_data
             or projected("structured_data_text")
         )
-        self.file = open_input(self.path)
-        return True
 
     def next(self) -> bool:
-        assert self.file is not None
         rows = self.rows
         fixed = self.fixed
-        for raw in self.file:
-            self.line_number += 1
-            line = raw.decode("utf-8", "replace").strip()
+        for number, text in self.numbered:
+            self.line_number = number
+            line = text.strip()
             if not line:
                 continue
             try:
@@ -357,12 +351,8 @@ class SyslogReader(FormatReader):
             line,
         )
 
-    def close(self) -> None:
-        if self.file is not None:
-            self.file.close()
 
-
-class SyslogFormat(ReaderFormatPlugin):
+class SyslogFormat(LineFormatPlugin):
     """Drill's ``syslog`` plugin: a fixed set of columns, plus structured data as met."""
 
     type_name = "syslog"
@@ -370,14 +360,3 @@ class SyslogFormat(ReaderFormatPlugin):
 
     def reader(self, file: FileSplit, config: FormatConfig) -> SyslogReader:
         return SyslogReader(file.path, SyslogOptions.from_config(config))
-
-    def discover_schema(
-        self, files: Sequence[str], config: FormatConfig, options: Mapping[str, Any]
-    ) -> TupleSchema:
-        # The files' columns (the map's members, flattened parameters) as the readers find
-        # them, and ``_raw``, which a reader writes only when named, kept out of ``*``.
-        schema = discover_through_reader(self, files, config, options).copy()
-        if RAW not in schema:
-            special = {EXCLUDE_FROM_WILDCARD: "true"}
-            schema.add(ColumnMetadata.optional(RAW, MinorType.VARCHAR).with_properties(**special))
-        return schema

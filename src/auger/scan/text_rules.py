@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from auger.config import FormatConfig
+from auger.formats.registry import get_format
 from auger.storage.schema_file import SchemaFile
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
@@ -64,9 +65,9 @@ TEXT_NULL_TYPE = ColumnMetadata(
 
 
 def null_type(fmt: FormatConfig) -> ColumnMetadata | None:
-    """The type a planned scan of ``fmt`` gives columns no file has (None: Drill's nullable
-    INT, the rule for every format but text)."""
-    return TEXT_NULL_TYPE if fmt.type == "text" else None
+    """The type a planned scan of ``fmt`` gives columns no file has: text's, else the format
+    plugin's own (None: Drill's nullable INT)."""
+    return TEXT_NULL_TYPE if fmt.type == "text" else get_format(fmt.type).null_type
 
 
 def check_text_projection(
