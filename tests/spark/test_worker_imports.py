@@ -100,5 +100,6 @@ def test_a_task_imports_only_its_own_reader(tmp_path: Path, fmt: str) -> None:
     )
     assert "auger.scan.run" in modules  # the scan did run
     assert _under(modules, _NEVER) == []
+    assert "auger.spark.errors" not in modules  # a task that succeeds translates no error
     other = "auger.formats.text" if fmt == "json" else "auger.formats.json"
     assert _under(modules, (other,)) == []
