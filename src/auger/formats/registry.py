@@ -91,7 +91,10 @@ def get_format(name: str) -> FormatPlugin:
     """The plugin instance for a reader type; an unknown type is a VALIDATION error."""
     if name in _instances:
         return _instances[name]
-    _load_entry_points()
+    if name not in _BUILTIN:
+        # a built-in needs no entry point loaded: a Spark worker scanning JSON imports only the
+        # JSON reader, not every installed plugin
+        _load_entry_points()
     if name not in _BUILTIN and name not in _registered:
         # a table function's ``type => 'logregex'`` arrives lower-cased: type names are
         # matched without regard to case when that is unambiguous

@@ -21,6 +21,7 @@ from typing import Any
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
+from auger.errors import UserError
 from auger.scan.spec import FileSplit, ScanSpec
 
 __all__ = ["AugerDataSource", "AugerReader", "FilesPartition"]
@@ -56,18 +57,12 @@ class AugerDataSource(DataSource):  # type: ignore[misc]
         return cached
 
     def schema(self) -> Any:
-        from auger.errors import UserError
-        from auger.spark.errors import encode_user_error
-
         try:
             return self._spec().schema().to_spark()
         except UserError as exc:
-            raise RuntimeError(encode_user_error(exc)) from None
+            raise _encoded(exc) from None
 
     def reader(self, schema: Any) -> DataSourceReader:
-        from auger.errors import UserError
-        from auger.spark.errors import encode_user_error
-
         try:
             spec = self._spec(schema)
             if schema != spec.schema().to_spark():  # the user's .schema(...) wins
@@ -75,9 +70,18 @@ class AugerDataSource(DataSource):  # type: ignore[misc]
 
                 spec = respec_for_schema(spec, schema)
         except UserError as exc:
-            raise RuntimeError(encode_user_error(exc)) from None
+            raise _encoded(exc) from None
         reader = AugerPushdownReader if _pushdown_wanted(self.options) else AugerReader
         return reader(spec, schema, self.options.get("report"))
+
+
+def _encoded(exc: UserError) -> RuntimeError:
+    """The error Spark carries from a Python worker to the driver, where
+    :func:`auger.spark.errors.unwrap_spark_error` restores the ``UserError``. Imported here, on
+    failure only: the error translation is large, and a worker that never fails needs none."""
+    from auger.spark.errors import encode_user_error
+
+    return RuntimeError(encode_user_error(exc))
 
 
 def _pushdown_wanted(options: Any) -> bool:
@@ -101,9 +105,7 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
         self.report = report
 
     def partitions(self) -> list[InputPartition]:
-        from auger.errors import UserError
         from auger.formats.registry import get_format, install_shipped
-        from auger.spark.errors import encode_user_error
         from auger.spark.partitions import plan_partitions
 
         try:
@@ -120,7 +122,7 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
             ranges = bool(getattr(get_format(spec.format_type), "reads_byte_ranges", False))
             groups = plan_partitions(spec, row_group_filter, text_ranges=ranges)
         except UserError as exc:
-            raise RuntimeError(encode_user_error(exc)) from None
+            raise _encoded(exc) from None
         return [FilesPartition(g) for g in groups] or [FilesPartition([])]
 
     def _row_group_filter(self) -> Any:
@@ -142,11 +144,9 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
     def read(self, partition: InputPartition) -> Iterator[Any]:
         import pyarrow as pa
 
-        from auger.errors import UserError
         from auger.formats.registry import install_shipped
         from auger.formats.skips import recording
         from auger.scan.run import run_scan
-        from auger.spark.errors import encode_user_error
         from auger.spark.scan_report import TaskFacts, add_task_facts
         from auger.types.spark import spark_arrow_schema
 
@@ -166,15 +166,15 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
                 paths = tuple(dict.fromkeys(f.path for f in files))
                 add_task_facts(self.report, files, TaskFacts(paths, rows, skipped))
         except UserError as exc:
-            raise RuntimeError(encode_user_error(exc)) from None
+            raise _encoded(exc) from None
         except Exception as exc:  # a conversion auger did not foresee: still a clean error
             err = UserError.system(
                 f"Cannot deliver scan batch to Spark: {type(exc).__name__}: {exc}",
                 [f"Table: {self.spec.table}"] if self.spec.table else [],
             )
-            raise RuntimeError(encode_user_error(err)) from None
+            raise _encoded(err) from None
         if not produced:
-            yield pa.RecordBatch.from_arrays([pa.array([], f.type) for f in target], schema=target)
+            yield pa.RecordBatch.from_arrays([pa.nulls(0, f.type) for f in target], schema=target)
 
 
 class AugerPushdownReader(AugerReader):
