@@ -21,6 +21,13 @@ CONSTANT_QUERIES = [
     "SELECT n, CAST(n AS DECIMAL(10, 3)) / 7 AS d, TIMESTAMP '2024-02-29 12:34:56.789' AS ts, "
     "DATE '1999-12-31' AS dt, X'CAFE' AS b, ARRAY(n, NULL) AS a, MAP('k', n) AS m, "
     "NAMED_STRUCT('x', n, 'y', ARRAY('p')) AS st FROM VALUES (1), (2) AS t(n)",
+    # no FROM: a projection of Spark's one empty row, computed on the driver
+    "SELECT 1 AS x",
+    "SELECT CAST(NULL AS INT) AS n, CAST(1 AS DECIMAL(10, 3)) / 7 AS d, "
+    "TIMESTAMP '2024-02-29 12:34:56.789' AS ts, DATE '1999-12-31' AS dt, X'CAFE' AS b, "
+    "ARRAY(1, NULL) AS a, MAP('k', 2) AS m, NAMED_STRUCT('x', 3, 'y', ARRAY('p')) AS st",
+    # seeded by the partition's index, as the task would be
+    "SELECT rand(7) AS r, randn(7) AS g",
 ]
 
 
@@ -44,6 +51,22 @@ def test_other_plans_still_run_on_spark(spark: Any) -> None:
     got = jobs.arrow_table(spark.sql(sql), group, sql)
     assert got.to_pylist() == [{"k": 0, "n": 4}, {"k": 1, "n": 3}, {"k": 2, "n": 3}]
     assert _jobs_of(spark, group)
+
+
+def test_a_query_without_from_needing_a_subquery_job_still_runs_it(spark: Any) -> None:
+    sql = "SELECT (SELECT MAX(id) FROM range(5)) AS m, 1 AS one"
+    group = "driver-result-subquery"
+    got = jobs.arrow_table(spark.sql(sql), group, sql)
+    assert got.to_pylist() == [{"m": 4, "one": 1}]
+    assert _jobs_of(spark, group)
+
+
+def test_select_without_from_through_the_dbapi_starts_no_job(conn: Any) -> None:
+    spark = conn.session.engine.spark
+    cur = conn.cursor()
+    cur.execute("SELECT 1 + 1 AS two, 'a' AS s")
+    assert cur.fetchall() == [(2, "a")]
+    assert _jobs_of(spark, cur.job_group or "") == []
 
 
 @pytest.fixture

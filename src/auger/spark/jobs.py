@@ -253,7 +253,9 @@ def to_arrow(df: Any) -> pa.Table:
     itself, yet ``toArrow`` still schedules a job to ship them (a few hundred milliseconds on a
     busy machine, most of such a query's time). Those rows are converted here by the converter
     that job would run, with the session's time zone and Arrow settings, so types and values
-    are the same. Every other plan (and Spark Connect) takes ``toArrow``.
+    are the same. A query without FROM (``SELECT 1``) is a projection of Spark's one empty row:
+    its one row is computed here by the projection the job's task would run. Every other plan
+    (and Spark Connect) takes ``toArrow``.
     """
     table = _driver_table(df)
     return df.toArrow() if table is None else table
@@ -264,19 +266,47 @@ def to_arrow(df: Any) -> pa.Table:
 _DRIVER_ROOTS = frozenset({"LocalTableScan", "Coalesce"})
 
 
+def _driver_rows(plan: Any, jvm: Any) -> Any:
+    """The rows (a Scala ``Seq`` of ``InternalRow``) of a physical plan that needs no job to
+    compute them, or None.
+
+    - the local rows (``LocalTableScan``), or those rows merged into fewer partitions;
+    - the one row of a query without FROM: a projection of Spark's one empty row (``Project``
+      over ``Scan OneRowRelation``, inside its generated-code stage or not), computed from the
+      projection's expressions as a task would, when no subquery needs a job of its own first.
+    """
+    name = str(plan.nodeName())
+    if name in _DRIVER_ROOTS:
+        if name == "Coalesce":
+            plan = plan.child()
+            if str(plan.nodeName()) != "LocalTableScan":
+                return None
+        return plan.rows()
+    if name.startswith("WholeStageCodegen"):
+        plan = plan.child()
+    if str(plan.nodeName()) != "Project" or str(plan.child().nodeName()) != "Scan OneRowRelation":
+        return None
+    if not plan.subqueries().isEmpty():
+        return None
+    # interpreted, not generated: every generated class has the same name, which py4j's method
+    # cache would confuse; for one row there is nothing to compile for anyway (there is no
+    # input row, so nothing to bind either)
+    expressions = jvm.org.apache.spark.sql.catalyst.expressions
+    projection = expressions.InterpretedUnsafeProjection.createProjection(plan.projectList())
+    projection.initialize(0)  # the one partition's index: what seeds rand() in the task
+    row = projection.apply(jvm.org.apache.spark.sql.catalyst.InternalRow.empty()).copy()
+    return jvm.PythonUtils.toSeq([row])
+
+
 def _driver_table(df: Any) -> pa.Table | None:
     """The result of a plan whose rows Spark holds on the driver, as ``toArrow`` gives it;
     None for any other plan."""
     if is_connect(df.sparkSession):
         return None
     plan = df._jdf.queryExecution().executedPlan()
-    name = str(plan.nodeName())
-    if name not in _DRIVER_ROOTS:
+    rows = _driver_rows(plan, df.sparkSession._jvm)
+    if rows is None:
         return None
-    if name == "Coalesce":
-        plan = plan.child()
-        if str(plan.nodeName()) != "LocalTableScan":
-            return None
     spark = df.sparkSession
     # one round trip each (a Python list handed to the JVM costs one per element)
     conf = spark._jconf
@@ -285,7 +315,6 @@ def _driver_table(df: Any) -> pa.Table | None:
     structs = conf.getConfString("spark.sql.execution.pandas.structHandlingMode")
     per_batch = int(conf.getConfString("spark.sql.execution.arrow.maxRecordsPerBatch"))
     schema = _arrow_schema(df, large)
-    rows = plan.rows()
     streams = _arrow_converters(spark._jvm).toBatchWithSchemaIterator(
         rows.iterator(),
         df._jdf.schema(),
@@ -298,8 +327,11 @@ def _driver_table(df: Any) -> pa.Table | None:
     batches: list[pa.RecordBatch] = []
     while streams.hasNext():
         batches.extend(pa.ipc.open_stream(bytes(streams.next())).read_all().to_batches())
-    # what the job would have counted: a query profile reads the scan's rows from here
-    plan.longMetric("numOutputRows").add(rows.size())
+    if str(plan.nodeName()) != "LocalTableScan":
+        plan = plan.child()  # under a Coalesce (a one-row projection has no scan to count)
+    if str(plan.nodeName()) == "LocalTableScan":
+        # what the job would have counted: a query profile reads the scan's rows from here
+        plan.longMetric("numOutputRows").add(rows.size())
     if not batches:
         return schema.empty_table()
     return pa.Table.from_batches(batches).cast(schema)
