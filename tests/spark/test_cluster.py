@@ -30,6 +30,8 @@ SPARK_HOME = Path(pyspark.__file__).resolve().parent
 def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": "127.0.0.1"}
     env["PYSPARK_PYTHON"] = sys.executable
+    # the master's and worker's JVMs take the options the tests give spark-submit's (conftest)
+    env["SPARK_DAEMON_JAVA_OPTS"] = os.environ.get("SPARK_SUBMIT_OPTS", "")
     return subprocess.Popen(
         [str(SPARK_HOME / "bin" / "spark-class"), *args],
         stdout=log.open("wb"),
@@ -139,7 +141,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 #: objects of a local S3 server (s3.data) and a local copy of them (dfs.local) to compare with.
 CLIENT = textwrap.dedent(
     """
-    import json, sys
+    import json, os, sys
     import auger
     from auger.spark.object_store import hadoop_reads, s3a_on_classpath
 
@@ -157,7 +159,9 @@ CLIENT = textwrap.dedent(
         "spark": {"master": master, "conf": {
             "spark.executor.memory": "512m", "spark.executor.cores": "1",
             "spark.cores.max": "2", "spark.sql.shuffle.partitions": "2",
-            "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}},
+            "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
+            # the executors' JVMs take the options the tests give the driver's (conftest)
+            "spark.executor.defaultJavaOptions": os.environ.get("SPARK_SUBMIT_OPTS", "")}},
     })
     cur = conn.cursor()
     spark = conn.session.engine.spark
