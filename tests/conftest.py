@@ -15,6 +15,13 @@ import pytest
 
 SPARK_FIXTURES = {"spark", "engine", "conn", "session", "make_conn"}
 
+# Every JVM the tests start through spark-submit (this process's Spark, `auger serve`, the
+# background server, Spark Connect, the interpreters of the doc tests) compiles with the quick
+# JIT compiler only: the tests' queries are small and short, and the optimizing compiler's work
+# was about half of a JVM's CPU time over a few of them, which two shared cores pay for.
+# A value set by whoever runs the tests is kept.
+os.environ.setdefault("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1")
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:

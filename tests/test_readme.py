@@ -1,17 +1,18 @@
 """Every example of README.md and of the user guide (docs/guide/) works as written.
 
 Each document's fenced code blocks are run in order (the guide's pages in the order its index
-lists them, since later pages may read the files earlier ones make): ``sh`` blocks with bash
-from the repository root (so ``.venv/bin/auger`` is the installed command), ``python`` blocks
-as scripts of a python interpreter, ``toml`` blocks loaded as auger's configuration, and ``sql``
-blocks statement by statement on one connection. Python blocks share one interpreter (and so one
-JVM: starting one is most of a block's time), each block with names of its own, except that a
-block that builds its own SparkSession starts a fresh interpreter, so that it gets a plain
-session, as a user would; the blocks after it in its document run in that one, and the next
-document starts afresh (so its blocks get a session auger built, as a user's would). A block
-that cannot run here (it builds the environment, or starts a server that runs until stopped)
-carries an ``<!-- illustrative: why -->`` line above it; nothing else is skipped, and there are
-few of those.
+lists them, since later pages may read the files earlier ones make; the guide before the README,
+whose examples stop the background server the guide's first page starts, so that it is started
+once): ``sh`` blocks with bash from the repository root (so ``.venv/bin/auger`` is the installed
+command), ``python`` blocks as scripts of a python interpreter, ``toml`` blocks loaded as auger's
+configuration, and ``sql`` blocks statement by statement on one connection. Python blocks share
+one interpreter (and so one JVM: starting one is most of a block's time), each block with names
+of its own, except that a block that builds its own SparkSession starts a fresh interpreter, so
+that it gets a plain session, as a user would; the blocks after it in its document run in that
+one, and the next document's blocks run in the shared interpreter again (so they get a session
+auger built, as a user's would). A block that cannot run here (it builds the environment, or
+starts a server that runs until stopped) carries an ``<!-- illustrative: why -->`` line above
+it; nothing else is skipped, and there are few of those.
 """
 
 from __future__ import annotations
@@ -74,10 +75,10 @@ def guide_pages() -> list[Path]:
     return [index, *pages, *rest]
 
 
-#: every document whose examples are run: the README, then the guide
+#: every document whose examples are run: the guide, then the README (see the module's text)
 DOCUMENTS: dict[str, list[Block]] = {
     str(path.relative_to(ROOT)): readme_blocks(path.read_text())
-    for path in [README, *guide_pages()]
+    for path in [*guide_pages(), README]
 }
 
 
@@ -219,8 +220,6 @@ class Interpreter:
     process: subprocess.Popen[str]
     lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
     ran: list[str] = field(default_factory=list)
-    #: a block built its own SparkSession here: the next document does not run in it
-    own_spark: bool = False
 
     @classmethod
     def start(cls) -> Interpreter:
@@ -277,27 +276,47 @@ class Interpreter:
         _check(f"the exit after {', '.join(self.ran)}", "".join(out), returncode)
 
 
+@dataclass
+class Interpreters:
+    """The interpreters of this module's python blocks: the shared one, whose blocks get a
+    session auger built, and the one of the current document's block that built its own
+    SparkSession, which takes that document's later blocks."""
+
+    shared: Interpreter | None = None
+    own: Interpreter | None = None
+
+    def run(self, block: Block, where: str) -> None:
+        if OWN_SPARK.search(block.code):
+            self.end_own()
+            self.own = Interpreter.start()
+        elif self.own is None and self.shared is None:
+            self.shared = Interpreter.start()
+        interpreter = self.own or self.shared
+        assert interpreter is not None
+        try:
+            interpreter.run(block, where)
+        except BaseException:
+            interpreter.process.kill()  # the next block starts afresh
+            if interpreter is self.own:
+                self.own = None
+            else:
+                self.shared = None
+            raise
+
+    def end_own(self) -> None:
+        """The next document starts: a SparkSession a block built ends with its document."""
+        own, self.own = self.own, None
+        if own is not None:
+            own.close()
+
+
 @pytest.fixture(scope="module")
-def python_blocks() -> Iterator[list[Interpreter]]:
-    """The interpreters of this module's python blocks; the last one takes the next block."""
-    started: list[Interpreter] = []
-    yield started
-    if started:
-        started.pop().close()
-
-
-def _run_python(block: Block, where: str, started: list[Interpreter]) -> None:
-    own_spark = bool(OWN_SPARK.search(block.code))
-    if started and own_spark:
-        started.pop().close()
-    if not started:
-        started.append(Interpreter.start())
-    started[-1].own_spark |= own_spark
-    try:
-        started[-1].run(block, where)
-    except BaseException:
-        started.pop().process.kill()  # the next block starts afresh
-        raise
+def python_blocks() -> Iterator[Interpreters]:
+    interpreters = Interpreters()
+    yield interpreters
+    interpreters.end_own()
+    if interpreters.shared is not None:
+        interpreters.shared.close()
 
 
 def _run_sql(block: Block, tmp_path: Path) -> None:
@@ -324,11 +343,10 @@ def _load_toml(block: Block) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("document", list(DOCUMENTS))
 def test_examples_run_as_written(
-    document: str, tmp_path: Path, python_blocks: list[Interpreter]
+    document: str, tmp_path: Path, python_blocks: Interpreters
 ) -> None:
     blocks = DOCUMENTS[document]
-    if python_blocks and python_blocks[-1].own_spark:
-        python_blocks.pop().close()
+    python_blocks.end_own()
     ran: list[int] = []
     for block in blocks:
         if block.illustrative or block.lang in SHOWN:
@@ -336,7 +354,7 @@ def test_examples_run_as_written(
         if block.lang == "sh":
             _run(["bash", "-e", "-o", "pipefail", "-c", block.code], block, document)
         elif block.lang == "python":
-            _run_python(block, document, python_blocks)
+            python_blocks.run(block, document)
         elif block.lang == "toml":
             _load_toml(block)
         elif block.lang == "sql":
