@@ -333,3 +333,17 @@ def test_corrupt_data_page_is_a_data_read_error(session: Any, tmp_path: Path) ->
         result.to_arrow()
     assert info.value.kind is ErrorKind.DATA_READ
     assert f"File: {path}" in info.value.context
+
+
+def test_more_files_than_spark_lists_on_the_driver_stay_on_the_data_source(
+    run: Any, tmp_path: Path
+) -> None:
+    # Spark lists the paths it is given again, more than 32 of them (its parallel discovery
+    # threshold) by a job of a task a path: the data source takes auger's listing instead
+    for i in range(33):
+        pq.write_table(pa.table({"v": [i]}), tmp_path / f"p{i:02d}.parquet")
+    rows = run(f"SELECT v FROM dfs.`{tmp_path}`", expect="datasource")
+    assert sorted(r[0] for r in rows) == list(range(33))
+    os.remove(tmp_path / "p32.parquet")
+    rows = run(f"SELECT v FROM dfs.`{tmp_path}`")  # 32: listed on the driver, native
+    assert sorted(r[0] for r in rows) == list(range(32))

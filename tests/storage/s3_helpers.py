@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 #: moto accepts any credentials while its auth checks are off (they are, by default)
@@ -24,6 +26,31 @@ class LocalS3:
 
     endpoint: str
     client: Any
+    #: every request the server received while :meth:`recording`: (method, path, query)
+    _log: list[tuple[str, str, str]] | None = field(default=None, repr=False)
+    _log_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[list[tuple[str, str, str]]]:
+        """The requests the server receives inside the block (from any client), as
+        (method, path, query string), in arrival order."""
+        log: list[tuple[str, str, str]] = []
+        self._log = log
+        try:
+            yield log
+        finally:
+            self._log = None
+
+    def _seen(self, environ: Mapping[str, Any]) -> None:
+        log = self._log
+        if log is not None:
+            entry = (
+                str(environ.get("REQUEST_METHOD", "")),
+                str(environ.get("PATH_INFO", "")),
+                str(environ.get("QUERY_STRING", "")),
+            )
+            with self._log_lock:
+                log.append(entry)
 
     def put(self, bucket: str, key: str, body: bytes | str) -> None:
         data = body.encode() if isinstance(body, str) else body
@@ -82,7 +109,21 @@ def start_local_s3() -> Iterator[LocalS3]:
         aws_secret_access_key=SECRET_KEY,
         region_name="us-east-1",
     )
+    local = LocalS3(endpoint, client)
+    wsgi = server._server
+    assert wsgi is not None
+    wsgi.app = _counting(wsgi.app, local._seen)
     try:
-        yield LocalS3(endpoint, client)
+        yield local
     finally:
         server.stop()
+
+
+def _counting(app: Any, seen: Callable[[Mapping[str, Any]], None]) -> Any:
+    """The server's WSGI application, telling ``seen`` of each request first."""
+
+    def wrapped(environ: dict[str, Any], start_response: Any) -> Any:
+        seen(environ)
+        return app(environ, start_response)
+
+    return wrapped

@@ -113,9 +113,9 @@ def footer_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, st
     reads: list[tuple[str, str]] = []
     real = ParquetFormat.file_schema
 
-    def spy(self: ParquetFormat, path: str, options: Any) -> Any:
+    def spy(self: ParquetFormat, path: str, options: Any, size: int | None = None) -> Any:
         reads.append((path, threading.current_thread().name))
-        return real(self, path, options)
+        return real(self, path, options, size)
 
     monkeypatch.setattr(ParquetFormat, "file_schema", spy)
     yield reads

@@ -302,3 +302,41 @@ def test_with_s3a_on_the_classpath_the_settings_become_per_bucket_keys(
     finally:
         for name in ("endpoint", "access.key", "secret.key", "path.style.access"):
             conf.unset(f"fs.s3a.bucket.{BUCKET}.{name}")
+
+
+def _object_requests(log: list[tuple[str, str, str]], prefix: str) -> dict[str, list[str]]:
+    """Requests on each Parquet object below ``prefix`` (method each), listings left out."""
+    out: dict[str, list[str]] = {}
+    for method, path, query in log:
+        listing = "list-type" in query or "prefix=" in query
+        if path.startswith(prefix) and path.endswith(".parquet") and not listing:
+            out.setdefault(path, []).append(method)
+    return out
+
+
+def _listings(log: list[tuple[str, str, str]]) -> list[str]:
+    """The listing requests, as their query strings (prefix, delimiter, page token)."""
+    return [query for _, _, query in log if "list-type" in query or "prefix=" in query]
+
+
+def test_planning_reads_each_footer_with_one_request_and_lists_once(
+    s3: Connection, local_s3: LocalS3
+) -> None:
+    keys = [f"many/{d}/p{i}.parquet" for d in ("a", "b") for i in range(4)]
+    for n, key in enumerate(keys):
+        local_s3.put(BUCKET, key, _parquet(pa.table({"id": [n], "name": [f"n{n}"]})))
+    sql = "EXPLAIN PLAN FOR SELECT id, name FROM s3.root.`many`"
+    with local_s3.recording() as log:
+        s3.cursor().execute(sql).fetchall()
+    # the footer only, by one ranged GET: no HEAD asks an object's size first (the listing
+    # gave it), and no second read of the same footer
+    per_object = _object_requests(log, f"/{BUCKET}/many/")
+    assert per_object == {f"/{BUCKET}/{k}": ["GET"] for k in keys}
+    # every listing request is a different one: no prefix is listed twice for one query
+    listed = _listings(log)
+    assert listed and len(listed) == len(set(listed)), listed
+
+    with local_s3.recording() as log:
+        s3.cursor().execute(sql).fetchall()
+    assert _object_requests(log, f"/{BUCKET}/many/") == {}  # footers come from the cache
+    assert len(_listings(log)) == len(set(_listings(log))) == len(listed)

@@ -44,7 +44,7 @@ from auger.formats.base import FormatPlugin
 from auger.formats.conflicts import merge_file_schemas
 from auger.formats.parquet_dates import auto_correct_dates, correct_dates, date_corruption
 from auger.formats.vectors import unnull_structs
-from auger.storage.filesystem import open_random, parallel_map
+from auger.storage.filesystem import open_random, parallel_map, read_parquet_footer
 from auger.storage.splits import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import schema_from_arrow
@@ -78,10 +78,25 @@ def _int96_marks(pf: pq.ParquetFile, path: str) -> pa.Schema | None:
     """The file's Arrow schema with its INT96 leaves, and only those, typed ``timestamp[s]``
     (Parquet's INT64 timestamps have no unit of seconds): where the stored bytes go. None when
     the file has no INT96 column (nearly always)."""
-    leaves = pf.schema
-    if not any(leaves.column(i).physical_type == "INT96" for i in range(len(leaves))):
+    if not _has_int96(pf.schema):
         return None
     return _open(path, "s").schema_arrow
+
+
+def _has_int96(leaves: pq.ParquetSchema) -> bool:
+    return any(leaves.column(i).physical_type == "INT96" for i in range(len(leaves)))
+
+
+def _footer(path: str, size: int | None, int96_unit: str = "us") -> tuple[Any, pa.Schema]:
+    """(metadata, Arrow schema) of the file's footer; ``size`` from its listing, if known (an
+    object is then not asked for its size first)."""
+    try:
+        return read_parquet_footer(path, size, int96_unit)  # type: ignore[no-any-return]
+    except _ERRORS as exc:
+        raise UserError.data_read(
+            "Error reading the Parquet footer: the file is not a readable Parquet file",
+            [f"File: {path}", f"Reason: {exc}", "Fix: rewrite or remove the file"],
+        ) from exc
 
 
 def _is_mark(marks: pa.DataType | None) -> bool:
@@ -370,11 +385,15 @@ def _failing_group(pf: pq.ParquetFile, groups: list[int], columns: list[str] | N
     return ", ".join(map(str, groups))
 
 
-def _file_schema(path: str, int96_as_timestamp: bool = False) -> TupleSchema:
-    """A file's columns; names only case tells apart are one column to Drill, so an error."""
-    pf = _open(path)
-    arrow = pf.schema_arrow
-    marks = None if int96_as_timestamp else _int96_marks(pf, path)
+def _file_schema(
+    path: str, int96_as_timestamp: bool = False, size: int | None = None
+) -> TupleSchema:
+    """A file's columns; names only case tells apart are one column to Drill, so an error.
+    ``size``: the file's size from its listing, if known."""
+    meta, arrow = _footer(path, size)
+    marks = None
+    if not int96_as_timestamp and _has_int96(meta.schema):
+        marks = _footer(path, size, "s")[1]
     if marks is not None:
         arrow = pa.schema(
             [f.with_type(_int96_type(f.type, m.type)) for f, m in zip(arrow, marks, strict=True)]
@@ -420,10 +439,12 @@ class ParquetFormat(FormatPlugin):
         schemas = parallel_map(lambda path: self.file_schema(path, options), files)
         return self.merge_file_schemas(zip(files, schemas, strict=True))
 
-    def file_schema(self, path: str, options: Mapping[str, Any]) -> TupleSchema:
+    def file_schema(
+        self, path: str, options: Mapping[str, Any], size: int | None = None
+    ) -> TupleSchema:
         """One file's own columns, from its footer alone (a cache may keep it: it depends on
-        nothing else)."""
-        return _file_schema(path, _int96_as_timestamp(options))
+        nothing else). ``size``: the file's size from its listing, if known."""
+        return _file_schema(path, _int96_as_timestamp(options), size)
 
     def merge_file_schemas(self, schemas: Iterable[tuple[str, TupleSchema]]) -> TupleSchema:
         """The table schema of files whose own schemas are given (path, schema), in file

@@ -9,10 +9,12 @@ When a table has many files (more than ``auger.scan.parallel_discovery_files``, 
 a SparkSession is running in this process, the files are examined by a Spark job, one group per
 task, and the per-group schemas merged on the driver in file order (the same result as a
 sequential pass). A format whose files' schemas do not depend on each other (Parquet: each
-footer alone) is examined file by file instead when its files are objects: the driver reads the
-footers with several threads at once, each request mostly waiting on the network. Those per-file
-schemas are cached by path, size and modification time, so that after one object of a large
-prefix changes (or is added) only its footer is read again.
+footer alone) is examined file by file on the driver instead, however many files there are: a
+footer is one small read, less than a Spark task costs to start; the footers of objects are read
+by several threads at once, each request mostly waiting on the network, and with the sizes the
+listing gave (no request asks an object's size first). Those per-file schemas are cached by
+path, size and modification time, so that after one file of a large directory changes (or is
+added) only its footer is read again, and the scan's diagnostics take them from there too.
 
 Inside Spark's own planner worker (plain PySpark reads) there is no session, and under Spark
 Connect no SparkContext: there discovery runs in place.
@@ -54,7 +56,9 @@ _per_file: OrderedDict[tuple[Any, ...], str] = OrderedDict()
 class _PerFileSchemas(Protocol):
     """A format whose table schema is its files' own schemas merged in file order."""
 
-    def file_schema(self, path: str, options: Mapping[str, Any]) -> TupleSchema: ...
+    def file_schema(
+        self, path: str, options: Mapping[str, Any], size: int | None = None
+    ) -> TupleSchema: ...
 
     def merge_file_schemas(self, schemas: Any) -> TupleSchema: ...
 
@@ -95,9 +99,9 @@ def discover_schema(
     paths = [f.path for f in selection.files]
     threshold = int(options.get("auger.scan.parallel_discovery_files", PARALLEL_FILES))
     plugin = get_format(fmt.type)
-    per_file = isinstance(plugin, _PerFileSchemas)
-    remote = bool(paths) and is_uri(paths[0])
-    many = len(paths) > threshold and not (per_file and remote)
+    # a format whose files' schemas are each file's own (Parquet's footers) is read on the
+    # driver: a footer is one small read, less than a Spark task costs to start
+    many = len(paths) > threshold and not isinstance(plugin, _PerFileSchemas)
     spark = _active_spark() if many else None
     try:
         if spark is not None:
@@ -121,32 +125,56 @@ def discover_schema(
 
 def _merge_per_file(
     plugin: _PerFileSchemas,
-    files: Sequence[FileStatus],
+    files: Sequence[FileStatus | FileSplit],
     fmt: FormatConfig,
     options: Mapping[str, Any],
 ) -> TupleSchema:
     """The merged schema of files each read alone (the ones not cached, in parallel for
     objects), merged in file order, so an error is the one a pass over the files meets first."""
+
+    def in_order() -> Iterator[tuple[str, TupleSchema]]:
+        for path, text in _own_schemas(plugin, files, fmt, options):
+            if isinstance(text, UserError):
+                raise text
+            yield path, TupleSchema.parse(text)
+
+    return plugin.merge_file_schemas(in_order())
+
+
+def _own_schemas(
+    plugin: _PerFileSchemas,
+    files: Sequence[FileStatus | FileSplit],
+    fmt: FormatConfig,
+    options: Mapping[str, Any],
+) -> Iterator[tuple[str, str | UserError]]:
+    """Each file's own schema as text (or the error reading it), in file order: cached ones by path,
+    size and modification time, the others read on the driver (objects by several threads at
+    once, with the sizes their listing gave, so that no request asks a size first)."""
     common = _key((), fmt, options)
     keys = [(common, f.path, f.mtime, f.size) for f in files]
     with _lock:
         known = [_per_file.get(k) for k in keys]
-    missing = [f.path for f, text in zip(files, known, strict=True) if text is None]
-    fresh = parallel_map(lambda path: plugin.file_schema(path, options), missing)
+    missing = [f for f, text in zip(files, known, strict=True) if text is None]
 
-    def in_order() -> Iterator[tuple[str, TupleSchema]]:
-        for key, text in zip(keys, known, strict=True):
-            if text is not None:
-                yield key[1], TupleSchema.parse(text)
-                continue
-            schema = next(fresh)
+    def read(f: FileStatus | FileSplit) -> str | UserError:
+        size = f.file_size if isinstance(f, FileSplit) else f.size
+        try:
+            return plugin.file_schema(f.path, options, size or None).to_text()
+        except UserError as exc:
+            return exc
+
+    fresh = parallel_map(read, missing, force=bool(missing) and is_uri(missing[0].path))
+    for key, cached in zip(keys, known, strict=True):
+        if cached is not None:
+            yield key[1], cached
+            continue
+        text = next(fresh)
+        if not isinstance(text, UserError):
             with _lock:
-                _per_file[key] = schema.to_text()
+                _per_file[key] = text
                 while len(_per_file) > _FILE_SCHEMAS_SIZE:
                     _per_file.popitem(last=False)
-            yield key[1], schema
-
-    return plugin.merge_file_schemas(in_order())
+        yield key[1], text
 
 
 def file_schemas(
@@ -163,8 +191,16 @@ def file_schemas(
     if hit is None:
         paths = [f.path for f in files]
         threshold = int(options.get("auger.scan.parallel_discovery_files", PARALLEL_FILES))
+        plugin = get_format(fmt.type)
         spark = _active_spark() if len(paths) > threshold else None
-        if spark is not None:
+        if isinstance(plugin, _PerFileSchemas):
+            # the footers discovery read (and cached) give them; an unreadable one left out
+            hit = tuple(
+                (path, text)
+                for path, text in _own_schemas(plugin, files, fmt, options)
+                if not isinstance(text, UserError)
+            )
+        elif spark is not None:
             hit = tuple(_each_in_spark(spark, paths, fmt, options))
         else:
             hit = tuple(_each_file(paths, fmt, dict(options)))

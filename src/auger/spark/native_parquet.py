@@ -49,7 +49,7 @@ from auger.scan.missing import missing_value, planned_fill
 from auger.scan.spec import ColumnSource, FileSplit
 from auger.spark.object_store import hadoop_reads
 from auger.storage.filesystem import basename as fs_basename
-from auger.storage.filesystem import is_uri, open_random, parallel_map
+from auger.storage.filesystem import is_uri, parallel_map, read_parquet_footer
 from auger.storage.filesystem import normpath as fs_normpath
 from auger.types import ColumnMetadata
 from auger.types.spark import column_to_spark
@@ -65,7 +65,13 @@ _log = logging.getLogger(__name__)
 OPTION = "auger.scan.native_parquet"
 
 #: Scans of more files than this stay on the data source (footers are checked on the driver).
+#: Fewer still when Spark would list them by a job (:func:`_file_limit`).
 MAX_FILES = 4096
+
+#: Spark lists the paths given to its reader again, and more paths than this session setting
+#: (default 32) by a Spark job of a task a path: over thousands of small files that job is most
+#: of the planning time, and the data source, which takes auger's own listing, plans in none.
+_LISTING_JOB_THRESHOLD = "spark.sql.sources.parallelPartitionDiscovery.threshold"
 
 #: Characters Spark's file index treats as glob syntax or cannot put in a Hadoop path.
 _UNSAFE_PATH_CHARS = frozenset("*?[]{}\\:")
@@ -105,24 +111,25 @@ def _footer(split: FileSplit) -> _Footer:
         if hit is not None:
             _cache.move_to_end(key)
             return hit
-    with pq.ParquetFile(open_random(split.path)) as pf:
-        fields: dict[str, pa.Field | None] = {}
-        for f in pf.schema_arrow:
-            lname = f.name.lower()
-            fields[lname] = None if lname in fields else f
-        leaves = pf.schema
-        int96 = frozenset(
-            leaves.column(i).path.split(".")[0].lower()
-            for i in range(len(leaves))
-            if leaves.column(i).physical_type == "INT96"
-        )
-        footer = _Footer(
-            fields,
-            pf.metadata.num_rows,
-            int96,
-            _spark_codecs(pf.metadata),
-            date_corruption(pf.metadata) is not DateCorruption.NONE,
-        )
+    # the listing's size goes along: an object is read without first asking its size
+    meta, arrow = read_parquet_footer(split.path, split.file_size)
+    fields: dict[str, pa.Field | None] = {}
+    for f in arrow:
+        lname = f.name.lower()
+        fields[lname] = None if lname in fields else f
+    leaves = meta.schema
+    int96 = frozenset(
+        leaves.column(i).path.split(".")[0].lower()
+        for i in range(len(leaves))
+        if leaves.column(i).physical_type == "INT96"
+    )
+    footer = _Footer(
+        fields,
+        meta.num_rows,
+        int96,
+        _spark_codecs(meta),
+        date_corruption(meta) is not DateCorruption.NONE,
+    )
     with _lock:
         _cache[key] = footer
         while len(_cache) > _CACHE_SIZE:
@@ -151,9 +158,8 @@ def footer_row_count(files: Sequence[FileSplit]) -> int:
     def rows(split: FileSplit) -> int:
         if split.row_groups is None:
             return _footer(split).num_rows
-        with pq.ParquetFile(open_random(split.path)) as pf:
-            meta = pf.metadata
-            return sum(meta.row_group(g).num_rows for g in split.row_groups)
+        meta = read_parquet_footer(split.path)[0]
+        return sum(meta.row_group(g).num_rows for g in split.row_groups)
 
     return sum(parallel_map(rows, files, force=bool(files) and is_uri(files[0].path)))
 
@@ -467,6 +473,15 @@ def _missing_value(col: ColumnMetadata) -> tuple[bool, Any]:
     return False, None
 
 
+def _file_limit(spark: Any) -> int:
+    """The most files Spark's reader is given: as many as it lists on the driver (not by a
+    job), at most :data:`MAX_FILES`."""
+    try:
+        return min(MAX_FILES, int(spark.conf.get(_LISTING_JOB_THRESHOLD, "32")))
+    except Exception:  # a setting that is not a number: Spark's default
+        return 32
+
+
 def _session_is_utc(spark: Any) -> bool:
     try:
         return str(spark.conf.get("spark.sql.session.timeZone")) in _UTC_ZONES
@@ -484,6 +499,8 @@ def native_parquet_frame(spark: Any, planned: PlannedScan, options: Mapping[str,
     try:
         if _row_count_only(planned):
             return _count_frame(spark, planned)
+        if len(spec.files) > _file_limit(spark):
+            return None  # Spark would list every file again, by a job
         if not spec.files or any(f.is_range or f.row_groups is not None for f in spec.files):
             return None
         paths = [f.path for f in spec.files]

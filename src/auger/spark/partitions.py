@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from auger.config import COMPRESSION_SUFFIXES
 from auger.scan.spec import FileSplit, ScanSpec
-from auger.storage.filesystem import is_uri, open_random, parallel_map
+from auger.storage.filesystem import is_uri, parallel_map, read_parquet_footer
 
 __all__ = ["expand_splits", "group_splits", "plan_partitions", "split_size"]
 
@@ -39,10 +39,8 @@ def split_size(total_bytes: int, target_bytes: int, parallelism: int) -> int:
 def _parquet_pieces(
     split: FileSplit, max_bytes: int, row_group_filter: RowGroupFilter | None
 ) -> list[FileSplit]:
-    import pyarrow.parquet as pq
-
     try:
-        meta = pq.ParquetFile(open_random(split.path)).metadata
+        meta = read_parquet_footer(split.path, split.file_size)[0]
     except Exception:
         return [split]  # unreadable: let the reader raise its DATA_READ error with context
     groups = list(range(meta.num_row_groups))

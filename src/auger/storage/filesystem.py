@@ -59,6 +59,7 @@ __all__ = [
     "open_output",
     "open_random",
     "parallel_map",
+    "read_parquet_footer",
     "read_text",
     "register",
     "relpath",
@@ -694,6 +695,38 @@ def open_random(path: str) -> Any:
     fs, inner = _resolve(path)
     try:
         return fs.open_input_file(inner)
+    except OSError as exc:
+        raise storage_error(exc, path) from exc
+
+
+def read_parquet_footer(path: str, size: int | None = None, int96_unit: str = "us") -> Any:
+    """A Parquet file's footer: (``pyarrow.parquet.FileMetaData``, its Arrow schema with INT96
+    values as timestamps of ``int96_unit``).
+
+    ``size``: the file's size as its listing gave it. An object store is then asked for the
+    footer's bytes only (one ranged request for a small footer); opening a file of unknown size
+    asks for its size first (a HEAD request), which doubles the requests of planning over many
+    small objects. A size that is wrong makes the read fail.
+
+    Raises:
+        OSError, pyarrow.ArrowException: the file cannot be read or is not Parquet.
+        UserError: an object that cannot be opened (:func:`storage_error`).
+    """
+    import pyarrow.parquet as pq  # loaded with the readers that use it
+
+    if not (size and is_uri(path)):
+        with pq.ParquetFile(open_random(path), coerce_int96_timestamp_unit=int96_unit) as pf:
+            return pf.metadata, pf.schema_arrow
+    # pyarrow takes a known size only through a dataset fragment (its FileSource)
+    import pyarrow.dataset as ds  # loaded on first remote use
+
+    fs, inner = _resolve(path)
+    fmt = ds.ParquetFileFormat(
+        read_options=ds.ParquetReadOptions(coerce_int96_timestamp_unit=int96_unit)
+    )
+    fragment = fmt.make_fragment(inner, fs, file_size=size)
+    try:
+        return fragment.metadata, fragment.physical_schema
     except OSError as exc:
         raise storage_error(exc, path) from exc
 

@@ -33,6 +33,13 @@ class FileSplit:
         """True when the split is a byte range of the file rather than all of it."""
         return self.start > 0 or self.length >= 0
 
+    @property
+    def file_size(self) -> int | None:
+        """The whole file's size as its listing gave it, or None when not known: a part of a
+        file (a byte range, some row groups) carries the part's size instead."""
+        whole = not self.is_range and self.row_groups is None
+        return self.size if whole and self.size > 0 else None
+
 
 class _RangeReader(io.RawIOBase):
     """The bytes ``[start, end)`` of a file, optionally preceded by the file's first line."""
