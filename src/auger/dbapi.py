@@ -28,6 +28,7 @@ import datetime as dt
 import decimal
 import itertools
 import math
+import threading
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -329,6 +330,9 @@ def _rows(batch: pa.RecordBatch | pa.Table) -> list[tuple[Any, ...]]:
 
 # ------------------------------------------------------------------ cursor
 _group_ids = itertools.count(1)
+#: Seconds between the cancels of a cancelled statement whose Spark work goes on: a job it
+#: submits after a cancel (it was still planning, or between two stages) joins its group.
+RECANCEL_INTERVAL = 0.5
 
 
 class Cursor:
@@ -364,6 +368,10 @@ class Cursor:
         self._group: str | None = None
         self._cancelled = False
         self._sql = ""
+        # set while none of this cursor's calls is running Spark work for its statement
+        self._idle = threading.Event()
+        self._idle.set()
+        self._canceller: threading.Thread | None = None
 
     # ----- PEP 249 attributes
     @property
@@ -422,7 +430,7 @@ class Cursor:
         self._cancelled = False
         self._sql = sql
         try:
-            with jobs.job_group(self._group, sql):
+            with self._working(), jobs.job_group(self._group, sql):
                 result = session.execute(sql)
             description = _describe(result)
         except Exception as exc:
@@ -451,8 +459,34 @@ class Cursor:
         from auger.spark import jobs
 
         self._cancelled = True
-        if self._group is not None:
-            jobs.cancel_group(self._group)
+        group = self._group
+        if group is None:
+            return
+        jobs.cancel_group(group)
+        if self._canceller is None or not self._canceller.is_alive():
+            # Cancelling ends the group's running jobs only; one the statement starts later
+            # would run to its end. Cancel again until the statement's Spark work is over.
+            self._canceller = threading.Thread(
+                target=self._keep_cancelling, args=(group,), name="auger-cancel", daemon=True
+            )
+            self._canceller.start()
+
+    def _keep_cancelling(self, group: str) -> None:
+        from auger.spark import jobs
+
+        while not self._idle.wait(RECANCEL_INTERVAL):
+            if self._group != group or self.closed:
+                return
+            jobs.cancel_group(group)
+
+    @contextlib.contextmanager
+    def _working(self) -> Iterator[None]:
+        """Marks a call running Spark work for the statement (what a cancel keeps cancelling)."""
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._idle.set()
 
     @property
     def cancelled(self) -> bool:
@@ -528,8 +562,13 @@ class Cursor:
             return False
         stream = self._open_stream()
         while True:
+            if self._cancelled and not isinstance(stream, _TableStream):
+                self._exhausted = True
+                self._release_stream()
+                raise OperationalError(CANCELLED_MESSAGE, ErrorKind.EXECUTION)
             try:
-                batch = next(stream)
+                with self._working():
+                    batch = next(stream)
             except StopIteration:
                 self._finish()
                 return False
@@ -588,7 +627,8 @@ class Cursor:
         if self._untouched_dataframe():
             self._raise_if_cancelled()
             try:
-                table = jobs.arrow_table(result.dataframe, self._group or "", self._sql)
+                with self._working():
+                    table = jobs.arrow_table(result.dataframe, self._group or "", self._sql)
             except Exception as exc:
                 raise self._error(exc) from None
             # Cancelling ends the group's running jobs; a job of the statement that Spark
