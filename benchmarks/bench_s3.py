@@ -11,8 +11,10 @@ and to a bucket, and times through the DB-API (best of ``--repeat``):
 * running ``SELECT COUNT(*)`` over it (only up to 2,000 objects: each object is a request),
 * a filter over a CSV file, a JSON file and a Parquet file.
 
-moto answers from the same process and machine: the figures show auger's own overhead per
-request, not a real network's latency. Nothing is asserted.
+moto runs as a process of its own on the same machine (in the benchmark's process its
+request handling would compete with auger's threads for one interpreter lock): the figures
+show auger's own overhead per request plus moto's, not a real network's latency. Nothing is
+asserted.
 
 Usage: ``python benchmarks/bench_s3.py [--objects 10000] [--rows 100000] [--repeat 3]``
 (``--objects 10000`` uploads 10,000 objects to moto first: a minute or two).
@@ -21,10 +23,12 @@ Usage: ``python benchmarks/bench_s3.py [--objects 10000] [--rows 100000] [--repe
 from __future__ import annotations
 
 import argparse
+import atexit
 import io
 import json
 import logging
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +47,27 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def _wait_for_port(port: int, server: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"moto's server exited with {server.returncode}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    server.kill()
+    raise SystemExit("moto's server did not start within 60 s")
+
+
+def _stop(server: subprocess.Popen[bytes]) -> None:
+    server.terminate()
+    try:
+        server.wait(30)
+    except subprocess.TimeoutExpired:
+        server.kill()
 
 
 def _best(fn: Callable[[], Any], repeat: int) -> float:
@@ -72,7 +97,6 @@ def main() -> int:
     args = ap.parse_args()
 
     import boto3
-    from moto.server import ThreadedMotoServer
 
     import auger
     from auger.storage import filesystem as fs
@@ -80,8 +104,13 @@ def main() -> int:
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # one line per request otherwise
     port = _free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    atexit.register(_stop, server)  # also when a step below fails
+    _wait_for_port(port, server)
     endpoint = f"http://127.0.0.1:{port}"
     client = boto3.client(
         "s3",
@@ -171,7 +200,6 @@ def main() -> int:
                     times.append(float("nan"))
             same = "" if answers[0] == answers[1] else f"  (answers differ: {answers})"
             print(f"{label:<28}{times[0]:>10.3f}{times[1]:>10.3f}{same}", flush=True)
-    server.stop()
     return 0
 
 
