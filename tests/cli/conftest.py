@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import re
 import shutil
@@ -12,20 +14,33 @@ from collections.abc import Callable, Iterator
 import pytest
 
 WAIT = 400.0  # generous: the JVM starts inside the shell, and CI machines are shared
+_names = itertools.count()
 
 
 class Terminal:
-    """A tmux session running one command, driven by keys and read from the screen."""
+    """A tmux session running one command, driven by keys and read from the screen.
+
+    Each terminal has a tmux server of its own (``-L``): with one shared server, the server
+    shutting down as the last test's session ends races the next test's ``new-session``
+    ("server exited unexpectedly").
+    """
 
     def __init__(self, name: str, command: str) -> None:
         self.name = name
+        self.tmux = ["tmux", "-L", name]
         subprocess.run(
-            ["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "50", command],
+            [*self.tmux, "new-session", "-d", "-s", name, "-x", "160", "-y", "50", command],
             check=True,
         )
+        self.socket = subprocess.run(
+            [*self.tmux, "display-message", "-p", "#{socket_path}"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
 
     def keys(self, *keys: str) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+        subprocess.run([*self.tmux, "send-keys", "-t", self.name, *keys], check=True)
 
     def type(self, text: str) -> None:
         """Type literal text (tmux reads a trailing ';' as its own separator: escape it)."""
@@ -41,7 +56,7 @@ class Terminal:
 
     def screen(self) -> str:
         done = subprocess.run(
-            ["tmux", "capture-pane", "-p", "-J", "-S", "-500", "-t", self.name],
+            [*self.tmux, "capture-pane", "-p", "-J", "-S", "-500", "-t", self.name],
             capture_output=True,
             text=True,
             check=True,
@@ -61,7 +76,10 @@ class Terminal:
             time.sleep(0.3)
 
     def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], check=False)
+        subprocess.run([*self.tmux, "kill-server"], check=False)
+        if self.socket:
+            with contextlib.suppress(OSError):
+                os.unlink(self.socket)
 
 
 @pytest.fixture
@@ -71,7 +89,7 @@ def tmux() -> Iterator[Callable[[str], Terminal]]:
     made: list[Terminal] = []
 
     def start(command: str) -> Terminal:
-        term = Terminal(f"auger-test-{os.getpid()}-{len(made)}", command)
+        term = Terminal(f"auger-test-{os.getpid()}-{next(_names)}", command)
         made.append(term)
         return term
 
