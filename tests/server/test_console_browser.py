@@ -277,7 +277,9 @@ def test_query_page_editor_browser_export_chart_history(
     # a nested value opens into its JSON
     nested = browser.find_element(By.XPATH, "//table[@id='grid']//tr[4]/td[32]")
     nested.find_element(By.TAG_NAME, "summary").click()
-    assert json.loads(nested.find_element(By.TAG_NAME, "pre").text) == {
+    # the JSON is added by the details' toggle event, which the browser fires after the click
+    pre = wait(browser, lambda d: nested.find_element(By.TAG_NAME, "pre"))
+    assert json.loads(pre.text) == {
         "a": [1, 2, 2],
         "b": {"c": "v2"},
     }
