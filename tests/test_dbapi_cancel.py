@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,32 +13,7 @@ import pytest
 
 from auger import dbapi
 from auger.spark import jobs
-
-
-class FakeJobs:
-    """Spark's jobs per group, as far as cancelling goes: a cancel ends the running ones."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.running: dict[str, set[int]] = {}
-        self.cancelled: list[int] = []
-
-    def submit(self, group: str, job: int) -> None:
-        with self.lock:
-            self.running.setdefault(group, set()).add(job)
-
-    def cancel_group(self, group: str) -> None:
-        with self.lock:
-            self.cancelled.extend(sorted(self.running.pop(group, set())))
-
-    def wait_cancelled(self, jobs_: list[int], seconds: float = 30) -> bool:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            with self.lock:
-                if self.cancelled == jobs_:
-                    return True
-            time.sleep(0.01)
-        return False
+from tests.fakes import FakeJobs
 
 
 @pytest.fixture

@@ -13,36 +13,7 @@ import pytest
 from auger.server import queries as queries_module
 from auger.server.queries import CLIENT_GONE, USER_CANCEL, QueryManager
 from auger.server.sessions import SessionStore
-
-
-class FakeSession:
-    def __init__(self, user: str) -> None:
-        self.user, self.admin, self.id, self.closed = user, False, f"s-{user}", False
-
-    def close(self) -> None:
-        self.closed = True
-
-
-class FakeEngine:
-    def open_session(self, user: str, admin: bool = True) -> Any:
-        return FakeSession(user)
-
-
-class FakeJobs:
-    """Spark's jobs per group, as far as cancelling goes: a cancel ends the running ones."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.running: dict[str, set[int]] = {}
-        self.cancelled: list[int] = []
-
-    def submit(self, group: str, job: int) -> None:
-        with self.lock:
-            self.running.setdefault(group, set()).add(job)
-
-    def cancel_group(self, group: str) -> None:
-        with self.lock:
-            self.cancelled.extend(sorted(self.running.pop(group, set())))
+from tests.fakes import FakeEngine, FakeJobs
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 from types import SimpleNamespace
-from typing import Any
 
 import pytest
 
@@ -18,19 +17,7 @@ from auger.server import sessions as sessions_module
 from auger.server.profiles import Profile
 from auger.server.queries import QueryManager, RunningQuery
 from auger.server.sessions import SessionStore, WebSession
-
-
-class FakeSession:
-    def __init__(self, user: str) -> None:
-        self.user, self.admin, self.id, self.closed = user, False, f"s-{user}", False
-
-    def close(self) -> None:
-        self.closed = True
-
-
-class FakeEngine:
-    def open_session(self, user: str, admin: bool = True) -> Any:
-        return FakeSession(user)
+from tests.fakes import FakeEngine
 
 
 @pytest.fixture

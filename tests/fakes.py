@@ -1,0 +1,48 @@
+"""Stand-ins shared by tests that need no Spark: job groups as far as cancelling goes, and an
+engine whose sessions only open and close."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+
+class FakeJobs:
+    """Spark's jobs per group, as far as cancelling goes: a cancel ends the running ones."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running: dict[str, set[int]] = {}
+        self.cancelled: list[int] = []
+
+    def submit(self, group: str, job: int) -> None:
+        with self.lock:
+            self.running.setdefault(group, set()).add(job)
+
+    def cancel_group(self, group: str) -> None:
+        with self.lock:
+            self.cancelled.extend(sorted(self.running.pop(group, set())))
+
+    def wait_cancelled(self, jobs: list[int], seconds: float = 30) -> bool:
+        """True once exactly ``jobs`` were cancelled, False if not within ``seconds``."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            with self.lock:
+                if self.cancelled == jobs:
+                    return True
+            time.sleep(0.01)
+        return False
+
+
+class FakeSession:
+    def __init__(self, user: str) -> None:
+        self.user, self.admin, self.id, self.closed = user, False, f"s-{user}", False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class FakeEngine:
+    def open_session(self, user: str, admin: bool = True) -> Any:
+        return FakeSession(user)
