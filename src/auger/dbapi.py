@@ -464,20 +464,13 @@ class Cursor:
             return
         jobs.cancel_group(group)
         if self._canceller is None or not self._canceller.is_alive():
-            # Cancelling ends the group's running jobs only; one the statement starts later
-            # would run to its end. Cancel again until the statement's Spark work is over.
-            self._canceller = threading.Thread(
-                target=self._keep_cancelling, args=(group,), name="auger-cancel", daemon=True
+            # until the statement's Spark work is over (or a new statement began)
+            self._canceller = jobs.keep_cancelling(
+                group,
+                self._idle,
+                RECANCEL_INTERVAL,
+                lambda: self._group == group and not self.closed,
             )
-            self._canceller.start()
-
-    def _keep_cancelling(self, group: str) -> None:
-        from auger.spark import jobs
-
-        while not self._idle.wait(RECANCEL_INTERVAL):
-            if self._group != group or self.closed:
-                return
-            jobs.cancel_group(group)
 
     @contextlib.contextmanager
     def _working(self) -> Iterator[None]:

@@ -131,21 +131,15 @@ class QueryManager:
                 rq.cancel_reason = reason
                 rq.cancel_requested.set()
         jobs.cancel_group(query_id)  # the query's job group is its id
-        if first:
-            # Cancelling ends the group's running jobs only: one the query submits later (it
-            # was planning, or between two stages) would run to its end. Cancel again until
-            # the worker is done with the query.
-            threading.Thread(
-                target=self._keep_cancelling,
-                args=(rq,),
+        if first:  # until the worker is done with the query
+            jobs.keep_cancelling(
+                query_id,
+                rq.finished,
+                RECANCEL_INTERVAL,
+                lambda: not self._stopped.is_set(),
                 name=f"auger-cancel-{query_id[:8]}",
-                daemon=True,
-            ).start()
+            )
         return True
-
-    def _keep_cancelling(self, rq: RunningQuery) -> None:
-        while not rq.finished.wait(RECANCEL_INTERVAL) and not self._stopped.is_set():
-            jobs.cancel_group(rq.query_id)
 
     def shutdown(self) -> None:
         for rq in self.running():

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -36,6 +37,7 @@ __all__ = [
     "cancel_group",
     "group_stages",
     "job_group",
+    "keep_cancelling",
     "running_stages",
     "to_arrow",
 ]
@@ -106,6 +108,29 @@ def cancel_group(group: str) -> None:
         sc.cancelJobGroup(group)
     except Exception:
         _log.debug("cancelJobGroup(%s) failed", group, exc_info=True)
+
+
+def keep_cancelling(
+    group: str,
+    done: threading.Event,
+    interval: float,
+    wanted: Callable[[], bool] = lambda: True,
+    name: str = "auger-cancel",
+) -> threading.Thread:
+    """Cancel ``group`` again every ``interval`` seconds, in a thread, until ``done`` is set or
+    ``wanted()`` turns false; returns the started thread.
+
+    Cancelling ends the group's running jobs only: a job its statement submits afterwards (it
+    was still planning, or between two stages) joins the group and would run to its end.
+    """
+
+    def run() -> None:
+        while not done.wait(interval) and wanted():
+            cancel_group(group)
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    return thread
 
 
 def running_stages(group: str) -> list[tuple[int, int, int]]:
