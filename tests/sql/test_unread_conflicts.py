@@ -1,4 +1,5 @@
-"""A type conflict in a column (or map member) a query does not read never fails that query.
+"""A type conflict or a malformed value in a column (or map member) a query does not read never
+fails that query.
 
 Drill's scan looks at the columns a query projects; the cases are Drill's own: a JSON
 ``inner_list`` that is BIGINT in one record and VARCHAR in the next, a Parquet ``contributions``
@@ -70,3 +71,18 @@ def test_parquet_files_disagreeing_on_an_unread_column(conn: Any, data_dir: Path
     message = error(conn, f"SELECT contributions FROM {table}")
     assert "Column [contributions] has type DECIMAL(10, 2) in one file and DOUBLE" in message
     assert "a.parquet" in message and "b.parquet" in message
+
+
+def test_a_malformed_value_in_an_unread_column(conn: Any, data_dir: Path) -> None:
+    # Under a provided schema `id` is INT; the second record's `x` cannot be one. Only a query
+    # that reads `id` converts it, so only such a query fails, naming the value and the file.
+    root = data_dir / "uc_malformed"
+    root.mkdir()
+    (root / "f.csvh").write_text("id,name\n1,a\nx,b\n")
+    table = "dfs.data.`uc_malformed`"
+    conn.cursor().execute(f"CREATE OR REPLACE SCHEMA (id INT, name VARCHAR) FOR TABLE {table}")
+    assert rows(conn, f"SELECT name FROM {table} ORDER BY name") == [("a",), ("b",)]
+    assert rows(conn, f"SELECT COUNT(*) FROM {table}") == [(2,)]
+    message = error(conn, f"SELECT id, name FROM {table}")
+    assert "Illegal conversion: Column `id` of type INT, Illegal value `x`" in message
+    assert "f.csvh" in message
