@@ -382,6 +382,18 @@ def test_profile_page_plan_graph_stages_and_errors(server: Server, browser: Any)
     assert "nothing_here.json" in error and "\n" in error
     assert "FAILED" in browser.find_element(By.CSS_SELECTOR, "#profile-detail .badge").text
 
+    # a query that names a column no file has: its profile page lists the scan's message
+    (server.data / "regions.csvh").write_text("region,amount\neast,1\n")
+    browser.get(server.url + "/query")
+    wait(browser, lambda d: d.find_element(By.ID, "sql").is_displayed())
+    assert "1 row(s)" in run_sql(browser, "SELECT regoin FROM dfs.data.`regions.csvh`")
+    browser.find_element(By.CSS_SELECTOR, "#status a").click()
+    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#profile-warnings li"))
+    items = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#profile-warnings li")]
+    assert items == [
+        "Column [regoin] was not found in the file of dfs.data.regions.csvh; did you mean [region]?"
+    ]
+
 
 def test_storage_editing_is_for_admins_and_checked(server: Server, browser: Any) -> None:
     By = _by()
