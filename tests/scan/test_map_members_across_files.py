@@ -14,8 +14,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from auger.config import FormatConfig
+from auger.errors import UserError
 from auger.formats import get_format
-from auger.scan import ScanOperator
+from auger.scan import FileDescrip, ScanOperator, ScanSchemaTracker
+from auger.scan.file_scan import ArrowFileScan
+from auger.types import TupleSchema
 
 _ARROW = {"int": pa.int32(), "long": pa.int64(), "string": pa.string(), "double": pa.float64()}
 
@@ -82,3 +85,32 @@ def test_parquet_maps_in_arrays_and_maps_one_file_lacks(tmp_path: Path) -> None:
         {"items": [{"k": 1, "v": None}], "m": {"a": 1}},
         {"items": [{"k": 2, "v": "w"}], "m": {"a": None}},
     ]
+
+
+def test_a_sliced_batch_of_maps_and_arrays_of_maps_is_conformed() -> None:
+    defined = TupleSchema.parse(
+        "items STRUCT<k BIGINT, v VARCHAR> ARRAY, m STRUCT<a BIGINT NOT NULL, b VARCHAR>"
+    )
+    scan = ArrowFileScan(ScanSchemaTracker.build(["*"], defined_schema=defined))
+    element = pa.struct([pa.field("k", pa.int32(), False)])
+    items = pa.array(
+        [[{"k": 1}], [{"k": 2}, {"k": 3}], [{"k": 4}]], pa.list_(pa.field("item", element, False))
+    )
+    m = pa.array([{"a": 1}, {"a": 2}, {"a": 3}], pa.struct([pa.field("a", pa.int32(), False)]))
+    batch = pa.RecordBatch.from_arrays([items, m], names=["items", "m"]).slice(1, 2)
+    out = scan.scan_batch(FileDescrip("/d/f.parquet"), batch)
+    assert out.schema.field("m").type.field("a").type == pa.int64()
+    assert out.to_pylist() == [
+        {"items": [{"k": 2, "v": None}, {"k": 3, "v": None}], "m": {"a": 2, "b": None}},
+        {"items": [{"k": 4, "v": None}], "m": {"a": 3, "b": None}},
+    ]
+
+
+def test_a_null_in_a_member_the_schema_declares_not_null_names_it() -> None:
+    defined = TupleSchema.parse("m STRUCT<a BIGINT NOT NULL>")
+    scan = ArrowFileScan(ScanSchemaTracker.build(["*"], defined_schema=defined))
+    m = pa.array([{"a": 1}, {"a": None}], pa.struct([pa.field("a", pa.int32())]))
+    batch = pa.RecordBatch.from_arrays([m], names=["m"])
+    with pytest.raises(UserError, match=r"Column \[a\] is declared NOT NULL") as info:
+        scan.scan_batch(FileDescrip("/d/f.parquet"), batch)
+    assert "File: /d/f.parquet" in info.value.context
