@@ -145,3 +145,82 @@ def test_parquet_member_conflict(tmp_path: Path) -> None:
     check_read(m, [["a"]])
     with pytest.raises(UserError, match=r"Column \[m\.b\]"):
         check_read(m, [["b"]])
+
+
+def _not_null_struct(fields: list[tuple[str, pa.DataType]]) -> pa.DataType:
+    return pa.struct([pa.field(n, t, nullable=False) for n, t in fields])
+
+
+def _write_not_null_map(path: Path, m: pa.DataType, value: dict[str, object]) -> str:
+    schema = pa.schema([pa.field("m", m, nullable=False)])
+    pq.write_table(pa.Table.from_pylist([{"m": value}], schema=schema), path)
+    return str(path)
+
+
+def test_parquet_not_null_maps_merge_members(tmp_path: Path) -> None:
+    one = _write_not_null_map(
+        tmp_path / "1.parquet",
+        _not_null_struct([("a", pa.int32()), ("b", pa.string())]),
+        {"a": 1, "b": "x"},
+    )
+    two = _write_not_null_map(
+        tmp_path / "2.parquet",
+        _not_null_struct([("a", pa.int64()), ("c", pa.float64())]),
+        {"a": 2, "c": 2.5},
+    )
+    m = ParquetFormat().discover_schema([one, two], PARQUET, {}).column("m")
+    # both files have `a` (widened) and the map; each lacks one of `b` and `c`: nullable
+    assert m.mode is DataMode.REQUIRED
+    assert [(c.name, c.type, c.mode) for c in m.children] == [
+        ("a", MinorType.BIGINT, DataMode.REQUIRED),
+        ("b", MinorType.VARCHAR, DataMode.OPTIONAL),
+        ("c", MinorType.FLOAT8, DataMode.OPTIONAL),
+    ]
+    check_read(m)
+
+
+def test_parquet_map_one_file_lacks_is_nullable_to_its_leaves(tmp_path: Path) -> None:
+    inner = _not_null_struct([("x", pa.int32())])
+    one = _write_not_null_map(
+        tmp_path / "1.parquet", _not_null_struct([("n", inner)]), {"n": {"x": 1}}
+    )
+    two = tmp_path / "2.parquet"
+    pq.write_table(pa.table({"id": [1]}), two)
+    schema = ParquetFormat().discover_schema([one, str(two)], PARQUET, {})
+    m = schema.column("m")
+    n = m.member("n")
+    assert (m.mode, n.mode, n.member("x").mode) == (DataMode.OPTIONAL,) * 3
+    # a scalar column one Parquet file lacks keeps its mode (Drill's Parquet schema)
+    assert ParquetFormat().discover_schema([str(two), one], PARQUET, {}).column("id").mode is (
+        schema.column("id").mode
+    )
+
+
+def test_a_map_nullable_in_one_file_makes_its_members_nullable() -> None:
+    required = ColumnMetadata.map("m", [ColumnMetadata("a", MinorType.INT, DataMode.REQUIRED)])
+    optional = required.with_mode(DataMode.OPTIONAL)
+    merged = merge_deferring(TupleSchema([required]), [optional], _never).column("m")
+    assert merged.mode is DataMode.OPTIONAL
+    assert merged.member("a").mode is DataMode.OPTIONAL
+
+
+def test_member_conflict_of_not_null_maps_names_both_files_and_types(tmp_path: Path) -> None:
+    one = _write_not_null_map(
+        tmp_path / "1.parquet", _not_null_struct([("a", pa.int32())]), {"a": 1}
+    )
+    two = _write_not_null_map(
+        tmp_path / "2.parquet", _not_null_struct([("a", pa.string())]), {"a": "x"}
+    )
+    m = ParquetFormat().discover_schema([one, two], PARQUET, {}).column("m")
+    with pytest.raises(UserError) as info:
+        check_read(m, [["a"]])
+    assert (
+        info.value.message
+        == "Column [m.a] has type INT NOT NULL in one file and VARCHAR NOT NULL in another"
+    )
+    assert info.value.context[:4] == [
+        f"File: {one}",
+        "Type: INT NOT NULL",
+        f"File: {two}",
+        "Type: VARCHAR NOT NULL",
+    ]

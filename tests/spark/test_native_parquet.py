@@ -235,6 +235,28 @@ def test_struct_members_missing_in_some_files(run: Any, tmp_path: Path) -> None:
     run(f"SELECT t.m.b AS b FROM dfs.`{tmp_path}` t", expect="datasource")
 
 
+def test_not_null_maps_whose_members_differ_between_files(run: Any, tmp_path: Path) -> None:
+    def write(name: str, members: list[tuple[str, pa.DataType]], m: dict[str, Any]) -> None:
+        struct = pa.struct([pa.field(n, t, nullable=False) for n, t in members])
+        fields = [pa.field("id", pa.int64(), False), pa.field("m", struct, False)]
+        table = pa.Table.from_pylist([{"id": len(name), "m": m}], schema=pa.schema(fields))
+        pq.write_table(table, tmp_path / f"{name}.parquet")
+
+    write("1", [("a", pa.int64()), ("b", pa.string())], {"a": 1, "b": "x"})
+    write("22", [("a", pa.int64())], {"a": 2})
+    pq.write_table(pa.table({"id": pa.array([3], pa.int64())}), tmp_path / "333.parquet")
+    # the file without `b` and the file without `m` read NULL members, on either path
+    assert sorted(run(f"SELECT * FROM dfs.`{tmp_path}`", expect="datasource")) == [
+        (1, (1, "x")),
+        (2, (2, None)),
+        (3, (None, None)),
+    ]
+    got = run(f"SELECT t.id, t.m.a AS a FROM dfs.`{tmp_path}` t")
+    assert sorted(got) == [(1, 1), (2, 2), (3, None)]
+    got = run(f"SELECT t.id, t.m.b AS b FROM dfs.`{tmp_path}` t", expect="datasource")
+    assert sorted(got) == [(1, "x"), (2, None), (3, None)]
+
+
 def test_implicit_dir_and_hive_columns(run: Any, tmp_path: Path) -> None:
     for i, rel in enumerate(["year=2023/m=01", "year=2024/m=02", "year=2024"]):
         d = tmp_path / rel

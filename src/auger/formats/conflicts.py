@@ -36,6 +36,7 @@ __all__ = [
     "files_conflict_error",
     "merge_deferring",
     "merge_file_schemas",
+    "nullable",
     "widen",
     "widen_deferring",
 ]
@@ -162,12 +163,32 @@ def widen_deferring(
     repeated = (mine.mode is DataMode.REPEATED, theirs.mode is DataMode.REPEATED)
     if mine.is_map and theirs.is_map and repeated[0] == repeated[1]:
         members = merge_deferring(mine.schema, theirs.schema, error_for, f"{mine.name}.")
-        mode = mine.mode if mine.mode is theirs.mode else DataMode.OPTIONAL
-        return carry_conflict(mine.with_children(members.columns()).with_mode(mode), mine, theirs)
+        # a member only one side has reads NULL in the other's rows
+        theirs_names = {c.name.lower() for c in theirs.children or ()}
+        for member in members.columns():
+            if member.name.lower() not in theirs_names:
+                members.replace(nullable(member))
+        union = mine.with_children(members.columns())
+        if mine.mode is not theirs.mode:
+            # a null map reads as a map of null members: nullable all the way down
+            union = nullable(union)
+        return carry_conflict(union, mine, theirs)
     merged = widen(mine, theirs)
     if merged is None:
         return defer_conflict(mine, error_for(mine.name, mine, theirs))
     return carry_conflict(merged, mine, theirs)
+
+
+def nullable(col: ColumnMetadata) -> ColumnMetadata:
+    """``col`` as read where a file lacks it: NOT NULL becomes nullable, and for a map every
+    member too, at any depth (the map's rows there are maps of null members). Arrays stay
+    arrays (an absent array reads empty); their map elements' members become nullable."""
+    out = col.with_mode(DataMode.OPTIONAL) if col.mode is DataMode.REQUIRED else col
+    if col.is_map and col.children:
+        kids = [nullable(c) for c in col.children]
+        if any(a is not b for a, b in zip(kids, col.children, strict=True)):
+            out = out.with_children(kids)
+    return out
 
 
 def merge_deferring(
@@ -178,8 +199,9 @@ def merge_deferring(
     new_optional: bool = True,
 ) -> TupleSchema:
     """The union of two schemas by name, first spelling and order kept; a column new in
-    ``other`` becomes nullable (unless not ``new_optional``); a conflict is deferred on the
-    column (see the module's docstring).
+    ``other`` becomes :func:`nullable` (unless not ``new_optional``); a conflict is deferred on
+    the column (see the module's docstring). Maps merge member by member: a member only one
+    side has, and every member of a map NOT NULL on one side only, become nullable.
 
     ``error_for(path, first, second)`` builds the error a reading query will get, ``path``
     naming the column (``m.a`` for a member).
@@ -188,8 +210,7 @@ def merge_deferring(
     for col in other:
         mine = out.column(col.name)
         if mine is None:
-            required = new_optional and col.mode is DataMode.REQUIRED
-            out.add(col.with_mode(DataMode.OPTIONAL) if required else col)
+            out.add(nullable(col) if new_optional else col)
             continue
         out.replace(widen_deferring(mine, col, _prefixed(error_for, prefix)))
     return out
@@ -228,7 +249,9 @@ def merge_file_schemas(
     column with :func:`files_conflict_error` naming the file that typed it first.
 
     A column some file lacks is nullable when ``lacking_optional`` (that file's rows have no
-    value for it); otherwise each column keeps its mode.
+    value for it); otherwise each column keeps its mode, except a map: its rows in such a
+    file are maps of null members, so it and its members become nullable either way. Members
+    merge as :func:`merge_deferring` says.
     """
     schema = TupleSchema()
     origin: dict[str, str] = {}  # lower column name -> the file that typed it
@@ -246,8 +269,11 @@ def merge_file_schemas(
             return files_conflict_error(column, first, second, top, path)
 
         schema = merge_deferring(schema, file_schema, error_for, new_optional=False)
-    if lacking_optional:
-        for col in schema.columns():
-            if col.name.lower() not in (everywhere or set()) and col.mode is DataMode.REQUIRED:
-                schema.replace(col.with_mode(DataMode.OPTIONAL))
+    for col in schema.columns():
+        if col.name.lower() in (everywhere or set()):
+            continue
+        if col.is_map:
+            schema.replace(nullable(col))
+        elif lacking_optional and col.mode is DataMode.REQUIRED:
+            schema.replace(col.with_mode(DataMode.OPTIONAL))
     return schema

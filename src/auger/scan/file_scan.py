@@ -152,20 +152,69 @@ class ArrowFileScan:
         arrays: list[pa.Array] = []
         fields: list[pa.Field] = []
         for i, field in enumerate(batch.schema):
-            arr = batch.column(i)
-            target = scan.column(field.name)
-            col = arrow_to_column(field.name, field.type, field.nullable)
-            if (
-                target is not None
-                and not target.is_dynamic
-                and not target.is_map
-                and not same_type(target, col)
-            ):
-                arr = self._cast(arr, col, target, ctx)
-                field = pa.field(field.name, arr.type, target.mode is not DataMode.REQUIRED)
+            arr, field = self._conform_field(batch.column(i), field, scan, ctx)
             arrays.append(arr)
             fields.append(field)
         return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
+
+    def _conform_field(
+        self, arr: pa.Array, field: pa.Field, scan: TupleSchema, ctx: ErrorContext
+    ) -> tuple[pa.Array, pa.Field]:
+        """One reader column (or map member) conformed to the type ``scan`` gives it.
+
+        A map is conformed member by member: members ``scan`` types are cast (and take its
+        mode), members it lacks stay for the tracker to take or drop, and members the file
+        lacks are left to the missing-column fill, so files whose maps differ meet one map.
+        """
+        target = scan.column(field.name)
+        if target is None or target.is_dynamic:
+            return arr, field
+        col = arrow_to_column(field.name, field.type, field.nullable)
+        nullable = target.mode is not DataMode.REQUIRED
+        same_nulls = target.is_array or field.nullable is nullable
+        if target.is_map and same_nulls and field.type.equals(column_to_arrow(target)):
+            return arr, field  # the file's map is the scan's
+        if target.is_map and target.is_array:
+            if not (pa.types.is_list(arr.type) and pa.types.is_struct(arr.type.value_type)):
+                return arr, field  # not an array of maps here: the tracker names the conflict
+            element = arr.type.value_field
+            offsets = arr.offsets
+            first, last = offsets[0].as_py(), offsets[-1].as_py()
+            if first:
+                offsets = pc.subtract(offsets, first)
+            values, value_field = self._conform_field(
+                arr.values.slice(first, last - first),
+                element.with_name(field.name),
+                TupleSchema([target.with_mode(DataMode.OPTIONAL)]),
+                ctx,
+            )
+            mask = arr.is_null() if arr.null_count else None
+            list_type = pa.list_(value_field.with_name(element.name))
+            arr = pa.ListArray.from_arrays(offsets, values, type=list_type, mask=mask)
+            return arr, pa.field(field.name, arr.type, field.nullable)
+        if target.is_map:
+            if not pa.types.is_struct(arr.type) or col.is_array:
+                return arr, field  # not a map here: the tracker names the conflict
+            struct = arr if isinstance(arr, pa.StructArray) else arr.combine_chunks()
+            if not nullable and struct.null_count:
+                raise null_in_not_null(col, ctx)
+            members = target.schema
+            kids: list[pa.Array] = []
+            kid_fields: list[pa.Field] = []
+            for j in range(struct.type.num_fields):
+                kid, kid_field = self._conform_field(
+                    struct.field(j), struct.type.field(j), members, ctx
+                )
+                kids.append(kid)
+                kid_fields.append(kid_field)
+            if kid_fields:
+                mask = struct.is_null() if struct.null_count else None
+                arr = pa.StructArray.from_arrays(kids, fields=kid_fields, mask=mask)
+            return arr, pa.field(field.name, arr.type, nullable)
+        if not target.is_map and not same_type(target, col):
+            arr = self._cast(arr, col, target, ctx)
+            field = pa.field(field.name, arr.type, nullable)
+        return arr, field
 
     @staticmethod
     def _cast(
