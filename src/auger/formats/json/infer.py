@@ -343,7 +343,7 @@ def _arrow_infer(
 
     pyarrow's JSON reader infers the union type from the records' text (``text``, or the
     records written out as JSON, one a line). Not ``pa.array(records)``: converting Python
-    objects makes pyarrow import pandas, most of a second in a fresh process, such as the
+    objects makes pyarrow import pandas, tenths of a second in a fresh process, such as the
     Python worker Spark starts to plan a read (and starts again after a minute idle)."""
     if not records:
         return []
