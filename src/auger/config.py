@@ -11,15 +11,19 @@ import copy
 import functools
 import os
 import re
-import tempfile
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from auger.errors import UserError
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+# tomllib, tempfile and importlib.metadata are imported by the calls that need them: every
+# format imports this module, in each Python process Spark starts, and most never load a
+# config file nor look up a plugin.
 
 __all__ = [
     "COMPRESSION_SUFFIXES",
@@ -85,6 +89,8 @@ FORMAT_ENTRY_POINTS = "auger.formats"
 @functools.cache
 def format_entry_points() -> tuple[EntryPoint, ...]:
     """The installed format plugins' entry points, looked up once per process."""
+    from importlib.metadata import entry_points
+
     return tuple(entry_points(group=FORMAT_ENTRY_POINTS))
 
 
@@ -101,6 +107,8 @@ def default_formats() -> dict[str, dict[str, Any]]:
 
 
 def _default_tmp_location() -> str:
+    import tempfile
+
     user = os.environ.get("USER") or (str(os.getuid()) if hasattr(os, "getuid") else "user")
     return str(Path(tempfile.gettempdir()) / f"auger-{user}")
 
@@ -485,6 +493,8 @@ def load_config(
         return build_config()
     if isinstance(source, Mapping):
         return build_config(source)
+    import tomllib
+
     path = Path(source)
     try:
         with path.open("rb") as fh:

@@ -158,8 +158,12 @@ def test_quick_sample_is_only_for_one_object_a_line(tmp_path: Path) -> None:
     path = tmp_path / "f.json"
     path.write_text('{"a": 1}\n\n{"a": 2}\n')
     got = json_plugin._sample_lines(str(path), 10, json.JSONDecoder())
-    assert got == ([{"a": 1}, {"a": 2}], [1, 3])
-    assert json_plugin._sample_lines(str(path), 1, json.JSONDecoder()) == ([{"a": 1}], [1])
+    assert got == ([{"a": 1}, {"a": 2}], [1, 3], b'{"a": 1}\n{"a": 2}')
+    assert json_plugin._sample_lines(str(path), 1, json.JSONDecoder()) == (
+        [{"a": 1}],
+        [1],
+        b'{"a": 1}',
+    )
     path.write_text('{"a": [{"c": 1}\n{"d": 2}]}\n')
     assert json_plugin._sample_lines(str(path), 10, json.JSONDecoder()) is None
 

@@ -76,7 +76,9 @@ def test_any_scan_import_installs_the_reader_derived_discovery() -> None:
 def test_a_task_imports_only_its_own_reader(tmp_path: Path, fmt: str) -> None:
     path = tmp_path / f"t.{fmt}"
     if fmt == "json":
-        path.write_text("".join(json.dumps({"id": i, "name": f"n{i}"}) + "\n" for i in range(50)))
+        # some arrays null: the reader makes them empty, as Drill's vectors hold them
+        rows = ({"id": i, "name": f"n{i}", "tags": [i] if i % 2 else None} for i in range(50))
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
         options = {"path": str(path), "format": "json"}
     else:
         path.write_text("id,name\n" + "".join(f"{i},n{i}\n" for i in range(50)))
@@ -103,3 +105,30 @@ def test_a_task_imports_only_its_own_reader(tmp_path: Path, fmt: str) -> None:
     assert "auger.spark.errors" not in modules  # a task that succeeds translates no error
     other = "auger.formats.text" if fmt == "json" else "auger.formats.json"
     assert _under(modules, (other,)) == []
+
+
+@pytest.mark.parametrize("layout", ["lines", "array"])
+def test_planning_a_json_read_imports_no_pandas_nor_config_machinery(
+    tmp_path: Path, layout: str
+) -> None:
+    # Spark's planner worker for spark.read.format("auger").load(path): it discovers the
+    # JSON schema from a sample; pyarrow's conversion of Python objects would import pandas
+    records = [{"id": i, "x": i / 2, "tags": ["a"], "m": {"k": None}} for i in range(40)]
+    records.append({"id": 41, "when": "2024-01-02 03:04:05", "m": {"k": 7}})
+    path = tmp_path / "t.json"
+    if layout == "lines":
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    else:  # an array of objects: read by the record stream, not line by line
+        path.write_text(json.dumps(records, indent=1))
+    modules = _imported(
+        "from auger.spark.datasource import AugerDataSource\n"
+        f"source = AugerDataSource({{'path': {str(path)!r}}})\n"
+        "got = source.schema().simpleString()\n"
+        "want = ('struct<id:bigint,x:double,tags:array<string>,m:struct<k:bigint>,'\n"
+        "        'when:string>')\n"
+        "assert got == want, got\n"
+    )
+    assert "auger.formats.json.infer" in modules  # the sample was typed here
+    assert _under(modules, _NEVER) == []
+    # a config file and installed plugins are never looked at for a built-in format
+    assert _under(modules, ("tomllib", "importlib.metadata")) == []

@@ -13,7 +13,7 @@ spec, and :func:`install_shipped` registers it in the worker before the scan run
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
+from typing import Any
 
 from auger.errors import AugerError, UserError
 from auger.formats.base import FormatPlugin
@@ -70,6 +70,14 @@ def unregister_format(name: str) -> None:
     _shipped.pop(name, None)
     if name not in _BUILTIN:
         _instances.pop(name, None)
+
+
+def entry_points(group: str) -> Any:
+    """The installed entry points of ``group``. ``importlib.metadata`` is imported here, on
+    first use: a Python worker Spark starts for a scan of a built-in format never needs it."""
+    from importlib.metadata import entry_points as installed
+
+    return installed(group=group)
 
 
 def _load_entry_points() -> None:

@@ -58,7 +58,9 @@ def unnull_structs(arr: pa.Array, zero_elements: bool = True) -> pa.Array:
         offsets = arr.offsets
         if arr.null_count:
             spans = pc.subtract(offsets.slice(1), offsets.slice(0, len(arr)))
-            if pc.any(pc.and_(pc.is_null(arr), pc.not_equal(spans, 0))).as_py():
+            # the spans of the nulls, summed: no Python value is converted (pyarrow would
+            # import pandas for it, in a task's fresh worker)
+            if pc.sum(pc.filter(spans, pc.is_null(arr))).as_py():
                 # a null over a non-empty range (never from pyarrow's JSON reader): rebuild
                 rebuilt = pa.array([v or [] for v in arr.to_pylist()], t)
                 return unnull_structs(rebuilt, zero_elements)

@@ -32,11 +32,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from auger.config import FormatConfig, PluginConfig, default_formats
+from auger.config import DEFAULT_FORMATS, FormatConfig, PluginConfig, default_formats
 from auger.errors import UserError
 from auger.scan.missing import planned_fill
 from auger.scan.plan import (
@@ -110,8 +110,8 @@ def _format(options: Mapping[str, str], selection: FileSelection) -> FormatConfi
     if not name:
         # the first file of a known format decides, as SQL picks a directory's format (a
         # README listed first is no reason to refuse a directory of JSON files)
-        known = _known_formats()
-        found = next((f for f in (known.format_for(s.path) for s in selection.files) if f), None)
+        format_of = _format_of()
+        found = next((f for f in (format_of(s.path) for s in selection.files) if f), None)
         if found is None:
             probe = selection.files[0].path if selection.files else selection.root
             raise UserError.validation(
@@ -121,15 +121,15 @@ def _format(options: Mapping[str, str], selection: FileSelection) -> FormatConfi
         name = found.name
     if name == "text":
         name = "csv"
-    defaults = default_formats()
-    raw: dict[str, Any] | None = defaults.get(name)
+    # a built-in format needs no look-up of the installed plugins' entry points
+    raw: dict[str, Any] | None = DEFAULT_FORMATS.get(name) or default_formats().get(name)
     if raw is None:
         from auger.formats.registry import known_formats
 
         if name not in known_formats():
             raise UserError.validation(
                 f"Unknown format [{name}]",
-                [f"Known formats: {', '.join([*defaults, *known_formats()])}"],
+                [f"Known formats: {', '.join([*default_formats(), *known_formats()])}"],
             )
         raw = {"type": name, "extensions": [name]}
     fmt_options = {k: v for k, v in raw.items() if k not in ("type", "extensions")}
@@ -140,13 +140,32 @@ def _format(options: Mapping[str, str], selection: FileSelection) -> FormatConfi
     return FormatConfig(name, raw["type"], tuple(raw["extensions"]), fmt_options)
 
 
-def _known_formats() -> PluginConfig:
-    """The default file formats, to tell a file's format by its extension."""
+def _known_formats(defaults: Mapping[str, Mapping[str, Any]] | None = None) -> PluginConfig:
+    """The default file formats (``defaults``, else the built-in and installed plugins'), to
+    tell a file's format by its extension."""
     formats = {
         name: FormatConfig(name, str(raw["type"]), tuple(raw["extensions"]))
-        for name, raw in default_formats().items()
+        for name, raw in (default_formats() if defaults is None else defaults).items()
     }
     return PluginConfig("auger", "file", {}, formats)
+
+
+def _format_of() -> Callable[[str], FormatConfig | None]:
+    """A file's default format by its name: a built-in format's extension is told without
+    looking up the installed plugins' entry points (their extensions are others), which a
+    Python worker planning a read of JSON or CSV then never imports."""
+    builtin = _known_formats(DEFAULT_FORMATS)
+    every: list[PluginConfig] = []
+
+    def format_of(path: str) -> FormatConfig | None:
+        found = builtin.format_for(path)
+        if found is None:
+            if not every:
+                every.append(_known_formats())
+            found = every[0].format_for(path)
+        return found
+
+    return format_of
 
 
 def _projection(options: Mapping[str, str]) -> list[str]:
@@ -213,9 +232,7 @@ def plan_direct_read(options: Mapping[str, str], given_schema: Any = None) -> Sc
         discover = discover_given
 
     location = ", ".join(paths)
-    found = discover_table(
-        selection, fmt, session, discover, _known_formats().format_for, location, location
-    )
+    found = discover_table(selection, fmt, session, discover, _format_of(), location, location)
     requested = Requested()
     for item in _projection(options):
         if item == "*":

@@ -13,10 +13,13 @@ naming where, raised only when a query reads that column or map member
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.json as pajson
 
 from auger.errors import UserError
 from auger.formats.conflicts import carry_conflict, defer_conflict, widen
@@ -267,12 +270,19 @@ class SchemaBuilder:
         except TypeConflict as exc:
             return defer_conflict(exc.first.renamed(name), _conflict_error(exc, path, line))
 
-    def add_many(self, records: list[dict[str, Any]], lines: list[int], path: str) -> None:
+    def add_many(
+        self,
+        records: list[dict[str, Any]],
+        lines: list[int],
+        path: str,
+        text: bytes | None = None,
+    ) -> None:
         """Merge a sample of records at once: pyarrow infers their union type in C; on any
         doubt (a type mix, two spellings of a key) the records go one by one, which gives the
-        same answer or the located error."""
+        same answer or the located error. ``text``: the records as they stand in the file,
+        one a line, when the caller has them (else they are written out again)."""
         try:
-            cols = _arrow_infer(records, self.all_text, self.as_double)
+            cols = _arrow_infer(records, self.all_text, self.as_double, text)
         except RecursionError:
             raise _too_deep(records, lines, path) from None
         if cols is not None and _schema_depth(cols) > MAX_DEPTH:
@@ -317,16 +327,39 @@ class SchemaBuilder:
         return TupleSchema(_finalize(c, self.all_text) for c in self._cols)
 
 
+#: A run of digits as long as the longest BIGINT's: pyarrow's JSON reader reads an integer
+#: beyond BIGINT's range as a DOUBLE, where Drill's rule keeps BIGINT (and then fails to read
+#: it), so a sample holding one is typed record by record. A string of digits counts too: the
+#: records are then typed one by one, to the same result.
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+
+_encode = json.JSONEncoder().encode
+
+
 def _arrow_infer(
-    records: list[dict[str, Any]], all_text: bool, as_double: bool
+    records: list[dict[str, Any]], all_text: bool, as_double: bool, text: bytes | None = None
 ) -> list[ColumnMetadata] | None:
-    """The columns of a batch of records by pyarrow's inference, or None when unsure."""
+    """The columns of a batch of records by pyarrow's inference, or None when unsure.
+
+    pyarrow's JSON reader infers the union type from the records' text (``text``, or the
+    records written out as JSON, one a line). Not ``pa.array(records)``: converting Python
+    objects makes pyarrow import pandas, tenths of a second in a fresh process, such as the
+    Python worker Spark starts to plan a read (and starts again after a minute idle)."""
     if not records:
         return []
-    try:
-        struct = pa.array(records).type
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError):
+    data = text if text is not None else "\n".join(map(_encode, records)).encode()
+    if _LONG_DIGITS.search(data):
         return None
+    try:
+        table = pajson.read_json(
+            pa.BufferReader(data),
+            read_options=pajson.ReadOptions(use_threads=False, block_size=len(data) + 1),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError):
+        return None  # a type mix, a key twice in one object, an escape it refuses...
+    if table.num_rows != len(records):
+        return None
+    struct = pa.struct(list(table.schema))
     if not pa.types.is_struct(struct) or _type_depth(struct) > MAX_DEPTH:
         return None  # too deep: the records one by one say which is
     try:
@@ -363,7 +396,7 @@ class _Unsure(Exception):
 
 
 def _from_arrow(name: str, t: pa.DataType, all_text: bool, as_double: bool) -> ColumnMetadata:
-    """Drill's column for a type pyarrow inferred from JSON values (Python objects)."""
+    """Drill's column for a type pyarrow's JSON reader inferred."""
     if pa.types.is_struct(t):
         names = [f.name.lower() for f in t]
         if len(set(names)) != len(names):
@@ -383,6 +416,8 @@ def _from_arrow(name: str, t: pa.DataType, all_text: bool, as_double: bool) -> C
         return ColumnMetadata(name, MinorType.VARCHAR)
     if pa.types.is_int64(t):
         return ColumnMetadata(name, MinorType.FLOAT8 if as_double else MinorType.BIGINT)
+    if pa.types.is_timestamp(t):
+        return ColumnMetadata(name, MinorType.VARCHAR)  # pyarrow reads some strings as times
     for arrow_type, minor in _SIMPLE:
         if t.equals(arrow_type):
             return ColumnMetadata(name, minor)

@@ -111,13 +111,13 @@ def _head(path: str) -> bytes:
 
 def _sample_lines(
     path: str, sample: int, decoder: json.JSONDecoder
-) -> tuple[list[dict[str, Any]], list[int]] | None:
-    """The first ``sample`` records of a file of one object a line with their line numbers,
-    each line parsed whole by the C decoder, without the record stream's Python-level
-    bookkeeping; None when the file is anything else (an array, objects spread over lines
-    or several on one, a malformed or non-object record, invalid UTF-8, a line longer than
-    a few megabytes, a lone surrogate escape): the record stream then reads it, and says
-    where."""
+) -> tuple[list[dict[str, Any]], list[int], bytes] | None:
+    """The first ``sample`` records of a file of one object a line with their line numbers
+    and their text (the lines joined by newlines), each line parsed whole by the C decoder,
+    without the record stream's Python-level bookkeeping; None when the file is anything
+    else (an array, objects spread over lines or several on one, a malformed or non-object
+    record, invalid UTF-8, a line longer than a few megabytes, a lone surrogate escape): the
+    record stream then reads it, and says where."""
     lines: list[bytes] = []
     numbers: list[int] = []
     seen = 0
@@ -145,8 +145,9 @@ def _sample_lines(
     if not lines or not lines[0].lstrip().startswith(b"{"):
         return None
     decode = decoder.decode  # exactly one value a line, or an error
+    raw = b"\n".join(lines)
     try:
-        text = b"\n".join(lines).decode("utf-8")
+        text = raw.decode("utf-8")
         if lone_surrogate(text) is not None:
             return None
         values = [decode(line) for line in text.split("\n")]
@@ -154,7 +155,7 @@ def _sample_lines(
         return None
     if len(values) != len(lines) or not all(type(v) is dict for v in values):
         return None
-    return values, numbers
+    return values, numbers, raw
 
 
 def _members_of_first(head: bytes) -> int:
@@ -402,7 +403,8 @@ class JsonFormat(FormatPlugin):
                 )
                 quick = _sample_lines(path, sample, stream.decoder) if sample > 0 else None
                 if quick is not None:
-                    builder.add_many(*quick, path)
+                    values, numbers, text = quick
+                    builder.add_many(values, numbers, path, text)
                     continue
                 # a negative sample: every row, a slice at a time
                 records: list[dict[str, Any]] = []
