@@ -30,7 +30,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+import sys
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,14 +47,19 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import FormatPlugin
 from auger.formats.conflicts import merge_file_schemas
-from auger.formats.parquet_dates import auto_correct_dates, correct_dates, date_corruption
+from auger.formats.parquet_dates import (
+    DateCorruption,
+    auto_correct_dates,
+    correct_dates,
+    date_corruption,
+)
 from auger.formats.vectors import unnull_structs
 from auger.storage.filesystem import open_random, parallel_map, read_parquet_footer
 from auger.storage.splits import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import schema_from_arrow
 
-__all__ = ["ParquetFormat", "nested_selection"]
+__all__ = ["ParquetFooter", "ParquetFormat", "clear_footers", "nested_selection", "planning_footer"]
 
 ROWS_ONLY = "__rows__"
 _ERRORS = (pa.ArrowInvalid, pa.ArrowIOError, OSError, pa.ArrowNotImplementedError)
@@ -87,16 +97,106 @@ def _has_int96(leaves: pq.ParquetSchema) -> bool:
     return any(leaves.column(i).physical_type == "INT96" for i in range(len(leaves)))
 
 
-def _footer(path: str, size: int | None, int96_unit: str = "us") -> tuple[Any, pa.Schema]:
-    """(metadata, Arrow schema) of the file's footer; ``size`` from its listing, if known (an
-    object is then not asked for its size first)."""
-    try:
-        return read_parquet_footer(path, size, int96_unit)  # type: ignore[no-any-return]
-    except _ERRORS as exc:
-        raise UserError.data_read(
-            "Error reading the Parquet footer: the file is not a readable Parquet file",
-            [f"File: {path}", f"Reason: {exc}", "Fix: rewrite or remove the file"],
-        ) from exc
+@dataclass(frozen=True)
+class ParquetFooter:
+    """What planning keeps of one file's footer: its columns (for discovery) and the facts the
+    native Parquet reader's check needs, not the footer itself (whose row-group statistics
+    may be large)."""
+
+    #: the footer's Arrow schema, INT96 values as timestamps of microseconds
+    arrow: pa.Schema
+    #: the same with the INT96 leaves, and only those, typed ``timestamp[s]``; None without any
+    int96_marks: pa.Schema | None
+    num_rows: int
+    #: lower-cased top-level names with an INT96 leaf
+    int96: frozenset[str]
+    #: the codecs of the first row group's column chunks (writers use one codec a column)
+    codecs: frozenset[str]
+    #: DATE values old Drill shifted (judged with correction on)
+    shifted_dates: bool
+    #: the file's schema as text, by ``int96_as_timestamp`` (filled on first use)
+    _schemas: dict[bool, str] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+
+    def file_schema(self, path: str, int96_as_timestamp: bool) -> TupleSchema:
+        """The file's own columns (``path`` names the file in an error)."""
+        text = self._schemas.get(int96_as_timestamp)
+        if text is None:
+            marks = None if int96_as_timestamp else self.int96_marks
+            text = sys.intern(_schema_of(path, self.arrow, marks).to_text())
+            self._schemas[int96_as_timestamp] = text
+        return TupleSchema.parse(text)
+
+
+#: Footers kept: planning a table again reads none of its footers.
+_FOOTERS_SIZE = 50_000
+_footers: OrderedDict[tuple[str, float, int], ParquetFooter] = OrderedDict()
+#: One instance of each Arrow schema the kept footers have: the files of a table mostly share
+#: theirs, which then costs its memory once rather than once a file.
+_shapes: dict[bytes, pa.Schema] = {}
+_footers_lock = threading.Lock()
+
+
+def clear_footers() -> None:
+    """Forget every kept footer (tests; after bulk file changes)."""
+    with _footers_lock:
+        _footers.clear()
+        _shapes.clear()
+
+
+def _shared(schema: pa.Schema) -> pa.Schema:
+    """The kept instance of an Arrow schema equal to ``schema``, metadata and all (the
+    serialized form tells them apart: ``==`` on schemas disregards metadata)."""
+    key = schema.serialize().to_pybytes()
+    with _footers_lock:
+        if len(_shapes) > _FOOTERS_SIZE:
+            _shapes.clear()
+        return _shapes.setdefault(key, schema)
+
+
+def planning_footer(
+    path: str, size: int | None = None, mtime: float | None = None
+) -> ParquetFooter:
+    """The file's footer as planning uses it, kept per path, modification time and size when
+    ``mtime`` is given (a rewritten file has another one) and read afresh otherwise.
+
+    ``size``: the whole file's size from its listing, if known (an object is then not asked
+    its size first).
+
+    Raises:
+        OSError, pyarrow.ArrowException: the file cannot be read or is not Parquet.
+        UserError: an object that cannot be opened.
+    """
+    key = (path, mtime, size or 0) if mtime is not None else None
+    if key is not None:
+        with _footers_lock:
+            hit = _footers.get(key)
+            if hit is not None:
+                _footers.move_to_end(key)
+                return hit
+    meta, arrow = read_parquet_footer(path, size)
+    leaves = meta.schema
+    int96 = frozenset(
+        leaves.column(i).path.split(".")[0].lower()
+        for i in range(len(leaves))
+        if leaves.column(i).physical_type == "INT96"
+    )
+    group = meta.row_group(0) if meta.num_row_groups else None
+    footer = ParquetFooter(
+        _shared(arrow),
+        _shared(read_parquet_footer(path, size, "s")[1]) if int96 else None,
+        meta.num_rows,
+        int96,
+        frozenset(group.column(i).compression for i in range(group.num_columns))
+        if group is not None
+        else frozenset(),
+        date_corruption(meta) is not DateCorruption.NONE,
+    )
+    if key is not None:
+        with _footers_lock:
+            _footers[key] = footer
+            while len(_footers) > _FOOTERS_SIZE:
+                _footers.popitem(last=False)
+    return footer
 
 
 def _is_mark(marks: pa.DataType | None) -> bool:
@@ -386,14 +486,26 @@ def _failing_group(pf: pq.ParquetFile, groups: list[int], columns: list[str] | N
 
 
 def _file_schema(
-    path: str, int96_as_timestamp: bool = False, size: int | None = None
+    path: str,
+    int96_as_timestamp: bool = False,
+    size: int | None = None,
+    mtime: float | None = None,
 ) -> TupleSchema:
-    """A file's columns; names only case tells apart are one column to Drill, so an error.
-    ``size``: the file's size from its listing, if known."""
-    meta, arrow = _footer(path, size)
-    marks = None
-    if not int96_as_timestamp and _has_int96(meta.schema):
-        marks = _footer(path, size, "s")[1]
+    """A file's columns from its footer (kept by :func:`planning_footer`); ``size`` and
+    ``mtime`` as its listing gave them, if known."""
+    try:
+        footer = planning_footer(path, size, mtime)
+    except _ERRORS as exc:
+        raise UserError.data_read(
+            "Error reading the Parquet footer: the file is not a readable Parquet file",
+            [f"File: {path}", f"Reason: {exc}", "Fix: rewrite or remove the file"],
+        ) from exc
+    return footer.file_schema(path, int96_as_timestamp)
+
+
+def _schema_of(path: str, arrow: pa.Schema, marks: pa.Schema | None) -> TupleSchema:
+    """The columns of a footer's Arrow schema, INT96 leaves as ``marks`` shows them (None: as
+    timestamps); names only case tells apart are one column to Drill, so an error."""
     if marks is not None:
         arrow = pa.schema(
             [f.with_type(_int96_type(f.type, m.type)) for f, m in zip(arrow, marks, strict=True)]
@@ -440,11 +552,16 @@ class ParquetFormat(FormatPlugin):
         return self.merge_file_schemas(zip(files, schemas, strict=True))
 
     def file_schema(
-        self, path: str, options: Mapping[str, Any], size: int | None = None
+        self,
+        path: str,
+        options: Mapping[str, Any],
+        size: int | None = None,
+        mtime: float | None = None,
     ) -> TupleSchema:
-        """One file's own columns, from its footer alone (a cache may keep it: it depends on
-        nothing else). ``size``: the file's size from its listing, if known."""
-        return _file_schema(path, _int96_as_timestamp(options), size)
+        """One file's own columns, from its footer alone. ``size`` and ``mtime``: the file's
+        as its listing gave them, if known; with ``mtime`` the footer is kept for the next
+        planning of the file (:func:`planning_footer`)."""
+        return _file_schema(path, _int96_as_timestamp(options), size, mtime)
 
     def merge_file_schemas(self, schemas: Iterable[tuple[str, TupleSchema]]) -> TupleSchema:
         """The table schema of files whose own schemas are given (path, schema), in file
