@@ -54,7 +54,13 @@ from auger.formats.parquet_dates import (
     date_corruption,
 )
 from auger.formats.vectors import unnull_structs
-from auger.storage.filesystem import open_random, parallel_map, read_parquet_footer
+from auger.storage.filesystem import (
+    open_random,
+    parallel_map,
+    parquet_fragment,
+    read_parquet_footer,
+    storage_error,
+)
 from auger.storage.splits import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import schema_from_arrow
@@ -84,13 +90,26 @@ def _open(path: str, int96_unit: str = "us") -> pq.ParquetFile:
         ) from exc
 
 
-def _int96_marks(pf: pq.ParquetFile, path: str) -> pa.Schema | None:
+def _int96_marks(meta: pq.FileMetaData, path: str) -> pa.Schema | None:
     """The file's Arrow schema with its INT96 leaves, and only those, typed ``timestamp[s]``
     (Parquet's INT64 timestamps have no unit of seconds): where the stored bytes go. None when
     the file has no INT96 column (nearly always)."""
-    if not _has_int96(pf.schema):
+    if not _has_int96(meta.schema):
         return None
     return _open(path, "s").schema_arrow
+
+
+def _fragment_footer(fragment: Any, path: str) -> tuple[pq.FileMetaData, pa.Schema]:
+    """The footer of an object read as a dataset fragment (:func:`parquet_fragment`)."""
+    try:
+        return fragment.metadata, fragment.physical_schema
+    except OSError as exc:  # missing, denied, unreachable: as opening the object says them
+        raise storage_error(exc, path) from exc
+    except _ERRORS as exc:
+        raise UserError.data_read(
+            "Error reading the Parquet footer: the file is not a readable Parquet file",
+            [f"File: {path}", f"Reason: {exc}", "Fix: rewrite or remove the file"],
+        ) from exc
 
 
 def _has_int96(leaves: pq.ParquetSchema) -> bool:
@@ -475,8 +494,15 @@ def _own_offsets(arr: pa.Array) -> tuple[pa.Array, int, int]:
     return pc.subtract(offsets, offsets[0]), start, stop
 
 
-def _failing_group(pf: pq.ParquetFile, groups: list[int], columns: list[str] | None) -> str:
-    """Which row group cannot be read (the error path only: each is tried alone)."""
+def _failing_group(
+    pf: pq.ParquetFile | None, path: str, groups: list[int], columns: list[str] | None
+) -> str:
+    """Which row group cannot be read (the error path only: each is tried alone; the file is
+    opened for it when it was read as a fragment)."""
+    try:
+        pf = pf or _open(path)
+    except UserError:
+        return ", ".join(map(str, groups))
     for rg in groups:
         try:
             pf.read_row_group(rg, columns=columns)
@@ -578,26 +604,44 @@ class ParquetFormat(FormatPlugin):
         batch_rows: int,
     ) -> Iterator[pa.RecordBatch]:
         int96_ts = _int96_as_timestamp(options)
-        pf = _open(split.path)
-        marks = None if int96_ts else _int96_marks(pf, split.path)
+        # an object whose size the listing gave is read without asking its size first
+        fragment = parquet_fragment(split.path, split.file_size)
+        pf: pq.ParquetFile | None = None
+        if fragment is not None:
+            meta, schema = _fragment_footer(fragment, split.path)
+        else:
+            pf = _open(split.path)
+            meta, schema = pf.metadata, pf.schema_arrow
+        marks = None if int96_ts else _int96_marks(meta, split.path)
         groups = (
             list(split.row_groups)
             if split.row_groups is not None
-            else list(range(pf.metadata.num_row_groups))
+            else list(range(meta.num_row_groups))
         )
-        selected = nested_selection(pf.schema_arrow, columns, options.get("__projection__"))
+        selected = nested_selection(schema, columns, options.get("__projection__"))
         if selected is not None and not selected:
-            yield from self._counts(pf, groups, batch_rows)
+            yield from self._counts(meta, groups, batch_rows)
             return
         if not groups:
             return
         # dates written by Drill before 1.9 are shifted: read them back as Drill does
-        dates = date_corruption(pf.metadata, auto_correct_dates(config.options))
+        dates = date_corruption(meta, auto_correct_dates(config.options))
+        # the fragment reads whole top-level columns only; members of a struct (``m.b``) and
+        # INT96 values (read twice, in step) take pyarrow's file reader
+        whole = marks is None and not any("." in c for c in selected or ())
         try:
-            # one call over all the split's row groups: pyarrow pre-buffers and decodes ahead
-            batches = pf.iter_batches(
-                batch_size=batch_rows, row_groups=groups, columns=selected, use_threads=True
-            )
+            if fragment is not None and whole:
+                # the split's row groups of the fragment whose footer was read (not read again):
+                # pyarrow pre-buffers and decodes ahead
+                batches = fragment.subset(row_group_ids=groups).to_batches(
+                    columns=selected, batch_size=batch_rows, use_threads=True
+                )
+            else:
+                pf = pf or _open(split.path)
+                # one call over all the split's row groups: pre-buffered, decoded ahead
+                batches = pf.iter_batches(
+                    batch_size=batch_rows, row_groups=groups, columns=selected, use_threads=True
+                )
             nanos = self._int96_nanos(split.path, marks, selected, groups, batch_rows)
             marked = pa.struct(list(marks)) if marks is not None else None
             for batch in batches:
@@ -625,7 +669,7 @@ class ParquetFormat(FormatPlugin):
                 "Error reading Parquet data",
                 [
                     f"File: {split.path}",
-                    f"Row group: {_failing_group(pf, groups, selected)}",
+                    f"Row group: {_failing_group(pf, split.path, groups, selected)}",
                     f"Reason: {exc}",
                 ],
             ) from exc
@@ -651,10 +695,12 @@ class ParquetFormat(FormatPlugin):
         )
 
     @staticmethod
-    def _counts(pf: pq.ParquetFile, groups: list[int], batch_rows: int) -> Iterator[pa.RecordBatch]:
+    def _counts(
+        meta: pq.FileMetaData, groups: list[int], batch_rows: int
+    ) -> Iterator[pa.RecordBatch]:
         """Row counts from the footer only: batches of one null column."""
         for rg in groups:
-            left = pf.metadata.row_group(rg).num_rows
+            left = meta.row_group(rg).num_rows
             while left > 0:
                 n = min(left, batch_rows)
                 left -= n
