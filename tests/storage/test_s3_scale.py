@@ -16,7 +16,7 @@ import pytest
 
 from auger.config import build_config
 from auger.errors import UserError
-from auger.formats.parquet import ParquetFormat
+from auger.formats import parquet as parquet_format
 from auger.spark import discovery
 from auger.storage import filesystem as fs
 from auger.storage.selection import select_files
@@ -108,16 +108,16 @@ def test_parallel_map_keeps_order_and_raises_the_first_failure() -> None:
 
 @pytest.fixture
 def footer_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, str]]]:
-    """Every Parquet footer read for a schema: (path, thread name)."""
+    """Every Parquet footer planning reads: (path, thread name)."""
     discovery.clear_cache()
     reads: list[tuple[str, str]] = []
-    real = ParquetFormat.file_schema
+    real = parquet_format.read_parquet_footer
 
-    def spy(self: ParquetFormat, path: str, options: Any, size: int | None = None) -> Any:
+    def spy(path: str, size: int | None = None, int96_unit: str = "us") -> Any:
         reads.append((path, threading.current_thread().name))
-        return real(self, path, options, size)
+        return real(path, size, int96_unit)
 
-    monkeypatch.setattr(ParquetFormat, "file_schema", spy)
+    monkeypatch.setattr(parquet_format, "read_parquet_footer", spy)
     yield reads
     discovery.clear_cache()
 
@@ -161,6 +161,38 @@ def test_footers_are_read_in_parallel_and_cached_until_an_object_changes(
     local_s3.put(bucket, "t/p4.parquet", _parquet({"id": [4], "name": ["n"]}))
     assert _schema("s3a://footer-cache/t") == ["id", "name", "extra", "ix"]
     assert [p for p, _ in footer_reads] == ["s3a://footer-cache/t/p4.parquet"]
+
+
+def test_discovery_and_the_native_check_share_one_footer_cache(
+    local_s3: LocalS3, footer_reads: list[tuple[str, str]]
+) -> None:
+    from auger.scan.spec import FileSplit
+    from auger.spark import native_parquet
+
+    bucket = local_s3.bucket("footer-shared")
+    for i in range(3):
+        local_s3.put(bucket, f"t/p{i}.parquet", _parquet({"id": list(range(i + 1))}))
+    _register(local_s3, bucket)
+
+    def splits() -> list[FileSplit]:
+        return [
+            FileSplit(f.path, f.size, f.mtime) for f in select_files("s3a://footer-shared/t").files
+        ]
+
+    assert _schema("s3a://footer-shared/t") == ["id"]
+    assert len(footer_reads) == 3
+    footer_reads.clear()
+    # the native reader's check (here its row count) takes the footers discovery read
+    assert native_parquet.footer_row_count(splits()) == 1 + 2 + 3
+    assert footer_reads == []
+
+    # and the other way round
+    discovery.clear_cache()
+    assert native_parquet.footer_row_count(splits()) == 1 + 2 + 3
+    assert len(footer_reads) == 3
+    footer_reads.clear()
+    assert _schema("s3a://footer-shared/t") == ["id"]
+    assert footer_reads == []
 
 
 def test_the_first_unreadable_object_in_file_order_is_named(

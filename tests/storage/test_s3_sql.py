@@ -340,3 +340,25 @@ def test_planning_reads_each_footer_with_one_request_and_lists_once(
         s3.cursor().execute(sql).fetchall()
     assert _object_requests(log, f"/{BUCKET}/many/") == {}  # footers come from the cache
     assert len(_listings(log)) == len(set(_listings(log))) == len(listed)
+
+
+def test_executors_read_parquet_objects_without_asking_their_size(
+    s3: Connection, local_s3: LocalS3
+) -> None:
+    keys = [f"nohead/p{n}.parquet" for n in range(4)]
+    for n, key in enumerate(keys):
+        ids = list(range(n * 10, n * 10 + 10))
+        buf = io.BytesIO()
+        pq.write_table(pa.table({"id": ids, "name": [f"n{i}" for i in ids]}), buf, row_group_size=3)
+        local_s3.put(BUCKET, key, buf.getvalue())
+    sql = "SELECT id, name FROM s3.root.`nohead`"
+    with local_s3.recording() as log:
+        got = s3.cursor().execute(sql).fetchall()
+    assert sorted(got) == [(i, f"n{i}") for i in range(40)]
+    for n in range(4):  # each object's rows in file order (row groups of 3 rows)
+        assert [i for i, _ in got if i // 10 == n] == list(range(n * 10, n * 10 + 10))
+    # planning reads each footer by one ranged GET, the executors the footer and the columns:
+    # the sizes the listing gave go along, so no request asks an object's size (a HEAD)
+    per_object = _object_requests(log, f"/{BUCKET}/nohead/")
+    assert set(per_object) == {f"/{BUCKET}/{k}" for k in keys}
+    assert all(set(methods) == {"GET"} for methods in per_object.values()), per_object

@@ -30,7 +30,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+import sys
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,14 +47,25 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import FormatPlugin
 from auger.formats.conflicts import merge_file_schemas
-from auger.formats.parquet_dates import auto_correct_dates, correct_dates, date_corruption
+from auger.formats.parquet_dates import (
+    DateCorruption,
+    auto_correct_dates,
+    correct_dates,
+    date_corruption,
+)
 from auger.formats.vectors import unnull_structs
-from auger.storage.filesystem import open_random, parallel_map, read_parquet_footer
+from auger.storage.filesystem import (
+    open_random,
+    parallel_map,
+    parquet_fragment,
+    read_parquet_footer,
+    storage_error,
+)
 from auger.storage.splits import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import schema_from_arrow
 
-__all__ = ["ParquetFormat", "nested_selection"]
+__all__ = ["ParquetFooter", "ParquetFormat", "clear_footers", "nested_selection", "planning_footer"]
 
 ROWS_ONLY = "__rows__"
 _ERRORS = (pa.ArrowInvalid, pa.ArrowIOError, OSError, pa.ArrowNotImplementedError)
@@ -74,29 +90,132 @@ def _open(path: str, int96_unit: str = "us") -> pq.ParquetFile:
         ) from exc
 
 
-def _int96_marks(pf: pq.ParquetFile, path: str) -> pa.Schema | None:
+def _int96_marks(meta: pq.FileMetaData, path: str) -> pa.Schema | None:
     """The file's Arrow schema with its INT96 leaves, and only those, typed ``timestamp[s]``
     (Parquet's INT64 timestamps have no unit of seconds): where the stored bytes go. None when
     the file has no INT96 column (nearly always)."""
-    if not _has_int96(pf.schema):
+    if not _has_int96(meta.schema):
         return None
     return _open(path, "s").schema_arrow
+
+
+def _fragment_footer(fragment: Any, path: str) -> tuple[pq.FileMetaData, pa.Schema]:
+    """The footer of an object read as a dataset fragment (:func:`parquet_fragment`)."""
+    try:
+        return fragment.metadata, fragment.physical_schema
+    except OSError as exc:  # missing, denied, unreachable: as opening the object says them
+        raise storage_error(exc, path) from exc
+    except _ERRORS as exc:
+        raise UserError.data_read(
+            "Error reading the Parquet footer: the file is not a readable Parquet file",
+            [f"File: {path}", f"Reason: {exc}", "Fix: rewrite or remove the file"],
+        ) from exc
 
 
 def _has_int96(leaves: pq.ParquetSchema) -> bool:
     return any(leaves.column(i).physical_type == "INT96" for i in range(len(leaves)))
 
 
-def _footer(path: str, size: int | None, int96_unit: str = "us") -> tuple[Any, pa.Schema]:
-    """(metadata, Arrow schema) of the file's footer; ``size`` from its listing, if known (an
-    object is then not asked for its size first)."""
-    try:
-        return read_parquet_footer(path, size, int96_unit)  # type: ignore[no-any-return]
-    except _ERRORS as exc:
-        raise UserError.data_read(
-            "Error reading the Parquet footer: the file is not a readable Parquet file",
-            [f"File: {path}", f"Reason: {exc}", "Fix: rewrite or remove the file"],
-        ) from exc
+@dataclass(frozen=True)
+class ParquetFooter:
+    """What planning keeps of one file's footer: its columns (for discovery) and the facts the
+    native Parquet reader's check needs, not the footer itself (whose row-group statistics
+    may be large)."""
+
+    #: the footer's Arrow schema, INT96 values as timestamps of microseconds
+    arrow: pa.Schema
+    #: the same with the INT96 leaves, and only those, typed ``timestamp[s]``; None without any
+    int96_marks: pa.Schema | None
+    num_rows: int
+    #: lower-cased top-level names with an INT96 leaf
+    int96: frozenset[str]
+    #: the codecs of the first row group's column chunks (writers use one codec a column)
+    codecs: frozenset[str]
+    #: DATE values old Drill shifted (judged with correction on)
+    shifted_dates: bool
+    #: the file's schema as text, by ``int96_as_timestamp`` (filled on first use)
+    _schemas: dict[bool, str] = dataclasses.field(default_factory=dict, compare=False, repr=False)
+
+    def file_schema(self, path: str, int96_as_timestamp: bool) -> TupleSchema:
+        """The file's own columns (``path`` names the file in an error)."""
+        text = self._schemas.get(int96_as_timestamp)
+        if text is None:
+            marks = None if int96_as_timestamp else self.int96_marks
+            text = sys.intern(_schema_of(path, self.arrow, marks).to_text())
+            self._schemas[int96_as_timestamp] = text
+        return TupleSchema.parse(text)
+
+
+#: Footers kept: planning a table again reads none of its footers.
+_FOOTERS_SIZE = 50_000
+_footers: OrderedDict[tuple[str, float, int], ParquetFooter] = OrderedDict()
+#: One instance of each Arrow schema the kept footers have: the files of a table mostly share
+#: theirs, which then costs its memory once rather than once a file.
+_shapes: dict[bytes, pa.Schema] = {}
+_footers_lock = threading.Lock()
+
+
+def clear_footers() -> None:
+    """Forget every kept footer (tests; after bulk file changes)."""
+    with _footers_lock:
+        _footers.clear()
+        _shapes.clear()
+
+
+def _shared(schema: pa.Schema) -> pa.Schema:
+    """The kept instance of an Arrow schema equal to ``schema``, metadata and all (the
+    serialized form tells them apart: ``==`` on schemas disregards metadata)."""
+    key = schema.serialize().to_pybytes()
+    with _footers_lock:
+        if len(_shapes) > _FOOTERS_SIZE:
+            _shapes.clear()
+        return _shapes.setdefault(key, schema)
+
+
+def planning_footer(
+    path: str, size: int | None = None, mtime: float | None = None
+) -> ParquetFooter:
+    """The file's footer as planning uses it, kept per path, modification time and size when
+    ``mtime`` is given (a rewritten file has another one) and read afresh otherwise.
+
+    ``size``: the whole file's size from its listing, if known (an object is then not asked
+    its size first).
+
+    Raises:
+        OSError, pyarrow.ArrowException: the file cannot be read or is not Parquet.
+        UserError: an object that cannot be opened.
+    """
+    key = (path, mtime, size or 0) if mtime is not None else None
+    if key is not None:
+        with _footers_lock:
+            hit = _footers.get(key)
+            if hit is not None:
+                _footers.move_to_end(key)
+                return hit
+    meta, arrow = read_parquet_footer(path, size)
+    leaves = meta.schema
+    int96 = frozenset(
+        leaves.column(i).path.split(".")[0].lower()
+        for i in range(len(leaves))
+        if leaves.column(i).physical_type == "INT96"
+    )
+    group = meta.row_group(0) if meta.num_row_groups else None
+    footer = ParquetFooter(
+        _shared(arrow),
+        _shared(read_parquet_footer(path, size, "s")[1]) if int96 else None,
+        meta.num_rows,
+        int96,
+        frozenset(group.column(i).compression for i in range(group.num_columns))
+        if group is not None
+        else frozenset(),
+        date_corruption(meta) is not DateCorruption.NONE,
+    )
+    if key is not None:
+        with _footers_lock:
+            _footers[key] = footer
+            while len(_footers) > _FOOTERS_SIZE:
+                _footers.popitem(last=False)
+    return footer
 
 
 def _is_mark(marks: pa.DataType | None) -> bool:
@@ -375,8 +494,15 @@ def _own_offsets(arr: pa.Array) -> tuple[pa.Array, int, int]:
     return pc.subtract(offsets, offsets[0]), start, stop
 
 
-def _failing_group(pf: pq.ParquetFile, groups: list[int], columns: list[str] | None) -> str:
-    """Which row group cannot be read (the error path only: each is tried alone)."""
+def _failing_group(
+    pf: pq.ParquetFile | None, path: str, groups: list[int], columns: list[str] | None
+) -> str:
+    """Which row group cannot be read (the error path only: each is tried alone; the file is
+    opened for it when it was read as a fragment)."""
+    try:
+        pf = pf or _open(path)
+    except UserError:
+        return ", ".join(map(str, groups))
     for rg in groups:
         try:
             pf.read_row_group(rg, columns=columns)
@@ -386,14 +512,26 @@ def _failing_group(pf: pq.ParquetFile, groups: list[int], columns: list[str] | N
 
 
 def _file_schema(
-    path: str, int96_as_timestamp: bool = False, size: int | None = None
+    path: str,
+    int96_as_timestamp: bool = False,
+    size: int | None = None,
+    mtime: float | None = None,
 ) -> TupleSchema:
-    """A file's columns; names only case tells apart are one column to Drill, so an error.
-    ``size``: the file's size from its listing, if known."""
-    meta, arrow = _footer(path, size)
-    marks = None
-    if not int96_as_timestamp and _has_int96(meta.schema):
-        marks = _footer(path, size, "s")[1]
+    """A file's columns from its footer (kept by :func:`planning_footer`); ``size`` and
+    ``mtime`` as its listing gave them, if known."""
+    try:
+        footer = planning_footer(path, size, mtime)
+    except _ERRORS as exc:
+        raise UserError.data_read(
+            "Error reading the Parquet footer: the file is not a readable Parquet file",
+            [f"File: {path}", f"Reason: {exc}", "Fix: rewrite or remove the file"],
+        ) from exc
+    return footer.file_schema(path, int96_as_timestamp)
+
+
+def _schema_of(path: str, arrow: pa.Schema, marks: pa.Schema | None) -> TupleSchema:
+    """The columns of a footer's Arrow schema, INT96 leaves as ``marks`` shows them (None: as
+    timestamps); names only case tells apart are one column to Drill, so an error."""
     if marks is not None:
         arrow = pa.schema(
             [f.with_type(_int96_type(f.type, m.type)) for f, m in zip(arrow, marks, strict=True)]
@@ -440,11 +578,16 @@ class ParquetFormat(FormatPlugin):
         return self.merge_file_schemas(zip(files, schemas, strict=True))
 
     def file_schema(
-        self, path: str, options: Mapping[str, Any], size: int | None = None
+        self,
+        path: str,
+        options: Mapping[str, Any],
+        size: int | None = None,
+        mtime: float | None = None,
     ) -> TupleSchema:
-        """One file's own columns, from its footer alone (a cache may keep it: it depends on
-        nothing else). ``size``: the file's size from its listing, if known."""
-        return _file_schema(path, _int96_as_timestamp(options), size)
+        """One file's own columns, from its footer alone. ``size`` and ``mtime``: the file's
+        as its listing gave them, if known; with ``mtime`` the footer is kept for the next
+        planning of the file (:func:`planning_footer`)."""
+        return _file_schema(path, _int96_as_timestamp(options), size, mtime)
 
     def merge_file_schemas(self, schemas: Iterable[tuple[str, TupleSchema]]) -> TupleSchema:
         """The table schema of files whose own schemas are given (path, schema), in file
@@ -461,26 +604,44 @@ class ParquetFormat(FormatPlugin):
         batch_rows: int,
     ) -> Iterator[pa.RecordBatch]:
         int96_ts = _int96_as_timestamp(options)
-        pf = _open(split.path)
-        marks = None if int96_ts else _int96_marks(pf, split.path)
+        # an object whose size the listing gave is read without asking its size first
+        fragment = parquet_fragment(split.path, split.file_size)
+        pf: pq.ParquetFile | None = None
+        if fragment is not None:
+            meta, schema = _fragment_footer(fragment, split.path)
+        else:
+            pf = _open(split.path)
+            meta, schema = pf.metadata, pf.schema_arrow
+        marks = None if int96_ts else _int96_marks(meta, split.path)
         groups = (
             list(split.row_groups)
             if split.row_groups is not None
-            else list(range(pf.metadata.num_row_groups))
+            else list(range(meta.num_row_groups))
         )
-        selected = nested_selection(pf.schema_arrow, columns, options.get("__projection__"))
+        selected = nested_selection(schema, columns, options.get("__projection__"))
         if selected is not None and not selected:
-            yield from self._counts(pf, groups, batch_rows)
+            yield from self._counts(meta, groups, batch_rows)
             return
         if not groups:
             return
         # dates written by Drill before 1.9 are shifted: read them back as Drill does
-        dates = date_corruption(pf.metadata, auto_correct_dates(config.options))
+        dates = date_corruption(meta, auto_correct_dates(config.options))
+        # the fragment reads whole top-level columns only; members of a struct (``m.b``) and
+        # INT96 values (read twice, in step) take pyarrow's file reader
+        whole = marks is None and not any("." in c for c in selected or ())
         try:
-            # one call over all the split's row groups: pyarrow pre-buffers and decodes ahead
-            batches = pf.iter_batches(
-                batch_size=batch_rows, row_groups=groups, columns=selected, use_threads=True
-            )
+            if fragment is not None and whole:
+                # the split's row groups of the fragment whose footer was read (not read again):
+                # pyarrow pre-buffers and decodes ahead
+                batches = fragment.subset(row_group_ids=groups).to_batches(
+                    columns=selected, batch_size=batch_rows, use_threads=True
+                )
+            else:
+                pf = pf or _open(split.path)
+                # one call over all the split's row groups: pre-buffered, decoded ahead
+                batches = pf.iter_batches(
+                    batch_size=batch_rows, row_groups=groups, columns=selected, use_threads=True
+                )
             nanos = self._int96_nanos(split.path, marks, selected, groups, batch_rows)
             marked = pa.struct(list(marks)) if marks is not None else None
             for batch in batches:
@@ -508,7 +669,7 @@ class ParquetFormat(FormatPlugin):
                 "Error reading Parquet data",
                 [
                     f"File: {split.path}",
-                    f"Row group: {_failing_group(pf, groups, selected)}",
+                    f"Row group: {_failing_group(pf, split.path, groups, selected)}",
                     f"Reason: {exc}",
                 ],
             ) from exc
@@ -534,10 +695,12 @@ class ParquetFormat(FormatPlugin):
         )
 
     @staticmethod
-    def _counts(pf: pq.ParquetFile, groups: list[int], batch_rows: int) -> Iterator[pa.RecordBatch]:
+    def _counts(
+        meta: pq.FileMetaData, groups: list[int], batch_rows: int
+    ) -> Iterator[pa.RecordBatch]:
         """Row counts from the footer only: batches of one null column."""
         for rg in groups:
-            left = pf.metadata.row_group(rg).num_rows
+            left = meta.row_group(rg).num_rows
             while left > 0:
                 n = min(left, batch_rows)
                 left -= n

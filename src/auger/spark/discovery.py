@@ -47,17 +47,19 @@ _cache: OrderedDict[tuple[Any, ...], str] = OrderedDict()
 _file_cache: OrderedDict[tuple[Any, ...], tuple[tuple[str, str], ...]] = OrderedDict()
 _lock = threading.Lock()
 
-#: Per-file schemas kept (a Parquet footer's columns, as text: a few hundred bytes each).
-_FILE_SCHEMAS_SIZE = 50_000
-_per_file: OrderedDict[tuple[Any, ...], str] = OrderedDict()
-
 
 @runtime_checkable
 class _PerFileSchemas(Protocol):
-    """A format whose table schema is its files' own schemas merged in file order."""
+    """A format whose table schema is its files' own schemas merged in file order; the format
+    keeps each file's schema by path, modification time and size (Parquet's footers, which the
+    native Parquet reader's check shares)."""
 
     def file_schema(
-        self, path: str, options: Mapping[str, Any], size: int | None = None
+        self,
+        path: str,
+        options: Mapping[str, Any],
+        size: int | None = None,
+        mtime: float | None = None,
     ) -> TupleSchema: ...
 
     def merge_file_schemas(self, schemas: Any) -> TupleSchema: ...
@@ -107,7 +109,7 @@ def discover_schema(
         if spark is not None:
             schema = _discover_in_spark(spark, paths, fmt, options)
         elif isinstance(plugin, _PerFileSchemas):
-            schema = _merge_per_file(plugin, selection.files, fmt, options)
+            schema = _merge_per_file(plugin, selection.files, options)
         else:
             schema = plugin.discover_schema(paths, fmt, options)
     except UserError as exc:
@@ -126,17 +128,16 @@ def discover_schema(
 def _merge_per_file(
     plugin: _PerFileSchemas,
     files: Sequence[FileStatus | FileSplit],
-    fmt: FormatConfig,
     options: Mapping[str, Any],
 ) -> TupleSchema:
     """The merged schema of files each read alone (the ones not cached, in parallel for
     objects), merged in file order, so an error is the one a pass over the files meets first."""
 
     def in_order() -> Iterator[tuple[str, TupleSchema]]:
-        for path, text in _own_schemas(plugin, files, fmt, options):
-            if isinstance(text, UserError):
-                raise text
-            yield path, TupleSchema.parse(text)
+        for path, schema in _own_schemas(plugin, files, options):
+            if isinstance(schema, UserError):
+                raise schema
+            yield path, schema
 
     return plugin.merge_file_schemas(in_order())
 
@@ -144,37 +145,22 @@ def _merge_per_file(
 def _own_schemas(
     plugin: _PerFileSchemas,
     files: Sequence[FileStatus | FileSplit],
-    fmt: FormatConfig,
     options: Mapping[str, Any],
-) -> Iterator[tuple[str, str | UserError]]:
-    """Each file's own schema as text (or the error reading it), in file order: cached ones by path,
-    size and modification time, the others read on the driver (objects by several threads at
-    once, with the sizes their listing gave, so that no request asks a size first)."""
-    common = _key((), fmt, options)
-    keys = [(common, f.path, f.mtime, f.size) for f in files]
-    with _lock:
-        known = [_per_file.get(k) for k in keys]
-    missing = [f for f, text in zip(files, known, strict=True) if text is None]
+) -> Iterator[tuple[str, TupleSchema | UserError]]:
+    """Each file's own schema (or the error reading it), in file order: the format keeps them
+    by path, size and modification time; the others are read on the driver (objects by several
+    threads at once, with the sizes their listing gave, so that no request asks a size first)."""
 
-    def read(f: FileStatus | FileSplit) -> str | UserError:
+    def read(f: FileStatus | FileSplit) -> TupleSchema | UserError:
         size = f.file_size if isinstance(f, FileSplit) else f.size
         try:
-            return plugin.file_schema(f.path, options, size or None).to_text()
+            return plugin.file_schema(f.path, options, size or None, f.mtime)
         except UserError as exc:
             return exc
 
-    fresh = parallel_map(read, missing, force=bool(missing) and is_uri(missing[0].path))
-    for key, cached in zip(keys, known, strict=True):
-        if cached is not None:
-            yield key[1], cached
-            continue
-        text = next(fresh)
-        if not isinstance(text, UserError):
-            with _lock:
-                _per_file[key] = text
-                while len(_per_file) > _FILE_SCHEMAS_SIZE:
-                    _per_file.popitem(last=False)
-        yield key[1], text
+    schemas = parallel_map(read, files, force=bool(files) and is_uri(files[0].path))
+    for f, schema in zip(files, schemas, strict=True):
+        yield f.path, schema
 
 
 def file_schemas(
@@ -196,9 +182,9 @@ def file_schemas(
         if isinstance(plugin, _PerFileSchemas):
             # the footers discovery read (and cached) give them; an unreadable one left out
             hit = tuple(
-                (path, text)
-                for path, text in _own_schemas(plugin, files, fmt, options)
-                if not isinstance(text, UserError)
+                (path, schema.to_text())
+                for path, schema in _own_schemas(plugin, files, options)
+                if not isinstance(schema, UserError)
             )
         elif spark is not None:
             hit = tuple(_each_in_spark(spark, paths, fmt, options))
@@ -249,11 +235,14 @@ def _each_in_spark(
 
 
 def clear_cache() -> None:
-    """Forget every cached schema (tests; after bulk file changes)."""
+    """Forget every cached schema and the Parquet footers kept for discovery (tests; after
+    bulk file changes)."""
+    from auger.formats.parquet import clear_footers  # not loaded for a plan of other formats
+
     with _lock:
         _cache.clear()
         _file_cache.clear()
-        _per_file.clear()
+    clear_footers()
 
 
 def _active_spark() -> Any:

@@ -33,17 +33,15 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from auger.errors import UserError
-from auger.formats.parquet_dates import DateCorruption, auto_correct_dates, date_corruption
+from auger.formats.parquet import clear_footers, planning_footer
+from auger.formats.parquet_dates import auto_correct_dates
 from auger.scan.implicit import implicit_value
 from auger.scan.missing import missing_value, planned_fill
 from auger.scan.spec import ColumnSource, FileSplit
@@ -92,63 +90,29 @@ class _Footer:
     shifted_dates: bool = False
 
 
-_CACHE_SIZE = 4096
-_cache: OrderedDict[tuple[str, float, int], _Footer] = OrderedDict()
-_lock = threading.Lock()
-
-
 def clear_cache() -> None:
-    """Forget every cached footer (tests; after bulk file changes)."""
-    with _lock:
-        _cache.clear()
+    """Forget every kept footer (tests; after bulk file changes)."""
+    clear_footers()
 
 
 def _footer(split: FileSplit) -> _Footer:
-    """The file's footer facts, cached per path, modification time and size."""
-    key = (split.path, split.mtime, split.size)
-    with _lock:
-        hit = _cache.get(key)
-        if hit is not None:
-            _cache.move_to_end(key)
-            return hit
+    """The file's footer facts, from the footers planning keeps per path, modification time
+    and size (:func:`auger.formats.parquet.planning_footer`, which discovery fills too)."""
     # the listing's size goes along: an object is read without first asking its size
-    meta, arrow = read_parquet_footer(split.path, split.file_size)
+    kept = planning_footer(split.path, split.file_size, split.mtime)
     fields: dict[str, pa.Field | None] = {}
-    for f in arrow:
+    for f in kept.arrow:
         lname = f.name.lower()
         fields[lname] = None if lname in fields else f
-    leaves = meta.schema
-    int96 = frozenset(
-        leaves.column(i).path.split(".")[0].lower()
-        for i in range(len(leaves))
-        if leaves.column(i).physical_type == "INT96"
+    return _Footer(
+        fields, kept.num_rows, kept.int96, kept.codecs <= _SPARK_CODECS, kept.shifted_dates
     )
-    footer = _Footer(
-        fields,
-        meta.num_rows,
-        int96,
-        _spark_codecs(meta),
-        date_corruption(meta) is not DateCorruption.NONE,
-    )
-    with _lock:
-        _cache[key] = footer
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    return footer
 
 
-#: Parquet codecs Spark's reader decodes without extra libraries (pyarrow also has Brotli).
+#: Parquet codecs Spark's reader decodes without extra libraries (pyarrow also has Brotli);
+#: the first row group's codecs are taken for the file's (writers use one codec a column; a
+#: later odd one fails the read with a DATA_READ error, never a wrong value).
 _SPARK_CODECS = frozenset({"UNCOMPRESSED", "SNAPPY", "GZIP", "LZ4", "LZ4_RAW", "ZSTD"})
-
-
-def _spark_codecs(meta: pq.FileMetaData) -> bool:
-    """Whether Spark can decompress the file's pages: the first row group's codecs are taken
-    for the file's (writers use one codec a column; a later odd one fails the read with a
-    DATA_READ error, never a wrong value)."""
-    if meta.num_row_groups == 0:
-        return True
-    group = meta.row_group(0)
-    return all(group.column(i).compression in _SPARK_CODECS for i in range(group.num_columns))
 
 
 def footer_row_count(files: Sequence[FileSplit]) -> int:

@@ -59,6 +59,7 @@ __all__ = [
     "open_output",
     "open_random",
     "parallel_map",
+    "parquet_fragment",
     "read_parquet_footer",
     "read_text",
     "register",
@@ -703,10 +704,10 @@ def read_parquet_footer(path: str, size: int | None = None, int96_unit: str = "u
     """A Parquet file's footer: (``pyarrow.parquet.FileMetaData``, its Arrow schema with INT96
     values as timestamps of ``int96_unit``).
 
-    ``size``: the file's size as its listing gave it. An object store is then asked for the
-    footer's bytes only (one ranged request for a small footer); opening a file of unknown size
-    asks for its size first (a HEAD request), which doubles the requests of planning over many
-    small objects. A size that is wrong makes the read fail.
+    ``size``: the file's size as its listing gave it. An object is then asked for the footer's
+    bytes only (one ranged request for a small footer, :func:`parquet_fragment`); opening a
+    file of unknown size asks for its size first (a HEAD request), which doubles the requests
+    of planning over many small objects. A size that is wrong makes the read fail.
 
     Raises:
         OSError, pyarrow.ArrowException: the file cannot be read or is not Parquet.
@@ -714,21 +715,32 @@ def read_parquet_footer(path: str, size: int | None = None, int96_unit: str = "u
     """
     import pyarrow.parquet as pq  # loaded with the readers that use it
 
-    if not (size and is_uri(path)):
+    fragment = parquet_fragment(path, size, int96_unit)
+    if fragment is None:
         with pq.ParquetFile(open_random(path), coerce_int96_timestamp_unit=int96_unit) as pf:
             return pf.metadata, pf.schema_arrow
-    # pyarrow takes a known size only through a dataset fragment (its FileSource)
+    try:
+        return fragment.metadata, fragment.physical_schema
+    except OSError as exc:
+        raise storage_error(exc, path) from exc
+
+
+def parquet_fragment(path: str, size: int | None, int96_unit: str = "us") -> Any:
+    """An object's Parquet file as a ``pyarrow.dataset.ParquetFileFragment`` of known size, or
+    None for a local file or an unknown size.
+
+    pyarrow opens an object by path only after asking its size (a HEAD request); a dataset
+    fragment made with the size the listing gave is the one way it reads the object without
+    asking (its footer by a ranged GET, then its column chunks)."""
+    if not (size and is_uri(path)):
+        return None
     import pyarrow.dataset as ds  # loaded on first remote use
 
     fs, inner = _resolve(path)
     fmt = ds.ParquetFileFormat(
         read_options=ds.ParquetReadOptions(coerce_int96_timestamp_unit=int96_unit)
     )
-    fragment = fmt.make_fragment(inner, fs, file_size=size)
-    try:
-        return fragment.metadata, fragment.physical_schema
-    except OSError as exc:
-        raise storage_error(exc, path) from exc
+    return fmt.make_fragment(inner, fs, file_size=size)
 
 
 def arrow_input_stream(path: str, compression: str | None = "detect") -> Any:
