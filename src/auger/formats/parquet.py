@@ -76,6 +76,14 @@ def _int96_as_timestamp(options: Mapping[str, Any]) -> bool:
     return v.strip().lower() == "true" if isinstance(v, str) else bool(v)
 
 
+def _unreadable_footer(path: str, exc: Exception) -> UserError:
+    """The error of a file whose footer cannot be read as Parquet's."""
+    return UserError.data_read(
+        "Error reading the Parquet footer: the file is not a readable Parquet file",
+        [f"File: {path}", f"Reason: {exc}", "Fix: rewrite or remove the file"],
+    )
+
+
 def _open(path: str, int96_unit: str = "us") -> pq.ParquetFile:
     """The file, INT96 values read as timestamps of ``int96_unit`` (microseconds, but for
     :func:`_int96_bytes` and for finding INT96 columns)."""
@@ -84,10 +92,7 @@ def _open(path: str, int96_unit: str = "us") -> pq.ParquetFile:
         # columns the scan asks for
         return pq.ParquetFile(open_random(path), coerce_int96_timestamp_unit=int96_unit)
     except _ERRORS as exc:
-        raise UserError.data_read(
-            "Error reading the Parquet footer: the file is not a readable Parquet file",
-            [f"File: {path}", f"Reason: {exc}", "Fix: rewrite or remove the file"],
-        ) from exc
+        raise _unreadable_footer(path, exc) from exc
 
 
 def _int96_marks(meta: pq.FileMetaData, path: str) -> pa.Schema | None:
@@ -106,10 +111,7 @@ def _fragment_footer(fragment: Any, path: str) -> tuple[pq.FileMetaData, pa.Sche
     except OSError as exc:  # missing, denied, unreachable: as opening the object says them
         raise storage_error(exc, path) from exc
     except _ERRORS as exc:
-        raise UserError.data_read(
-            "Error reading the Parquet footer: the file is not a readable Parquet file",
-            [f"File: {path}", f"Reason: {exc}", "Fix: rewrite or remove the file"],
-        ) from exc
+        raise _unreadable_footer(path, exc) from exc
 
 
 def _has_int96(leaves: pq.ParquetSchema) -> bool:
@@ -522,10 +524,7 @@ def _file_schema(
     try:
         footer = planning_footer(path, size, mtime)
     except _ERRORS as exc:
-        raise UserError.data_read(
-            "Error reading the Parquet footer: the file is not a readable Parquet file",
-            [f"File: {path}", f"Reason: {exc}", "Fix: rewrite or remove the file"],
-        ) from exc
+        raise _unreadable_footer(path, exc) from exc
     return footer.file_schema(path, int96_as_timestamp)
 
 

@@ -360,7 +360,7 @@ def _arrow_infer(
     if table.num_rows != len(records):
         return None
     struct = pa.struct(list(table.schema))
-    if not pa.types.is_struct(struct) or _type_depth(struct) > MAX_DEPTH:
+    if _type_depth(struct) > MAX_DEPTH:
         return None  # too deep: the records one by one say which is
     try:
         cols = [_from_arrow(f.name, f.type, all_text, as_double) for f in struct]
