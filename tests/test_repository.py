@@ -23,13 +23,13 @@ OUTSIDE_CITATION = re.compile(
 SOURCE_SUFFIXES = {".py", ".pyi", ".c", ".h", ".md", ".toml"}
 
 
-def _citations(root: Path) -> list[str]:
+def _citations(root: Path, pattern: re.Pattern[str] = OUTSIDE_CITATION) -> list[str]:
     found = []
     for path in sorted(root.rglob("*")):
         if path.suffix not in SOURCE_SUFFIXES or "egg-info" in str(path):
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if OUTSIDE_CITATION.search(line):
+            if pattern.search(line):
                 found.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
     return found
 
@@ -40,6 +40,25 @@ def test_source_cites_no_document_outside_the_repository() -> None:
         "State the rule where it applies or cite docs/architecture.md instead of:\n"
         + "\n".join(found)
     )
+
+
+# Tests name files ending in .txt as data; there, only the design documents' own names count.
+TEST_CITATION = re.compile(
+    OUTSIDE_CITATION.pattern.replace(
+        r"[\w-]+\.txt\b",
+        r"(?:temporary-tables|scan-schema-tracker|projection-framework|result-set-loader-overflow"
+        r"|row-set-writer)\.txt\b",
+    )
+)
+
+
+def test_tests_cite_no_document_outside_the_repository() -> None:
+    found = [
+        line
+        for line in _citations(ROOT / "tests", TEST_CITATION)
+        if not line.startswith("test_repository.py:")
+    ]
+    assert not found, "Say what the test checks instead of citing:\n" + "\n".join(found)
 
 
 def test_the_pattern_catches_each_kind_of_outside_citation(tmp_path: Path) -> None:

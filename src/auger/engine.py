@@ -1,4 +1,4 @@
-"""The engine ("drillbit"): config, system options, the catalog, open sessions, and Spark.
+"""The engine ("drillbit"): config, system options, open sessions, and Spark.
 
 One engine per configuration in a process, all sharing the process's one SparkSession. Spark
 starts on first use, so commands that need no data (``--help``, config errors) stay fast.
@@ -33,7 +33,6 @@ from auger.config import Config, PluginConfig, load_config
 from auger.errors import UserError
 from auger.options import SystemOptions
 from auger.session import UserSession
-from auger.sql.catalog.resolution import Catalog
 from auger.storage import filesystem as fs
 from auger.storage.denied import DeniedPath
 from auger.storage.object_tables import DEFAULT_LEASE_INTERVAL, ServerLease, sweep_workspace
@@ -63,7 +62,6 @@ class Engine:
         self.id = str(uuid.uuid4())
         self.identity = EngineIdentity.current(self.id)
         self.system_options = SystemOptions(self.config.raw.get("options", {}))
-        self.catalog = Catalog(self.config)
         #: paths no query of any session may reach (see :mod:`auger.storage.denied`)
         self.denied_paths: tuple[DeniedPath, ...] = tuple(
             DeniedPath(path, what) for path, what in self.config.private_paths
@@ -221,7 +219,6 @@ class Engine:
         if location is not None and full_name == new_config.default_temporary_workspace:
             os.makedirs(new_ws.location, exist_ok=True)
         self.config = new_config
-        self.catalog.config = new_config
 
     def update_plugin(self, name: str, config: Mapping[str, Any]) -> PluginConfig:
         """Replace a storage plugin's configuration while the engine runs (the console's
@@ -282,7 +279,6 @@ class Engine:
         new_config = dataclasses.replace(self.config, plugins={**self.config.plugins, name: plugin})
         check_temporary_workspace(new_config)
         self.config = new_config
-        self.catalog.config = new_config
         return plugin
 
     # ----- life cycle

@@ -198,15 +198,6 @@ class RequestedColumn:
         """Is element ``index`` wanted? (Always true when the whole array is.)"""
         return not self.has_indexes or index in self._indexes
 
-    @property
-    def max_index(self) -> int:
-        return max(self._indexes) if self.has_indexes else -1
-
-    @property
-    def is_whole(self) -> bool:
-        """True when the list names the column plainly (alone or besides qualified forms)."""
-        return self._whole
-
     # ----- building
     def _add(self, rest: Sequence[PathSegment], indexes: tuple[int, ...], top: bool) -> None:
         self.ref_count += 1

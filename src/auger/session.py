@@ -12,7 +12,7 @@ import logging
 import threading
 import uuid
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from auger.errors import UserError
 from auger.options import SessionOptions
@@ -179,11 +179,6 @@ class UserSession:
             return FileTable(ws.name, parts[-1].lstrip("/"), ws, temp.location)
         # a file table's path has met the denied paths in its workspace's resolution
         return self.catalog.resolve_table(parts, self.default_schema)
-
-    def table_dataframe(self, ref: TableRef) -> Any:
-        raise UserError.unsupported(
-            f"Reading {type(ref).__name__} [{ref.name}] is not supported yet"
-        )
 
     def require_admin(self, what: str) -> None:
         if not self.admin:

@@ -46,7 +46,7 @@ def cols(rows: list[dict[str, Any]]) -> list[list[str]]:
     return [r["columns"] for r in rows]
 
 
-# ---------------------------------------------------------------- headerless (§6.2, §6.3)
+# ---------------------------------------------------------------- headerless
 def test_headerless_rows_are_columns_arrays(tmp_path: Path, text_mode: dict[str, Any]) -> None:
     got = read(tmp_path, "10,foo,bar\n20,fred,wilma\n", text_mode)
     assert cols(got) == [["10", "foo", "bar"], ["20", "fred", "wilma"]]
@@ -93,7 +93,7 @@ def test_nothing_projected_still_counts_rows(tmp_path: Path, text_mode: dict[str
     assert len(got) == 3
 
 
-# ------------------------------------------------------------------- quoting (§6.5, §6.10)
+# ------------------------------------------------------------------- quoting
 CARS = (
     "Year,Make,Model,Description,Price\n"
     '1997,Ford,E350,"ac, abs, moon",3000.00\n'
@@ -160,7 +160,7 @@ def test_huge_field_reads(tmp_path: Path, text_mode: dict[str, Any]) -> None:
     assert got == [{"id": "1", "big": big, "n": "10"}]
 
 
-# -------------------------------------------------------------------- headers (§6.1, §6.6)
+# -------------------------------------------------------------------- headers
 def test_header_file_rows(tmp_path: Path, text_mode: dict[str, Any]) -> None:
     got = read(tmp_path, "a,b,c\n10,foo,bar\n", text_mode, HEADER)
     assert got == [{"a": "10", "b": "foo", "c": "bar"}]

@@ -1,6 +1,6 @@
 """Omitted values and columns added mid-batch.
 
-Paraphrases drill-behaviour.md §5.3 and the TestResultSetSchemaChange notes of §8.
+Paraphrases Drill's rules for omitted values and its TestResultSetSchemaChange cases.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Row limits and the total row limit (drill-behaviour.md §5.1)."""
+"""Row limits and the total row limit."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The loader's state machine, schema versions, column lookup and row protocol (Drill §5)."""
+"""The loader's state machine, schema versions, column lookup and row protocol."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Maps, repeated maps, lists of lists and DICTs (drill-behaviour.md §5.5)."""
+"""Maps, repeated maps, lists of lists and DICTs as Drill's result set loader writes them."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Vector overflow: the row that does not fit moves to the look-ahead batch (seed scenarios a–h,
-and drill-behaviour.md §5.2)."""
+"""Vector overflow: the row that does not fit moves to the look-ahead batch (the overflow
+scenarios of Drill's result set loader)."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def test_schema_version_of_columns_added_during_overflow() -> None:
     assert loader.schema_version == 3
 
 
-# ----------------------------------------------------------------------------- §5.2 cases
+# --------------------------------------------------------------------- Drill's overflow cases
 
 
 def _fill_until_full(loader: ResultSetLoader, value: str) -> int:

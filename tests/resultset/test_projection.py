@@ -1,4 +1,4 @@
-"""Projection: dummy writers for unprojected columns (drill-behaviour.md §5.4, §5.7)."""
+"""Projection: dummy writers for unprojected columns."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Drill's scan lifecycle cases (drill-behaviour.md §4.1-§4.5), paraphrased over small in-memory
+"""Drill's scan lifecycle cases, paraphrased over small in-memory
 readers: TestScanLifecycleBasics, TestScanLifecycleTwoReaders, TestScanLifecycleSchema,
 TestScanLifecycleLimit and TestReaderErrors."""
 

@@ -1,4 +1,4 @@
-"""The scan operator (drill-behaviour.md §4.5-§4.9, paraphrased): TestScanBasics, the schema-only
+"""The scan operator (Drill's cases, paraphrased): TestScanBasics, the schema-only
 first batch, TestMissingColumnLoader, TestOutputBatchBuilder, TestScanOuputSchema and
 TestScanOverflow, over small in-memory readers."""
 
@@ -505,7 +505,7 @@ def test_column_metadata_helper_is_used_by_readers() -> None:
     assert rows_of(out) == [(None, 1), ("two", 2)]
 
 
-# ------------------------------------------------------------- TestFileScan (§3.3), end to end
+# ------------------------------------------------------------- TestFileScan, end to end
 FRED_WILMA = [(10, "fred"), (20, "wilma")]
 FILE_SCAN = [
     # (name, projection, names, first row)

@@ -13,7 +13,7 @@ import pytest
 
 from auger.formats import FormatPlugin, get_format, register_format, unregister_format
 
-# The DESIGN §3.4 face: a FormatPlugin with a name, extensions and reader(); nothing else.
+# The plugin API's face: a FormatPlugin with a name, extensions and reader(); nothing else.
 PLUGIN_SOURCE = '''
 from auger.formats import FormatPlugin
 from auger.scan import FormatReader

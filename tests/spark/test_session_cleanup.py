@@ -1,7 +1,7 @@
 """Clean-up of temporary tables: session close, engine shutdown, SIGTERM, kill -9 + restart.
 
-Also temporary-tables.txt §5.14 points 11 (another default temporary workspace), 12 (two engines
-sharing one workspace directory) and 16 (the workspace moved while the session ran).
+Also another default temporary workspace, two engines sharing one workspace directory, and the
+workspace moved while the session ran.
 """
 
 from __future__ import annotations

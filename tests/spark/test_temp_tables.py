@@ -1,4 +1,4 @@
-"""Temporary tables (CTTAS) through SQL, per temporary-tables.txt and Drill's TestCTTAS.
+"""Temporary tables (CTTAS) through SQL, after Drill's TestCTTAS.
 
 ``dfs.tmp`` is the default temporary workspace of the shared test engine; ``dfs.data`` plays the
 part of TestCTTAS's second writable workspace ``dfs.tmp2``.
@@ -58,9 +58,7 @@ def test_syntax_with_and_without_workspace(conn: Any) -> None:
     assert rows(conn, "select * from dfs.tmp.temporary_keyword_with_wk") == [(1,)]
 
 
-def test_seed_example_total_amount_by_discount(
-    conn: Any, data_dir: Path, tmp_workspace: Path
-) -> None:
+def test_example_total_amount_by_discount(conn: Any, data_dir: Path, tmp_workspace: Path) -> None:
     (data_dir / "amount.csv").write_text(
         '"1","Bob","200","false"\n"2","Kate","150","true"\n'
         '"3","Tim","20","false"\n"4","Roger","500","true"\n'
@@ -339,7 +337,7 @@ def test_temporary_table_has_priority_over_persistent(conn: Any, data_dir: Path)
     rows(conn, f"create table {name} as select 'persistent_table' as c1 from (values(1))")
     assert (data_dir / name).is_dir()
     assert rows(conn, f"select * from dfs.data.{name}") == [("persistent_table",)]
-    assert rows(conn, f"select * from {name}") == [("temporary_table",)]  # seed §5.1.11
+    assert rows(conn, f"select * from {name}") == [("temporary_table",)]
     assert rows(conn, f"select * from dfs.tmp.{name}") == [("temporary_table",)]
     assert rows(conn, f"drop table {name}") == [(True, f"Temporary table [{name}] dropped")]
     assert rows(conn, f"select * from {name}") == [("persistent_table",)]

@@ -1,4 +1,4 @@
-"""CREATE/DROP/DESCRIBE SCHEMA FOR TABLE and the planner's use of the provided schema (§7.5)."""
+"""CREATE/DROP/DESCRIBE SCHEMA FOR TABLE and the planner's use of the provided schema."""
 
 from __future__ import annotations
 
@@ -177,7 +177,7 @@ def test_provided_columns_in_information_schema(conn: Any, data_dir: Path) -> No
     assert got == [("id", "INTEGER", "NO"), ("name", "CHARACTER VARYING", "YES")]
 
 
-# ------------------------------------------- headerless files and drill.text.* properties (§6.7)
+# ------------------------------------------- headerless files and drill.text.* properties
 def _headerless(data_dir: Path, name: str, text: str) -> str:
     d = data_dir / name
     d.mkdir()

@@ -1,4 +1,4 @@
-"""Table functions: per-query format options and inline schemas (Drill §7.2, §7.5)."""
+"""Table functions: per-query format options and inline schemas."""
 
 from __future__ import annotations
 

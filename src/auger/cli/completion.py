@@ -65,10 +65,6 @@ class MetadataCache:
             self._schemas = None
             self._tables.clear()
 
-    def remember_columns(self, table: str, names: Iterable[str]) -> None:
-        with self._lock:
-            self._columns[table.lower()] = list(names)
-
     def schemas(self) -> list[str]:
         with self._lock:
             if self._schemas is None:

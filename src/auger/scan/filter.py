@@ -78,9 +78,6 @@ class ProjectionFilter:
         """True if nothing at all is projected (``COUNT(*)``)."""
         return False
 
-    def is_projected_column(self, col: ColumnMetadata) -> bool:
-        return self.projection(col).is_projected
-
 
 class _ProjectAll(ProjectionFilter):
     def is_projected(self, name: str) -> bool:

@@ -277,10 +277,6 @@ class ScanOperator:
         """Messages about columns the scan dropped (strict mode)."""
         return self.lifecycle.warnings
 
-    @property
-    def readers_created(self) -> int:
-        return self.lifecycle.readers_opened
-
     def output_schema(self) -> TupleSchema | None:
         """The output schema once known (``None`` before any reader gave one)."""
         return self.lifecycle.output_schema()

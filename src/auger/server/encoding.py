@@ -19,7 +19,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from auger.types import ColumnMetadata, DataMode, MinorType
+from auger.types import ColumnMetadata, MinorType
 
 __all__ = ["encode_batch_rows", "json_string", "type_name"]
 
@@ -219,7 +219,3 @@ def _as_array(col: Any) -> pa.Array:
     if isinstance(col, pa.ChunkedArray):
         return col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
     return col
-
-
-def is_repeated(col: ColumnMetadata) -> bool:
-    return col.mode is DataMode.REPEATED

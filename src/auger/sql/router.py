@@ -147,10 +147,6 @@ def _run_statement(sql: str, session: UserSession) -> QueryResult:
     command = cmd.parse_command(sql)
     if command is not None:
         return COMMAND_HANDLERS[type(command)](command, session)
-    for extra in EXTRA_COMMAND_PARSERS:
-        command = extra(sql)
-        if command is not None:
-            return COMMAND_HANDLERS[type(command)](command, session)
     tree = parse_statement(sql)
     for kind in type(tree).__mro__:
         handler = HANDLERS.get(kind)
@@ -166,7 +162,3 @@ def _run_statement(sql: str, session: UserSession) -> QueryResult:
     raise UserError.unsupported(
         f"{tree.key.upper()} statements are not supported yet", [f"SQL Query: {sql.strip()}"]
     )
-
-
-#: Further command grammars (``SHOW FILES``, ``CREATE SCHEMA``...) register parsers here.
-EXTRA_COMMAND_PARSERS: list[Callable[[str], object | None]] = []

@@ -8,7 +8,7 @@ are resolved later. Keeping Drill's layout lets views move between Drill and aug
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,7 +168,3 @@ def write_view(ws: Workspace, view: View, mode: int = 0o664) -> str:
     path = view_path(ws, view.name)
     write_atomically(path, view.to_json(), mode)
     return path
-
-
-def field_names(fields: Sequence[ViewField]) -> list[str]:
-    return [f.name for f in fields]

@@ -46,15 +46,6 @@ class MinorType(str, enum.Enum):
     LATE = "LATE"  # type not known yet (dynamic column)
 
     @property
-    def is_numeric(self) -> bool:
-        return self in _NUMERIC
-
-    @property
-    def is_tuple(self) -> bool:
-        """True for types whose values are named members (Drill maps)."""
-        return self is MinorType.MAP
-
-    @property
     def is_scalar(self) -> bool:
         return self not in (
             MinorType.MAP,
@@ -69,18 +60,6 @@ class MinorType(str, enum.Enum):
         """The name SQL users see (``INTEGER``, ``DOUBLE``, ``CHARACTER VARYING``...)."""
         return _SQL_NAMES.get(self, self.value)
 
-
-_NUMERIC = frozenset(
-    {
-        MinorType.TINYINT,
-        MinorType.SMALLINT,
-        MinorType.INT,
-        MinorType.BIGINT,
-        MinorType.FLOAT4,
-        MinorType.FLOAT8,
-        MinorType.VARDECIMAL,
-    }
-)
 
 _SQL_NAMES = {
     MinorType.INT: "INTEGER",

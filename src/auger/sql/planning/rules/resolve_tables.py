@@ -39,7 +39,8 @@ def _table_frame(ref: TableRef, plan: SelectPlan) -> Any:
         if ref.schema == "sys":
             return _local_frame(plan.spark, sys_table(ref.name, plan.session))
         return _local_frame(plan.spark, info_schema_table(ref.name, plan.session))
-    return plan.session.table_dataframe(ref)
+    # every kind of table the catalog resolves is one of the above or a file table
+    raise TypeError(f"no DataFrame for a {type(ref).__name__}")
 
 
 def _local_frame(spark: Any, table: Any) -> Any:
