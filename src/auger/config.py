@@ -61,6 +61,9 @@ DEFAULT_FORMATS: dict[str, dict[str, Any]] = {
     "csvh": {"type": "text", "extensions": ["csvh"], "delimiter": ",", "extract_header": True},
     "json": {"type": "json", "extensions": ["json"]},
     "parquet": {"type": "parquet", "extensions": ["parquet"]},
+    # table formats: a directory of either layout is one table (auger.formats.lakehouse)
+    "iceberg": {"type": "iceberg", "extensions": []},
+    "delta": {"type": "delta", "extensions": []},
 }
 
 #: Drill's default formats of ``dfs`` whose readers auger ships as plugins, with Drill's
@@ -329,7 +332,9 @@ def _format_configs(raw: Mapping[str, Any] | None) -> dict[str, FormatConfig]:
             continue
         ftype = str(spec.pop("type", name))
         # Drill's log-style plugins spell it ``extension`` (one name, or a list)
-        named = spec.pop("extensions", None) or spec.pop("extension", None) or [name]
+        named = spec.pop("extensions", None)
+        if named is None:
+            named = spec.pop("extension", None) or [name]
         exts = tuple(str(e).lower() for e in ([named] if isinstance(named, str) else named))
         out[name] = FormatConfig(name, ftype, exts, spec)
     return out

@@ -37,6 +37,8 @@ _BUILTIN: dict[str, str] = {
     "text": "auger.formats.text:TextFormat",
     "json": "auger.formats.json:JsonFormat",
     "parquet": "auger.formats.parquet:ParquetFormat",
+    "iceberg": "auger.formats.lakehouse.plugin:IcebergFormat",
+    "delta": "auger.formats.lakehouse.plugin:DeltaFormat",
 }
 
 _instances: dict[str, FormatPlugin] = {}

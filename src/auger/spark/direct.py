@@ -38,10 +38,13 @@ from typing import Any
 
 from auger.config import DEFAULT_FORMATS, FormatConfig, PluginConfig, default_formats
 from auger.errors import UserError
+from auger.formats.lakehouse import DELTA, ICEBERG, table_kind
+from auger.scan.lakehouse import lakehouse_scan_table
 from auger.scan.missing import planned_fill
 from auger.scan.plan import (
     Discover,
     Requested,
+    ScanTable,
     discover_table,
     implicit_labels,
     partition_label,
@@ -208,6 +211,9 @@ def plan_direct_read(options: Mapping[str, str], given_schema: Any = None) -> Sc
 
     options = {k.lower(): v for k, v in options.items()}
     paths = _paths(options)
+    lakehouse = _lakehouse(paths, options)
+    if lakehouse is not None:
+        return _plan(lakehouse, options, _session_options(options))
     selection = _select(paths, options)
     fmt = _format(options, selection)
     session = _session_options(options)
@@ -233,6 +239,33 @@ def plan_direct_read(options: Mapping[str, str], given_schema: Any = None) -> Sc
 
     location = ", ".join(paths)
     found = discover_table(selection, fmt, session, discover, _format_of(), location, location)
+    return _plan(found, options, session)
+
+
+def _lakehouse(paths: list[str], options: Mapping[str, str]) -> ScanTable | None:
+    """An Iceberg or Delta table's directory, read as that table (not as its files), unless
+    the options name a file format."""
+    fmt = str(options.get("format") or "").strip().lower()
+    if len(paths) != 1 or fmt not in ("", ICEBERG, DELTA):
+        return None
+    path = paths[0] if fs.is_uri(paths[0]) else os.path.abspath(os.path.expanduser(paths[0]))
+    kind = fmt or table_kind(path)
+    if kind is None:
+        return None
+    known = _known_formats(DEFAULT_FORMATS)
+    return lakehouse_scan_table(
+        kind,
+        path,
+        options,
+        lambda ftype: next((f for f in known.formats.values() if f.type == ftype), None),
+        _session_options(options),
+        path,
+    )
+
+
+def _plan(found: ScanTable, options: Mapping[str, str], session: Mapping[str, Any]) -> ScanSpec:
+    """The scan of a discovered table for the columns the options ask for."""
+    labels = implicit_labels(session)
     requested = Requested()
     for item in _projection(options):
         if item == "*":

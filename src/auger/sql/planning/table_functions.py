@@ -17,6 +17,7 @@ from sqlglot import exp
 
 from auger.config import FormatConfig, snake_case
 from auger.errors import UserError
+from auger.formats.lakehouse import table_kind
 from auger.sql.catalog.resolution import FileTable
 from auger.storage.schema_file import SchemaFile
 from auger.types import TupleSchema
@@ -116,7 +117,8 @@ def apply_table_function(ref: FileTable, fn: TableFunction) -> FileTable:
     fmt = None
     if ftype is not None or options:
         base = ref.workspace.format_for(ref.path)
-        ftype = str(ftype or (base.type if base else "text")).lower()
+        # options alone on a lakehouse table's directory (``snapshotId => ...``) are its own
+        ftype = str(ftype or (base.type if base else table_kind(ref.path) or "text")).lower()
         merged: dict[str, Any] = dict(base.options) if base and base.type == ftype else {}
         merged.update({_snake(k): v for k, v in options.items()})
         fmt = FormatConfig(f"{ftype}(table function)", ftype, (), merged)

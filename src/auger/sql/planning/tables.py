@@ -15,6 +15,8 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import traverse_scope
 
 from auger.errors import ErrorKind, UserError
+from auger.formats.lakehouse import DELTA, ICEBERG, table_kind
+from auger.scan.lakehouse import lakehouse_scan_table
 from auger.scan.plan import (
     PlannedScan,
     Requested,
@@ -44,6 +46,7 @@ __all__ = [
     "build_file_scan",
     "discover_file_table",
     "known_names",
+    "lakehouse_metadata_table",
     "plan_file_scan",
     "resolve_table_node",
     "table_nodes",
@@ -119,8 +122,50 @@ def _check_linked_files(table: FileTable, selection: FileSelection) -> None:
             guard.check(real, table.name, table.workspace.name)
 
 
+def lakehouse_kind(table: FileTable) -> str | None:
+    """``iceberg`` or ``delta`` when the table is a lakehouse table the workspace reads as one
+    (its format of that type is enabled, or the table function names it), else None."""
+    override = table.format_override
+    if override is not None:
+        return override.type if override.type in (ICEBERG, DELTA) else None
+    kind = table_kind(table.path)
+    if kind is None or not any(f.type == kind for f in table.workspace.plugin.formats.values()):
+        return None
+    return kind
+
+
+def lakehouse_metadata_table(table: FileTable) -> Any:
+    """Drill's Iceberg metadata tables: ``t#snapshots``, ``t#history``, ``t#files``,
+    ``t#manifests``, ``t#partitions`` and ``t#entries`` of the Iceberg table ``t``, as an Arrow
+    table; None when the name is not of that form."""
+    head, sep, suffix = table.path.rpartition("#")
+    if not sep or "/" in suffix or table_kind(head) != ICEBERG:
+        return None
+    from auger.formats.lakehouse.iceberg import metadata_table
+
+    return metadata_table(head, suffix)
+
+
+def _discover_lakehouse(table: FileTable, kind: str, options: Mapping[str, Any]) -> ScanTable:
+    formats = list(table.workspace.plugin.formats.values())
+    override = table.format_override
+    return lakehouse_scan_table(
+        kind,
+        table.path,
+        override.options if override else {},
+        lambda ftype: next((f for f in formats if f.type == ftype), None),
+        options,
+        table.name,
+        table.schema_override,
+        diagnostics.table_label(table),
+    )
+
+
 def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> ScanTable:
     """List a file table's files, pick its format and discover (or read the provided) schema."""
+    kind = lakehouse_kind(table)
+    if kind is not None:
+        return _discover_lakehouse(table, kind, options)
     try:
         selection = select_files(table.path)
     except UserError as exc:

@@ -9,7 +9,12 @@ from auger.sql.catalog.resolution import FileTable, SystemTable, TableRef, ViewT
 from auger.sql.catalog.sys_tables import sys_table
 from auger.sql.planning import explain
 from auger.sql.planning.select_plan import SelectPlan
-from auger.sql.planning.tables import discover_file_table, known_names, resolve_table_node
+from auger.sql.planning.tables import (
+    discover_file_table,
+    known_names,
+    lakehouse_metadata_table,
+    resolve_table_node,
+)
 
 __all__ = ["resolve_tables"]
 
@@ -19,7 +24,13 @@ def resolve_tables(plan: SelectPlan) -> None:
     a view, system or temporary table as its DataFrame. Records every table's column names."""
     for n, node in enumerate(plan.tables):
         ref = resolve_table_node(node, plan.session, plan.context)
-        if isinstance(ref, FileTable):
+        metadata = lakehouse_metadata_table(ref) if isinstance(ref, FileTable) else None
+        if metadata is not None:
+            plan.frames[n] = _local_frame(plan.spark, metadata)
+            plan.schemas[plan.names[n]] = {
+                f.name.lower(): f.dataType.simpleString() for f in plan.frames[n].schema.fields
+            }
+        elif isinstance(ref, FileTable):
             plan.discovered[n] = discover_file_table(ref, plan.options)
             plan.schemas[plan.names[n]] = known_names(plan.discovered[n], plan.options)
         else:

@@ -1,0 +1,147 @@
+"""Delta tables: one version's data files and schema, from the transaction log by deltalake.
+
+The log (``_delta_log``, checkpoints included) says which files make up each version; a file a
+later commit removed stays on disk, so only the log's list is read. Time travel takes Drill's
+options: ``version`` (a version number) and ``timestamp`` (milliseconds since the epoch: the
+latest version committed by then).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from auger.errors import UserError
+from auger.formats.lakehouse.snapshot import TableSnapshot, table_option
+from auger.storage import filesystem as fs
+from auger.storage.selection import FileStatus
+from auger.types.arrow import schema_from_arrow
+
+__all__ = ["delta_snapshot"]
+
+#: Reader features whose files a plain read of the listed Parquet files would answer wrongly.
+_REFUSED_FEATURES = {
+    "deletionVectors": "deletion vectors",
+    "columnMapping": "column mapping",
+}
+
+
+def _number(options: Mapping[str, Any], name: str) -> int | None:
+    value = table_option(options, name)
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise UserError.validation(f"Delta option [{name}] takes a number, not [{value}]") from None
+
+
+def _open(location: str, options: Mapping[str, Any]) -> Any:
+    from deltalake import DeltaTable  # optional dependency, loaded when a table is read
+
+    version = _number(options, "version")
+    timestamp = _number(options, "timestamp")
+    if version is not None and timestamp is not None:
+        raise UserError.validation(
+            "Delta options version and timestamp cannot be used together", [f"Table: {location}"]
+        )
+    try:
+        table = DeltaTable(location) if version is None else DeltaTable(location, version=version)
+    except Exception as exc:
+        if version is not None:
+            raise UserError.validation(
+                f"Version [{version}] not found in Delta table [{location}]",
+                [f"Latest version: {_latest(location)}"],
+            ) from None
+        raise UserError.validation(
+            f"Delta table [{location}] has a transaction log that cannot be read",
+            [f"Log: {fs.join(location, '_delta_log')}", f"Reason: {_reason(exc)}"],
+        ) from None
+    if timestamp is not None:
+        when = datetime.fromtimestamp(timestamp / 1000, tz=UTC)
+        try:
+            table.load_as_version(when)
+        except Exception:
+            raise UserError.validation(
+                f"Delta table [{location}] has no version as of [{timestamp}]",
+                ["timestamp is in milliseconds since the epoch"],
+            ) from None
+    return table
+
+
+def _latest(location: str) -> str:
+    from deltalake import DeltaTable
+
+    try:
+        return str(DeltaTable(location).version())
+    except Exception:
+        return "unknown"
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else type(exc).__name__
+
+
+def _check_features(table: Any, location: str) -> None:
+    protocol = table.protocol()
+    configuration = table.metadata().configuration or {}
+    mapping = configuration.get("delta.columnMapping.mode", "none")
+    features = set(protocol.reader_features or ())
+    if mapping not in ("none", None):
+        features.add("columnMapping")
+    for feature, words in _REFUSED_FEATURES.items():
+        if feature in features and (feature != "deletionVectors" or _has_deletion_vectors(table)):
+            raise UserError.unsupported(
+                f"Delta table [{location}] version [{table.version()}] uses {words}, which auger "
+                "does not read yet",
+                ["Fix: rewrite the table without it (for example CREATE TABLE AS from Spark)"],
+            )
+    if protocol.min_reader_version > 3:
+        raise UserError.unsupported(
+            f"Delta table [{location}] needs reader version {protocol.min_reader_version}; "
+            "auger reads versions up to 3"
+        )
+
+
+def _has_deletion_vectors(table: Any) -> bool:
+    import pyarrow as pa
+
+    actions = pa.table(table.get_add_actions(flatten=True))
+    names = [n for n in actions.column_names if n.startswith("deletionVector")]
+    return any(actions.column(n).null_count < len(actions) for n in names)
+
+
+def delta_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
+    """The data files and schema of the Delta table at ``location`` at the version the
+    options choose (the latest by default).
+
+    Raises:
+        UserError: VALIDATION for a version that does not exist or an unreadable log;
+            UNSUPPORTED_OPERATION for features auger does not apply (deletion vectors, column
+            mapping).
+    """
+    import pyarrow as pa
+
+    table = _open(location, options)
+    _check_features(table, location)
+    actions = pa.table(table.get_add_actions(flatten=True)).to_pydict()
+    files = []
+    for path, size, mtime in zip(
+        actions["path"], actions["size_bytes"], actions["modification_time"], strict=True
+    ):
+        full = path if "://" in path or path.startswith("/") else fs.join(location, path)
+        if full.startswith("file://"):
+            full = full[len("file://") :]
+        files.append(FileStatus(full, int(size), int(mtime) / 1000))
+    partitions = tuple(table.metadata().partition_columns)
+    arrow = pa.schema(table.schema().to_arrow())
+    return TableSnapshot(
+        "delta",
+        location,
+        int(table.version()),
+        tuple(sorted(files, key=lambda f: f.path)),
+        schema_from_arrow(arrow),
+        path_partitions=partitions,
+    )

@@ -1,0 +1,269 @@
+"""Iceberg tables: the current (or a chosen) snapshot's data files and schema, by pyiceberg.
+
+The table's metadata file is found as Drill's Iceberg plugin finds it, without a catalog: the
+version ``metadata/version-hint.text`` names, else the metadata file of the highest version in
+``metadata/``. pyiceberg reads that file and the manifests and plans the snapshot's files; the
+data files themselves go through auger's own Parquet scan.
+
+Time travel takes Drill's table-function options (snake-cased by the table function):
+``snapshotId``, ``snapshotAsOfTime`` (milliseconds since the epoch), and ``fromSnapshotId`` with
+``toSnapshotId`` (default: the current snapshot) for the files appended in between.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from auger.errors import UserError
+from auger.formats.lakehouse.snapshot import TableSnapshot, table_option
+from auger.storage import filesystem as fs
+from auger.storage.selection import FileStatus
+from auger.types import TupleSchema
+from auger.types.arrow import schema_from_arrow
+
+__all__ = ["METADATA_TABLES", "iceberg_snapshot", "metadata_table"]
+
+#: Drill's metadata tables, ``t#snapshots`` ..., as pyiceberg's inspect calls name them.
+METADATA_TABLES = ("snapshots", "history", "files", "manifests", "partitions", "entries")
+
+_VERSION = re.compile(r"^v?(\d+)(?:-[^.]*)?\.metadata\.json$")
+
+
+def _local(path: str) -> str:
+    return path[len("file://") :] if path.startswith("file://") else path
+
+
+def current_metadata_file(location: str) -> str:
+    """The metadata file of the table's current version.
+
+    Raises:
+        UserError: VALIDATION when the table has no readable metadata file.
+    """
+    metadata = fs.join(location, "metadata")
+    hint = fs.join(metadata, "version-hint.text")
+    if fs.isfile(hint):
+        text = fs.read_text(hint).strip()
+        if text.isdigit():
+            named = fs.join(metadata, f"v{text}.metadata.json")
+            if fs.isfile(named):
+                return named
+    versions: list[tuple[int, str]] = []
+    for entry in fs.list_dir(metadata):
+        m = _VERSION.match(fs.basename(entry.path))
+        if m and not entry.is_dir:
+            versions.append((int(m.group(1)), entry.path))
+    if not versions:
+        raise UserError.validation(
+            f"Iceberg table [{location}] has no metadata file",
+            [f"Looked in: {metadata}", "Fix: point the query at the table's root directory"],
+        )
+    return max(versions)[1]
+
+
+def load_table(location: str) -> Any:
+    """The pyiceberg table at ``location``, as of its current metadata file."""
+    from pyiceberg.table import StaticTable  # optional dependency, loaded when a table is read
+
+    path = current_metadata_file(location)
+    try:
+        return StaticTable.from_metadata(path)
+    except UserError:
+        raise
+    except NotImplementedError as exc:
+        raise UserError.unsupported(
+            f"Iceberg table [{location}] uses a feature auger cannot read: {exc}",
+            [f"Metadata file: {path}"],
+        ) from None
+    except Exception as exc:
+        raise UserError.validation(
+            f"Iceberg table [{location}] has a metadata file that cannot be read",
+            [f"Metadata file: {path}", f"Reason: {_reason(exc)}"],
+        ) from None
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else type(exc).__name__
+
+
+def _option(options: Mapping[str, Any], *names: str) -> int | None:
+    for name in names:
+        value = table_option(options, name)
+        if value is not None:
+            try:
+                return int(value)
+            except (TypeError, ValueError):
+                raise UserError.validation(
+                    f"Iceberg option [{name}] takes a number, not [{value}]"
+                ) from None
+    return None
+
+
+def _snapshot_id(table: Any, location: str, options: Mapping[str, Any]) -> int | None:
+    """The snapshot the options choose (None: the current one, or an empty table)."""
+    snapshot_id = _option(options, "snapshot_id")
+    as_of = _option(options, "snapshot_as_of_time")
+    if snapshot_id is not None and as_of is not None:
+        raise UserError.validation(
+            "Iceberg options snapshotId and snapshotAsOfTime cannot be used together",
+            [f"Table: {location}"],
+        )
+    if snapshot_id is not None:
+        if table.snapshot_by_id(snapshot_id) is None:
+            raise UserError.validation(
+                f"Snapshot [{snapshot_id}] not found in Iceberg table [{location}]",
+                [f"Known snapshots: {_known(table)}"],
+            )
+        return snapshot_id
+    if as_of is not None:
+        earlier = [e for e in table.metadata.snapshot_log if e.timestamp_ms <= as_of]
+        if not earlier:
+            raise UserError.validation(
+                f"Iceberg table [{location}] has no snapshot as of [{as_of}]",
+                ["snapshotAsOfTime is in milliseconds since the epoch"],
+            )
+        return int(max(earlier, key=lambda e: e.timestamp_ms).snapshot_id)
+    current = table.current_snapshot()
+    return None if current is None else int(current.snapshot_id)
+
+
+def _known(table: Any) -> str:
+    ids = [str(s.snapshot_id) for s in table.metadata.snapshots]
+    return ", ".join(ids[-10:]) or "none"
+
+
+def _file_status(path: str, size: int) -> FileStatus:
+    """A data file as a scan lists it; Iceberg's data files never change once written, so its
+    modification time is the one the file system reports (kept by the footer cache's key)."""
+    local = _local(path)
+    info = fs.file_info(local)
+    if info is None:
+        raise UserError.validation(
+            f"Data file [{local}] of an Iceberg table is missing",
+            ["Fix: restore the file, or roll the table back to a snapshot that does not use it"],
+        )
+    return FileStatus(local, size or info.size, info.mtime)
+
+
+def table_schema(table: Any, snapshot_id: int | None) -> TupleSchema:
+    """The schema of the snapshot (the current one for the current snapshot), in Drill's
+    types."""
+    from pyiceberg.io.pyarrow import schema_to_pyarrow
+
+    schema = table.schema()
+    if snapshot_id is not None:
+        snap = table.snapshot_by_id(snapshot_id)
+        if snap is not None and snap.schema_id is not None:
+            schema = table.schemas().get(snap.schema_id, schema)
+    arrow = schema_to_pyarrow(schema, include_field_ids=False)
+    return schema_from_arrow(arrow)
+
+
+def _check_renames(table: Any, location: str) -> None:
+    """A column renamed since files were written has another name in those files; the scan
+    matches columns by name, so such a table is refused rather than read with NULLs."""
+    current = {f.field_id: f.name for f in table.schema().fields}
+    for schema in table.schemas().values():
+        for f in schema.fields:
+            if f.field_id in current and current[f.field_id] != f.name:
+                raise UserError.unsupported(
+                    f"Iceberg table [{location}] renamed column [{f.name}] to "
+                    f"[{current[f.field_id]}], which auger does not read yet",
+                    ["Fix: read a copy written after the rename (CREATE TABLE AS)"],
+                )
+
+
+def iceberg_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
+    """The data files and schema the options choose of the Iceberg table at ``location``.
+
+    Raises:
+        UserError: VALIDATION for a snapshot that does not exist or unreadable metadata;
+            UNSUPPORTED_OPERATION for what auger does not apply (row-level deletes, renames).
+    """
+    table = load_table(location)
+    _check_renames(table, location)
+    snapshot_id = _snapshot_id(table, location, options)
+    from_id = _option(options, "from_snapshot_id")
+    to_id = _option(options, "to_snapshot_id")
+    if from_id is not None or to_id is not None:
+        return _appended(table, location, from_id, to_id if to_id is not None else snapshot_id)
+    files: list[FileStatus] = []
+    if snapshot_id is not None:
+        tasks = list(table.scan(snapshot_id=snapshot_id).plan_files())
+        deletes = sum(len(t.delete_files) for t in tasks)
+        if deletes:
+            raise UserError.unsupported(
+                f"Iceberg table [{location}] snapshot [{snapshot_id}] has row-level deletes "
+                f"({deletes} delete files), which auger does not apply yet",
+                ["Fix: compact the table (rewrite its data files) and query it again"],
+            )
+        for task in tasks:
+            _check_format(task.file, location)
+            files.append(_file_status(task.file.file_path, task.file.file_size_in_bytes))
+    return TableSnapshot(
+        "iceberg", location, snapshot_id, tuple(files), table_schema(table, snapshot_id)
+    )
+
+
+def _check_format(data_file: Any, location: str) -> None:
+    fmt = str(getattr(data_file.file_format, "value", data_file.file_format)).lower()
+    if fmt != "parquet":
+        raise UserError.unsupported(
+            f"Iceberg table [{location}] has a data file in {fmt.upper()}, which auger does not "
+            "read in Iceberg tables yet",
+            [f"File: {_local(data_file.file_path)}"],
+        )
+
+
+def _appended(table: Any, location: str, from_id: int | None, to_id: int | None) -> TableSnapshot:
+    """The files appended after snapshot ``from_id`` up to snapshot ``to_id`` (Drill's
+    incremental read)."""
+    if from_id is None:
+        raise UserError.validation(
+            "Iceberg option toSnapshotId needs fromSnapshotId", [f"Table: {location}"]
+        )
+    for sid in (from_id, to_id):
+        if sid is not None and table.snapshot_by_id(sid) is None:
+            raise UserError.validation(
+                f"Snapshot [{sid}] not found in Iceberg table [{location}]",
+                [f"Known snapshots: {_known(table)}"],
+            )
+    if to_id is None:
+        return TableSnapshot("iceberg", location, None, (), table_schema(table, None))
+    ancestors: list[int] = []
+    snap = table.snapshot_by_id(to_id)
+    while snap is not None and snap.snapshot_id != from_id:
+        ancestors.append(int(snap.snapshot_id))
+        snap = table.snapshot_by_id(snap.parent_snapshot_id) if snap.parent_snapshot_id else None
+    if snap is None:
+        raise UserError.validation(
+            f"Snapshot [{from_id}] is not an ancestor of snapshot [{to_id}] in Iceberg table "
+            f"[{location}]"
+        )
+    wanted = set(ancestors)
+    entries = table.inspect.entries(snapshot_id=to_id).to_pylist()
+    files = [
+        _file_status(e["data_file"]["file_path"], e["data_file"]["file_size_in_bytes"])
+        for e in entries
+        if e["status"] == 1 and e["snapshot_id"] in wanted and e["data_file"]["content"] == 0
+    ]
+    return TableSnapshot("iceberg", location, to_id, tuple(files), table_schema(table, to_id))
+
+
+def metadata_table(location: str, name: str) -> Any:
+    """One of Drill's Iceberg metadata tables (``snapshots``, ``history``, ``files``,
+    ``manifests``, ``partitions``, ``entries``) of the table's current snapshot, as Arrow.
+
+    Raises:
+        UserError: VALIDATION for a name that is none of them.
+    """
+    if name.lower() not in METADATA_TABLES:
+        raise UserError.validation(
+            f"Unknown Iceberg metadata table [{name}]",
+            [f"Known: {', '.join(METADATA_TABLES)}"],
+        )
+    table = load_table(location)
+    inspect = table.inspect
+    return getattr(inspect, name.lower())()

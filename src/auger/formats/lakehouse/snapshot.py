@@ -1,0 +1,64 @@
+"""What a lakehouse table's metadata says a query reads: its data files and its schema.
+
+Iceberg and Delta tables keep, beside their data files, a log of which files make up each
+version of the table. A directory listing cannot tell a live data file from one a later commit
+removed, so a table of either kind is read from its metadata: the files of one snapshot (or
+version), with the table's own schema, never from a walk of its directory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from auger.storage.selection import FileSelection, FileStatus
+from auger.types import TupleSchema
+
+__all__ = ["TableSelection", "TableSnapshot", "table_option"]
+
+
+def table_option(options: Mapping[str, Any], name: str) -> Any:
+    """The option ``name`` however it is spelled: Drill's ``snapshotId`` as a table function
+    gives it (``snapshot_id``), or as a data source option (``snapshotid``)."""
+    wanted = name.replace("_", "").lower()
+    for key, value in options.items():
+        if key.replace("_", "").lower() == wanted and value is not None and value != "":
+            return value
+    return None
+
+
+@dataclass(frozen=True)
+class TableSnapshot:
+    """The data files and schema of one snapshot (Iceberg) or version (Delta) of a table."""
+
+    kind: str  # "iceberg" or "delta"
+    location: str
+    #: the snapshot id (Iceberg) or version number (Delta) read
+    version: int | None
+    files: tuple[FileStatus, ...]
+    #: the table's columns, in its own order and with its types
+    schema: TupleSchema
+    #: the format of the data files (``parquet``)
+    data_format: str = "parquet"
+    #: partition columns whose values live in the paths, not in the files (Delta)
+    path_partitions: tuple[str, ...] = field(default=())
+
+    def selection(self) -> TableSelection:
+        return TableSelection(self.location, self.files, True, self.path_partitions)
+
+
+@dataclass(frozen=True)
+class TableSelection(FileSelection):
+    """A table's data files as a file selection: its ``key=value`` columns are the partition
+    columns the table declares, not whatever directory names its writer chose."""
+
+    partitions: tuple[str, ...] = ()
+
+    def hive_keys(self) -> list[str]:
+        return list(self.partitions)
+
+    @property
+    def max_depth(self) -> int:
+        """No ``dirN`` columns: a table's directories are its writer's layout, not data."""
+        return 0

@@ -1,0 +1,265 @@
+"""Iceberg and Delta tables read as tables, not as the files in their directories: the
+snapshot's or version's data files only, the table's own schema, time travel, metadata tables,
+and errors that name the table and the snapshot or version."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from deltalake import DeltaTable, write_deltalake
+from pyiceberg.catalog.sql import SqlCatalog
+from pyiceberg.types import LongType
+
+from auger.errors import UserError
+
+
+def rows(conn: Any, sql: str) -> list[tuple[Any, ...]]:
+    cur = conn.cursor()
+    cur.execute(sql)
+    return [tuple(r) for r in cur.fetchall()]
+
+
+def error(conn: Any, sql: str) -> str:
+    with pytest.raises(Exception) as info:
+        rows(conn, sql)
+    return str(info.value)
+
+
+class Iceberg:
+    """An Iceberg table with history: two appends, a delete that rewrites a file, a column
+    added, one more append."""
+
+    def __init__(self, root: Path) -> None:
+        catalog = SqlCatalog("test", uri=f"sqlite:///{root}/catalog.db", warehouse=f"file://{root}")
+        catalog.create_namespace("ns")
+        table = catalog.create_table(
+            "ns.people", schema=pa.schema([("id", pa.int64()), ("name", pa.string())])
+        )
+        table.append(pa.table({"id": [1, 2, 3], "name": ["a", "b", "c"]}))
+        self.first = table.current_snapshot().snapshot_id
+        self.first_ms = table.current_snapshot().timestamp_ms
+        time.sleep(0.01)
+        table.append(pa.table({"id": [4, 5], "name": ["d", "e"]}))
+        self.second = table.current_snapshot().snapshot_id
+        table.delete("id = 2")
+        with table.update_schema() as update:
+            update.add_column("score", LongType())
+        table.append(pa.table({"id": [6], "name": ["f"], "score": [60]}))
+        self.last = table.current_snapshot().snapshot_id
+        self.location = str(root / "ns" / "people")
+        self.files = sorted(str(p) for p in (root / "ns" / "people" / "data").glob("*.parquet"))
+
+
+class Delta:
+    """A partitioned Delta table: a write, an append, a delete that removes a file."""
+
+    def __init__(self, root: Path) -> None:
+        self.location = str(root)
+        write_deltalake(self.location, pa.table({"id": [1, 2, 3], "p": ["x", "y", "x"]}),
+                        partition_by=["p"])  # fmt: skip
+        time.sleep(0.01)
+        write_deltalake(self.location, pa.table({"id": [4], "p": ["y"]}), mode="append")
+        self.version1_ms = int(time.time() * 1000)
+        time.sleep(0.05)
+        DeltaTable(self.location).delete("id = 1")
+
+
+@pytest.fixture(scope="module")
+def lake(data_dir: Path) -> dict[str, Any]:
+    root = data_dir / "lake"
+    if root.exists():
+        shutil.rmtree(root)
+    (root / "ice").mkdir(parents=True)
+    return {"ice": Iceberg(root / "ice"), "delta": Delta(root / "delta")}
+
+
+ICE = "dfs.data.`lake/ice/ns/people`"
+DELTA = "dfs.data.`lake/delta`"
+
+
+# ------------------------------------------------------------------------------------ Iceberg
+def test_iceberg_reads_the_current_snapshot_with_the_table_schema(conn: Any, lake: Any) -> None:
+    got = rows(conn, f"SELECT * FROM {ICE} ORDER BY id")
+    # the deleted row's old file is still on disk; the column added later reads NULL in the
+    # files written before it
+    assert got == [(1, "a", None), (3, "c", None), (4, "d", None), (5, "e", None), (6, "f", 60)]
+    assert len(lake["ice"].files) > 3  # the directory does hold the removed file
+
+
+def test_iceberg_time_travel_by_snapshot_id_and_time(conn: Any, lake: Any) -> None:
+    ice = lake["ice"]
+    table = "dfs.data.`lake/ice/ns/people`"
+    first = rows(conn, f"SELECT * FROM table({table}(snapshotId => {ice.first})) ORDER BY id")
+    assert first == [(1, "a"), (2, "b"), (3, "c")]  # and the schema of that snapshot
+    as_of = rows(
+        conn,
+        f"SELECT COUNT(*) FROM table({table}(type => 'iceberg', "
+        f"snapshotAsOfTime => {ice.first_ms}))",
+    )
+    assert as_of == [(3,)]
+    appended = rows(
+        conn,
+        f"SELECT id FROM table({table}(fromSnapshotId => {ice.first}, "
+        f"toSnapshotId => {ice.second})) ORDER BY id",
+    )
+    assert appended == [(4,), (5,)]
+
+
+def test_iceberg_unknown_snapshot_is_a_validation_error(conn: Any, lake: Any) -> None:
+    text = error(conn, f"SELECT * FROM table({ICE}(snapshotId => 42))")
+    assert "VALIDATION ERROR: Snapshot [42] not found in Iceberg table" in text
+    assert "lake/ice/ns/people" in text
+    assert str(lake["ice"].last) in text  # the snapshots there are
+    assert "Traceback" not in text and "pyiceberg" not in text
+    text = error(conn, f"SELECT * FROM table({ICE}(snapshotAsOfTime => 1000))")
+    assert "has no snapshot as of [1000]" in text
+
+
+def test_iceberg_metadata_tables(conn: Any, lake: Any) -> None:
+    ice = lake["ice"]
+    snapshots = rows(conn, f"SELECT snapshot_id, operation FROM {ICE[:-1]}#snapshots`")
+    assert snapshots[0][0] == ice.first and snapshots[-1][0] == ice.last
+    assert {op for _, op in snapshots} >= {"append"}
+    assert rows(conn, f"SELECT COUNT(*) FROM {ICE[:-1]}#history`") == [(len(snapshots),)]
+    files = rows(conn, f"SELECT SUM(record_count) FROM {ICE[:-1]}#files`")
+    assert files == [(5,)]
+    for name in ("manifests", "partitions", "entries"):
+        assert rows(conn, f"SELECT COUNT(*) FROM {ICE[:-1]}#{name}`")[0][0] >= 1
+    text = error(conn, f"SELECT * FROM {ICE[:-1]}#nonesuch`")
+    assert "Unknown Iceberg metadata table [nonesuch]" in text
+
+
+def test_iceberg_version_hint_chooses_the_metadata_file(
+    lake: Any, make_conn: Any, data_dir: Path
+) -> None:
+    ice = lake["ice"]
+    copy = data_dir / "lake" / "hinted"
+    shutil.copytree(ice.location, copy)
+    metadata = sorted((copy / "metadata").glob("*.metadata.json"))
+    # the first metadata file with a snapshot is version 1's: point the hint at it
+    (copy / "metadata" / "v1.metadata.json").write_bytes(metadata[1].read_bytes())
+    (copy / "metadata" / "version-hint.text").write_text("1")
+    conn = make_conn()
+    assert rows(conn, "SELECT COUNT(*) FROM dfs.data.`lake/hinted`") == [(3,)]
+
+
+def test_iceberg_unreadable_metadata_names_the_file(
+    lake: Any, make_conn: Any, data_dir: Path
+) -> None:
+    copy = data_dir / "lake" / "broken"
+    shutil.copytree(lake["ice"].location, copy)
+    (copy / "metadata" / "99999-broken.metadata.json").write_text("{not json")
+    text = error(make_conn(), "SELECT * FROM dfs.data.`lake/broken`")
+    assert "VALIDATION ERROR: Iceberg table" in text and "cannot be read" in text
+    assert "99999-broken.metadata.json" in text
+
+
+def test_iceberg_table_around_the_scan(conn: Any, lake: Any, tmp_workspace: Path) -> None:
+    assert rows(conn, f"DESCRIBE {ICE}") == [
+        ("id", "BIGINT", "YES"),
+        ("name", "CHARACTER VARYING", "YES"),
+        ("score", "BIGINT", "YES"),
+    ]
+    names = rows(conn, f"SELECT DISTINCT filename FROM {ICE}")
+    assert names and all(n.endswith(".parquet") for (n,) in names)
+    rows(conn, f"CREATE VIEW dfs.tmp.people_v AS SELECT id, name FROM {ICE} WHERE id > 3")
+    try:
+        assert rows(conn, "SELECT COUNT(*) FROM dfs.tmp.people_v") == [(3,)]
+    finally:
+        rows(conn, "DROP VIEW dfs.tmp.people_v")
+    rows(conn, f"CREATE TABLE dfs.tmp.people_copy AS SELECT * FROM {ICE}")
+    try:
+        assert rows(conn, "SELECT SUM(score), COUNT(*) FROM dfs.tmp.people_copy") == [(60, 5)]
+    finally:
+        rows(conn, "DROP TABLE dfs.tmp.people_copy")
+    typed = rows(
+        conn,
+        f"SELECT id FROM table({ICE}(schema => 'inline=(id varchar)')) WHERE id = '6'",
+    )
+    assert typed == [("6",)]
+
+
+def test_iceberg_through_the_data_source(spark: Any, lake: Any) -> None:
+    df = spark.read.format("auger").load(lake["ice"].location)
+    assert sorted(r["id"] for r in df.collect()) == [1, 3, 4, 5, 6]
+    old = spark.read.format("auger").option("snapshotId", lake["ice"].first)
+    assert old.load(lake["ice"].location).count() == 3
+
+
+# -------------------------------------------------------------------------------------- Delta
+def test_delta_reads_only_the_live_files(conn: Any, lake: Any) -> None:
+    # id 1's file was removed by the delete but is still on disk
+    assert rows(conn, f"SELECT id, p FROM {DELTA} ORDER BY id") == [(2, "y"), (3, "x"), (4, "y")]
+    on_disk = list(Path(lake["delta"].location).rglob("*.parquet"))
+    assert len(on_disk) == 4
+
+
+def test_delta_partition_column_filters(conn: Any, lake: Any) -> None:
+    assert rows(conn, f"SELECT id FROM {DELTA} WHERE p = 'y' ORDER BY id") == [(2,), (4,)]
+    assert rows(conn, f"SELECT * FROM {DELTA} WHERE id = 3") == [("x", 3)]
+
+
+def test_delta_time_travel_by_version_and_timestamp(conn: Any, lake: Any) -> None:
+    first = rows(conn, f"SELECT id FROM table({DELTA}(version => 0)) ORDER BY id")
+    assert first == [(1,), (2,), (3,)]
+    at = lake["delta"].version1_ms
+    then = rows(
+        conn, f"SELECT id FROM table({DELTA}(type => 'delta', timestamp => {at})) ORDER BY id"
+    )
+    assert then == [(1,), (2,), (3,), (4,)]
+
+
+def test_delta_unknown_version_is_a_validation_error(conn: Any, lake: Any) -> None:
+    text = error(conn, f"SELECT * FROM table({DELTA}(version => 99))")
+    assert "VALIDATION ERROR: Version [99] not found in Delta table" in text
+    assert "Latest version: 2" in text
+    assert "Traceback" not in text and "kernel" not in text.lower()
+
+
+def test_delta_checkpoint_is_read(lake: Any, make_conn: Any, data_dir: Path) -> None:
+    copy = data_dir / "lake" / "checkpointed"
+    shutil.copytree(lake["delta"].location, copy)
+    table = DeltaTable(str(copy))
+    table.create_checkpoint()
+    write_deltalake(str(copy), pa.table({"id": [5], "p": ["x"]}), mode="append")
+    for name in os.listdir(copy / "_delta_log"):
+        if (
+            name.startswith("0000000000000000000")
+            and name.endswith(".json")
+            and name < "00000000000000000002.json"
+        ):
+            os.remove(copy / "_delta_log" / name)  # only the checkpoint knows versions 0-1
+    got = rows(make_conn(), "SELECT id FROM dfs.data.`lake/checkpointed` ORDER BY id")
+    assert got == [(2,), (3,), (4,), (5,)]
+
+
+def test_delta_column_mapping_is_refused_not_misread(make_conn: Any, data_dir: Path) -> None:
+    path = data_dir / "lake" / "mapped"
+    write_deltalake(str(path), pa.table({"id": [1]}),
+                    configuration={"delta.columnMapping.mode": "name"})  # fmt: skip
+    text = error(make_conn(), "SELECT * FROM dfs.data.`lake/mapped`")
+    assert "UNSUPPORTED_OPERATION ERROR" in text and "column mapping" in text
+    assert "lake/mapped" in text
+
+
+def test_a_lakehouse_format_switched_off_reads_the_directory(lake: Any) -> None:
+    from auger.formats.lakehouse import table_kind
+
+    assert table_kind(lake["delta"].location) == "delta"
+    assert table_kind(lake["ice"].location) == "iceberg"
+    assert table_kind(str(Path(lake["ice"].location) / "data")) is None
+
+
+def test_read_snapshot_errors_are_user_errors(tmp_path: Path) -> None:
+    from auger.formats.lakehouse import read_snapshot
+
+    (tmp_path / "metadata").mkdir()
+    with pytest.raises(UserError) as info:
+        read_snapshot("iceberg", str(tmp_path), {})
+    assert "has no metadata file" in str(info.value)
