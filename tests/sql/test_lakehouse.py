@@ -17,18 +17,7 @@ from pyiceberg.catalog.sql import SqlCatalog
 from pyiceberg.types import LongType
 
 from auger.errors import UserError
-
-
-def rows(conn: Any, sql: str) -> list[tuple[Any, ...]]:
-    cur = conn.cursor()
-    cur.execute(sql)
-    return [tuple(r) for r in cur.fetchall()]
-
-
-def error(conn: Any, sql: str) -> str:
-    with pytest.raises(Exception) as info:
-        rows(conn, sql)
-    return str(info.value)
+from tests.sql.helpers import error, rows
 
 
 class Iceberg:

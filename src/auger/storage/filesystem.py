@@ -272,6 +272,11 @@ def _config_of(path: str) -> FileSystemConfig:
         return _REGISTRY.get(_key(root)) or FileSystemConfig(_key(root))
 
 
+def settings_of(path: str) -> FileSystemConfig:
+    """The settings registered for the store ``path`` lies in (empty ones if none are)."""
+    return _config_of(path)
+
+
 def _true(text: str | None) -> bool:
     return (text or "").strip().lower() in ("true", "1", "yes")
 

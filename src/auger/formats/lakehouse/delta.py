@@ -14,6 +14,7 @@ from typing import Any
 
 from auger.errors import UserError
 from auger.formats.lakehouse.snapshot import TableSnapshot, table_option
+from auger.formats.lakehouse.stores import delta_storage_options, same_store_path
 from auger.storage import filesystem as fs
 from auger.storage.selection import FileStatus
 from auger.types.arrow import schema_from_arrow
@@ -46,13 +47,14 @@ def _open(location: str, options: Mapping[str, Any]) -> Any:
         raise UserError.validation(
             "Delta options version and timestamp cannot be used together", [f"Table: {location}"]
         )
+    store = delta_storage_options(location)
     try:
-        table = DeltaTable(location) if version is None else DeltaTable(location, version=version)
+        table = DeltaTable(location, version=version, storage_options=store or None)
     except Exception as exc:
         if version is not None:
             raise UserError.validation(
                 f"Version [{version}] not found in Delta table [{location}]",
-                [f"Latest version: {_latest(location)}"],
+                [f"Latest version: {_latest(location, store)}"],
             ) from None
         raise UserError.validation(
             f"Delta table [{location}] has a transaction log that cannot be read",
@@ -70,11 +72,11 @@ def _open(location: str, options: Mapping[str, Any]) -> Any:
     return table
 
 
-def _latest(location: str) -> str:
+def _latest(location: str, store: dict[str, str]) -> str:
     from deltalake import DeltaTable
 
     try:
-        return str(DeltaTable(location).version())
+        return str(DeltaTable(location, storage_options=store or None).version())
     except Exception:
         return "unknown"
 
@@ -132,8 +134,7 @@ def delta_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
         actions["path"], actions["size_bytes"], actions["modification_time"], strict=True
     ):
         full = path if "://" in path or path.startswith("/") else fs.join(location, path)
-        if full.startswith("file://"):
-            full = full[len("file://") :]
+        full = same_store_path(full, location)
         files.append(FileStatus(full, int(size), int(mtime) / 1000))
     partitions = tuple(table.metadata().partition_columns)
     arrow = pa.schema(table.schema().to_arrow())

@@ -18,6 +18,7 @@ from typing import Any
 
 from auger.errors import UserError
 from auger.formats.lakehouse.snapshot import TableSnapshot, table_option
+from auger.formats.lakehouse.stores import iceberg_properties, same_store_path
 from auger.storage import filesystem as fs
 from auger.storage.selection import FileStatus
 from auger.types import TupleSchema
@@ -29,10 +30,6 @@ __all__ = ["METADATA_TABLES", "iceberg_snapshot", "metadata_table"]
 METADATA_TABLES = ("snapshots", "history", "files", "manifests", "partitions", "entries")
 
 _VERSION = re.compile(r"^v?(\d+)(?:-[^.]*)?\.metadata\.json$")
-
-
-def _local(path: str) -> str:
-    return path[len("file://") :] if path.startswith("file://") else path
 
 
 def current_metadata_file(location: str) -> str:
@@ -68,7 +65,7 @@ def load_table(location: str) -> Any:
 
     path = current_metadata_file(location)
     try:
-        return StaticTable.from_metadata(path)
+        return StaticTable.from_metadata(path, properties=iceberg_properties(location))
     except UserError:
         raise
     except NotImplementedError as exc:
@@ -134,17 +131,20 @@ def _known(table: Any) -> str:
     return ", ".join(ids[-10:]) or "none"
 
 
-def _file_status(path: str, size: int) -> FileStatus:
-    """A data file as a scan lists it; Iceberg's data files never change once written, so its
-    modification time is the one the file system reports (kept by the footer cache's key)."""
-    local = _local(path)
-    info = fs.file_info(local)
+def _file_status(path: str, size: int, location: str) -> FileStatus:
+    """A data file as a scan lists it. Iceberg's data files never change once written: a
+    local file's modification time is looked up (the ``lmt`` column shows it); an object's is
+    not asked for, one request a file, and its size is the manifest's."""
+    path = same_store_path(path, location)
+    if fs.is_uri(path):
+        return FileStatus(path, size, 0.0)
+    info = fs.file_info(path)
     if info is None:
         raise UserError.validation(
-            f"Data file [{local}] of an Iceberg table is missing",
+            f"Data file [{path}] of Iceberg table [{location}] is missing",
             ["Fix: restore the file, or roll the table back to a snapshot that does not use it"],
         )
-    return FileStatus(local, size or info.size, info.mtime)
+    return FileStatus(path, size or info.size, info.mtime)
 
 
 def table_schema(table: Any, snapshot_id: int | None) -> TupleSchema:
@@ -201,7 +201,7 @@ def iceberg_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot
             )
         for task in tasks:
             _check_format(task.file, location)
-            files.append(_file_status(task.file.file_path, task.file.file_size_in_bytes))
+            files.append(_file_status(task.file.file_path, task.file.file_size_in_bytes, location))
     return TableSnapshot(
         "iceberg", location, snapshot_id, tuple(files), table_schema(table, snapshot_id)
     )
@@ -213,7 +213,7 @@ def _check_format(data_file: Any, location: str) -> None:
         raise UserError.unsupported(
             f"Iceberg table [{location}] has a data file in {fmt.upper()}, which auger does not "
             "read in Iceberg tables yet",
-            [f"File: {_local(data_file.file_path)}"],
+            [f"File: {same_store_path(data_file.file_path, location)}"],
         )
 
 
@@ -245,7 +245,7 @@ def _appended(table: Any, location: str, from_id: int | None, to_id: int | None)
     wanted = set(ancestors)
     entries = table.inspect.entries(snapshot_id=to_id).to_pylist()
     files = [
-        _file_status(e["data_file"]["file_path"], e["data_file"]["file_size_in_bytes"])
+        _file_status(e["data_file"]["file_path"], e["data_file"]["file_size_in_bytes"], location)
         for e in entries
         if e["status"] == 1 and e["snapshot_id"] in wanted and e["data_file"]["content"] == 0
     ]
