@@ -252,3 +252,18 @@ def test_read_snapshot_errors_are_user_errors(tmp_path: Path) -> None:
     with pytest.raises(UserError) as info:
         read_snapshot("iceberg", str(tmp_path), {})
     assert "has no metadata file" in str(info.value)
+
+
+def test_information_schema_lists_a_lakehouse_tables_columns(
+    make_conn: Any, data_dir: Path
+) -> None:
+    path = data_dir / "listed_delta"
+    write_deltalake(str(path), pa.table({"id": [1], "label": ["a"]}))
+    conn = make_conn()
+    assert ("dfs.data", "listed_delta") in rows(conn, "SHOW TABLES IN dfs.data")
+    got = rows(
+        conn,
+        "SELECT COLUMN_NAME, DATA_TYPE FROM INFORMATION_SCHEMA.`COLUMNS` "
+        "WHERE TABLE_SCHEMA = 'dfs.data' AND TABLE_NAME = 'listed_delta' ORDER BY ORDINAL_POSITION",
+    )
+    assert got == [("id", "BIGINT"), ("label", "CHARACTER VARYING")]

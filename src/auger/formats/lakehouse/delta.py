@@ -17,9 +17,10 @@ from auger.formats.lakehouse.snapshot import TableSnapshot, table_option
 from auger.formats.lakehouse.stores import delta_storage_options, same_store_path
 from auger.storage import filesystem as fs
 from auger.storage.selection import FileStatus
+from auger.types import TupleSchema
 from auger.types.arrow import schema_from_arrow
 
-__all__ = ["delta_snapshot"]
+__all__ = ["current_schema", "delta_snapshot"]
 
 #: Reader features whose files a plain read of the listed Parquet files would answer wrongly.
 _REFUSED_FEATURES = {
@@ -113,6 +114,13 @@ def _has_deletion_vectors(table: Any) -> bool:
     actions = pa.table(table.get_add_actions(flatten=True))
     names = [n for n in actions.column_names if n.startswith("deletionVector")]
     return any(actions.column(n).null_count < len(actions) for n in names)
+
+
+def current_schema(location: str) -> TupleSchema:
+    """The table's current columns, from its log alone (partition columns included)."""
+    import pyarrow as pa
+
+    return schema_from_arrow(pa.schema(_open(location, {}).schema().to_arrow()))
 
 
 def delta_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:

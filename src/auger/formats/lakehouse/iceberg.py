@@ -24,7 +24,7 @@ from auger.storage.selection import FileStatus
 from auger.types import TupleSchema
 from auger.types.arrow import schema_from_arrow
 
-__all__ = ["METADATA_TABLES", "iceberg_snapshot", "metadata_table"]
+__all__ = ["METADATA_TABLES", "current_schema", "iceberg_snapshot", "metadata_table"]
 
 #: Drill's metadata tables, ``t#snapshots`` ..., as pyiceberg's inspect calls name them.
 METADATA_TABLES = ("snapshots", "history", "files", "manifests", "partitions", "entries")
@@ -159,6 +159,11 @@ def table_schema(table: Any, snapshot_id: int | None) -> TupleSchema:
             schema = table.schemas().get(snap.schema_id, schema)
     arrow = schema_to_pyarrow(schema, include_field_ids=False)
     return schema_from_arrow(arrow)
+
+
+def current_schema(location: str) -> TupleSchema:
+    """The table's current columns, from its metadata file alone."""
+    return table_schema(load_table(location), None)
 
 
 def _check_renames(table: Any, location: str) -> None:

@@ -200,9 +200,17 @@ def _columns(session: UserSession) -> pa.Table:
 
 
 def _provided_columns(location: str) -> list[ColumnMetadata]:
-    """A table directory's provided schema columns (the only file columns known unread)."""
+    """A table directory's columns known without reading a data file: an Iceberg or Delta
+    table's from its metadata, else its provided schema's."""
+    from auger.formats.lakehouse import read_schema, table_kind
     from auger.storage.schema_file import read_schema_file, schema_file_path
 
+    kind = table_kind(location)
+    if kind is not None:
+        try:
+            return list(read_schema(kind, location))
+        except UserError:  # a broken table is still listed; querying it reports the error
+            return []
     path = schema_file_path(location)
     try:
         if not fs.isfile(path):
