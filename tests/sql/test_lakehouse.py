@@ -267,3 +267,18 @@ def test_information_schema_lists_a_lakehouse_tables_columns(
         "WHERE TABLE_SCHEMA = 'dfs.data' AND TABLE_NAME = 'listed_delta' ORDER BY ORDINAL_POSITION",
     )
     assert got == [("id", "BIGINT"), ("label", "CHARACTER VARYING")]
+
+
+def test_statistics_rule_files_out(make_conn: Any, data_dir: Path, lake: Any) -> None:
+    # Iceberg: three appends, three files with id ranges [1,3], [4,5], [6,6]
+    conn = make_conn()
+    cur = conn.cursor()
+    cur.execute(f"SELECT name FROM {ICE} WHERE id >= 6")
+    assert cur.fetchall() == [("f",)]
+    (stats,) = cur.scan_statistics
+    assert stats["files_pruned"] >= 2 and stats["files_listed"] == 3, stats
+    # Delta: a partition value and a column's bounds
+    cur.execute(f"SELECT id FROM {DELTA} WHERE p = 'x' AND id > 2")
+    assert cur.fetchall() == [(3,)]
+    (stats,) = cur.scan_statistics
+    assert stats["files_pruned"] >= 2, stats

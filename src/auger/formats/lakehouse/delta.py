@@ -20,7 +20,7 @@ from auger.storage.selection import FileStatus
 from auger.types import TupleSchema
 from auger.types.arrow import schema_from_arrow
 
-__all__ = ["current_schema", "delta_snapshot"]
+__all__ = ["current_schema", "delta_snapshot", "open_version"]
 
 #: Reader features whose files a plain read of the listed Parquet files would answer wrongly.
 _REFUSED_FEATURES = {
@@ -85,6 +85,11 @@ def _latest(location: str, store: dict[str, str]) -> str:
 def _reason(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0][:300] if text else type(exc).__name__
+
+
+def open_version(location: str, version: int) -> Any:
+    """The Delta table at ``location`` as of ``version`` (one the planner already checked)."""
+    return _open(location, {"version": version})
 
 
 def _check_features(table: Any, location: str) -> None:

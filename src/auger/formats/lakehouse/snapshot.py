@@ -45,7 +45,7 @@ class TableSnapshot:
     path_partitions: tuple[str, ...] = field(default=())
 
     def selection(self) -> TableSelection:
-        return TableSelection(self.location, self.files, True, self.path_partitions)
+        return TableSelection(self.location, self.files, True, self.path_partitions, self)
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,8 @@ class TableSelection(FileSelection):
     columns the table declares, not whatever directory names its writer chose."""
 
     partitions: tuple[str, ...] = ()
+    #: the snapshot the files are of: its statistics may rule files out (see ``.pruning``)
+    snapshot: TableSnapshot | None = None
 
     def hive_keys(self) -> list[str]:
         return list(self.partitions)

@@ -21,10 +21,13 @@ from typing import Any, TypeVar
 
 from sqlglot import exp
 
+from auger.formats.lakehouse import TableSelection
+from auger.formats.lakehouse.pruning import Comparison, files_matching
 from auger.scan.implicit import implicit_value
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
+from auger.storage.selection import FileSelection
 
-__all__ = ["prune_files", "prune_scan"]
+__all__ = ["prune_by_statistics", "prune_files", "prune_scan"]
 
 T = TypeVar("T")
 
@@ -63,6 +66,45 @@ def prune_scan(planned: T, node: exp.Table) -> T:
     if len(kept) == len(spec.files):
         return planned
     return replace(planned, spec=spec.with_files(kept))  # type: ignore[type-var]
+
+
+def prune_by_statistics(planned: T, node: exp.Table, selection: FileSelection) -> T:
+    """The planned scan of an Iceberg or Delta table keeping only the files whose statistics
+    (partition values, column bounds) leave room for rows the WHERE clause's ``column op
+    literal`` conjuncts accept; other tables' scans as they are."""
+    snapshot = (
+        getattr(selection, "snapshot", None) if isinstance(selection, TableSelection) else None
+    )
+    where = _where_for(node) if snapshot is not None else None
+    if snapshot is None or where is None:
+        return planned
+    ctx = _Context(
+        {c.name.lower(): "" for c in snapshot.schema},
+        node.alias_or_name.lower(),
+        _is_only_table(node),
+    )
+    comparisons = []
+    for part in where.flatten() if isinstance(where, exp.And) else [where]:
+        op = next((o for kind, o in _COMPARISONS.items() if type(part) is kind), None)
+        if op is None or op == "<>":
+            continue
+        left, right = _column(part.this, ctx), _column(part.expression, ctx)
+        column, other = (left, part.expression) if left else (right, part.this)
+        is_literal, value = _literal(other)
+        if column is None or not is_literal or value is None:
+            continue
+        if isinstance(value, Decimal):
+            value = int(value) if value == value.to_integral_value() else float(value)
+        compared = Comparison(column, op, value)
+        comparisons.append(compared if left else compared.flipped())
+    kept = files_matching(snapshot, comparisons)
+    spec: ScanSpec = planned.spec  # type: ignore[attr-defined]
+    if kept is None:
+        return planned
+    files = tuple(f for f in spec.files if f.path in kept)
+    if len(files) == len(spec.files):
+        return planned
+    return replace(planned, spec=spec.with_files(files))  # type: ignore[type-var]
 
 
 def prune_files(

@@ -16,7 +16,7 @@ from auger.sql.planning import diagnostics, explain
 from auger.sql.planning.columns import table_alias
 from auger.sql.planning.compact_columns import compact_columns_scan
 from auger.sql.planning.local_answer import LocalAnswer, spark_result_table
-from auger.sql.planning.pruning import prune_scan
+from auger.sql.planning.pruning import prune_by_statistics, prune_scan
 from auger.sql.planning.row_counts import counting_scan
 from auger.sql.planning.select_plan import SelectPlan
 from auger.sql.planning.star_columns import spell_out_star
@@ -54,6 +54,8 @@ def plan_scans(plan: SelectPlan) -> None:
                 never_missing=plan.defined,
             )
         planned = prune_scan(planned, node)  # files ruled out by WHERE on dirN etc.
+        # an Iceberg or Delta table's files ruled out by their statistics
+        planned = prune_by_statistics(planned, node, plan.discovered[n].selection)
         diagnostics.scan_planned(plan.discovered[n], requested, planned, options)
         if plan.counting:
             weighted = counting_scan(planned)
