@@ -249,6 +249,8 @@ def _lakehouse(paths: list[str], options: Mapping[str, str]) -> ScanTable | None
     if len(paths) != 1 or fmt not in ("", ICEBERG, DELTA):
         return None
     path = paths[0] if fs.is_uri(paths[0]) else os.path.abspath(os.path.expanduser(paths[0]))
+    if not fmt and _format_of()(path) is not None:
+        return None  # a file of a known format is no table directory: nothing more to ask
     kind = fmt or table_kind(path)
     if kind is None:
         return None

@@ -14,8 +14,8 @@ DELTA = "delta"
 def table_kind(path: str) -> str | None:
     """``iceberg``, ``delta``, or None when ``path`` is no lakehouse table's directory."""
     try:
-        if not fs.isdir(path):
-            return None
+        # no look at ``path`` itself: the listing that selects its files does that, and an
+        # object store would be asked twice
         if fs.isdir(fs.join(path, "_delta_log")):
             return DELTA
         metadata = fs.join(path, "metadata")

@@ -128,6 +128,8 @@ def lakehouse_kind(table: FileTable) -> str | None:
     override = table.format_override
     if override is not None:
         return override.type if override.type in (ICEBERG, DELTA) else None
+    if table.workspace.plugin.format_for(table.path) is not None:
+        return None  # a file of a known format is no table directory: nothing more to ask
     kind = table_kind(table.path)
     if kind is None or not any(f.type == kind for f in table.workspace.plugin.formats.values()):
         return None
