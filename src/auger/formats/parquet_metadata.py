@@ -33,6 +33,7 @@ import json
 import logging
 import os
 import re
+import uuid
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -170,7 +171,7 @@ def _write_json(path: str, value: Any) -> None:
             with fs.open_output(path) as out:
                 out.write(data)
             return
-        partial = f"{path}.{os.getpid()}.partial"
+        partial = f"{path}.{uuid.uuid4().hex}.partial"  # two refreshes at once: each its own
         with open(partial, "wb") as fh:
             fh.write(data)
         os.replace(partial, path)
