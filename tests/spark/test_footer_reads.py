@@ -91,3 +91,16 @@ def test_the_spec_carries_the_footers_to_another_process(tmp_path: Path, opens: 
     list(reader.pushFilters([LessThan(("v",), 30)]))
     reader.partitions()
     assert len(opens) == FILES
+
+
+def test_tasks_do_not_carry_the_footers(tmp_path: Path) -> None:
+    import pickle
+
+    from auger.spark.datasource import AugerPushdownReader
+
+    _, spec, schema = _reader(_directory(tmp_path))
+    reader = AugerPushdownReader(with_footers(spec), schema)
+    assert len(reader.spec.footers) == FILES
+    task_side = pickle.loads(pickle.dumps(reader))
+    assert task_side.spec.footers == {}
+    assert task_side.spec.files == reader.spec.files
