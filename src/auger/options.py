@@ -95,6 +95,12 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
         False,
         "INFORMATION_SCHEMA.FILES lists workspace directories recursively",
     ),
+    _d(
+        "auger.storage.listing_ttl_ms",
+        "LONG",
+        1000,
+        "An object-store prefix listed this recently is not listed again (0: always list)",
+    ),
     _d("store.text.writer.add_header", "BOOLEAN", True),
     _d("exec.persistent_table.umask", "STRING", "002", "umask of persistent CTAS output"),
     _d("exec.query.max_rows", "LONG", 0, "Rows returned at most (0: no limit)"),

@@ -82,7 +82,11 @@ def test_refresh_and_explain(conn: Any, data_dir: Path) -> None:
     (data_dir / "rdir").mkdir()
     (data_dir / "rdir" / "a.json").write_text('{"a": 1}\n')
     assert rows(conn, "REFRESH TABLE METADATA dfs.data.`rdir`") == [
-        (True, "Successfully updated metadata for table dfs.data.rdir.")
+        (
+            False,
+            "Table rdir does not support metadata refresh. Support is currently limited to "
+            "directory-based Parquet tables.",
+        )
     ]
     assert rows(conn, "refresh table metadata dfs.data.`nothere`;")[0][0] is False
     cur = conn.cursor().execute("EXPLAIN PLAN FOR SELECT a FROM dfs.data.`rdir` WHERE a > 0")

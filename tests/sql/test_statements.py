@@ -47,6 +47,11 @@ from auger.sql.frontend.command_grammar import parse_command
         ),
         ("DROP VIEW IF EXISTS `dfs.tmp`.v", st.DropView(True, ("dfs.tmp", "v"))),
         ("REFRESH TABLE METADATA dfs.tmp.`t`", st.RefreshMetadata(("dfs", "tmp", "t"))),
+        (
+            "refresh table metadata columns (`date`, o_orderdate, m.a) dfs.`t`",
+            st.RefreshMetadata(("dfs", "t"), ("date", "o_orderdate", "m")),
+        ),
+        ("REFRESH TABLE METADATA COLUMNS NONE t", st.RefreshMetadata(("t",), ())),
         ("EXPLAIN PLAN FOR SELECT 1", st.Explain("SELECT 1")),
         ("explain plan without implementation for select 1", st.Explain("select 1", False)),
     ],

@@ -339,7 +339,27 @@ def test_planning_reads_each_footer_with_one_request_and_lists_once(
     with local_s3.recording() as log:
         s3.cursor().execute(sql).fetchall()
     assert _object_requests(log, f"/{BUCKET}/many/") == {}  # footers come from the cache
-    assert len(_listings(log)) == len(set(_listings(log))) == len(listed)
+
+    def of_table(queries: list[str]) -> list[str]:
+        """The listings of the table's prefix (not the probes for views and cache files)."""
+        return sorted(q for q in queries if "prefix=many%2F" in q and "drill" not in q)
+
+    assert of_table(listed)
+    # listed less than auger.storage.listing_ttl_ms ago: the prefix is not listed again
+    s3.cursor().execute("ALTER SESSION SET `auger.storage.listing_ttl_ms` = 600000")
+    try:
+        s3.cursor().execute(sql).fetchall()
+        with local_s3.recording() as log:
+            s3.cursor().execute(sql).fetchall()
+        assert of_table(_listings(log)) == []
+        # a change auger makes itself is seen at once
+        s3.cursor().execute("CREATE TABLE s3.tmp.`ttl_probe` AS SELECT 1 AS x FROM (VALUES(1))")
+        s3.cursor().execute("DROP TABLE s3.tmp.`ttl_probe`")
+        with local_s3.recording() as log:
+            s3.cursor().execute(sql).fetchall()
+        assert of_table(_listings(log)) == of_table(listed)
+    finally:
+        s3.cursor().execute("ALTER SESSION RESET `auger.storage.listing_ttl_ms`")
 
 
 def test_executors_read_parquet_objects_without_asking_their_size(
@@ -362,3 +382,21 @@ def test_executors_read_parquet_objects_without_asking_their_size(
     per_object = _object_requests(log, f"/{BUCKET}/nohead/")
     assert set(per_object) == {f"/{BUCKET}/{k}" for k in keys}
     assert all(set(methods) == {"GET"} for methods in per_object.values()), per_object
+
+
+def test_refresh_table_metadata_on_a_prefix(s3: Connection, local_s3: LocalS3) -> None:
+    from auger.spark.discovery import clear_cache
+
+    keys = [f"refreshed/{d}/p.parquet" for d in ("x=1", "x=2")]
+    for n, key in enumerate(keys):
+        local_s3.put(BUCKET, key, _parquet(pa.table({"id": [n, n + 10]})))
+    assert rows(s3, "REFRESH TABLE METADATA s3.root.`refreshed`") == [
+        (True, "Successfully updated metadata for table refreshed.")
+    ]
+    assert "refreshed/.drill.parquet_summary_metadata.v4" in local_s3.keys(BUCKET, "refreshed/")
+    clear_cache()  # nothing kept in memory: the footers come from the cache objects
+    with local_s3.recording() as log:
+        s3.cursor().execute("EXPLAIN PLAN FOR SELECT id, x FROM s3.root.`refreshed`").fetchall()
+    assert _object_requests(log, f"/{BUCKET}/refreshed/") == {}
+    got = rows(s3, "SELECT x, SUM(id) FROM s3.root.`refreshed` GROUP BY x ORDER BY x")
+    assert got == [("1", 10), ("2", 12)]

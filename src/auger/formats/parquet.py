@@ -61,11 +61,26 @@ from auger.storage.filesystem import (
     read_parquet_footer,
     storage_error,
 )
+from auger.storage.parquet_footers import (
+    clear_footer_bytes,
+    footer_bytes_of,
+    footer_from_bytes,
+    keep_footer_bytes,
+)
 from auger.storage.splits import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import schema_from_arrow
 
-__all__ = ["ParquetFooter", "ParquetFormat", "clear_footers", "nested_selection", "planning_footer"]
+__all__ = [
+    "ParquetFooter",
+    "ParquetFormat",
+    "clear_footers",
+    "footer_of_bytes",
+    "has_footer",
+    "keep_footer",
+    "nested_selection",
+    "planning_footer",
+]
 
 ROWS_ONLY = "__rows__"
 _ERRORS = (pa.ArrowInvalid, pa.ArrowIOError, OSError, pa.ArrowNotImplementedError)
@@ -150,7 +165,7 @@ class ParquetFooter:
 
 #: Footers kept: planning a table again reads none of its footers.
 _FOOTERS_SIZE = 50_000
-_footers: OrderedDict[tuple[str, float, int], ParquetFooter] = OrderedDict()
+_footers: OrderedDict[tuple[str, float | None, int], ParquetFooter] = OrderedDict()
 #: One instance of each Arrow schema the kept footers have: the files of a table mostly share
 #: theirs, which then costs its memory once rather than once a file.
 _shapes: dict[bytes, pa.Schema] = {}
@@ -162,6 +177,7 @@ def clear_footers() -> None:
     with _footers_lock:
         _footers.clear()
         _shapes.clear()
+    clear_footer_bytes()
 
 
 def _shared(schema: pa.Schema) -> pa.Schema:
@@ -195,6 +211,20 @@ def planning_footer(
                 _footers.move_to_end(key)
                 return hit
     meta, arrow = read_parquet_footer(path, size)
+    raw = footer_bytes_of(meta)
+    footer = _planning_facts(meta, arrow, raw)
+    if key is not None:
+        keep_footer(path, mtime, size, footer, raw)
+    return footer
+
+
+def footer_of_bytes(raw: bytes) -> ParquetFooter:
+    """The planning facts of a footer serialized by :func:`footer_bytes_of`."""
+    meta, arrow = footer_from_bytes(raw)
+    return _planning_facts(meta, arrow, raw)
+
+
+def _planning_facts(meta: pq.FileMetaData, arrow: pa.Schema, raw: bytes) -> ParquetFooter:
     leaves = meta.schema
     int96 = frozenset(
         leaves.column(i).path.split(".")[0].lower()
@@ -202,9 +232,10 @@ def planning_footer(
         if leaves.column(i).physical_type == "INT96"
     )
     group = meta.row_group(0) if meta.num_row_groups else None
-    footer = ParquetFooter(
+    return ParquetFooter(
         _shared(arrow),
-        _shared(read_parquet_footer(path, size, "s")[1]) if int96 else None,
+        # the INT96 leaves typed ``timestamp[s]``: from the serialized footer, not the file
+        _shared(footer_from_bytes(raw, "s")[1]) if int96 else None,
         meta.num_rows,
         int96,
         frozenset(group.column(i).compression for i in range(group.num_columns))
@@ -212,12 +243,26 @@ def planning_footer(
         else frozenset(),
         date_corruption(meta) is not DateCorruption.NONE,
     )
-    if key is not None:
-        with _footers_lock:
-            _footers[key] = footer
-            while len(_footers) > _FOOTERS_SIZE:
-                _footers.popitem(last=False)
-    return footer
+
+
+def keep_footer(
+    path: str, mtime: float | None, size: int | None, footer: ParquetFooter, raw: bytes
+) -> None:
+    """Keep a file's planning footer, and its serialized bytes
+    (:mod:`auger.storage.parquet_footers`), for the file of this path, modification time and
+    size."""
+    key = (path, mtime, size or 0)
+    with _footers_lock:
+        _footers[key] = footer
+        while len(_footers) > _FOOTERS_SIZE:
+            _footers.popitem(last=False)
+    keep_footer_bytes(path, mtime, size, raw)
+
+
+def has_footer(path: str, mtime: float | None, size: int | None) -> bool:
+    """Whether planning keeps this file's footer (reading it would open nothing)."""
+    with _footers_lock:
+        return (path, mtime, size or 0) in _footers
 
 
 def _is_mark(marks: pa.DataType | None) -> bool:

@@ -70,6 +70,7 @@ class ScanSpec:
             files hold, the scan converts); empty means the output's own table columns.
         plugin: a format plugin registered in code on the driver, pickled for the workers
             (:func:`auger.formats.registry.shipped_plugin`); empty for built-ins and entry points.
+        footers: Parquet footers planning read, serialized, by path (may be empty).
     """
 
     format_name: str
@@ -85,6 +86,10 @@ class ScanSpec:
     table: str = ""
     reader_schema: str = ""
     plugin: str = ""
+    #: Parquet: the serialized footers planning read (path -> base64 of a Parquet file of no
+    #: data, :func:`auger.formats.parquet.footer_bytes_of`), so that planning the scan's tasks
+    #: (row groups to skip, big files to cut) opens none of those files again
+    footers: Mapping[str, str] = field(default_factory=dict)
 
     def schema(self) -> TupleSchema:
         return TupleSchema.parse(self.output_schema) if self.output_schema else TupleSchema()

@@ -17,6 +17,7 @@ on the driver by :func:`auger.spark.errors.unwrap_spark_error`.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
@@ -103,6 +104,14 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
         self.predicates: list[Any] = []
         #: where tasks add their rows read and records skipped (:mod:`auger.spark.scan_report`)
         self.report = report
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the reader goes to every task pickled: the footers the spec carries are for planning
+        # the tasks (``partitions()``, on this instance), not for reading them
+        state = dict(self.__dict__)
+        if self.spec.footers:
+            state["spec"] = replace(self.spec, footers={})
+        return state
 
     def partitions(self) -> list[InputPartition]:
         from auger.formats.registry import get_format, install_shipped

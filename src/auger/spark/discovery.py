@@ -109,6 +109,12 @@ def discover_schema(
         if spark is not None:
             schema = _discover_in_spark(spark, paths, fmt, options)
         elif isinstance(plugin, _PerFileSchemas):
+            if fmt.type == "parquet":
+                # loaded for a plan of Parquet files only
+                from auger.formats.parquet_metadata import use_metadata_cache
+
+                # a directory's valid metadata cache gives every footer: none is read
+                use_metadata_cache(selection)
             schema = _merge_per_file(plugin, selection.files, options)
         else:
             schema = plugin.discover_schema(paths, fmt, options)

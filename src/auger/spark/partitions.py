@@ -12,13 +12,16 @@ Runs in Spark's planner worker on the driver machine: no SparkSession here.
 
 from __future__ import annotations
 
+import base64
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from auger.config import COMPRESSION_SUFFIXES
 from auger.scan.spec import FileSplit, ScanSpec
 from auger.storage.filesystem import is_uri, parallel_map, read_parquet_footer
+from auger.storage.parquet_footers import footer_from_bytes, kept_footer_bytes
 
 __all__ = ["expand_splits", "group_splits", "plan_partitions", "split_size"]
 
@@ -36,11 +39,28 @@ def split_size(total_bytes: int, target_bytes: int, parallelism: int) -> int:
     return max(1, min(target_bytes, max(OPEN_COST, per_core)))
 
 
+def _footer(split: FileSplit, shipped: Mapping[str, str]) -> Any:
+    """The split's footer: the one planning read (the spec carries it, or this process kept
+    it), else from the file."""
+    text = shipped.get(split.path)
+    raw = (
+        base64.b64decode(text)
+        if text is not None
+        else kept_footer_bytes(split.path, split.mtime, split.file_size)
+    )
+    if raw is not None:
+        return footer_from_bytes(raw)[0]
+    return read_parquet_footer(split.path, split.file_size)[0]
+
+
 def _parquet_pieces(
-    split: FileSplit, max_bytes: int, row_group_filter: RowGroupFilter | None
+    split: FileSplit,
+    max_bytes: int,
+    row_group_filter: RowGroupFilter | None,
+    shipped: Mapping[str, str],
 ) -> list[FileSplit]:
     try:
-        meta = read_parquet_footer(split.path, split.file_size)[0]
+        meta = _footer(split, shipped)
     except Exception:
         return [split]  # unreadable: let the reader raise its DATA_READ error with context
     groups = list(range(meta.num_row_groups))
@@ -90,7 +110,8 @@ def expand_splits(
     text_ranges: bool = False,
 ) -> list[FileSplit]:
     """Cut the spec's files into pieces of at most ``max_bytes`` where the format allows (the
-    Parquet footers this needs are read by several threads at once when they are objects)."""
+    Parquet footers this needs are the ones the spec carries, and the others are read by
+    several threads at once when they are objects)."""
 
     def footer_needed(split: FileSplit) -> bool:
         return (
@@ -101,7 +122,7 @@ def expand_splits(
 
     cut = [s for s in spec.files if footer_needed(s)]
     pieces = parallel_map(
-        lambda s: _parquet_pieces(s, max_bytes, row_group_filter),
+        lambda s: _parquet_pieces(s, max_bytes, row_group_filter, spec.footers),
         cut,
         force=bool(cut) and is_uri(cut[0].path),
     )

@@ -67,6 +67,7 @@ __all__ = [
     "shipped_for",
     "storage_error",
     "walk_files",
+    "write_count",
 ]
 
 #: URI schemes of object stores, and the pyarrow file system each one means.
@@ -781,8 +782,24 @@ def read_text(path: str) -> str:
         return fh.read().decode("utf-8")
 
 
+_writes = 0
+
+
+def _wrote() -> None:
+    """Count a change this process makes to a file system (see :func:`write_count`)."""
+    global _writes
+    _writes += 1
+
+
+def write_count() -> int:
+    """How many writes and deletions this process has made through this module: a listing
+    kept from before a change auger made itself is not used after it."""
+    return _writes
+
+
 def open_output(path: str) -> IO[bytes]:
     """A new file (replacing any) at ``path``; parent directories are made as needed."""
+    _wrote()
     if not is_uri(path):
         local = _local(path)
         os.makedirs(os.path.dirname(local) or ".", exist_ok=True)
@@ -795,6 +812,7 @@ def open_output(path: str) -> IO[bytes]:
 
 
 def makedirs(path: str) -> None:
+    _wrote()
     if not is_uri(path):
         os.makedirs(_local(path), exist_ok=True)
         return
@@ -806,6 +824,7 @@ def makedirs(path: str) -> None:
 
 
 def delete_file(path: str) -> None:
+    _wrote()
     if not is_uri(path):
         os.remove(_local(path))
         return
@@ -818,6 +837,7 @@ def delete_file(path: str) -> None:
 
 def delete_dir(path: str) -> None:
     """Remove a directory and every file below it (every object under the prefix)."""
+    _wrote()
     if not is_uri(path):
         import shutil
 

@@ -9,13 +9,23 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from auger.errors import UserError
 from auger.storage import filesystem as fs
 from auger.storage.object_tables import PENDING_MARKER, hide_pending
 
-__all__ = ["FileSelection", "FileStatus", "is_hidden", "select_files"]
+__all__ = [
+    "LISTING_TTL_MS",
+    "FileSelection",
+    "FileStatus",
+    "clear_listings",
+    "is_hidden",
+    "select_files",
+]
 
 
 @dataclass(frozen=True)
@@ -86,14 +96,52 @@ def _walk(path: str) -> list[FileStatus]:
     return [FileStatus(f.path, f.size, f.mtime) for f in hide_pending(found, path)]
 
 
-def select_files(path: str) -> FileSelection:
+#: The default of ``auger.storage.listing_ttl_ms``.
+LISTING_TTL_MS = 1000
+
+#: Listings of object-store paths kept for ``auger.storage.listing_ttl_ms``: path -> (when,
+#: :func:`auger.storage.filesystem.write_count` then, the selection).
+_LISTINGS_SIZE = 256
+_listings: OrderedDict[str, tuple[float, int, FileSelection]] = OrderedDict()
+_listings_lock = threading.Lock()
+
+
+def clear_listings() -> None:
+    """Forget every kept listing (tests; after changes made outside auger)."""
+    with _listings_lock:
+        _listings.clear()
+
+
+def select_files(path: str, listing_ttl: float = 0.0) -> FileSelection:
     """Resolve a path (file, directory or glob; local or an object store's URI) to the files
     it means.
+
+    ``listing_ttl``: seconds for which the selection of an object-store path is kept and used
+    again instead of listing the prefix again (each listing is requests to the store), unless
+    auger itself wrote or deleted something meanwhile. A local directory is listed every time:
+    that costs a few system calls, and it is how a file rewritten in place is noticed.
 
     Raises:
         UserError: VALIDATION, when nothing exists at the path; for an object store, what
             :func:`auger.storage.filesystem.storage_error` makes of a store that cannot be asked.
     """
+    if listing_ttl <= 0 or not fs.is_uri(path):
+        return _select(path)
+    writes = fs.write_count()
+    with _listings_lock:
+        hit = _listings.get(path)
+        if hit is not None and time.monotonic() - hit[0] < listing_ttl and hit[1] == writes:
+            _listings.move_to_end(path)
+            return hit[2]
+    found = _select(path)
+    with _listings_lock:
+        _listings[path] = (time.monotonic(), writes, found)
+        while len(_listings) > _LISTINGS_SIZE:
+            _listings.popitem(last=False)
+    return found
+
+
+def _select(path: str) -> FileSelection:
     info = fs.file_info(path)
     if info is None and _GLOB_CHARS.search(path) and not _is_link(path):
         # a name that merely holds a glob character (``[1].csv``) is that file

@@ -12,6 +12,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from auger.errors import ErrorKind, UserError
+from auger.formats.parquet_metadata import refresh_metadata as refresh_parquet_metadata
 from auger.sql.catalog.information_schema import info_schema_columns
 from auger.sql.catalog.resolution import IS_SCHEMA_NAME, FileTable, SystemTable, ViewTable
 from auger.sql.catalog.table_listing import list_tables
@@ -33,7 +34,7 @@ from auger.sql.result import QueryResult, ok_result
 from auger.storage import drill_json
 from auger.storage import filesystem as fs
 from auger.storage.file_facts import directory_facts
-from auger.storage.selection import is_hidden
+from auger.storage.selection import is_hidden, select_files
 from auger.storage.workspace import Workspace
 from auger.types import DataMode, MinorType
 from auger.types.spark import spark_to_column
@@ -254,22 +255,53 @@ def _required_columns(parts: list[str], session: UserSession) -> set[str]:
 
 
 def refresh_metadata(c: RefreshMetadata, session: UserSession) -> QueryResult:
-    """Drill caches Parquet footers here; auger's discovery cache needs no refresh."""
-    name = ".".join(c.table)
+    """Write Drill's Parquet metadata cache into a directory of Parquet files
+    (:mod:`auger.formats.parquet_metadata`), answering as Drill does: ``ok`` false and Drill's
+    words for a table that has no such cache."""
+    name = c.table[-1]  # Drill names the table without its schema
+
+    def answer(ok: bool, summary: str) -> QueryResult:
+        return ok_result(ok, summary, "REFRESH")
+
+    not_supported = (
+        f"Table {name} does not support metadata refresh. Support is currently limited to "
+        "directory-based Parquet tables."
+    )
+    schema_parts = split_schema_path(list(c.table[:-1]))
+    if schema_parts:
+        try:
+            session.catalog.resolve_schema(".".join(schema_parts), session.default_schema)
+        except UserError:
+            return answer(
+                False, f"Storage plugin or workspace does not exist [{'.'.join(schema_parts)}]"
+            )
+    if "*" in name or "?" in name:
+        return answer(False, f"Glob path {name} not supported for metadata refresh")
     try:
         ref = session.resolve_table(list(c.table))
     except UserError:
-        return ok_result(False, f"Table {name} does not exist.", "REFRESH")
-    if isinstance(ref, ViewTable) or (isinstance(ref, FileTable) and not fs.exists(ref.path)):
-        return ok_result(False, f"Table {name} does not exist.", "REFRESH")
-    if not isinstance(ref, FileTable) or not fs.isdir(ref.path):
-        return ok_result(
-            False,
-            f"Table {name} does not support metadata refresh. Support is currently limited to "
-            "directory-based Parquet tables.",
-            "REFRESH",
-        )
-    return ok_result(True, f"Successfully updated metadata for table {name}.", "REFRESH")
+        return answer(False, f"Table {name} does not exist.")
+    if isinstance(ref, ViewTable) or not isinstance(ref, FileTable):
+        return answer(False, not_supported)
+    if not fs.exists(ref.path):
+        return answer(False, f"Table {name} does not exist.")
+    if not fs.isdir(ref.path):
+        return answer(False, not_supported)
+    try:
+        selection = select_files(ref.path)
+    except UserError as exc:
+        return answer(False, f"Error: {exc.message}")
+    if not selection.files:
+        return answer(False, f"Table {name} is empty and doesn't contain any parquet files.")
+    known = (f.path for f in selection.files if ref.workspace.format_for(f.path))
+    fmt = ref.format_override or ref.workspace.format_for(next(known, selection.files[0].path))
+    if fmt is None or fmt.type != "parquet":
+        return answer(False, not_supported)
+    try:
+        refresh_parquet_metadata(ref.path, c.columns)
+    except UserError as exc:
+        return answer(False, f"Error: {exc.message}")
+    return answer(True, f"Successfully updated metadata for table {name}.")
 
 
 def explain(c: Explain, session: UserSession) -> QueryResult:

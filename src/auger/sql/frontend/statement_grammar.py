@@ -91,6 +91,8 @@ class DropSchema:
 @dataclass(frozen=True)
 class RefreshMetadata:
     table: tuple[str, ...]
+    #: the ``COLUMNS (...)`` list (top-level names); () for ``COLUMNS NONE``; None: every column
+    columns: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -305,15 +307,24 @@ def _drop(c: Cursor) -> object | None:
 def _refresh(c: Cursor) -> object | None:
     if not c.accept("REFRESH", "TABLE", "METADATA"):
         return None
-    # Drill's optional COLUMNS (...) list and NONE are accepted and ignored.
+    # Drill's grammar: REFRESH TABLE METADATA [COLUMNS ((c1, c2, ...) | NONE)] table
+    columns: tuple[str, ...] | None = None
     if c.accept("COLUMNS"):
         if c.at_punct("("):
-            c.balanced()
+            c.expect_punct("(")
+            names = [c.name()]
+            while c.at_punct(","):
+                c.expect_punct(",")
+                names.append(c.name())
+            c.expect_punct(")")
+            # a member (``m.a``) stands for its top-level column, as in Drill
+            columns = tuple(dict.fromkeys(n[0] for n in names))
         else:
             c.expect("NONE")
+            columns = ()
     table = tuple(c.name())
     c.end()
-    return RefreshMetadata(table)
+    return RefreshMetadata(table, columns)
 
 
 def _explain(c: Cursor) -> object | None:

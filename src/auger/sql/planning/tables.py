@@ -36,7 +36,7 @@ from auger.sql.planning.table_functions import (
     table_function,
 )
 from auger.storage.filesystem import is_uri
-from auger.storage.selection import FileSelection, select_files
+from auger.storage.selection import LISTING_TTL_MS, FileSelection, select_files
 from auger.types.spark import column_to_spark
 
 if TYPE_CHECKING:
@@ -169,7 +169,8 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> ScanTab
     if kind is not None:
         return _discover_lakehouse(table, kind, options)
     try:
-        selection = select_files(table.path)
+        ttl_ms = int(options.get("auger.storage.listing_ttl_ms", LISTING_TTL_MS) or 0)
+        selection = select_files(table.path, ttl_ms / 1000)
     except UserError as exc:
         if exc.kind is not ErrorKind.VALIDATION:
             raise  # an object store that cannot be asked: its own words, not "not found"
