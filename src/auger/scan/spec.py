@@ -70,6 +70,11 @@ class ScanSpec:
             files hold, the scan converts); empty means the output's own table columns.
         plugin: a format plugin registered in code on the driver, pickled for the workers
             (:func:`auger.formats.registry.shipped_plugin`); empty for built-ins and entry points.
+        cache_columns: the columns a ``*`` scan of the table delivers (schema text), which is
+            what the raw-file cache keeps of each file (:mod:`auger.scan.cache`); empty when
+            the table is not cached.
+        cache_build: the cache directory of the table's key, when the scan's tasks also write
+            the entries of the files they read (:mod:`auger.scan.cache_build`); else empty.
     """
 
     format_name: str
@@ -85,6 +90,8 @@ class ScanSpec:
     table: str = ""
     reader_schema: str = ""
     plugin: str = ""
+    cache_columns: str = ""
+    cache_build: str = ""
 
     def schema(self) -> TupleSchema:
         return TupleSchema.parse(self.output_schema) if self.output_schema else TupleSchema()

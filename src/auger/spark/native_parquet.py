@@ -55,7 +55,13 @@ from auger.types.spark import column_to_spark
 if TYPE_CHECKING:
     from auger.scan.plan import PlannedScan
 
-__all__ = ["OPTION", "clear_cache", "footer_row_count", "native_parquet_frame"]
+__all__ = [
+    "OPTION",
+    "clear_cache",
+    "footer_row_count",
+    "native_parquet_frame",
+    "parquet_files_frame",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -458,6 +464,19 @@ def native_parquet_frame(spark: Any, planned: PlannedScan, options: Mapping[str,
     spec = planned.spec
     if spec.format_type != "parquet" or not _enabled(options):
         return None
+    return parquet_files_frame(spark, planned)
+
+
+def parquet_files_frame(
+    spark: Any, planned: PlannedScan, origins: Sequence[FileSplit] | None = None
+) -> Any:
+    """Spark's Parquet reader over the Parquet files of ``planned.spec``, or None.
+
+    ``origins``: the file each of the spec's files stands for (the raw file a cache part
+    holds, see :mod:`auger.spark.cached_scan`), whose path, directories and modification time
+    give the implicit and partition columns; by default the files themselves.
+    """
+    spec = planned.spec
     if spec.reader_schema or len(spec.files) > MAX_FILES:
         return None
     try:
@@ -477,14 +496,16 @@ def native_parquet_frame(spark: Any, planned: PlannedScan, options: Mapping[str,
             return None  # a codec only the data source's pyarrow reads
         if auto_correct_dates(spec.format_options) and any(ft.shifted_dates for ft in footers):
             return None  # dates written by Drill before 1.9: the scan corrects them
-        return _scan_frame(spark, planned, footers)
+        return _scan_frame(spark, planned, footers, origins or spec.files)
     except (OSError, pa.ArrowException) as exc:
         # an unreadable footer: the data source reports it with the file and the reason
         _log.debug("native Parquet path declined: %s", exc)
         return None
 
 
-def _scan_frame(spark: Any, planned: PlannedScan, footers: list[_Footer]) -> Any:
+def _scan_frame(
+    spark: Any, planned: PlannedScan, footers: list[_Footer], origins: Sequence[FileSplit]
+) -> Any:
     from pyspark.sql import types as T
 
     spec = planned.spec
@@ -556,9 +577,7 @@ def _scan_frame(spark: Any, planned: PlannedScan, footers: list[_Footer]) -> Any
                 return None
             selects.append(f"{_literal(default, target)} AS {name}")
         else:
-            values = [
-                implicit_value(source, f.path, spec.selection_root, f.mtime) for f in spec.files
-            ]
+            values = [implicit_value(source, f.path, spec.selection_root, f.mtime) for f in origins]
             if len(set(values)) == 1:
                 selects.append(f"{_literal(values[0], target)} AS {name}")
                 continue

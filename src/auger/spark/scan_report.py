@@ -118,6 +118,8 @@ class ScanReport:
         self._acc = accumulator
         self._facts: dict[tuple[Any, ...], TaskFacts] = {}
         self.token: str | None = None
+        #: files read from the raw-file cache rather than parsed (:mod:`auger.spark.cached_scan`)
+        self.from_cache = 0
         if accumulator is not None:
             raw = pickle.dumps((self.id, accumulator))
             self.token = base64.b64encode(raw).decode("ascii")
