@@ -205,6 +205,21 @@ def test_statistics_and_cache_off(cc: Connection, data_dir: Path) -> None:
     assert cur.scan_statistics[0]["files_from_cache"] == 0
 
 
+def test_cache_location_is_denied(make_conn: Any, data_dir: Path) -> None:
+    """A location a workspace reaches is still no query's to read."""
+    inside = data_dir / "_cache_inside"  # hidden: the workspace's directory scans pass it over
+    (data_dir / "cache_denied.csvh").write_text("a\n1\n")
+    conn = make_conn()
+    cur = conn.cursor()
+    cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{inside}'")
+    cur.execute("ALTER SESSION SET `auger.cache.enabled` = true")
+    assert cur.execute("SELECT a FROM dfs.data.`cache_denied.csvh`").fetchall() == [("1",)]
+    assert any(p.suffix == ".parquet" for p in inside.rglob("*"))
+    with pytest.raises(Error) as info:
+        cur.execute("SELECT * FROM dfs.data.`_cache_inside`").fetchall()
+    assert "raw-file cache" in str(info.value)
+
+
 # ----------------------------------------------------------------- layout (no Spark needed)
 def test_incomplete_or_temporary_parts_are_never_used(tmp_path: Path) -> None:
     entry = tmp_path / "entry"
