@@ -195,6 +195,27 @@ def test_changed_and_added_files_are_read_again_alone(cc: Connection, data_dir: 
     assert rows == [("a", 11), ("b", 2), ("c", 5)] and cached == 3
 
 
+def test_file_read_in_byte_ranges(cc: Connection, data_dir: Path, cache_dir: Path) -> None:
+    """A big text file read by several tasks (line-aligned byte ranges): its entry is their
+    parts together, each line once."""
+    path = data_dir / "cache_big.csvh"
+    if not path.exists():
+        lines = "".join(f"{i},{'x' * 40}{i % 7}\n" for i in range(250_000))
+        path.write_text("a,b\n" + lines)
+    cc.cursor().execute("ALTER SESSION SET `auger.scan.target_split_bytes` = 4194304")
+    try:
+        sql = (
+            "SELECT COUNT(*), SUM(CAST(a AS BIGINT)), COUNT(DISTINCT b) "
+            "FROM dfs.data.`cache_big.csvh`"
+        )
+        assert _same_three_ways(cc, sql, files=1) == [(250_000, 249_999 * 125_000, 7)]
+    finally:
+        cc.cursor().execute("ALTER SESSION RESET `auger.scan.target_split_bytes`")
+    size = path.stat().st_size
+    chains = [complete_parts(str(e), size) for e in cache_dir.glob("*/*") if e.is_dir()]
+    assert any(c is not None and len(c) >= 2 for c in chains)
+
+
 def test_statistics_and_cache_off(cc: Connection, data_dir: Path) -> None:
     (data_dir / "cache_stats.csvh").write_text("a,b\n1,2\n3,4\n")
     sql = "SELECT a, b FROM dfs.data.`cache_stats.csvh`"

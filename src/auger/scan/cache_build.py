@@ -36,7 +36,7 @@ from auger.types import TupleSchema
 from auger.types.schema_text import column_type_text
 from auger.types.spark import spark_arrow_schema
 
-__all__ = ["building_scan", "widened_spec"]
+__all__ = ["PartWriter", "building_scan", "widened_spec"]
 
 _log = logging.getLogger(__name__)
 
@@ -138,11 +138,15 @@ def _query_batch(batch: pa.RecordBatch, target: pa.Schema) -> pa.RecordBatch:
     )
 
 
-class _Part:
+class PartWriter:
     """One part being written: a hidden temporary file, renamed into place when complete."""
 
-    def __init__(self, table: str, split: FileSplit, schema: pa.Schema) -> None:
-        entry = entry_dir(table, split)
+    def __init__(
+        self, table: str, split: FileSplit, schema: pa.Schema, file: FileSplit | None = None
+    ) -> None:
+        """``split``: the piece read; ``file``: the whole file as planned (its identity keys
+        the entry; a piece carries its own length as its size), by default the split."""
+        entry = entry_dir(table, file or split)
         start, end = part_range(split)
         self.final = fs.join(entry, part_name(start, end))
         # written under a hidden name (readers pass it over), then renamed into place
@@ -210,8 +214,13 @@ def building_scan(
     kept = entry_schema(spec.cache_columns)
     part_schema = pa.schema([wide_target.field(c.name) for c in kept])
     plain = replace(spec, cache_build="", cache_columns="")
+    planned = {f.path: f for f in spec.files}
     for split in files:
-        part = _Part(spec.cache_build, split, part_schema)
+        file = planned.get(split.path)
+        if file is None or file.is_range:  # not a file the driver planned: no entry
+            yield from run_scan(plain, [split], batch_rows, target)
+            continue
+        part = PartWriter(spec.cache_build, split, part_schema, file)
         complete = False
         sent = 0
         try:

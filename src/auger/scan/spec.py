@@ -109,11 +109,19 @@ class ScanSpec:
             if self.sources.get(c.name) in (ColumnSource.TABLE, ColumnSource.MISSING)
         )
 
+    def _locations(self) -> list[str]:
+        """Where the scan reads and writes: its files, and the cache it fills, if any."""
+        return [
+            self.selection_root,
+            *(f.path for f in self.files),
+            *filter(None, [self.cache_build]),
+        ]
+
     def __getstate__(self) -> dict[str, Any]:
         # a spec pickled to an executor (inside Spark's data source) takes the settings of
         # the object stores its files are in along, as the JSON form does
         state = dict(self.__dict__)
-        state["_filesystems"] = fs.shipped_for([self.selection_root, *(f.path for f in self.files)])
+        state["_filesystems"] = fs.shipped_for(self._locations())
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -126,7 +134,7 @@ class ScanSpec:
         """The spec as JSON, with the settings of the object stores its files are in (an
         executor has no config file to find them in)."""
         raw = asdict(self)
-        shipped = fs.shipped_for([self.selection_root, *(f.path for f in self.files)])
+        shipped = fs.shipped_for(self._locations())
         if shipped:
             raw["filesystems"] = shipped
         return json.dumps(raw, separators=(",", ":"))
