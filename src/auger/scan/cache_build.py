@@ -16,8 +16,10 @@ write (a full disk, a location that cannot be written) drops the part and never 
 from __future__ import annotations
 
 import logging
+import threading
 import uuid
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
 
@@ -39,6 +41,11 @@ from auger.types.spark import spark_arrow_schema
 __all__ = ["PartWriter", "building_scan", "widened_spec"]
 
 _log = logging.getLogger(__name__)
+
+#: A part's row groups: about this many rows, or bytes of Arrow data, each (Spark's reader
+#: splits a part between tasks at row groups; a task holds one group's batches at a time).
+ROW_GROUP_ROWS = 256 * 1024
+ROW_GROUP_BYTES = 64 * 1024 * 1024
 
 
 def _quoted(name: str) -> str:
@@ -138,6 +145,19 @@ def _query_batch(batch: pa.RecordBatch, target: pa.Schema) -> pa.RecordBatch:
     )
 
 
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _writer_pool() -> ThreadPoolExecutor:
+    """The worker process's one thread that writes parts' row groups."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(1, thread_name_prefix="auger-cache-writer")
+        return _pool
+
+
 class PartWriter:
     """One part being written: a hidden temporary file, renamed into place when complete."""
 
@@ -154,28 +174,55 @@ class PartWriter:
         self.writer: Any = None
         self.schema = schema
         self.failed = False
+        self.writing: Future[None] | None = None
+        self.pending: list[pa.RecordBatch] = []
+        self.pending_rows = 0
+        self.pending_bytes = 0
         try:
             fs.makedirs(entry)
             self.sink = fs.open_output(self.path)
-            self.writer = pq.ParquetWriter(self.sink, schema, compression="snappy")
+            # no dictionaries: writing them for columns of unique values (ids, names) costs
+            # more than the whole parse, and Snappy keeps repeated values small anyway
+            self.writer = pq.ParquetWriter(
+                self.sink, schema, compression="snappy", use_dictionary=False
+            )
         except Exception as exc:
             self._fail(exc)
 
     def write(self, batch: pa.RecordBatch) -> None:
         if self.failed:
             return
+        names = batch.schema.names
+        kept = [batch.column(names.index(f.name)) for f in self.schema]
+        self.pending.append(pa.RecordBatch.from_arrays(kept, schema=self.schema))
+        self.pending_rows += batch.num_rows
+        self.pending_bytes += batch.nbytes
+        if self.pending_rows >= ROW_GROUP_ROWS or self.pending_bytes >= ROW_GROUP_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Write what is pending as one row group (the writer makes a row group per call:
+        one per scan batch would be thousands of small ones, slow to write and to read)."""
+        if self.failed or not self.pending:
+            return
+        table = pa.Table.from_batches(self.pending, schema=self.schema)
+        self.pending, self.pending_rows, self.pending_bytes = [], 0, 0
+        self._wait()  # one group at a time: memory stays bounded
+        # pyarrow writes without the GIL: the scan reads on while the group is written
+        self.writing = _writer_pool().submit(self.writer.write_table, table)
+
+    def _wait(self) -> None:
+        if self.writing is None:
+            return
         try:
-            self.writer.write_batch(
-                pa.RecordBatch.from_arrays(
-                    [batch.column(batch.schema.names.index(f.name)) for f in self.schema],
-                    schema=self.schema,
-                ),
-                row_group_size=1024 * 1024,
-            )
+            self.writing.result()
         except Exception as exc:
             self._fail(exc)
+        self.writing = None
 
     def publish(self) -> None:
+        self._flush()
+        self._wait()
         if self.failed:
             return
         try:
@@ -186,6 +233,11 @@ class PartWriter:
             self._fail(exc)
 
     def abandon(self) -> None:
+        self.pending = []
+        if self.writing is not None:
+            if not self.writing.cancel():
+                self._wait()
+            self.writing = None
         if not self.failed:
             self._fail(None)
 
