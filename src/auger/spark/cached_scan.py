@@ -135,7 +135,7 @@ def _entries_frame(
 ) -> Any:
     """Spark's Parquet reader over the hit files' parts, delivering ``planned.schema``."""
     from auger.spark.native_parquet import parquet_files_frame
-    from auger.spark.scan_report import TaskFacts, start_report
+    from auger.spark.scan_report import TaskFacts, start_report, tasks_report
 
     spec = planned.spec
     schema = TupleSchema()
@@ -184,8 +184,11 @@ def _entries_frame(
     report = start_report(spark, spec, on_driver=True)
     if report is not None:
         report.from_cache += len(hits)
-        paths = tuple(dict.fromkeys(f.path for f, _ in hits))
-        report.add_local(TaskFacts(paths, _rows(files)))
+        # the files and rows read, unless the files parsed beside them cannot say theirs (a
+        # partial figure would be wrong rather than unknown)
+        if len(hits) == len(spec.files) or tasks_report(spark):
+            paths = tuple(dict.fromkeys(f.path for f, _ in hits))
+            report.add_local(TaskFacts(paths, _rows(files)))
     if list(schema.names()) != planned.schema.names():
         frame = frame.selectExpr(*selects)
     return frame
