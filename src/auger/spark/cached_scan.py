@@ -91,6 +91,10 @@ def cached_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -
     if reads is None:
         return None
     spec = planned.spec
+    from auger.spark.native_parquet import file_limit
+
+    if len(spec.files) > file_limit(spark):
+        return None  # more files than Spark's reader is given: entries would never be read
     table = table_dir(cache_location(options), _key(spec))
     entries = [entry_dir(table, f) for f in spec.files]
     found = list(

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
 __all__ = [
     "OPTION",
     "clear_cache",
+    "file_limit",
     "footer_row_count",
     "native_parquet_frame",
     "parquet_files_frame",
@@ -69,7 +70,7 @@ _log = logging.getLogger(__name__)
 OPTION = "auger.scan.native_parquet"
 
 #: Scans of more files than this stay on the data source (footers are checked on the driver).
-#: Fewer still when Spark would list them by a job (:func:`_file_limit`).
+#: Fewer still when Spark would list them by a job (:func:`file_limit`).
 MAX_FILES = 4096
 
 #: Spark lists the paths given to its reader again, and more paths than this session setting
@@ -443,7 +444,7 @@ def _missing_value(col: ColumnMetadata) -> tuple[bool, Any]:
     return False, None
 
 
-def _file_limit(spark: Any) -> int:
+def file_limit(spark: Any) -> int:
     """The most files Spark's reader is given: as many as it lists on the driver (not by a
     job), at most :data:`MAX_FILES`."""
     try:
@@ -482,7 +483,7 @@ def parquet_files_frame(
     try:
         if _row_count_only(planned):
             return _count_frame(spark, planned)
-        if len(spec.files) > _file_limit(spark):
+        if len(spec.files) > file_limit(spark):
             return None  # Spark would list every file again, by a job
         if not spec.files or any(f.is_range or f.row_groups is not None for f in spec.files):
             return None
