@@ -48,8 +48,15 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("data")
 
 
+#: ``AUGER_TEST_CACHE=1`` runs the suite with the raw-file cache on in the shared engine, so
+#: every scan and SQL test also checks that cached files give the same answers.
+CACHE_FORCED = os.environ.get("AUGER_TEST_CACHE", "").strip().lower() in ("1", "true", "yes")
+
+
 def test_config(tmp_workspace: Path, data_dir: Path) -> dict[str, Any]:
+    forced = {"options": {"auger.cache.enabled": True}} if CACHE_FORCED else {}
     return {
+        **forced,
         "storage": {
             "dfs": {
                 "type": "file",

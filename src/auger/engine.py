@@ -68,6 +68,7 @@ class Engine:
         )
         self._sessions: dict[str, UserSession] = {}
         self._lock = threading.RLock()  # re-entrant: a signal handler may run while held
+        self.deny_cache_location(self.system_options.get("auger.cache.location"))
         self._spark: Any = None
         self.closed = False
         self._register_object_stores()
@@ -122,6 +123,15 @@ class Engine:
     def sessions(self) -> list[UserSession]:
         with self._lock:
             return list(self._sessions.values())
+
+    def deny_cache_location(self, location: Any) -> None:
+        """Make a local raw-file cache location a denied path (the default one lies in the
+        state directory, denied already; an object-store prefix is no workspace's)."""
+        from auger.scan.cache import LOCATION, cache_location
+
+        path = cache_location({LOCATION: location})
+        if not fs.is_uri(path):
+            self.deny_path(path, "the raw-file cache")
 
     def deny_path(self, path: str, what: str) -> None:
         """Add a path no query may reach (a server's own files, known once it starts)."""

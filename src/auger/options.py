@@ -151,6 +151,14 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
     ),
     _d("auger.scan.json_force_python", "BOOLEAN", False, "Read JSON with the Python parser only"),
     _d("auger.scan.native_parquet", "BOOLEAN", True, "Parquet through Spark's reader if exact"),
+    _d("auger.cache.enabled", "BOOLEAN", False, "Keep what scans parse of raw files as Parquet"),
+    _d(
+        "auger.cache.location",
+        "VARCHAR",
+        "",
+        "Where the raw-file cache is (a directory or an s3a:// prefix; empty: in the state dir)",
+    ),
+    _d("auger.cache.max_bytes", "LONG", 10 * 1024**3, "Bytes the raw-file cache may hold (LRU)"),
 )
 
 OPTIONS: Mapping[str, OptionDefinition] = {d.name: d for d in _DEFINITIONS}

@@ -570,5 +570,6 @@ def test_profile_lists_scan_figures_and_skipped_records(server: Server) -> None:
             "files_read": 2,
             "rows_read": 2,
             "records_skipped": 1,
+            "files_from_cache": 0,
         }
     ]

@@ -303,6 +303,7 @@ def test_queries_run_on_a_standalone_cluster(cluster: str, answers: dict[str, An
             "files_read": 9,
             "rows_read": 60,
             "records_skipped": 0,
+            "files_from_cache": 0,
         }
     ]
     assert out["skips"] == [

@@ -191,6 +191,7 @@ def test_pruned_files_are_statistics_not_messages(conn: Any, data_dir: Path) -> 
             "files_read": 2,
             "rows_read": 2,
             "records_skipped": 0,
+            "files_from_cache": 0,
         }
     ]
 

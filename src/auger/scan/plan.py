@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from auger.config import FormatConfig
+from auger.errors import UserError
 from auger.formats.conflicts import check_read
 from auger.formats.registry import shipped_plugin
 from auger.projection import RequestedTuple, is_consistent
@@ -362,6 +363,7 @@ def plan_scan(
     limit: int | None = None,
     never_missing: set[str] | frozenset[str] = frozenset(),
     check_types: bool = False,
+    cache: bool = True,
 ) -> PlannedScan:
     """The scan spec of a discovered table for what the query requests of it.
 
@@ -376,6 +378,8 @@ def plan_scan(
     ``never_missing``, names the query defines itself); otherwise it is left out.
     ``check_types``: the request is exact (the query's columns were resolved to this table),
     so a column used against its type (``a[0]`` on a scalar) is refused as Drill does.
+    ``cache``: note the columns the raw-file cache keeps of the table's files, when the
+    session uses the cache (:func:`_cache_columns`).
     """
     selection, fmt = found.selection, found.fmt
     table_schema, absent = found.schema, found.absent
@@ -449,8 +453,28 @@ def plan_scan(
         table=found.name,
         reader_schema=_positional_reader_schema(fmt, found.provided, options),
         plugin=shipped_plugin(fmt.type),
+        cache_columns=_cache_columns(found, options) if cache else "",
     )
     return PlannedScan(spec, out, missing=tuple(missing))
+
+
+def _cache_columns(found: ScanTable, options: Mapping[str, Any]) -> str:
+    """The table columns a ``*`` scan of the table delivers, as the one planning of this
+    module gives them: what the raw-file cache keeps of each file (:mod:`auger.scan.cache`).
+    Empty when the session does not use the cache, for Parquet (already columnar), and when
+    the ``*`` scan itself is refused (a type conflict the query's own columns avoid)."""
+    from auger.scan.cache import cache_enabled
+
+    if not cache_enabled(options) or found.fmt.type == "parquet" or not found.selection.files:
+        return ""
+    try:
+        star = plan_scan(found, Requested(star=True), options, allow_missing=False, cache=False)
+    except UserError:
+        return ""
+    sources = star.spec.sources
+    return TupleSchema(
+        c for c in star.schema if sources.get(c.name) == ColumnSource.TABLE
+    ).to_text()
 
 
 def _scan_options(

@@ -71,6 +71,11 @@ class ScanSpec:
         plugin: a format plugin registered in code on the driver, pickled for the workers
             (:func:`auger.formats.registry.shipped_plugin`); empty for built-ins and entry points.
         footers: Parquet footers planning read, serialized, by path (may be empty).
+        cache_columns: the columns a ``*`` scan of the table delivers (schema text), which is
+            what the raw-file cache keeps of each file (:mod:`auger.scan.cache`); empty when
+            the table is not cached.
+        cache_build: the cache directory of the table's key, when the scan's tasks also write
+            the entries of the files they read (:mod:`auger.scan.cache_build`); else empty.
     """
 
     format_name: str
@@ -90,6 +95,8 @@ class ScanSpec:
     #: data, :func:`auger.formats.parquet.footer_bytes_of`), so that planning the scan's tasks
     #: (row groups to skip, big files to cut) opens none of those files again
     footers: Mapping[str, str] = field(default_factory=dict)
+    cache_columns: str = ""
+    cache_build: str = ""
 
     def schema(self) -> TupleSchema:
         return TupleSchema.parse(self.output_schema) if self.output_schema else TupleSchema()
@@ -107,11 +114,19 @@ class ScanSpec:
             if self.sources.get(c.name) in (ColumnSource.TABLE, ColumnSource.MISSING)
         )
 
+    def _locations(self) -> list[str]:
+        """Where the scan reads and writes: its files, and the cache it fills, if any."""
+        return [
+            self.selection_root,
+            *(f.path for f in self.files),
+            *filter(None, [self.cache_build]),
+        ]
+
     def __getstate__(self) -> dict[str, Any]:
         # a spec pickled to an executor (inside Spark's data source) takes the settings of
         # the object stores its files are in along, as the JSON form does
         state = dict(self.__dict__)
-        state["_filesystems"] = fs.shipped_for([self.selection_root, *(f.path for f in self.files)])
+        state["_filesystems"] = fs.shipped_for(self._locations())
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -124,7 +139,7 @@ class ScanSpec:
         """The spec as JSON, with the settings of the object stores its files are in (an
         executor has no config file to find them in)."""
         raw = asdict(self)
-        shipped = fs.shipped_for([self.selection_root, *(f.path for f in self.files)])
+        shipped = fs.shipped_for(self._locations())
         if shipped:
             raw["filesystems"] = shipped
         return json.dumps(raw, separators=(",", ":"))

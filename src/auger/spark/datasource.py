@@ -16,7 +16,7 @@ on the driver by :func:`auger.spark.errors.unwrap_spark_error`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -166,8 +166,13 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
         rows = 0
         try:
             install_shipped(self.spec.format_type, self.spec.plugin)
+            scan: Callable[..., Iterator[Any]] = run_scan
+            if self.spec.cache_build:  # the files' raw-file cache entries are written too
+                from auger.scan.cache_build import building_scan
+
+                scan = building_scan
             with recording() as skipped:
-                for batch in run_scan(self.spec, files, batch_rows, target):
+                for batch in scan(self.spec, files, batch_rows, target):
                     produced = True
                     rows += batch.num_rows
                     yield batch

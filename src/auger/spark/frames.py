@@ -44,6 +44,11 @@ def scan_frame(
     # after the driver-side small LIMIT, which needs no Spark job at all (faster still)
     if (native := native_parquet_frame(spark, planned, options)) is not None:
         return native
+    from auger.spark.cached_scan import cached_frame
+
+    # text and JSON files kept in the raw-file cache: Spark's Parquet reader over the entries
+    if (cached := cached_frame(spark, planned, options)) is not None:
+        return cached
     from auger.spark.local_scan import small_input_frame
 
     # a few small files: read on the driver (no data source planning, no Python worker)

@@ -55,7 +55,14 @@ from auger.types.spark import column_to_spark
 if TYPE_CHECKING:
     from auger.scan.plan import PlannedScan
 
-__all__ = ["OPTION", "clear_cache", "footer_row_count", "native_parquet_frame"]
+__all__ = [
+    "OPTION",
+    "clear_cache",
+    "file_limit",
+    "footer_row_count",
+    "native_parquet_frame",
+    "parquet_files_frame",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -63,7 +70,7 @@ _log = logging.getLogger(__name__)
 OPTION = "auger.scan.native_parquet"
 
 #: Scans of more files than this stay on the data source (footers are checked on the driver).
-#: Fewer still when Spark would list them by a job (:func:`_file_limit`).
+#: Fewer still when Spark would list them by a job (:func:`file_limit`).
 MAX_FILES = 4096
 
 #: Spark lists the paths given to its reader again, and more paths than this session setting
@@ -437,7 +444,7 @@ def _missing_value(col: ColumnMetadata) -> tuple[bool, Any]:
     return False, None
 
 
-def _file_limit(spark: Any) -> int:
+def file_limit(spark: Any) -> int:
     """The most files Spark's reader is given: as many as it lists on the driver (not by a
     job), at most :data:`MAX_FILES`."""
     try:
@@ -458,12 +465,25 @@ def native_parquet_frame(spark: Any, planned: PlannedScan, options: Mapping[str,
     spec = planned.spec
     if spec.format_type != "parquet" or not _enabled(options):
         return None
+    return parquet_files_frame(spark, planned)
+
+
+def parquet_files_frame(
+    spark: Any, planned: PlannedScan, origins: Sequence[FileSplit] | None = None
+) -> Any:
+    """Spark's Parquet reader over the Parquet files of ``planned.spec``, or None.
+
+    ``origins``: the file each of the spec's files stands for (the raw file a cache part
+    holds, see :mod:`auger.spark.cached_scan`), whose path, directories and modification time
+    give the implicit and partition columns; by default the files themselves.
+    """
+    spec = planned.spec
     if spec.reader_schema or len(spec.files) > MAX_FILES:
         return None
     try:
         if _row_count_only(planned):
             return _count_frame(spark, planned)
-        if len(spec.files) > _file_limit(spark):
+        if len(spec.files) > file_limit(spark):
             return None  # Spark would list every file again, by a job
         if not spec.files or any(f.is_range or f.row_groups is not None for f in spec.files):
             return None
@@ -477,14 +497,16 @@ def native_parquet_frame(spark: Any, planned: PlannedScan, options: Mapping[str,
             return None  # a codec only the data source's pyarrow reads
         if auto_correct_dates(spec.format_options) and any(ft.shifted_dates for ft in footers):
             return None  # dates written by Drill before 1.9: the scan corrects them
-        return _scan_frame(spark, planned, footers)
+        return _scan_frame(spark, planned, footers, origins or spec.files)
     except (OSError, pa.ArrowException) as exc:
         # an unreadable footer: the data source reports it with the file and the reason
         _log.debug("native Parquet path declined: %s", exc)
         return None
 
 
-def _scan_frame(spark: Any, planned: PlannedScan, footers: list[_Footer]) -> Any:
+def _scan_frame(
+    spark: Any, planned: PlannedScan, footers: list[_Footer], origins: Sequence[FileSplit]
+) -> Any:
     from pyspark.sql import types as T
 
     spec = planned.spec
@@ -556,9 +578,7 @@ def _scan_frame(spark: Any, planned: PlannedScan, footers: list[_Footer]) -> Any
                 return None
             selects.append(f"{_literal(default, target)} AS {name}")
         else:
-            values = [
-                implicit_value(source, f.path, spec.selection_root, f.mtime) for f in spec.files
-            ]
+            values = [implicit_value(source, f.path, spec.selection_root, f.mtime) for f in origins]
             if len(set(values)) == 1:
                 selects.append(f"{_literal(values[0], target)} AS {name}")
                 continue

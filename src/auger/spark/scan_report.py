@@ -30,7 +30,14 @@ from typing import Any
 
 from auger.scan.spec import FileSplit, ScanSpec
 
-__all__ = ["ScanReport", "TaskFacts", "add_task_facts", "start_report", "watching"]
+__all__ = [
+    "ScanReport",
+    "TaskFacts",
+    "add_task_facts",
+    "start_report",
+    "tasks_report",
+    "watching",
+]
 
 #: Reports whose facts the accumulator keeps before dropping the oldest (unread ones).
 _KEEP_REPORTS = 1024
@@ -118,6 +125,8 @@ class ScanReport:
         self._acc = accumulator
         self._facts: dict[tuple[Any, ...], TaskFacts] = {}
         self.token: str | None = None
+        #: files read from the raw-file cache rather than parsed (:mod:`auger.spark.cached_scan`)
+        self.from_cache = 0
         if accumulator is not None:
             raw = pickle.dumps((self.id, accumulator))
             self.token = base64.b64encode(raw).decode("ascii")
@@ -159,6 +168,11 @@ def watching() -> Iterator[list[ScanReport]]:
         yield reports
     finally:
         _watch.reset(token)
+
+
+def tasks_report(spark: Any) -> bool:
+    """Whether the session's Spark tasks can report their facts (not over Spark Connect)."""
+    return _accumulator(spark) is not None
 
 
 def start_report(spark: Any, spec: ScanSpec, on_driver: bool = False) -> ScanReport | None:

@@ -54,6 +54,8 @@ def _set_option(c: cmd.SetOption, session: UserSession) -> QueryResult:
         )
         return QueryResult(table=table, statement="SET")
     name = target.set(c.name, c.value)
+    if name == "auger.cache.location":  # no query may reach the raw-file cache
+        session.engine.deny_cache_location(target.get(name))
     return ok_result(True, f"{name} updated.", "SET")
 
 

@@ -811,6 +811,21 @@ def open_output(path: str) -> IO[bytes]:
         raise storage_error(exc, path, "write") from exc
 
 
+def rename(source: str, target: str) -> None:
+    """Move a file to ``target``, replacing any: a rename on a local disk (readers see the old
+    file or the new one, never a part), a server-side copy on an object store (the new object
+    appears whole)."""
+    if not is_uri(source):
+        os.replace(_local(source), _local(target))
+        return
+    fs, inner = _resolve(source)
+    _, inner_target = _resolve(target)
+    try:
+        fs.move(inner, inner_target)
+    except OSError as exc:
+        raise storage_error(exc, target, "write") from exc
+
+
 def makedirs(path: str) -> None:
     _wrote()
     if not is_uri(path):

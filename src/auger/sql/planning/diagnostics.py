@@ -123,8 +123,9 @@ class Diagnostics:
 
     def statistics(self) -> list[dict[str, Any]]:
         """Per planned file scan: table, files listed / pruned / read, rows read and records
-        skipped (the last three once its rows were fetched; None before, or where the scan's
-        tasks cannot report, as over Spark Connect)."""
+        skipped (these three once its rows were fetched; None before, or where the scan's
+        tasks cannot report, as over Spark Connect), and the files read from the raw-file
+        cache instead of parsed (known at planning)."""
         out: list[dict[str, Any]] = []
         for scan in self.scans:
             mine = [
@@ -145,6 +146,7 @@ class Diagnostics:
                     "records_skipped": (
                         sum(c for f in facts for c, _ in f.skipped.values()) if ran else None
                     ),
+                    "files_from_cache": sum(r.from_cache for r in mine),
                 }
             )
         return out

@@ -1,0 +1,189 @@
+"""The raw-file cache: a first, a repeated and an other-columns query, auger beside DuckDB.
+
+Generates ``--mb`` of each of headerless CSV, CSV with a header and JSON lines (4 files each),
+then for each data set times, through the DB-API (planning, discovery and the scan counted):
+
+- ``first``: the first query over the files (after a warm-up query over other files, so the
+  JVM and Python workers are up): cache off is today's auger; cache on also writes the entries;
+- ``repeated``: the same query again (best of ``--repeat``);
+- ``other``: a query over other columns of the same files (best of ``--repeat``);
+
+with the cache off and on (a fresh cache location per run), and DuckDB over the same raw files.
+Prints one table with auger/DuckDB ratios. Never used for assertions.
+
+    .venv/bin/python benchmarks/bench_raw_cache.py --mb 300 --repeat 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from bench_spark import _json_lines, _rows_for, _table, _write_csv
+
+FILES = 4
+
+
+def generate(root: Path, mb: int) -> dict[str, Path]:
+    """Write the three data sets under ``root`` (kept when already there) and a warm-up one."""
+    out = {"csv": root / "csv", "csvh": root / "csvh", "json": root / "json"}
+    warm = root / "warm"
+    marker = root / f".done-{mb}"
+    if marker.exists():
+        return out
+    shutil.rmtree(root, ignore_errors=True)
+    for p in (*out.values(), warm):
+        p.mkdir(parents=True)
+    rows = _rows_for(mb, 48) // FILES
+    jrows = _rows_for(mb, 130) // FILES
+    for f in range(FILES):
+        t = _table(rows, f)
+        _write_csv(t, out["csv"] / f"part-{f}.csv", header=False)
+        _write_csv(t, out["csvh"] / f"part-{f}.csvh", header=True)
+        lines = _json_lines(_table(jrows, f))
+        (out["json"] / f"part-{f}.json").write_text("\n".join(lines.to_pylist()) + "\n")
+    _write_csv(_table(20_000, 9), warm / "w.csvh", header=True)
+    (warm / "w.json").write_text("\n".join(_json_lines(_table(20_000, 9)).to_pylist()) + "\n")
+    _write_csv(_table(20_000, 9), warm / "w.csv", header=False)
+    marker.write_text("ok")
+    return out
+
+
+# name -> (auger SQL, DuckDB SQL); {src} is the table
+def queries(ds: str, path: Path) -> dict[str, tuple[str, str]]:
+    p = str(path)
+    a_src = f"dfs.`{p}`"
+    d_src = {
+        "csv": f"read_csv('{p}/*.csv', header=false, all_varchar=true, "
+        "names=['c0','c1','c2','c3','c4'])",
+        "csvh": f"read_csv('{p}/*.csvh', header=true, all_varchar=true)",
+        "json": f"read_json('{p}/*.json', format='newline_delimited')",
+    }[ds]
+    if ds == "csv":
+        first = (
+            f"SELECT columns[3] AS c, COUNT(*) AS n, SUM(CAST(columns[2] AS DOUBLE)) AS s "
+            f"FROM {a_src} GROUP BY columns[3]",
+            f"SELECT c3 AS c, COUNT(*) AS n, SUM(CAST(c2 AS DOUBLE)) AS s FROM {d_src} GROUP BY c3",
+        )
+        other = (
+            f"SELECT CAST(columns[4] AS INT) AS q, MAX(CAST(columns[0] AS BIGINT)) AS m, "
+            f"MAX(columns[1]) AS x FROM {a_src} GROUP BY CAST(columns[4] AS INT)",
+            f"SELECT CAST(c4 AS INT) AS q, MAX(CAST(c0 AS BIGINT)) AS m, MAX(c1) AS x "
+            f"FROM {d_src} GROUP BY CAST(c4 AS INT)",
+        )
+    elif ds == "csvh":
+        first = (
+            f"SELECT category AS c, COUNT(*) AS n, SUM(CAST(amount AS DOUBLE)) AS s "
+            f"FROM {a_src} GROUP BY category",
+            f"SELECT category AS c, COUNT(*) AS n, SUM(CAST(amount AS DOUBLE)) AS s "
+            f"FROM {d_src} GROUP BY category",
+        )
+        other = (
+            f"SELECT CAST(qty AS INT) AS q, MAX(CAST(id AS BIGINT)) AS m, MAX(name) AS x "
+            f"FROM {a_src} GROUP BY CAST(qty AS INT)",
+            f"SELECT CAST(qty AS INT) AS q, MAX(CAST(id AS BIGINT)) AS m, MAX(name) AS x "
+            f"FROM {d_src} GROUP BY CAST(qty AS INT)",
+        )
+    else:
+        first = (
+            f"SELECT category AS c, COUNT(*) AS n, SUM(amount) AS s FROM {a_src} GROUP BY category",
+            f"SELECT category AS c, COUNT(*) AS n, SUM(amount) AS s FROM {d_src} GROUP BY category",
+        )
+        other = (
+            f"SELECT t.m.qty AS q, MAX(id) AS m, MAX(name) AS x FROM {a_src} t GROUP BY t.m.qty",
+            f"SELECT m.qty AS q, MAX(id) AS m, MAX(name) AS x FROM {d_src} GROUP BY m.qty",
+        )
+    return {"first": first, "repeated": first, "other": other}
+
+
+def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def _same(a: Any, b: Any) -> bool:
+    def key(r: Any) -> str:
+        return repr([round(v, 2) if isinstance(v, float) else v for v in r])
+
+    return sorted(map(key, a)) == sorted(map(key, b))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mb", type=int, default=300)
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "auger-bench-cache"))
+    ap.add_argument("--data", nargs="*", default=["csv", "csvh", "json"])
+    ap.add_argument(
+        "--cache-first",
+        action="store_true",
+        help="run the cache-on queries before the cache-off ones (the first of a session's "
+        "query shapes pays Spark's code generation: swap to see that bias)",
+    )
+    args = ap.parse_args()
+
+    import duckdb
+
+    import auger
+
+    root = Path(args.dir)
+    paths = generate(root / "data", args.mb)
+    conn = auger.connect(config={"spark": {"master": "local[*]"}})
+    cur = conn.cursor()
+    duck = duckdb.connect()
+    print(f"# {platform.machine()}, {os.cpu_count()} cores, {args.mb} MB per data set")
+    head = "| data | query | auger, cache off s | auger, cache on s | duckdb s | off/duckdb "
+    head += "| on/duckdb | from cache | same |"
+    print(head)
+    print("|" + "---|" * 9)
+    for n, ds in enumerate(args.data):
+        path = paths[ds]
+        qs = queries(ds, path)
+        figures: dict[str, dict[str, float]] = {}
+        answers: dict[str, dict[str, Any]] = {}
+        cached: dict[str, int] = {}
+        for mode in ("on", "off") if args.cache_first else ("off", "on"):
+            location = root / f"cache-{ds}-{n}-{time.time_ns()}"
+            cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{location}'")
+            cur.execute(f"ALTER SESSION SET `auger.cache.enabled` = {mode == 'on'}")
+            warm = root / "data" / "warm" / f"w.{ds}"
+            cur.execute(f"SELECT COUNT(*) FROM dfs.`{warm}`").fetchall()
+            for name, (a_sql, _) in qs.items():
+
+                def run(sql: str = a_sql) -> Any:
+                    return cur.execute(sql).fetchall()
+
+                secs, rows = timed(run, 1 if name == "first" else args.repeat)
+                figures.setdefault(name, {})[mode] = secs
+                answers.setdefault(name, {})[mode] = rows
+                if mode == "on":
+                    cached[name] = sum(s["files_from_cache"] for s in cur.scan_statistics)
+            shutil.rmtree(location, ignore_errors=True)
+        for name, (_, d_sql) in qs.items():
+            secs, rows = timed(lambda sql=d_sql: duck.sql(sql).fetchall(), args.repeat)
+            f = figures[name]
+            same = _same(answers[name]["off"], rows) and _same(answers[name]["on"], rows)
+            print(
+                f"| {ds} | {name} | {f['off']:.2f} | {f['on']:.2f} | {secs:.2f} | "
+                f"{f['off'] / secs:.2f}x | {f['on'] / secs:.2f}x | {cached[name]}/{FILES} | "
+                f"{'yes' if same else 'NO'} |"
+            )
+    conn.close()
+
+
+if __name__ == "__main__":
+    main()

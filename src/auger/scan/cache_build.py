@@ -1,0 +1,304 @@
+"""Writing raw-file cache entries from the scan that reads the files anyway.
+
+A query over files the cache does not hold yet is read by the scan framework as always; its
+tasks (the ``auger`` data source's ``read``) then run a *widened* scan of each split: the query's
+own columns plus every other column the cache keeps of the table (``ScanSpec.cache_columns``).
+The kept columns of each batch go to a Parquet part (:mod:`auger.scan.cache`), the query's
+columns go on to Spark. So the file is parsed once, by the query itself, and a later query of
+the same or other columns reads the part instead.
+
+A part is published (renamed from its hidden temporary name) only when its split was read to
+the end without a skipped record: a LIMIT that stopped early, a failed read or a skip option
+that dropped lines (whose message the next query must say again) leave no entry. Any failure to
+write (a full disk, a location that cannot be written) drops the part and never the query.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from auger.errors import UserError
+from auger.formats.skips import recording
+from auger.formats.text.positions import compact_position
+from auger.scan.cache import entry_dir, entry_schema, part_name, part_range
+from auger.scan.run import run_scan
+from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
+from auger.storage import filesystem as fs
+from auger.types import TupleSchema
+from auger.types.schema_text import column_type_text
+from auger.types.spark import spark_arrow_schema
+
+__all__ = ["PartWriter", "building_scan", "widened_spec"]
+
+_log = logging.getLogger(__name__)
+
+#: A part's row groups: about this many rows, or bytes of Arrow data, each (Spark's reader
+#: splits a part between tasks at row groups; a task holds one group's batches at a time).
+ROW_GROUP_ROWS = 256 * 1024
+ROW_GROUP_BYTES = 64 * 1024 * 1024
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def widened_spec(spec: ScanSpec) -> ScanSpec:
+    """The spec reading the query's columns and every column the cache keeps: the query's
+    ``columns[n]`` positions (``__columns_<n>``) come from the whole ``columns`` array."""
+    kept = entry_schema(spec.cache_columns)
+    out = TupleSchema()
+    sources: dict[str, str] = {}
+    whole: set[str] = set()  # maps the query reads some members of: read whole
+    for col in spec.schema():
+        source = spec.sources.get(col.name, ColumnSource.TABLE)
+        if source == ColumnSource.TABLE and compact_position(col.name) is not None:
+            continue  # derived from the array below
+        full = kept.column(col.name)
+        if (
+            source == ColumnSource.TABLE
+            and full is not None
+            and column_type_text(full) != column_type_text(col)
+        ):
+            col = full
+            whole.add(col.name.lower())
+        out.add(col)
+        sources[col.name] = source
+    for col in kept:
+        if col.name not in out:
+            out.add(col)
+            sources[col.name] = ColumnSource.TABLE
+    if "*" in spec.projection:
+        projection: tuple[str, ...] = spec.projection
+    else:
+        plain = [
+            p
+            for p in spec.projection
+            if compact_position(p.strip("`")) is None and _root(p) not in whole
+        ]
+        projection = (*plain, *(_quoted(c.name) for c in kept if _quoted(c.name) not in plain))
+    return replace(
+        spec,
+        output_schema=out.to_text(),
+        sources=sources,
+        projection=projection,
+        cache_build="",
+    )
+
+
+def _root(path: str) -> str:
+    """The lower-cased root column of a projected path (``m.a`` → ``m``)."""
+    if path.startswith("`"):
+        end = path.find("`", 1)
+        return path[1:end].lower() if end > 0 else path.strip("`").lower()
+    return path.split(".", 1)[0].split("[", 1)[0].lower()
+
+
+def _fit(array: Any, target: pa.DataType) -> Any:
+    """A struct column read whole, down to the members the query reads (by name, at any
+    depth); anything else as it is."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if not (pa.types.is_struct(array.type) and pa.types.is_struct(target)):
+        return array if array.type == target else array.cast(target)
+    if array.type == target:
+        return array
+    children = [_fit(array.field(f.name), f.type) for f in target]
+    return pa.StructArray.from_arrays(
+        children, fields=list(target), mask=array.is_null() if array.null_count else None
+    )
+
+
+def _position(array: pa.Array, position: int) -> pa.Array:
+    """Field ``position`` of each row's ``columns`` array, NULL past its end (the reader's
+    rule for a single position, see :mod:`auger.formats.text.positions`)."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    lengths = pc.fill_null(pc.list_value_length(array), 0)
+    valid = pc.greater(lengths, position)
+    starts = pc.add(array.offsets.slice(0, len(array)), position)
+    indices = pc.if_else(valid, starts, pa.scalar(None, pa.int32()))
+    return pc.take(array.values, indices)
+
+
+def _query_batch(batch: pa.RecordBatch, target: pa.Schema) -> pa.RecordBatch:
+    """The query's columns of a widened batch, in the query's Arrow schema."""
+    names = batch.schema.names
+    arrays = []
+    for f in target:
+        position = compact_position(f.name)
+        if f.name in names or position is None:
+            arrays.append(batch.column(names.index(f.name)))
+        else:
+            arrays.append(_position(batch.column(names.index("columns")), position))
+    return pa.RecordBatch.from_arrays(
+        [_fit(a, f.type) for a, f in zip(arrays, target, strict=True)], schema=target
+    )
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _writer_pool() -> ThreadPoolExecutor:
+    """The worker process's one thread that writes parts' row groups."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(1, thread_name_prefix="auger-cache-writer")
+        return _pool
+
+
+class PartWriter:
+    """One part being written: a hidden temporary file, renamed into place when complete."""
+
+    def __init__(
+        self, table: str, split: FileSplit, schema: pa.Schema, file: FileSplit | None = None
+    ) -> None:
+        """``split``: the piece read; ``file``: the whole file as planned (its identity keys
+        the entry; a piece carries its own length as its size), by default the split."""
+        entry = entry_dir(table, file or split)
+        start, end = part_range(split)
+        self.final = fs.join(entry, part_name(start, end))
+        # written under a hidden name (readers pass it over), then renamed into place
+        self.path = fs.join(entry, f".tmp-{uuid.uuid4().hex}-{part_name(start, end)}")
+        self.writer: Any = None
+        self.schema = schema
+        self.failed = False
+        self.writing: Future[None] | None = None
+        self.pending: list[pa.RecordBatch] = []
+        self.pending_rows = 0
+        self.pending_bytes = 0
+        try:
+            fs.makedirs(entry)
+            self.sink = fs.open_output(self.path)
+            # no dictionaries: writing them for columns of unique values (ids, names) costs
+            # more than the whole parse, and Snappy keeps repeated values small anyway
+            self.writer = pq.ParquetWriter(
+                self.sink, schema, compression="snappy", use_dictionary=False
+            )
+        except Exception as exc:
+            self._fail(exc)
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        if self.failed:
+            return
+        names = batch.schema.names
+        kept = [batch.column(names.index(f.name)) for f in self.schema]
+        self.pending.append(pa.RecordBatch.from_arrays(kept, schema=self.schema))
+        self.pending_rows += batch.num_rows
+        self.pending_bytes += batch.nbytes
+        if self.pending_rows >= ROW_GROUP_ROWS or self.pending_bytes >= ROW_GROUP_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Write what is pending as one row group (the writer makes a row group per call:
+        one per scan batch would be thousands of small ones, slow to write and to read)."""
+        if self.failed or not self.pending:
+            return
+        table = pa.Table.from_batches(self.pending, schema=self.schema)
+        self.pending, self.pending_rows, self.pending_bytes = [], 0, 0
+        self._wait()  # one group at a time: memory stays bounded
+        # pyarrow writes without the GIL: the scan reads on while the group is written
+        self.writing = _writer_pool().submit(self.writer.write_table, table)
+
+    def _wait(self) -> None:
+        if self.writing is None:
+            return
+        try:
+            self.writing.result()
+        except Exception as exc:
+            self._fail(exc)
+        self.writing = None
+
+    def publish(self) -> None:
+        self._flush()
+        self._wait()
+        if self.failed:
+            return
+        try:
+            self.writer.close()
+            self.sink.close()
+            fs.rename(self.path, self.final)
+        except Exception as exc:
+            self._fail(exc)
+
+    def abandon(self) -> None:
+        self.pending = []
+        if self.writing is not None:
+            if not self.writing.cancel():
+                self._wait()
+            self.writing = None
+        if not self.failed:
+            self._fail(None)
+
+    def _fail(self, exc: BaseException | None) -> None:
+        if exc is not None:
+            _log.info("raw-file cache part %s not written: %s", self.final, exc)
+        self.failed = True
+        for closing in (self.writer, getattr(self, "sink", None)):
+            try:
+                if closing is not None:
+                    closing.close()
+            except Exception:
+                pass
+        try:
+            fs.delete_file(self.path)
+        except Exception:
+            pass
+
+
+def building_scan(
+    spec: ScanSpec, files: Sequence[FileSplit], batch_rows: int, target: pa.Schema
+) -> Iterator[pa.RecordBatch]:
+    """The query's batches of ``files``, each split also written as a cache part."""
+    wide = widened_spec(spec)
+    wide_target = spark_arrow_schema(wide.schema().to_spark())
+    kept = entry_schema(spec.cache_columns)
+    part_schema = pa.schema([wide_target.field(c.name) for c in kept])
+    plain = replace(spec, cache_build="", cache_columns="")
+    planned = {f.path: f for f in spec.files}
+    for split in files:
+        file = planned.get(split.path)
+        if file is None or file.is_range:  # not a file the driver planned: no entry
+            yield from run_scan(plain, [split], batch_rows, target)
+            continue
+        part = PartWriter(spec.cache_build, split, part_schema, file)
+        complete = False
+        sent = 0
+        try:
+            with recording() as skipped:
+                for batch in run_scan(wide, [split], batch_rows, wide_target):
+                    part.write(batch)
+                    sent += batch.num_rows
+                    yield _query_batch(batch, target)
+            complete = not skipped
+        except UserError:
+            # The kept columns the query does not read failed (a type conflict past the
+            # schema's sample...): the query's own scan answers, from the row it had reached.
+            part.abandon()
+            yield from _rest(run_scan(plain, [split], batch_rows, target), sent)
+        finally:
+            if complete:
+                part.publish()
+            else:
+                part.abandon()
+
+
+def _rest(batches: Iterator[pa.RecordBatch], skip: int) -> Iterator[pa.RecordBatch]:
+    """The batches after their first ``skip`` rows."""
+    for batch in batches:
+        if skip >= batch.num_rows:
+            skip -= batch.num_rows
+            continue
+        yield batch.slice(skip) if skip else batch
+        skip = 0

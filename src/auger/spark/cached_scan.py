@@ -1,0 +1,212 @@
+"""The raw-file cache as a branch of the one scan path: cached files through Spark's Parquet
+reader, the others through the scan framework, which writes their entries as it reads.
+
+For a planned text or JSON scan (:mod:`auger.scan.cache` holds the layout and the keys):
+
+* each file whose entry is complete is read from its parts by Spark's vectorized Parquet
+  reader, through the very frame builder the native Parquet path uses
+  (:func:`auger.spark.native_parquet.parquet_files_frame`): the query's table columns by name
+  (a headerless file's ``columns[n]`` from the ``columns`` array), implicit and partition
+  columns from the raw file each part stands for, missing columns as the scan's typed nulls;
+* the other files (new, changed, or never cached) go to the ``auger`` data source as always,
+  its tasks writing their entries from the same batches (:mod:`auger.scan.cache_build`);
+* the two frames are one union, in the planned schema.
+
+The branch is taken only where the entry holds every table column the query reads with the
+same Drill type, and never for a pushed LIMIT (a few rows: the entry would be cut short) or a
+scan that only counts rows by weight; anything else stays on the data source, unchanged.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from auger.scan.cache import (
+    CachePart,
+    cache_enabled,
+    cache_location,
+    cached_column,
+    complete_parts,
+    entry_dir,
+    entry_schema,
+    evict,
+    max_bytes,
+    table_dir,
+    table_key,
+    touch,
+)
+from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
+from auger.storage.filesystem import is_uri, parallel_map
+from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+
+if TYPE_CHECKING:
+    from auger.scan.plan import PlannedScan
+
+__all__ = ["cached_frame"]
+
+_log = logging.getLogger(__name__)
+
+
+def _reads(planned: PlannedScan) -> dict[str, str] | None:
+    """Each table column of the scan → how it is read from an entry; None: not cacheable."""
+    spec = planned.spec
+    if not spec.cache_columns or spec.limit is not None or spec.format_type == "parquet":
+        return None
+    if ColumnSource.ROWS in spec.sources.values():
+        return None
+    if any(f.is_range or f.row_groups is not None for f in spec.files):
+        return None
+    kept = entry_schema(spec.cache_columns)
+    reads: dict[str, str] = {}
+    for col in planned.schema:
+        if spec.sources.get(col.name, ColumnSource.TABLE) != ColumnSource.TABLE:
+            continue
+        how = cached_column(col, kept)
+        if how is None:
+            return None
+        reads[col.name] = how
+    return reads
+
+
+def _key(spec: ScanSpec) -> str:
+    return table_key(
+        spec.format_type,
+        spec.format_name,
+        spec.format_options,
+        spec.options,
+        spec.reader_schema,
+        spec.plugin,
+        spec.cache_columns,
+    )
+
+
+def cached_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> Any:
+    """The scan's frame with the raw-file cache, or None (the cache does not apply)."""
+    if not cache_enabled(options):
+        return None
+    reads = _reads(planned)
+    if reads is None:
+        return None
+    spec = planned.spec
+    from auger.spark.native_parquet import file_limit
+
+    if len(spec.files) > file_limit(spark):
+        return None  # more files than Spark's reader is given: entries would never be read
+    table = table_dir(cache_location(options), _key(spec))
+    entries = [entry_dir(table, f) for f in spec.files]
+    found = list(
+        parallel_map(
+            lambda i: complete_parts(entries[i], spec.files[i].size),
+            range(len(spec.files)),
+            force=is_uri(table),
+        )
+    )
+    hits = [(f, parts) for f, parts in zip(spec.files, found, strict=True) if parts]
+    misses = tuple(f for f, parts in zip(spec.files, found, strict=True) if not parts)
+    frames = []
+    if hits:
+        frame = _entries_frame(spark, planned, reads, hits)
+        if frame is None:
+            return None  # the entries cannot give the planned types: the data source reads
+        for f, parts in zip(spec.files, found, strict=True):
+            if parts:
+                touch(entry_dir(table, f))
+        frames.append(frame)
+    if misses:
+        from auger.spark.frames import datasource_frame
+
+        building = replace(spec, files=misses, cache_build=table)
+        frames.append(datasource_frame(spark, replace(planned, spec=building)))
+        try:
+            kept = frozenset(e for e, parts in zip(entries, found, strict=True) if parts)
+            evict(cache_location(options), max_bytes(options), kept)
+        except OSError as exc:
+            _log.info("raw-file cache not trimmed: %s", exc)
+    out = frames[0]
+    for other in frames[1:]:
+        out = out.union(other)
+    return out
+
+
+def _entries_frame(
+    spark: Any,
+    planned: PlannedScan,
+    reads: Mapping[str, str],
+    hits: Sequence[tuple[FileSplit, list[CachePart]]],
+) -> Any:
+    """Spark's Parquet reader over the hit files' parts, delivering ``planned.schema``."""
+    from auger.spark.native_parquet import parquet_files_frame
+    from auger.spark.scan_report import TaskFacts, start_report, tasks_report
+
+    spec = planned.spec
+    schema = TupleSchema()
+    sources: dict[str, str] = {}
+    selects: list[str] = []
+    for col in planned.schema:
+        source = spec.sources.get(col.name, ColumnSource.TABLE)
+        how = reads.get(col.name, col.name)
+        if source == ColumnSource.TABLE and how != col.name:
+            # columns[n]: the array read once, its position taken over it
+            if "columns" not in schema:
+                array = ColumnMetadata("columns", MinorType.VARCHAR, DataMode.REPEATED)
+                schema.add(array)
+                sources["columns"] = ColumnSource.TABLE
+            position = how.split("[", 1)[1].rstrip("]")
+            selects.append(f"get(`columns`, {position}) AS {_ident(col.name)}")
+            continue
+        schema.add(col)
+        sources[col.name] = source
+        selects.append(_ident(col.name))
+    projection = tuple(
+        "columns" if p.strip("`").lower().startswith("__columns_") else p for p in spec.projection
+    )
+    files: list[FileSplit] = []
+    origins: list[FileSplit] = []
+    for split, parts in hits:
+        for part in parts:
+            files.append(FileSplit(part.path, part.size, part.mtime))
+            origins.append(split)
+    parquet = replace(
+        spec,
+        format_name="parquet",
+        format_type="parquet",
+        format_options={},
+        files=tuple(files),
+        output_schema=schema.to_text(),
+        sources=sources,
+        projection=tuple(dict.fromkeys(projection)),
+        reader_schema="",
+        cache_columns="",
+        cache_build="",
+    )
+    frame = parquet_files_frame(spark, replace(planned, spec=parquet, schema=schema), origins)
+    if frame is None:
+        return None
+    report = start_report(spark, spec, on_driver=True)
+    if report is not None:
+        report.from_cache += len(hits)
+        # the files and rows read, unless the files parsed beside them cannot say theirs (a
+        # partial figure would be wrong rather than unknown)
+        if len(hits) == len(spec.files) or tasks_report(spark):
+            paths = tuple(dict.fromkeys(f.path for f, _ in hits))
+            report.add_local(TaskFacts(paths, _rows(files)))
+    if list(schema.names()) != planned.schema.names():
+        frame = frame.selectExpr(*selects)
+    return frame
+
+
+def _rows(files: Sequence[FileSplit]) -> int:
+    """Rows the parts hold (their footers, which the frame builder has read already)."""
+    from auger.spark.native_parquet import footer_row_count
+
+    try:
+        return footer_row_count(files)
+    except Exception:
+        return 0
+
+
+def _ident(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"

@@ -1,0 +1,73 @@
+"""Publishing raw-file cache parts: whole or not at all, whatever happens while writing."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from auger.scan.cache import complete_parts, entry_dir
+from auger.scan.cache_build import PartWriter
+from auger.scan.spec import FileSplit
+
+SCHEMA = pa.schema([pa.field("a", pa.int64())])
+
+
+def _batch(n: int) -> pa.RecordBatch:
+    return pa.RecordBatch.from_arrays([pa.array(range(n), pa.int64())], schema=SCHEMA)
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(p.name for p in root.rglob("*") if p.is_file())
+
+
+def test_two_builders_of_one_entry_leave_one_whole_part(tmp_path: Path) -> None:
+    split = FileSplit("/data/f.csv", 100, 1.5)
+    first, second = (
+        PartWriter(str(tmp_path), split, SCHEMA),
+        PartWriter(str(tmp_path), split, SCHEMA),
+    )
+    first.write(_batch(3))
+    second.write(_batch(3))
+    # while both write, no reader sees an entry
+    assert complete_parts(entry_dir(str(tmp_path), split), 100) is None
+    first.publish()
+    second.publish()
+    parts = complete_parts(entry_dir(str(tmp_path), split), 100)
+    assert parts is not None and len(parts) == 1
+    assert pq.read_table(parts[0].path).num_rows == 3
+    assert _files(tmp_path) == ["r0-100.parquet"]  # no temporary file left
+
+
+def test_abandoned_part_leaves_nothing(tmp_path: Path) -> None:
+    split = FileSplit("/data/f.csv", 100, 1.5)
+    part = PartWriter(str(tmp_path), split, SCHEMA)
+    part.write(_batch(5))
+    part.abandon()  # a LIMIT stopped the read, or the read failed
+    assert _files(tmp_path) == []
+    assert complete_parts(entry_dir(str(tmp_path), split), 100) is None
+
+
+def test_unwritable_location_drops_the_part_not_the_read(tmp_path: Path) -> None:
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache's directory would be")
+    split = FileSplit("/data/f.csv", 100, 1.5)
+    part = PartWriter(str(blocked), split, SCHEMA)
+    part.write(_batch(2))  # no error: the query goes on
+    part.publish()
+    assert part.failed
+    assert complete_parts(entry_dir(str(blocked), split), 100) is None
+
+
+def test_a_range_is_its_own_part(tmp_path: Path) -> None:
+    whole = FileSplit("/data/big.csv", 300, 2.0)
+    for start, size, length in ((0, 200, 200), (200, 100, -1)):
+        piece = FileSplit(whole.path, size, whole.mtime, start, length)
+        part = PartWriter(str(tmp_path), piece, SCHEMA, whole)
+        part.write(_batch(1))
+        part.publish()
+    parts = complete_parts(entry_dir(str(tmp_path), whole), 300)
+    assert parts is not None
+    assert [os.path.basename(p.path) for p in parts] == ["r0-200.parquet", "r200-300.parquet"]

@@ -1,0 +1,271 @@
+"""The raw-file cache against the scan framework: the same answers with it off, on while it
+builds, and on when files come from it; never stale; bounded.
+
+Each query runs three times: cache off (the scan framework, the oracle), cache on with no entry
+(the scan framework, writing entries), cache on again (Spark's Parquet reader over them).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from auger.dbapi import Connection, Error
+from auger.scan.cache import complete_parts, evict, part_name
+from tests.formats.bad_input import cases, counted_together, write_corpus
+
+
+def _key(row: Any) -> str:
+    return repr(tuple(row))
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("raw_cache")
+
+
+@pytest.fixture
+def cc(make_conn: Any, cache_dir: Path) -> Iterator[Connection]:
+    """A connection whose cache is on, in the test's own location."""
+    conn = make_conn()
+    cur = conn.cursor()
+    cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{cache_dir}'")
+    cur.execute("ALTER SESSION SET `auger.cache.enabled` = true")
+    yield conn
+
+
+def _run(conn: Connection, sql: str, cache: bool) -> tuple[list[str], list[Any], int]:
+    cur = conn.cursor()
+    cur.execute(f"ALTER SESSION SET `auger.cache.enabled` = {str(cache).lower()}")
+    cur.execute(sql)
+    rows = cur.fetchall()
+    names = [d[0] for d in cur.description]
+    cached = sum(s["files_from_cache"] for s in cur.scan_statistics)
+    return names, sorted(rows, key=_key), cached
+
+
+def _same_three_ways(conn: Connection, sql: str, files: int | None = None) -> list[Any]:
+    """The query's answer with the cache off, building, and read from it: all equal."""
+    names, want, _ = _run(conn, sql, cache=False)
+    got_names, built, _ = _run(conn, sql, cache=True)
+    assert (got_names, built) == (names, want), sql
+    got_names, hit, cached = _run(conn, sql, cache=True)
+    assert (got_names, hit) == (names, want), sql
+    assert cached == (files if files is not None else cached) and cached > 0, sql
+    return want
+
+
+# ---------------------------------------------------------------------------- the corpus
+CORPUS = cases()
+
+
+@pytest.fixture(scope="module")
+def corpus(data_dir: Path) -> str:
+    root = data_dir / "cache_corpus"
+    if not root.exists():
+        write_corpus(root, CORPUS)
+    return "cache_corpus"
+
+
+@pytest.mark.parametrize(
+    "directory", [d for d in counted_together(CORPUS) if not d.startswith("parquet")]
+)
+def test_corpus_tables_same_answers(cc: Connection, corpus: str, directory: str) -> None:
+    """Every readable file of the bad-input corpus, by format, all columns and implicit ones."""
+    _same_three_ways(cc, f"SELECT *, filename FROM dfs.data.`{corpus}/{directory}`")
+
+
+def _first_failures() -> list[Any]:
+    """One failing text or JSON table of each corpus directory (each costs Spark jobs)."""
+    seen: dict[str, Any] = {}
+    for case in CORPUS:
+        top = case.table.split("/", 1)[0]
+        if case.error is not None and "parquet" not in case.table and top not in seen:
+            seen[top] = case
+    return list(seen.values())
+
+
+@pytest.mark.parametrize("case", _first_failures(), ids=lambda c: c.name)
+def test_corpus_failures_still_fail(cc: Connection, corpus: str, case: Any) -> None:
+    """A file that cannot be read fails the same way with the cache on, every time (no entry
+    is left that would answer instead)."""
+    sql = f"SELECT * FROM dfs.data.`{corpus}/{case.table}`"
+    kinds = []
+    for cache in (False, True, True):
+        with pytest.raises(Error) as info:
+            _run(cc, sql, cache)
+        kinds.append(info.value.kind)
+    assert kinds == [case.error] * 3
+
+
+# ----------------------------------------------------------------------- the scan's rules
+@pytest.fixture(scope="module")
+def tree(data_dir: Path) -> str:
+    """JSON files under two partition directories, with columns some files lack and types
+    the readers must keep (BIGINT, DOUBLE, BOOLEAN, maps, arrays)."""
+    root = data_dir / "cache_tree"
+    for d, lines in {
+        "2023/q1": [
+            '{"id": 1, "amount": 1.5, "ok": true, "m": {"a": 1, "b": "x"}, "arr": [1, 2]}',
+            '{"id": 2, "amount": 2.25, "ok": false, "m": {"a": 2, "b": "y"}, "arr": []}',
+        ],
+        "2024/q2": [
+            '{"id": 3, "amount": 3.0, "extra": "only here", "m": {"a": 3}, "arr": [5]}',
+        ],
+    }.items():
+        (root / d).mkdir(parents=True, exist_ok=True)
+        (root / d / "f.json").write_text("\n".join(lines) + "\n")
+    return "cache_tree"
+
+
+def test_implicit_partition_missing_and_types(cc: Connection, tree: str) -> None:
+    table = f"dfs.data.`{tree}`"
+    _same_three_ways(
+        cc,
+        f"SELECT dir0, dir1, filename, fqn, id, amount, ok, t.m.a, arr, extra, nope FROM {table} t",
+        files=2,
+    )
+    # another query over other columns of the same files: served by the same entries
+    names, rows, cached = _run(cc, f"SELECT m, filepath, extra FROM {table}", cache=True)
+    assert cached == 2 and len(rows) == 3
+    assert _run(cc, f"SELECT m, filepath, extra FROM {table}", cache=False)[:2] == (names, rows)
+
+
+def test_headerless_positions_and_array(cc: Connection, data_dir: Path) -> None:
+    d = data_dir / "cache_headerless"
+    d.mkdir(exist_ok=True)
+    (d / "a.csv").write_text('1,x,2.5\n2,"y, z"\n3,,4,5\n')
+    table = "dfs.data.`cache_headerless`"
+    _same_three_ways(cc, f"SELECT columns[0], columns[3], columns[1] FROM {table}", files=1)
+    _same_three_ways(cc, f"SELECT columns, columns[2] FROM {table}", files=1)
+    _same_three_ways(cc, f"SELECT * FROM {table}", files=1)
+
+
+def test_provided_schema_and_header(cc: Connection, data_dir: Path) -> None:
+    (data_dir / "cache_tf.csvh").write_text("id,start,name\n1,2019-02-01,a\n2,,b\n")
+    inline = (
+        "SELECT id, `start`, name FROM table(dfs.data.`cache_tf.csvh`(schema => "
+        "'inline=(id int, `start` date)'))"
+    )
+    typed = _same_three_ways(cc, inline, files=1)
+    assert [type(r[0]) for r in typed] == [int, int]
+    # the same file without the provided schema is another entry: text, not INT
+    plain = _same_three_ways(cc, "SELECT id FROM dfs.data.`cache_tf.csvh`", files=1)
+    assert plain == [("1",), ("2",)]
+
+
+def test_reader_options_key_the_entry(cc: Connection, data_dir: Path) -> None:
+    (data_dir / "cache_num.json").write_text('{"n": 1}\n{"n": 2}\n')
+    sql = "SELECT n FROM dfs.data.`cache_num.json`"
+    assert _same_three_ways(cc, sql, files=1) == [(1,), (2,)]
+    cc.cursor().execute("ALTER SESSION SET `store.json.read_numbers_as_double` = true")
+    try:
+        assert _same_three_ways(cc, sql, files=1) == [(1.0,), (2.0,)]
+    finally:
+        cc.cursor().execute("ALTER SESSION RESET `store.json.read_numbers_as_double`")
+
+
+# ------------------------------------------------------------------------------ staleness
+def _bump(path: Path) -> None:
+    """Make sure the modification time moves even on a coarse clock."""
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
+
+
+def test_changed_and_added_files_are_read_again_alone(cc: Connection, data_dir: Path) -> None:
+    d = data_dir / "cache_stale"
+    d.mkdir(exist_ok=True)
+    (d / "a.json").write_text('{"k": "a", "v": 1}\n')
+    (d / "b.json").write_text('{"k": "b", "v": 2}\n')
+    sql = "SELECT k, SUM(v) AS s FROM dfs.data.`cache_stale` GROUP BY k"
+    assert _same_three_ways(cc, sql, files=2) == [("a", 1), ("b", 2)]
+    with open(d / "a.json", "a") as fh:
+        fh.write('{"k": "a", "v": 10}\n')  # an appended line
+    _bump(d / "a.json")
+    (d / "c.json").write_text('{"k": "c", "v": 5}\n')  # an added file
+    _, rows, cached = _run(cc, sql, cache=True)
+    assert rows == [("a", 11), ("b", 2), ("c", 5)]
+    assert cached == 1  # b only: a changed, c is new
+    _, rows, cached = _run(cc, sql, cache=True)
+    assert rows == [("a", 11), ("b", 2), ("c", 5)] and cached == 3
+
+
+def test_file_read_in_byte_ranges(cc: Connection, data_dir: Path, cache_dir: Path) -> None:
+    """A big text file read by several tasks (line-aligned byte ranges): its entry is their
+    parts together, each line once."""
+    path = data_dir / "cache_big.csvh"
+    if not path.exists():
+        lines = "".join(f"{i},{'x' * 40}{i % 7}\n" for i in range(250_000))
+        path.write_text("a,b\n" + lines)
+    cc.cursor().execute("ALTER SESSION SET `auger.scan.target_split_bytes` = 4194304")
+    try:
+        sql = (
+            "SELECT COUNT(*), SUM(CAST(a AS BIGINT)), COUNT(DISTINCT b) "
+            "FROM dfs.data.`cache_big.csvh`"
+        )
+        assert _same_three_ways(cc, sql, files=1) == [(250_000, 249_999 * 125_000, 7)]
+    finally:
+        cc.cursor().execute("ALTER SESSION RESET `auger.scan.target_split_bytes`")
+    size = path.stat().st_size
+    chains = [complete_parts(str(e), size) for e in cache_dir.glob("*/*") if e.is_dir()]
+    assert any(c is not None and len(c) >= 2 for c in chains)
+
+
+def test_statistics_and_cache_off(cc: Connection, data_dir: Path) -> None:
+    (data_dir / "cache_stats.csvh").write_text("a,b\n1,2\n3,4\n")
+    sql = "SELECT a, b FROM dfs.data.`cache_stats.csvh`"
+    _same_three_ways(cc, sql, files=1)
+    cur = cc.cursor()
+    cur.execute("ALTER SESSION SET `auger.cache.enabled` = false")
+    cur.execute(sql).fetchall()
+    assert cur.scan_statistics[0]["files_from_cache"] == 0
+
+
+def test_cache_location_is_denied(make_conn: Any, data_dir: Path) -> None:
+    """A location a workspace reaches is still no query's to read."""
+    inside = data_dir / "_cache_inside"  # hidden: the workspace's directory scans pass it over
+    (data_dir / "cache_denied.csvh").write_text("a\n1\n")
+    conn = make_conn()
+    cur = conn.cursor()
+    cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{inside}'")
+    cur.execute("ALTER SESSION SET `auger.cache.enabled` = true")
+    assert cur.execute("SELECT a FROM dfs.data.`cache_denied.csvh`").fetchall() == [("1",)]
+    assert any(p.suffix == ".parquet" for p in inside.rglob("*"))
+    with pytest.raises(Error) as info:
+        cur.execute("SELECT * FROM dfs.data.`_cache_inside`").fetchall()
+    assert "raw-file cache" in str(info.value)
+
+
+# ----------------------------------------------------------------- layout (no Spark needed)
+def test_incomplete_or_temporary_parts_are_never_used(tmp_path: Path) -> None:
+    entry = tmp_path / "entry"
+    entry.mkdir()
+    (entry / f".tmp-123-{part_name(0, 100)}").write_bytes(b"half")
+    assert complete_parts(str(entry), 100) is None  # only a temporary file
+    (entry / part_name(0, 60)).write_bytes(b"x")
+    assert complete_parts(str(entry), 100) is None  # a gap from 60 to 100
+    (entry / part_name(60, 100)).write_bytes(b"y")
+    (entry / part_name(0, 30)).write_bytes(b"z")  # another build's cut: one chain is taken
+    got = complete_parts(str(entry), 100)
+    assert got is not None
+    assert [os.path.basename(p.path) for p in got] == [part_name(0, 60), part_name(60, 100)]
+    assert complete_parts(str(entry), 120) is None  # the file grew: not this entry
+
+
+def test_least_recently_used_entries_go_first(tmp_path: Path) -> None:
+    now = time.time()
+    for n, age in enumerate((300, 200, 100)):
+        entry = tmp_path / "key" / f"e{n}"
+        entry.mkdir(parents=True)
+        (entry / part_name(0, 10)).write_bytes(b"x" * 1000)
+        os.utime(entry, (now - age, now - age))
+    kept = frozenset({str(tmp_path / "key" / "e0")})
+    removed = evict(str(tmp_path), 2000, keep=kept)
+    assert removed == 1000
+    assert sorted(os.listdir(tmp_path / "key")) == ["e0", "e2"]  # e1: oldest not in use
+    assert evict(str(tmp_path), 10_000) == 0
