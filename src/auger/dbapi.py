@@ -408,6 +408,11 @@ class Cursor:
         """The Spark job group of the current statement (for the Spark UI and cancelling)."""
         return self._group
 
+    def running_stages(self) -> list[tuple[int, int, int]]:
+        """The unfinished Spark stages of the running statement, ``(stage id, tasks done,
+        tasks)``, for a progress line; empty when nothing runs."""
+        return jobs.running_stages(self._group) if self._group else []
+
     def _check(self) -> None:
         if self.closed:
             raise InterfaceError("Cursor is closed")
