@@ -179,8 +179,8 @@ def run_statement(cursor: Any, sql: str, progress_out: TextIO | None = None) -> 
 def _stderr_silenced() -> Iterator[None]:
     """Point file descriptor 2 at /dev/null for the block.
 
-    The JVM that Spark starts inherits the descriptor, so its start-up chatter ("Using incubator
-    modules", log4j defaults) never reaches the terminal, where it would garble the prompt.
+    The JVM that Spark starts inherits the descriptor, so its start-up chatter (log4j defaults
+    before auger's settings apply) never reaches the terminal, where it would garble the prompt.
     """
     try:
         sys.stderr.flush()
