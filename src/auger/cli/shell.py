@@ -351,7 +351,8 @@ class Shell:
         output = "\n".join(part for part in (text, footer) if part)
         if not output:
             return
-        paged = size is not None and self.settings.pager and _too_big(output, size)
+        # a plan's long lines wrap on the terminal, to be read whole: only its height pages it
+        paged = size is not None and self.settings.pager and _too_big(output, size, plan is None)
         if not (paged and _page(output)):
             self._print(output)
 
@@ -535,10 +536,12 @@ def _terminal_size(stream: TextIO) -> tuple[int, int] | None:
     return (size.columns, size.lines) if size.columns > 0 and size.lines > 0 else None
 
 
-def _too_big(text: str, size: tuple[int, int]) -> bool:
+def _too_big(text: str, size: tuple[int, int], width_counts: bool = True) -> bool:
     """True when ``text`` will not fit the terminal: more lines than it has (less one for the
-    prompt that follows), or a line wider than it."""
+    prompt that follows), or, if ``width_counts``, a line wider than it."""
     lines = text.split("\n")
+    if not width_counts:  # long lines wrap: count the screen lines they take
+        return sum(max(1, -(-len(line) // size[0])) for line in lines) >= size[1]
     return len(lines) >= size[1] or any(len(line) > size[0] for line in lines)
 
 
