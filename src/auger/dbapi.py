@@ -411,7 +411,11 @@ class Cursor:
     def running_stages(self) -> list[tuple[int, int, int]]:
         """The unfinished Spark stages of the running statement, ``(stage id, tasks done,
         tasks)``, for a progress line; empty when nothing runs."""
-        return jobs.running_stages(self._group) if self._group else []
+        if not self._group:
+            return []
+        from auger.spark import jobs
+
+        return jobs.running_stages(self._group)
 
     def _check(self) -> None:
         if self.closed:
