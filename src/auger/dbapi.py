@@ -408,6 +408,15 @@ class Cursor:
         """The Spark job group of the current statement (for the Spark UI and cancelling)."""
         return self._group
 
+    def running_stages(self) -> list[tuple[int, int, int]]:
+        """The unfinished Spark stages of the running statement, ``(stage id, tasks done,
+        tasks)``, for a progress line; empty when nothing runs."""
+        if not self._group:
+            return []
+        from auger.spark import jobs
+
+        return jobs.running_stages(self._group)
+
     def _check(self) -> None:
         if self.closed:
             raise InterfaceError("Cursor is closed")

@@ -34,7 +34,7 @@ def test_sql_e_prints_three_rows_and_f_runs_a_file(tmp_path: Path) -> None:
         "SELECT full_name FROM cp.`employee.json` LIMIT 3;\n"
         "SELECT COUNT(*) AS n FROM cp.`tpch/region.parquet`;\n"
     )
-    done = auger("sql", "-f", str(script), "--output", "json")
+    done = auger("sql", "-f", str(script), "--output", "ndjson")
     assert done.returncode == 0, done.stderr
     lines = [json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")]
     assert lines[:3] == [
@@ -48,6 +48,24 @@ def test_sql_e_prints_three_rows_and_f_runs_a_file(tmp_path: Path) -> None:
     assert table.returncode == 0
     assert "| Sheri Nowmer" in table.stdout and "3 rows selected" in table.stdout
 
+    array = auger(
+        "sql", "-e", "SELECT r_name FROM cp.`tpch/region.parquet` LIMIT 2", "--output", "json"
+    )
+    assert array.returncode == 0, array.stderr
+    assert json.loads(array.stdout) == [{"r_name": "AFRICA"}, {"r_name": "AMERICA"}]
+
+
+def test_explain_prints_its_plan_as_lines() -> None:
+    sql = "EXPLAIN PLAN FOR SELECT full_name FROM cp.`employee.json` LIMIT 1"
+    done = auger("sql", "-e", sql)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("00-00") and "Screen" in lines[0]
+    assert any(line.startswith("00-01") and "Scan(" in line for line in lines)
+    assert "\\n" not in done.stdout and "| text" not in done.stdout
+    as_csv = auger("sql", "-e", sql, "--output", "csv")
+    assert as_csv.stdout.startswith("text,json\n")
+
 
 def test_errors_exit_1_without_traceback() -> None:
     done = auger("sql", "-e", "SELECT * FROM cp.`nope.json`; SELECT 3 AS never")
@@ -59,15 +77,18 @@ def test_errors_exit_1_without_traceback() -> None:
     assert bad.returncode == 1 and "PARSE ERROR" in bad.stderr
 
 
-def test_stdin_with_continue_runs_every_statement_and_still_fails() -> None:
+def test_force_runs_every_statement_and_says_how_many_failed(tmp_path: Path) -> None:
     script = (
         "SELECT * FROM cp.`nope.json`;\n"
         "SELECT 1/0 AS boom;\n"
         "-- a comment; with a semicolon\n"
         "SELECT r_name FROM cp.`tpch/region.parquet` ORDER BY r_name LIMIT 2;\n"
     )
-    done = auger("sql", "--continue", "--output", "csv", stdin=script)
+    path = tmp_path / "q.sql"
+    path.write_text(script)
+    done = auger("sql", "-f", str(path), "--force", "--output", "csv")
     assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == "2 of 3 statements failed."
     assert done.stdout == "r_name\nAFRICA\nAMERICA\n"
     errors = [ln for ln in done.stderr.splitlines() if " ERROR: " in ln]
     # integer division by zero: Drill reports the Java exception its generated code raised

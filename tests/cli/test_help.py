@@ -33,3 +33,13 @@ def test_help_is_plain_text_with_examples_that_a_shell_takes_as_written() -> Non
                 assert not re.search(r'"[^"]*`[^"]*"', line), line
     sql_help = auger("sql", "--help").stdout
     assert "print every row" in sql_help and ".maxrows" in sql_help
+
+
+def test_force_is_sqllines_name_for_going_on_past_failures() -> None:
+    from auger.cli.main import build_parser
+
+    parser = build_parser()
+    for flag in ("--force", "--continue"):
+        assert parser.parse_args(["sql", "-f", "q.sql", flag]).keep_going
+    assert not parser.parse_args(["sql", "-f", "q.sql"]).keep_going
+    assert parser.parse_args(["sql", "--output", "ndjson"]).output == "ndjson"

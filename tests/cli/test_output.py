@@ -1,4 +1,5 @@
-"""Result rendering: sqlline's table and vertical layouts, csv/tsv and JSON lines."""
+"""Result rendering: sqlline's table and vertical layouts, csv/tsv, a JSON array and JSON lines,
+and an EXPLAIN's plan as lines."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from auger.cli.output import (
     OUTPUT_FORMATS,
     fit_table,
     format_value,
+    plan_text,
     render,
     rows_selected,
     rows_shown,
@@ -49,7 +51,7 @@ def test_csv_and_tsv_quote_and_leave_nulls_empty() -> None:
     assert render("tsv", ["a", "b", "c"], [(1, "x, y", None)]) == "a\tb\tc\n1\tx, y\t"
 
 
-def test_json_lines_use_drill_rest_encodings() -> None:
+def test_ndjson_lines_use_drill_rest_encodings() -> None:
     rows = [
         (
             decimal.Decimal("1.50"),
@@ -62,7 +64,7 @@ def test_json_lines_use_drill_rest_encodings() -> None:
         )
     ]
     names = ["d", "f", "b", "day", "ts", "n", "t"]
-    (line,) = render("json", names, rows).splitlines()
+    (line,) = render("ndjson", names, rows).splitlines()
     assert json.loads(line) == {
         "d": 1.5,
         "f": "NaN",
@@ -74,8 +76,37 @@ def test_json_lines_use_drill_rest_encodings() -> None:
     }
 
 
+def test_json_is_one_array_one_object_a_line() -> None:
+    text = render("json", ["id", "name"], [(1, "Sheri"), (2, None)])
+    assert json.loads(text) == [{"id": 1, "name": "Sheri"}, {"id": 2, "name": None}]
+    assert text.splitlines() == ['[{"id": 1, "name": "Sheri"},', '{"id": 2, "name": null}]']
+    assert json.loads(render("json", ["id"], [])) == []  # no rows is still one JSON value
+
+
+def test_vertical_separates_records_with_a_blank_line() -> None:
+    text = render("vertical", ["a"], [(1,), (2,), (3,)])
+    assert text.split("\n\n") == ["a  1", "a  2", "a  3"]
+
+
+PLAN = "00-00    Screen\n00-01      Scan(table=[cp.employee.json], columns=[`full_name`])\n"
+
+
+def test_an_explain_plan_is_its_own_lines() -> None:
+    names, rows = ["text", "json"], [(PLAN, '{\n  "head": {}\n}')]
+    assert plan_text("EXPLAIN PLAN FOR SELECT 1", names, rows) == PLAN.rstrip("\n")
+    assert plan_text("-- why\n explain plan for select 1", names, rows) == PLAN.rstrip("\n")
+    # any other statement with such columns is a result like any other
+    assert plan_text("SELECT a AS text, b AS json FROM t", names, rows) is None
+    # the data formats keep both columns
+    (row,) = json.loads(render("json", names, rows))
+    assert row == {"text": PLAN, "json": '{\n  "head": {}\n}'}
+    assert render("csv", names, rows).startswith("text,json\n")
+
+
 def test_formats_and_unknown_format() -> None:
-    assert set(OUTPUT_FORMATS) == {"table", "vertical", "csv", "tsv", "json", "markdown"}
+    assert set(OUTPUT_FORMATS) == {
+        "table", "vertical", "csv", "tsv", "json", "ndjson", "markdown"
+    }  # fmt: skip
     with pytest.raises(ValueError, match="Unknown output format 'xml'; use one of table"):
         render("xml", ["a"], [(1,)])
 

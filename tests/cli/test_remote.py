@@ -101,7 +101,7 @@ def test_shell_logs_in_and_keeps_one_session(server: str, tmp_path: Path) -> Non
         "SELECT full_name FROM cp.`employee.json` LIMIT 2;\n"
     )
     done = auger_sql(
-        server, "--user", "alice", "-f", str(script), "--output", "json", password="s3cret"
+        server, "--user", "alice", "-f", str(script), "--output", "ndjson", password="s3cret"
     )
     assert done.returncode == 0, done.stderr
     lines = [json.loads(x) for x in done.stdout.splitlines()]
@@ -182,7 +182,7 @@ def test_remote_shell_asks_for_the_password_in_a_terminal(
     end = end.end()
     term.line(".tables")
     end = term.wait_for(
-        r"^\| sys +\| version +\| SYSTEM_TABLE +\|\n.*\n^\d+ rows selected", end
+        r"^\| sys +\| version +\| SYSTEM_TABLE +\|\n(?:.*\n)*?^\d+ rows selected", end
     ).end()
     term.keys("C-d")
     term.wait_for(r"^AUGER-EXIT=0$", end)

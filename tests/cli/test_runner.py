@@ -94,3 +94,61 @@ def test_progress_line_only_when_enabled() -> None:
     assert out.getvalue().startswith("\r\x1b[2Krunning 10.")
     loud.clear()
     assert out.getvalue().endswith("\r\x1b[2K")
+
+
+class StagedCursor(QuickCursor):
+    """A cursor whose statement has Spark stages under way, as both real cursors report them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = 0
+
+    def running_stages(self) -> list[tuple[int, int, int]]:
+        self.asked += 1
+        return [(3, 5, 8)]
+
+
+def test_progress_line_shows_the_stages_and_their_tasks() -> None:
+    out = io.StringIO()
+    cursor = StagedCursor()
+    meter = ProgressMeter(out, cursor, enabled=True)
+    meter.started -= 10
+    meter.update()
+    line = out.getvalue()
+    assert line.startswith("\r\x1b[2K[Stage 3: ============>        5/8] 10.")
+    meter.update()  # the elapsed time moves; the stages are asked again only now and then
+    assert cursor.asked == 1
+
+
+def test_a_server_cursor_reads_the_stages_from_the_running_query_profile() -> None:
+    from auger.cli.remote import RemoteConnection, RemoteCursor
+
+    stages = [
+        {"stageId": 0, "status": "COMPLETE", "numTasks": 4, "numCompleteTasks": 4},
+        {"stageId": 1, "status": "ACTIVE", "numTasks": 8, "numCompleteTasks": 5,
+         "numActiveTasks": 2},
+        {"stageId": 2, "status": "ACTIVE", "numTasks": 4, "numCompleteTasks": 0,
+         "numActiveTasks": 0},  # waiting for its parent
+    ]  # fmt: skip
+
+    class Answer:
+        status_code = 200
+
+        def json(self) -> dict[str, Any]:
+            return {"queryId": "q1", "stages": stages}
+
+    asked: list[str] = []
+
+    class Server(RemoteConnection):
+        def __init__(self) -> None:
+            self.closed = False
+
+        def _get(self, path: str) -> Any:
+            asked.append(path)
+            return Answer()
+
+    cursor = RemoteCursor(Server())
+    assert cursor.running_stages() == []  # no query id yet: nothing to ask about
+    cursor.query_id = "q1"
+    assert cursor.running_stages() == [(1, 5, 8)]
+    assert asked == ["/profiles/q1.json"]

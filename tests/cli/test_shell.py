@@ -7,6 +7,7 @@ and engine are exercised in ``test_terminal.py``.
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -230,8 +231,16 @@ def test_tables_lists_information_schema_or_falls_back_to_show_tables() -> None:
     out, err = io.StringIO(), io.StringIO()
     shell = Shell(FakeConnection(answers), out, err)
     assert shell.handle("!tables")
-    assert "| cp           | v          | VIEW       |" in out.getvalue()
-    assert "1 row selected" in out.getvalue()
+    lines = out.getvalue().splitlines()
+    assert "| cp           | v             | VIEW       |" in lines
+    # the files of cp (what SHOW FILES IN cp lists), which INFORMATION_SCHEMA leaves out
+    assert "| cp           | employee.json | FILE       |" in lines
+    assert "| cp           | tpch          | DIRECTORY  |" in lines
+    assert "3 rows selected" in lines
+    assert "SHOW FILES IN cp" in shell.conn.log
+    out.truncate(0)
+    assert shell.handle(".tables emp%")
+    assert "employee.json" in out.getvalue() and "tpch" not in out.getvalue()
 
     def no_info_schema(sql: str) -> Answer:
         if "INFORMATION_SCHEMA" in sql:
@@ -296,9 +305,9 @@ def test_dot_commands_set_what_their_bang_twins_set() -> None:
 def test_dot_tables_filters_with_a_like_pattern() -> None:
     shell, _, _ = make_shell()
     shell.handle(".tables emp%")
-    assert "WHERE TABLE_NAME LIKE 'emp%'" in shell.conn.log[-1]
+    assert any("WHERE TABLE_NAME LIKE 'emp%'" in sql for sql in shell.conn.log)
     shell.handle(".tables it's")
-    assert "LIKE 'it''s'" in shell.conn.log[-1]
+    assert "LIKE 'it''s'" in [sql for sql in shell.conn.log if "LIKE" in sql][-1]
 
 
 def test_results_are_capped_and_say_how_many_were_shown() -> None:
@@ -408,3 +417,84 @@ def test_a_server_cursor_is_asked_for_one_row_past_the_cap_only() -> None:
     shell.handle(".mode csv")  # csv shows every row: no cap for the server either
     assert shell.handle("SELECT n FROM t;")
     assert shell.cursor.max_rows is None  # type: ignore[attr-defined]
+
+
+def directories(sql: str) -> Answer:
+    """A file system: / holds data/ and etc/; /data holds mixed/ and mini.csv; cp its files."""
+    listing = {
+        "SHOW FILES IN dfs.`/`": [("data", True), ("etc", True)],
+        "SHOW FILES IN dfs.`/data`": [("mixed", True), ("mini.csv", False), ("big.csv", False)],
+        "SHOW FILES IN cp": [("employee.json", False), ("tpch", True)],
+        "SHOW FILES IN cp.`tpch`": [("nation.parquet", False), ("region.parquet", False)],
+    }
+    if sql in listing:
+        return ["name", "isDirectory"], listing[sql]
+    return catalog(sql)
+
+
+def test_paths_complete_inside_backquotes_after_a_workspace() -> None:
+    shell = Shell(FakeConnection(directories), io.StringIO(), io.StringIO())
+    # a directory ends with / (Tab again goes into it); a file closes the backquote
+    assert completions(shell, "SELECT * FROM dfs.`/da") == ["data/"]
+    assert completions(shell, "SELECT * FROM dfs.`/data/mi") == ["mixed/", "mini.csv`"]
+    assert completions(shell, "SELECT * FROM dfs.`/data/mini") == ["mini.csv`"]
+    assert completions(shell, "SELECT * FROM cp.`") == ["employee.json`", "tpch/"]
+    assert completions(shell, "SELECT * FROM cp.`tpch/r") == ["region.parquet`"]
+    # only the part after the last / is replaced
+    completer = SqlCompleter(shell.cache)
+    text = "SELECT * FROM dfs.`/data/mi"
+    (first, _) = completer.get_completions(Document(text, len(text)), CompleteEvent())
+    assert first.start_position == -len("mi")
+    # a directory that cannot be listed offers nothing, and a closed quote is no path
+    assert completions(shell, "SELECT * FROM dfs.`/nowhere/x") == []
+    assert "SHOW FILES IN dfs.`/nowhere`" in shell.conn.log
+    assert "`" not in "".join(completions(shell, "SELECT * FROM cp.`employee.json` e"))
+
+
+def test_files_lists_a_workspace_or_a_directory() -> None:
+    shell = Shell(FakeConnection(directories), io.StringIO(), io.StringIO())
+    assert shell.handle(".files")
+    assert shell.conn.log[-1] == "SHOW FILES IN cp"  # no default schema yet: the sample data
+    assert shell.handle("!files dfs.`/data`")
+    assert shell.conn.log[-1] == "SHOW FILES IN dfs.`/data`"
+    assert "mini.csv" in shell.out.getvalue()  # type: ignore[attr-defined]
+    shell.handle("USE dfs.tmp;")
+    assert shell.handle(".files") and shell.conn.log[-1] == "SHOW FILES IN dfs.tmp"
+
+
+def test_explain_prints_the_plan_as_lines_in_table_mode_and_both_columns_as_data() -> None:
+    plan = "00-00    Screen\n00-01      Scan(table=[cp.employee.json], files=[employee.json])\n"
+
+    def answers(sql: str) -> Answer:
+        if sql.startswith("EXPLAIN"):
+            return ["text", "json"], [(plan, '{\n  "head": {}\n}')]
+        return catalog(sql)
+
+    out, err = io.StringIO(), io.StringIO()
+    shell = Shell(FakeConnection(answers), out, err, Settings(pager=False, showtime=False))
+    shell.terminal_size = lambda: (40, 50)  # narrower than the plan: nothing is cut
+    assert shell.handle("EXPLAIN PLAN FOR SELECT * FROM cp.`employee.json`;")
+    lines = out.getvalue().splitlines()
+    assert lines[:2] == plan.splitlines()
+    assert "\\n" not in out.getvalue() and "…" not in out.getvalue()
+    out.truncate(0), out.seek(0)
+    shell.handle(".mode json")
+    shell.handle("EXPLAIN PLAN FOR SELECT * FROM cp.`employee.json`;")
+    assert json.loads(out.getvalue()) == [{"text": plan, "json": '{\n  "head": {}\n}'}]
+    out.truncate(0), out.seek(0)
+    shell.handle(".mode csv")
+    shell.handle("EXPLAIN PLAN FOR SELECT * FROM cp.`employee.json`;")
+    assert out.getvalue().startswith("text,json\n")
+
+
+def test_json_mode_is_one_array_and_ndjson_one_object_a_line() -> None:
+    shell, out, _ = make_shell(Settings(showtime=False))
+    shell.handle(".mode json")
+    shell.handle("SELECT a, b FROM t;")
+    assert json.loads(out.getvalue()) == [{"a": 1, "b": "x"}, {"a": 2, "b": None}]
+    out.truncate(0), out.seek(0)
+    shell.handle(".mode jsonlines")  # DuckDB's name for the lines format
+    assert shell.settings.outputformat == "ndjson"
+    shell.handle("SELECT a, b FROM t;")
+    lines = out.getvalue().splitlines()
+    assert [json.loads(x) for x in lines] == [{"a": 1, "b": "x"}, {"a": 2, "b": None}]

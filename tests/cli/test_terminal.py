@@ -3,8 +3,10 @@
 One shell (one JVM) goes through a whole session: a statement typed over three lines, a
 temporary table, a long cross join cancelled with Ctrl-C while the progress line shows, the
 session (and its table) still there afterwards, an output-format switch, and Ctrl-D to leave.
-A second one goes through the DuckDB user's habits: dot commands, the row cap and its footer,
-wide results fitted to the terminal, and the pager.
+A second one, on the local background server as a user starts it, goes through the DuckDB
+user's habits: dot commands, the files ``.tables`` lists, the row cap and its footer, wide results
+fitted to the terminal, the pager, paths completed inside backquotes, an EXPLAIN's plan as lines,
+Spark's stages in the progress line, and the vertical and json modes.
 """
 
 from __future__ import annotations
@@ -104,7 +106,8 @@ def test_duckdb_habits_in_a_terminal(terminal: tuple[Any, Path]) -> None:
     # .tables runs at the end of its line (no ';') and the prompt comes back, not ". . .>".
     term.line(".tables")
     end = term.wait_for(
-        r"^\| sys +\| version +\| SYSTEM_TABLE +\|\n.*\n^\d+ rows selected\n^auger>"
+        r"^\| sys +\| version +\| SYSTEM_TABLE +\|\n"
+        r"^\| cp +\| employee\.json +\| FILE +\|\n(?:.*\n)*?^\d+ rows selected\n^auger>"
     ).end()
 
     # 1155 rows: the first 40 show, with a footer that says so.
@@ -149,6 +152,48 @@ def test_duckdb_habits_in_a_terminal(terminal: tuple[Any, Path]) -> None:
     term.wait_for(r"^60 rows selected \(\d+\.\d{3} seconds\)\n^\(END\)", end)
     term.keys("q")
     end = term.wait_for(r"^60 rows selected .*\n(?:.*\n)*?^auger> *$", end).end()
+
+    # Tab completes a directory, then a file in it, inside the backquotes after a workspace.
+    term.type("SELECT COUNT(*) AS n FROM cp.`tp")
+    term.keys("Tab")
+    # (from ``end``, just past the prompt, the line reads on from the prompt)
+    term.wait_for(r"SELECT COUNT\(\*\) AS n FROM cp\.`tpch/ *$", end)
+    term.type("reg")
+    term.keys("Tab")
+    term.wait_for(r"SELECT COUNT\(\*\) AS n FROM cp\.`tpch/region\.parquet` *$", end)
+    term.line(";")
+    end = term.wait_for(r"^\| 5 +\|\n(?:.*\n)*?^1 row selected", end).end()
+
+    # EXPLAIN: the plan's own lines, wider than the terminal yet neither cut nor paged.
+    term.line(
+        "EXPLAIN PLAN FOR SELECT full_name, position_title FROM cp.`employee.json` "
+        "WHERE salary > 1000 AND education_level = 'Graduate Degree' LIMIT 2;"
+    )
+    match = term.wait_for(r"^00-00 +Screen\n(?:^00-\d\d .*\n)+^1 row selected .*\n^auger>", end)
+    end = match.end()
+    assert "Scan(table=[cp.employee.json]" in match.group(0) and "\\n" not in match.group(0)
+
+    # On the server, too, the progress line shows Spark's stages and their tasks.
+    term.line(
+        "SELECT COUNT(a.employee_id + b.employee_id + c.employee_id) AS n "
+        "FROM cp.`employee.json` a CROSS JOIN cp.`employee.json` b "
+        "CROSS JOIN cp.`employee.json` c;"
+    )
+    term.wait_for(r"\[Stage \d+: [=> ]+ \d+/\d+\]", end)
+    term.keys("C-c")
+    end = term.wait_for(r"^Query cancelled\.\n^auger>", end).end()
+
+    # vertical: a blank line between records; json: one array.
+    term.line(".mode vertical")
+    term.line("SELECT r_regionkey, r_name FROM cp.`tpch/region.parquet` LIMIT 2;")
+    end = term.wait_for(r"^r_regionkey +0\n^r_name +AFRICA\n\n^r_regionkey +1\n", end).end()
+    term.line(".mode json")
+    term.line("SELECT r_regionkey, r_name FROM cp.`tpch/region.parquet` LIMIT 2;")
+    end = term.wait_for(
+        r'^\[\{"r_regionkey": 0, "r_name": "AFRICA"\},\n'
+        r'^\{"r_regionkey": 1, "r_name": "AMERICA"\}\]',
+        end,
+    ).end()
 
     term.line(".quit")
     term.wait_for(r"^AUGER-EXIT=0$", end)

@@ -311,3 +311,35 @@ def test_cancel_before_fetch_runs_no_job(conn: Any) -> None:
     assert conn.execute(f"SELECT n_name FROM {NATION} WHERE n_nationkey = 0").fetchall() == [
         ("ALGERIA",)
     ]
+
+
+def test_running_stages_report_the_statement_under_way(conn: Any) -> None:
+    cur = conn.cursor()
+    assert cur.running_stages() == []  # nothing run yet
+    slow = (
+        "SELECT COUNT(a.employee_id + b.employee_id + c.employee_id) AS n FROM cp.`employee.json` a"
+        " CROSS JOIN cp.`employee.json` b CROSS JOIN cp.`employee.json` c"
+    )
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            cur.execute(slow)
+            cur.fetchall()
+        except dbapi.Error:
+            pass  # cancelled below
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    seen: list[tuple[int, int, int]] = []
+    while not seen and not done.is_set():
+        seen = cur.running_stages()
+        time.sleep(0.1)
+    cur.cancel()
+    worker.join(300)
+    assert seen, "the statement ended before any stage was seen running"
+    stage, finished, tasks = seen[0]
+    assert stage >= 0 and 0 <= finished < tasks
+    assert cur.running_stages() == []  # over: nothing left running

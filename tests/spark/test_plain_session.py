@@ -21,6 +21,13 @@ spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "fals
 rows = spark.read.format("auger").option("format", "csvh").load(sys.argv[1]).collect()
 print(sorted((r["id"], r["region"], r["dir0"]) for r in rows))
 print("auger imported:", any(m == "auger" or m.startswith("auger.") for m in sys.modules))
+
+# then auger's own API on the same session (the README's next example), which must not
+# register the data source a second time (Spark would warn that it "replaced" it)
+import auger
+
+with auger.connect() as conn:
+    print(conn.execute("SELECT COUNT(*) AS n FROM cp.`region.json`").fetchall())
 """
 
 
@@ -47,6 +54,10 @@ def test_a_plain_session_reads_format_auger_without_registering_it(tmp_path: Pat
     )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.strip().splitlines()
-    assert lines[-2] == "[('1', 'east', '2024'), ('2', 'west', '2025')]"
+    assert lines[-3] == "[('1', 'east', '2024'), ('2', 'west', '2025')]"
     # the driver never imported auger: the data source came from Spark's own lookup
-    assert lines[-1] == "auger imported: False"
+    assert lines[-2] == "auger imported: False"
+    assert lines[-1] == "[(110,)]"
+    # the user's session logs warnings, and auger gave it none
+    assert "WARN" in done.stderr
+    assert "replaced a statically registered data source" not in done.stderr

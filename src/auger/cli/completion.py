@@ -1,10 +1,13 @@
-"""Tab completion for the shell: SQL keywords, shell commands, schemas, tables and columns.
+"""Tab completion for the shell: SQL keywords, shell commands, schemas, tables, columns, and
+file and directory names inside backquotes after a workspace (``dfs.`/data/mi``, ``cp.`t``), as
+DuckDB completes paths in quotes.
 
 Names come from the server the shell talks to, through the same connection as the statements
-(``SHOW SCHEMAS``, ``SHOW FILES``/``SHOW TABLES`` and a ``LIMIT 0`` query for a table's
-columns), cached per name so that a key press costs nothing after the first look-up. The
-completer runs on prompt_toolkit's completion thread and never raises: a look-up that fails just
-offers nothing.
+(``SHOW SCHEMAS``, ``SHOW FILES``/``SHOW TABLES``, ``SHOW FILES IN dfs.`/data``` for a
+directory, and a ``LIMIT 0`` query for a table's columns), so paths complete the same way on the
+embedded engine and on a server; cached per name so that a key press costs nothing after the
+first look-up. The completer runs on prompt_toolkit's completion thread and never raises: a
+look-up that fails just offers nothing.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ KEYWORDS: tuple[str, ...] = (
 _TABLE_CONTEXT = re.compile(r"\b(FROM|JOIN|USE|TABLE|DESCRIBE|INTO|IN)\s+[\w.`/$-]*$", re.I)
 _TABLE_REF = re.compile(r"\b(?:FROM|JOIN)\s+((?:`[^`]+`|[\w$]+)(?:\.(?:`[^`]+`|[\w$]+))*)", re.I)
 _WORD = re.compile(r"[\w$`./-]*$")
+# A workspace (dfs, dfs.tmp, `dfs`.`tmp`) then a backquote still open: a path being typed.
+_PATH = re.compile(r"((?:`[^`]*`|[\w$]+)(?:\.(?:`[^`]*`|[\w$]+))*)\.`([^`]*)$")
 
 
 def _quote(name: str) -> str:
@@ -51,6 +56,7 @@ class MetadataCache:
         self._schemas: list[str] | None = None
         self._tables: dict[str, list[str]] = {}
         self._columns: dict[str, list[str]] = {}
+        self._files: dict[tuple[str, str], list[tuple[str, bool]]] = {}
         self.default_schema: str | None = None
 
     def _query(self, sql: str) -> list[tuple[Any, ...]]:
@@ -64,6 +70,7 @@ class MetadataCache:
         with self._lock:
             self._schemas = None
             self._tables.clear()
+            self._files.clear()
 
     def schemas(self) -> list[str]:
         with self._lock:
@@ -88,6 +95,20 @@ class MetadataCache:
                         names.append(str(row[1]))
                 self._tables[key] = sorted(set(names))
             return list(self._tables[key])
+
+    def files(self, schema: str, directory: str) -> list[tuple[str, bool]]:
+        """``(name, is a directory)`` of what ``directory`` of the workspace ``schema`` holds
+        (the workspace's own directory when ``directory`` is empty), as ``SHOW FILES`` lists it."""
+        key = (schema.lower(), directory)
+        with self._lock:
+            if key not in self._files:
+                target = f"{schema}.`{directory}`" if directory else schema
+                self._files[key] = [
+                    (str(row[0]), bool(row[1]))
+                    for row in self._query(f"SHOW FILES IN {target}")
+                    if len(row) > 1
+                ]
+            return list(self._files[key])
 
     def columns(self, table: str) -> list[str]:
         key = table.lower()
@@ -125,6 +146,10 @@ class SqlCompleter(Completer):
                 if cmd.startswith(before.strip()):
                     yield Completion(cmd, -len(before.strip()))
             return
+        path = _PATH.search(before)
+        if path is not None:
+            yield from self._paths(path.group(1), path.group(2))
+            return
         if "." in word.strip("`"):  # schema.table or table.column
             yield from self._dotted(word, document.text)
             return
@@ -146,6 +171,23 @@ class SqlCompleter(Completer):
         for table in _TABLE_REF.findall(document.text):
             yield from offer((_quote(c) for c in self.cache.columns(table)), "column")
         yield from offer(KEYWORDS, "keyword")
+
+    def _paths(self, schema: str, typed: str) -> Iterator[Completion]:
+        """The entries of the directory ``typed`` names in workspace ``schema`` that start as its
+        last part does: a directory completes with ``/`` (Tab again goes into it), a file with
+        the closing backquote."""
+        directory, slash, start = typed.rpartition("/")
+        if slash and not directory and typed.startswith("/"):
+            directory = "/"
+        for name, is_dir in self.cache.files(schema, directory):
+            if name.startswith(start):
+                shown = name + "/" if is_dir else name
+                yield Completion(
+                    name + ("/" if is_dir else "`"),
+                    -len(start),
+                    display=shown,
+                    display_meta="directory" if is_dir else "file",
+                )
 
     def _dotted(self, word: str, text: str) -> Iterator[Completion]:
         head, _, tail = word.rpartition(".")

@@ -59,14 +59,16 @@ def run_statements(
     """Run statements one by one, printing results; return the exit status.
 
     The status is 1 after the first failed statement (or, with ``keep_going``, after all of
-    them when any failed) and 130 when Ctrl-C cancelled one. A progress line appears only when
-    ``err`` is a terminal, so pipes and files never see escape codes.
+    them when any failed, which ends with ``2 of 5 statements failed.``) and 130 when Ctrl-C
+    cancelled one. A progress line appears only when ``err`` is a terminal, so pipes and files
+    never see escape codes.
     """
-    from auger.cli.output import render, render_warnings, rows_selected
+    from auger.cli.output import plan_text, render, render_warnings, rows_selected
     from auger.cli.runner import Cancelled, run_statement
     from auger.dbapi import Error
 
-    status = 0
+    statements = list(statements)
+    failed = 0
     cursor = conn.cursor()
     progress = err if _isatty(err) else None
     for sql in statements:
@@ -81,18 +83,25 @@ def run_statements(
                 import traceback
 
                 traceback.print_exc(file=err)
-            status = 1
+            failed += 1
             if not keep_going:
-                return status
+                return 1
             continue
-        text = render(output, outcome.names, outcome.rows)
+        plan = plan_text(sql, outcome.names, outcome.rows)
+        if plan is not None and output in ("table", "vertical"):
+            text = plan
+        else:
+            text = render(output, outcome.names, outcome.rows)
         if text:
             _print(text, out)
         if timing and output in ("table", "vertical"):
             _print(rows_selected(len(outcome.rows), outcome.seconds), out)
         if outcome.warnings:  # on the error stream: csv and json output stay parseable
             _print(render_warnings(outcome.warnings, _isatty(err)), err)
-    return status
+    if failed:
+        noun = "statement" if len(statements) == 1 else "statements"
+        _print(f"{failed} of {len(statements)} {noun} failed.", err)
+    return 1 if failed else 0
 
 
 def _isatty(stream: Any) -> bool:
@@ -255,7 +264,7 @@ examples:
   auger sql                                   an interactive shell (.help lists its commands)
   auger sql -e 'SELECT full_name FROM cp.`employee.json` LIMIT 3'
   auger sql -e 'SELECT * FROM cp.`region.json`' --output csv > regions.csv
-  auger sql -f queries.sql --continue         run a file, going on past failures
+  auger sql -f queries.sql --force            run a file, going on past failures
   auger sql --connect http://127.0.0.1:8047   the shell against a running auger serve
   auger sql --embedded -e 'SELECT 1 AS x FROM (VALUES(1))'   Spark in this process
   auger stop                                  stop the background server auger sql keeps
@@ -325,14 +334,16 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument(
         "--output",
         default=None,
-        choices=["table", "vertical", "csv", "tsv", "json", "markdown"],
-        help="result format (default: table)",
+        choices=["table", "vertical", "csv", "tsv", "json", "ndjson", "markdown"],
+        help="result format (default: table); json is one array, ndjson one object a line",
     )
     sql.add_argument(
+        "--force",
         "--continue",
         dest="keep_going",
         action="store_true",
-        help="go on after a failed statement (the exit status is still 1)",
+        help="go on after a failed statement, then say how many failed (the exit status is"
+        " still 1), as sqlline's --force",
     )
     sql.add_argument("--user", help="session user name; with --connect, log in as this user")
     sql.add_argument("--connect", help="URL of a running `auger serve` (e.g. http://host:8047)")

@@ -1,4 +1,5 @@
-"""Printing results the way sqlline does: table (boxes), vertical, csv, tsv and json lines.
+"""Printing results the way sqlline and DuckDB do: table (boxes), vertical, csv, tsv, json (one
+array), ndjson (one object a line) and markdown; an EXPLAIN's plan as the lines it is.
 
 Renderers produce plain text (no ANSI escapes), so the same output is right on a terminal, in a
 pipe and in a file. Values print as Drill prints them: ``null``, ``true``/``false``, maps and
@@ -14,13 +15,18 @@ import decimal
 import io
 import json
 import math
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
+
+# A statement that is an EXPLAIN, after any leading comments.
+_EXPLAIN = re.compile(r"^(?:\s|--[^\n]*\n|/\*.*?\*/)*EXPLAIN\b", re.I | re.S)
 
 __all__ = [
     "OUTPUT_FORMATS",
     "fit_table",
     "format_value",
+    "plan_text",
     "render",
     "render_warnings",
     "rows_selected",
@@ -176,11 +182,22 @@ def _markdown(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(out)
 
 
-def _json(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    return "\n".join(
+def _json_objects(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    return [
         json.dumps({n: _json_ready(v) for n, v in zip(names, row, strict=True)}, ensure_ascii=False)
         for row in rows
-    )
+    ]
+
+
+def _json(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """One JSON array of objects, one object a line, as DuckDB's ``.mode json`` writes it: the
+    whole output is one value that ``json.load`` reads."""
+    return "[" + ",\n".join(_json_objects(names, rows)) + "]"
+
+
+def _ndjson(names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """One JSON object a line (newline-delimited JSON), for tools that read a stream."""
+    return "\n".join(_json_objects(names, rows))
 
 
 _RENDERERS: dict[str, Callable[[Sequence[str], Sequence[Sequence[Any]]], str]] = {
@@ -189,6 +206,7 @@ _RENDERERS: dict[str, Callable[[Sequence[str], Sequence[Sequence[Any]]], str]] =
     "csv": _delimited(","),
     "tsv": _delimited("\t"),
     "json": _json,
+    "ndjson": _ndjson,
     "markdown": _markdown,
 }
 
@@ -210,6 +228,21 @@ def render(mode: str, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> st
     if not names and not rows:
         return ""
     return renderer(names, rows)
+
+
+def plan_text(sql: str, names: Sequence[str], rows: Sequence[Sequence[Any]]) -> str | None:
+    """The plan of an EXPLAIN statement ``sql`` as the lines it is, for reading on screen; None
+    for any other statement or result.
+
+    EXPLAIN answers one row of ``text`` (the plan, one operator a line) and ``json`` (the same
+    plan as Drill's JSON). In a table the text would be one cell with its line breaks escaped,
+    cut to the terminal's width; on screen the shell prints the text alone instead, while the
+    data formats (csv, json...) keep both columns.
+    """
+    if not _EXPLAIN.match(sql) or not names or names[0] != "text" or len(rows) != 1:
+        return None
+    text = rows[0][0]
+    return text.rstrip("\n") if isinstance(text, str) else None
 
 
 def rows_selected(count: int, seconds: float) -> str:

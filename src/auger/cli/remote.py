@@ -176,6 +176,34 @@ class RemoteCursor:
             return []
         return [str(w) for w in found] if isinstance(found, list) else []
 
+    def running_stages(self) -> list[tuple[int, int, int]]:
+        """The unfinished Spark stages of the running statement, ``(stage id, tasks done,
+        tasks)``, as the embedded cursor gives them, read from the server's profile of the
+        query while it runs (``stages``, as the console's progress line reads it). Empty when
+        the query's id has not arrived yet or the server (Drill itself) reports no stages."""
+        query_id = self.query_id
+        if not query_id or self.description is not None:
+            return []
+        try:
+            answer = self.connection._get(f"/profiles/{query_id}.json")
+            stages = answer.json().get("stages") if answer.status_code == 200 else None
+        except (Error, ValueError, AttributeError):
+            return []
+        out = []
+        for stage in stages if isinstance(stages, list) else []:
+            try:
+                sid, done, total = (
+                    int(stage["stageId"]),
+                    int(stage["numCompleteTasks"]),
+                    int(stage["numTasks"]),
+                )
+                active = int(stage.get("numActiveTasks", 0))
+            except (KeyError, TypeError, ValueError):
+                continue
+            if stage.get("status") == "ACTIVE" and done < total and (done or active):
+                out.append((sid, done, total))
+        return out
+
     def _started(self, query_id: str) -> None:
         self.query_id = query_id
 

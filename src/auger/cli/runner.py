@@ -27,6 +27,8 @@ __all__ = ["Cancelled", "Outcome", "ProgressMeter", "run_statement"]
 # How long a statement runs before a progress line appears ("more than a moment").
 PROGRESS_DELAY = 0.8
 _POLL = 0.1
+# How often the progress line asks for the stages again; the elapsed time moves at each poll.
+STAGES_EVERY = 0.5
 
 
 class Cancelled(Exception):
@@ -54,27 +56,30 @@ class ProgressMeter:
         self.started = time.monotonic()
         self.shown = False
         self.note = ""
+        self.status = ""
+        self.refresh_at = 0.0
 
     def _status(self) -> str:
-        group = getattr(self.cursor, "job_group", None)
-        if not group:
+        # Both cursors report the running statement's stages: the embedded one from Spark's
+        # status tracker, a server's from the query's profile.
+        stages = getattr(self.cursor, "running_stages", None)
+        if stages is None:
             return ""
-        # only an in-process cursor has a job group; a client of a server never loads Spark's
-        # modules (and pyarrow), which would cost it most of its start-up
-        from auger.spark.jobs import running_stages
-
-        bars = [_bar(stage, done, n) for stage, done, n in running_stages(group)]
+        bars = [_bar(stage, done, n) for stage, done, n in stages()]
         return " ".join(bars[:3])
 
     def update(self) -> None:
-        elapsed = time.monotonic() - self.started
+        now = time.monotonic()
+        elapsed = now - self.started
         if not self.enabled or elapsed < PROGRESS_DELAY:
             return
-        try:
-            status = self._status()
-        except Exception:  # progress is a nicety; never let it fail a statement
-            status = ""
-        text = " ".join(x for x in (status or "running", f"{elapsed:.1f} s", self.note) if x)
+        if now >= self.refresh_at:  # the stages cost a look-up (on a server, a request)
+            self.refresh_at = now + STAGES_EVERY
+            try:
+                self.status = self._status()
+            except Exception:  # progress is a nicety; never let it fail a statement
+                self.status = ""
+        text = " ".join(x for x in (self.status or "running", f"{elapsed:.1f} s", self.note) if x)
         self.out.write("\r\x1b[2K" + text)
         self.out.flush()
         self.shown = True
@@ -174,8 +179,8 @@ def run_statement(cursor: Any, sql: str, progress_out: TextIO | None = None) -> 
 def _stderr_silenced() -> Iterator[None]:
     """Point file descriptor 2 at /dev/null for the block.
 
-    The JVM that Spark starts inherits the descriptor, so its start-up chatter ("Using incubator
-    modules", log4j defaults) never reaches the terminal, where it would garble the prompt.
+    The JVM that Spark starts inherits the descriptor, so its start-up chatter (log4j defaults
+    before auger's settings apply) never reaches the terminal, where it would garble the prompt.
     """
     try:
         sys.stderr.flush()

@@ -6,8 +6,10 @@
   and runs at the end of the line, as a ``!`` command (sqlline's) does;
 - Tab completes keywords, commands, schemas, tables (files of the default schema) and
   the columns of the tables the statement reads;
-- results print as table, vertical, csv, tsv, json or markdown (``.mode csv``), followed by
-  ``N rows selected (1.234 seconds)``;
+- results print as table, vertical, csv, tsv, json, ndjson or markdown (``.mode csv``),
+  followed by ``N rows selected (1.234 seconds)``; an EXPLAIN's plan prints as its lines;
+- ``.files`` lists the files of a workspace, and ``.tables`` the files of ``cp`` and of the
+  default schema beside every schema's tables and views;
 - table and vertical results show their first 40 rows (``.maxrows``) and say how many more
   there are; on a terminal a table too wide for it has its widest columns cut (with ``…``) or,
   when even that cannot fit, prints one value per line, unless the user chose the format; output
@@ -32,6 +34,7 @@ from typing import Any, TextIO
 from auger.cli.output import (
     OUTPUT_FORMATS,
     fit_table,
+    plan_text,
     render,
     render_warnings,
     rows_selected,
@@ -51,21 +54,27 @@ Ctrl-D, .quit or !quit leaves.
 
 .help, !help             this text
 .quit, .exit, !quit      close the session and leave
-.tables [PATTERN]        the tables and views of every schema (names LIKE PATTERN)
+.tables [PATTERN]        the tables and views of every schema, and the files of cp and of
+                         the default schema (names LIKE PATTERN)
+.files [SCHEMA[.`DIR`]]  the files of a workspace or a directory in it (SHOW FILES);
+                         default: the default schema, else cp
 .schema [TABLE]          the columns of a table (of every listed table without one)
 .mode [FORMAT]           show or set the output format: table, vertical (or line), csv,
-                         tsv (or tabs), json or markdown
+                         tsv (or tabs), json (one array), ndjson (one object a line) or
+                         markdown; an EXPLAIN's plan prints as its lines in table and vertical
 .maxrows [N]             show or set how many rows a table shows (0: all; default 40)
 .timer on|off            print 'N rows selected (t seconds)' after each statement
 .pager on|off            page output taller or wider than the terminal ($AUGER_PAGER, $PAGER)
 !tables                  as .tables
+!files [SCHEMA[.`DIR`]]  as .files
 !schemas                 list the schemas (SHOW SCHEMAS)
 !columns TABLE           the columns of a table (also !describe TABLE)
 !set                     show the settings
 !set outputformat FMT    as .mode FMT (also !outputformat FMT)
 !set showtime BOOL       as .timer
 !set maxrows N           as .maxrows N
-!set progress BOOL       show Spark stage and task progress while a statement runs
+!set progress BOOL       show Spark's stages and their tasks done while a statement runs
+                         ([Stage 3: =====>     5/8]), on the shell's server or embedded
 !set pager BOOL          as .pager
 !run FILE                run the statements of a file
 !history                 the statements typed so far
@@ -78,7 +87,7 @@ MODES: dict[str, str] = {
     "duckbox": "table",
     "line": "vertical",
     "tabs": "tsv",
-    "jsonlines": "json",
+    "jsonlines": "ndjson",
 }
 
 # Formats for reading on screen: capped at ``maxrows`` and fitted to the terminal. The others
@@ -206,6 +215,7 @@ class Shell:
             "exit": self._quit,
             "help": self._help,
             "tables": self._tables,
+            "files": self._files,
             "schema": self._schema,
             "mode": self._mode,
             "maxrows": self._maxrows,
@@ -219,6 +229,7 @@ class Shell:
             "help": self._help,
             "?": self._help,
             "tables": self._tables,
+            "files": self._files,
             "schemas": lambda a: self.run_sql("SHOW SCHEMAS"),
             "columns": self._columns,
             "describe": self._columns,
@@ -310,7 +321,7 @@ class Shell:
             footer = rows_selected(len(rows), outcome.seconds)
         else:
             footer = ""
-        self._show(outcome.names, rows, footer)
+        self._show(outcome.names, rows, footer, sql)
         self._print(render_warnings(outcome.warnings, self.interactive_err), self.err)
         self._after(sql, outcome.names, outcome.rows)
         return True
@@ -321,21 +332,27 @@ class Shell:
             return self.settings.maxrows
         return None
 
-    def _show(self, names: list[str], rows: list[tuple[Any, ...]], footer: str) -> None:
+    def _show(
+        self, names: list[str], rows: list[tuple[Any, ...]], footer: str, sql: str = ""
+    ) -> None:
         """Print a result and its footer, fitted to the terminal and paged when it is long."""
         mode = self.settings.outputformat
         size = self.terminal_size()
-        if size is not None and mode == "table" and not self.settings.format_chosen and names:
+        plan = plan_text(sql, names, rows) if mode in ("table", "vertical") else None
+        if plan is not None:
+            text = plan
+        elif size is not None and mode == "table" and not self.settings.format_chosen and names:
             ellipsis = "…" if "utf" in (getattr(self.out, "encoding", "") or "").lower() else "~"
-            text = fit_table(names, rows, size[0], ellipsis)
-            if text is None:  # too many columns for the terminal even when cut: one per line
-                text = render("vertical", names, rows)
+            fitted = fit_table(names, rows, size[0], ellipsis)
+            # too many columns for the terminal even when cut: one value per line
+            text = render("vertical", names, rows) if fitted is None else fitted
         else:
             text = render(mode, names, rows)
         output = "\n".join(part for part in (text, footer) if part)
         if not output:
             return
-        paged = size is not None and self.settings.pager and _too_big(output, size)
+        # a plan's long lines wrap on the terminal, to be read whole: only its height pages it
+        paged = size is not None and self.settings.pager and _too_big(output, size, plan is None)
         if not (paged and _page(output)):
             self._print(output)
 
@@ -383,7 +400,9 @@ class Shell:
 
     def _tables(self, args: list[str]) -> None:
         """sqlline's !tables and DuckDB's .tables: every table and view, from
-        INFORMATION_SCHEMA when it has them; ``.tables PATTERN`` keeps names LIKE the pattern."""
+        INFORMATION_SCHEMA when it has them, then the files of ``cp`` and of the default schema
+        (what a new user queries first; INFORMATION_SCHEMA does not list files, as in Drill);
+        ``.tables PATTERN`` keeps names LIKE the pattern."""
         from auger.dbapi import Error
 
         if len(args) > 1:
@@ -398,8 +417,26 @@ class Shell:
         except Error:
             self.run_sql("SHOW TABLES" + (f" LIKE {_quote(args[0])}" if args else ""))
             return
+        like = _like(args[0]) if args else None
+        schemas = ("cp", self.cache.default_schema) if len(names) == 3 else ()
+        for schema in dict.fromkeys(s for s in schemas if s):
+            try:  # listed afresh: a file just written shows at once
+                _, files = self._lookup(f"SHOW FILES IN {schema}")
+            except Error:  # a schema that holds no files (sys, INFORMATION_SCHEMA)
+                continue
+            for name, is_dir, *_ in files:
+                if like is None or like.fullmatch(str(name)):
+                    rows.append((schema, str(name), "DIRECTORY" if is_dir else "FILE"))
         footer = rows_selected(len(rows), 0.0).split(" (")[0] if self.settings.showtime else ""
         self._show(names, rows, footer)
+
+    def _files(self, args: list[str]) -> None:
+        """``.files [SCHEMA[.`DIR`]]``: the files of a workspace or of a directory in it, as
+        ``SHOW FILES IN`` lists them; by default of the default schema, else of ``cp``."""
+        if len(args) > 1:
+            raise ValueError("Usage: .files [SCHEMA[.`DIR`]]  (.files cp, .files dfs.`/data`)")
+        target = args[0] if args else self.cache.default_schema or "cp"
+        self.run_sql(f"SHOW FILES IN {target}")
 
     def _schema(self, args: list[str]) -> None:
         """DuckDB's .schema: the columns of one table (DESCRIBE), or of every listed table."""
@@ -482,6 +519,12 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def _like(pattern: str) -> re.Pattern[str]:
+    """A SQL LIKE pattern (``%`` any run, ``_`` one character) as a regular expression."""
+    parts = ("." if c == "_" else ".*" if c == "%" else re.escape(c) for c in pattern)
+    return re.compile("".join(parts), re.S)
+
+
 def _terminal_size(stream: TextIO) -> tuple[int, int] | None:
     """(columns, lines) of the terminal ``stream`` writes to, or None when it is not one."""
     try:
@@ -493,10 +536,12 @@ def _terminal_size(stream: TextIO) -> tuple[int, int] | None:
     return (size.columns, size.lines) if size.columns > 0 and size.lines > 0 else None
 
 
-def _too_big(text: str, size: tuple[int, int]) -> bool:
+def _too_big(text: str, size: tuple[int, int], width_counts: bool = True) -> bool:
     """True when ``text`` will not fit the terminal: more lines than it has (less one for the
-    prompt that follows), or a line wider than it."""
+    prompt that follows), or, if ``width_counts``, a line wider than it."""
     lines = text.split("\n")
+    if not width_counts:  # long lines wrap: count the screen lines they take
+        return sum(max(1, -(-len(line) // size[0])) for line in lines) >= size[1]
     return len(lines) >= size[1] or any(len(line) > size[0] for line in lines)
 
 

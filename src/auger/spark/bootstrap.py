@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from auger.errors import UserError
+from auger.spark.jvm_stderr import jvm_notice_filtered
 
 __all__ = [
     "check_java",
@@ -265,7 +266,8 @@ def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -
             for key, value in (conf or {}).items():
                 builder = builder.config(key, value)
             try:
-                active = builder.getOrCreate()
+                with jvm_notice_filtered():  # no "Using incubator modules" at every start
+                    active = builder.getOrCreate()
             except Exception as exc:
                 raise UserError.system(f"Spark could not start: {_first_line(exc)}") from exc
             active.sparkContext.setLogLevel("OFF")
@@ -436,12 +438,27 @@ def _register_data_source(spark: Any) -> None:
     key = id(spark)
     if key in _registered:
         return
-    spark.dataSource.register(_data_source_class())
+    if not _known_statically(spark):
+        spark.dataSource.register(_data_source_class())
     try:  # also when joining a session someone else built
         spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
     except Exception:
         _log.debug("cannot enable Python data source filter push-down", exc_info=True)
     _registered.add(key)
+
+
+def _known_statically(spark: Any) -> bool:
+    """Whether ``spark`` already has the ``auger`` data source because auger is installed:
+    Spark registers the ``DefaultSource`` of installed ``pyspark_*`` modules by itself (see
+    ``pyspark_auger``), and registering it again would only make Spark warn, in a session that
+    logs warnings (one the user built), that it "replaced a statically registered data source".
+    False when that cannot be asked (auger imported from a source tree, not installed, is not
+    found that way)."""
+    try:
+        manager = spark._jsparkSession.sessionState().dataSourceManager()
+        return bool(manager.dataSourceExists("auger"))
+    except Exception:
+        return False
 
 
 def _data_source_class() -> Any:

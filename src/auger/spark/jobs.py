@@ -195,6 +195,8 @@ def _stage_record(store: Any, job_id: int, stage_id: int) -> dict[str, Any]:
             "name": str(data.name()),
             "status": str(data.status()),
             "numTasks": int(data.numTasks()),
+            "numCompleteTasks": int(data.numCompleteTasks()),
+            "numActiveTasks": int(data.numActiveTasks()),
             "submissionTime": opt_ms(data.submissionTime()),
             "firstTaskLaunchedTime": opt_ms(data.firstTaskLaunchedTime()),
             "completionTime": opt_ms(data.completionTime()),
