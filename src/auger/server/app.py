@@ -198,7 +198,12 @@ async def logout(request: Request) -> Response:
 # ------------------------------------------------------------------ pages and status
 def _wants_html(request: Request, default: bool = False) -> bool:
     """Whether to answer a page rather than JSON: browsers ask for ``text/html``, clients for
-    ``application/json``; anything else (``*/*``, no header) gets the route's ``default``."""
+    ``application/json``; anything else (``*/*``, no header) gets the route's ``default``.
+
+    A ``*.json`` address is JSON whatever the header says, as Drill's are: a browser following
+    a link to ``/options.json`` sends ``Accept: text/html`` and still wants the document."""
+    if request.url.path.endswith(".json"):
+        return False
     accept = request.headers.get("accept", "")
     if "text/html" in accept:
         return True
