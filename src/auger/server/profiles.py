@@ -15,8 +15,8 @@ import tempfile
 import threading
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
 from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 __all__ = ["STATE_CODES", "STATE_NAMES", "Profile", "ProfileStore"]
