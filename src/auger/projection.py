@@ -140,9 +140,9 @@ def parse_path(text: str) -> list[PathSegment]:
 
 def path_segment(name: str) -> str:
     """``name`` as one segment of a projected path: as it is, or back-quoted when it holds a
-    character a path gives meaning to (``.``, ``[``, ``]``, a back-quote), so that the column
-    `` `m.a` `` and the member ``m.a`` stay two paths."""
-    if any(ch in name for ch in ".[]`"):
+    character a path gives meaning to (``.``, ``[``, ``]``, a back-quote) or white space at an
+    end, so that the column `` `m.a` `` and the member ``m.a`` stay two paths."""
+    if any(ch in name for ch in ".[]`") or name != name.strip():
         return "`" + name.replace("`", "``") + "`"
     return name
 

@@ -103,9 +103,9 @@ class Requested:
 
     def add(self, name: str, path: str | None = None) -> None:
         """Record the column ``name`` and the path the query uses of it (the column whole when
-        None); a name holding a dot is back-quoted in its path, as ``path`` must write it."""
+        None or ``name`` itself); a name holding a dot is back-quoted in a member's path."""
         self.columns.setdefault(name.lower(), name)
-        p = path or path_segment(name)
+        p = path_segment(name) if path is None or path == name else path
         self.paths.setdefault(p.lower(), p)
 
     def uses_whole(self, lower_name: str) -> bool:
