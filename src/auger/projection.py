@@ -149,9 +149,7 @@ def path_segment(name: str) -> str:
 
 def format_path(segments: list[PathSegment]) -> str:
     """The path text of ``segments`` (:func:`parse_path` reads it back)."""
-    return ".".join(
-        path_segment(s.name) + "".join(f"[{i}]" for i in s.indexes) for s in segments
-    )
+    return ".".join(path_segment(s.name) + "".join(f"[{i}]" for i in s.indexes) for s in segments)
 
 
 def split_root(path: str) -> tuple[str, str]:

@@ -258,9 +258,7 @@ def _known_modes(parts: list[str], session: UserSession) -> dict[str, DataMode]:
         }
     if isinstance(ref, FileTable):
         schema = discover_file_table(ref, session.options.snapshot()).schema
-        return {
-            col.name.lower(): col.mode for col in schema if col.mode is not DataMode.REPEATED
-        }
+        return {col.name.lower(): col.mode for col in schema if col.mode is not DataMode.REPEATED}
     return {}
 
 
