@@ -38,11 +38,11 @@ from auger.sql.planning.table_functions import (
 )
 from auger.storage.filesystem import is_uri
 from auger.storage.selection import FileSelection, select_files
-from auger.types import TupleSchema
 from auger.types.spark import column_to_spark
 
 if TYPE_CHECKING:
     from auger.session import UserSession
+    from auger.types import TupleSchema
 
 __all__ = [
     "build_file_scan",
