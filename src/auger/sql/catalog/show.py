@@ -12,7 +12,6 @@ import pyarrow as pa
 from sqlglot import exp
 
 from auger.errors import ErrorKind, UserError
-from auger.formats.conflicts import schema_only
 from auger.sql.catalog.information_schema import info_schema_columns
 from auger.sql.catalog.resolution import IS_SCHEMA_NAME, FileTable, SystemTable, ViewTable
 from auger.sql.catalog.table_listing import list_tables
@@ -206,8 +205,7 @@ def describe_table(c: Describe, session: UserSession) -> QueryResult:
             table.set("catalog", exp.to_identifier(".".join(schema_parts[:-1]), quoted=True))
     try:
         # the schema alone: a column whose files disagree is listed, not read (its first type)
-        with schema_only():
-            df = plan_select(exp.select("*").from_(table), session)
+        df = plan_select(exp.select("*").from_(table), session, schema_only=True)
     except UserError as exc:
         if exc.kind is ErrorKind.VALIDATION and "not found" in exc.message:
             where = ".".join(schema_parts) or str(session.default_schema)
