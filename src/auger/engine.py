@@ -39,7 +39,7 @@ from auger.storage.object_tables import DEFAULT_LEASE_INTERVAL, ServerLease, swe
 from auger.storage.table_files import sweep_dead_staging
 from auger.storage.temporary import EngineIdentity, sweep_dead_locations
 
-__all__ = ["Engine", "shutdown_all"]
+__all__ = ["Engine", "Listener", "shutdown_all"]
 
 _log = logging.getLogger(__name__)
 
@@ -49,6 +49,32 @@ _live: dict[str, Engine] = {}
 _live_lock = threading.RLock()
 _atexit_installed = False
 _signals_installed = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Listener:
+    """A port this process really listens on for clients, as the server that opened it says.
+
+    Attributes:
+        protocol: what it speaks: ``http`` (the REST API and console); later ``flight-sql``.
+        host: the address it is bound to (``0.0.0.0`` for every interface).
+        port: the port the socket was given (the real one, also when 0 was asked for).
+    """
+
+    protocol: str
+    host: str
+    port: int
+
+
+#: Drill's drillbit ports by name, each with the listener protocol that fills it; None: auger has
+#: no such listener (Drill's control and data ports join drillbits; its user port speaks Drill's
+#: native protocol), so the port is reported as absent, never as Drill's default number.
+DRILL_PORTS: tuple[tuple[str, str | None], ...] = (
+    ("user", None),
+    ("control", None),
+    ("data", None),
+    ("http", "http"),
+)
 
 
 class Engine:
@@ -71,6 +97,9 @@ class Engine:
         self.deny_cache_location(self.system_options.get("auger.cache.location"))
         self._spark: Any = None
         self.closed = False
+        #: the ports servers opened over this engine (none when it is only embedded): what
+        #: ``sys.drillbits``, ``/cluster.json`` and the profiles report, never Drill's defaults
+        self._listeners: tuple[Listener, ...] = ()
         self._register_object_stores()
         #: this server's leases in the writable object-store workspaces (see
         #: :mod:`auger.storage.object_tables`): how other servers tell it is alive
@@ -139,6 +168,33 @@ class Engine:
         with self._lock:
             if entry not in self.denied_paths:
                 self.denied_paths = (*self.denied_paths, entry)
+
+    # ----- listeners
+    def listen(self, listener: Listener) -> None:
+        """Record a port a server over this engine has bound (see :class:`Listener`)."""
+        with self._lock:
+            if listener not in self._listeners:
+                self._listeners = (*self._listeners, listener)
+
+    def unlisten(self, listener: Listener) -> None:
+        """Forget a port its server has closed."""
+        with self._lock:
+            self._listeners = tuple(x for x in self._listeners if x != listener)
+
+    def listeners(self, protocol: str | None = None) -> tuple[Listener, ...]:
+        """The ports served over this engine, in the order they were opened; of one protocol
+        when ``protocol`` is given."""
+        found = self._listeners
+        return found if protocol is None else tuple(x for x in found if x.protocol == protocol)
+
+    def drill_ports(self) -> dict[str, int | None]:
+        """Drill's port names (``user``, ``control``, ``data``, ``http``) and the port this
+        engine really listens on for each, None where nothing listens."""
+        out: dict[str, int | None] = {}
+        for name, protocol in DRILL_PORTS:
+            found = self.listeners(protocol) if protocol else ()
+            out[name] = found[0].port if found else None
+        return out
 
     # ----- temporary workspace
     def temporary_workspace_locations(self) -> list[str]:

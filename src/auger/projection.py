@@ -32,10 +32,13 @@ __all__ = [
     "RequestedColumn",
     "RequestedTuple",
     "TupleProjection",
+    "format_path",
     "is_consistent",
     "is_wildcard",
     "parse_path",
     "parse_projection",
+    "path_segment",
+    "split_root",
 ]
 
 #: Drill's "dynamic star"; a bare ``*`` means the same.
@@ -133,6 +136,37 @@ def parse_path(text: str) -> list[PathSegment]:
         if is_wildcard(seg.name):
             raise UserError.parse(f"Invalid projected column [{text}]: '*' must come last")
     return segments
+
+
+def path_segment(name: str) -> str:
+    """``name`` as one segment of a projected path: as it is, or back-quoted when it holds a
+    character a path gives meaning to (``.``, ``[``, ``]``, a back-quote) or white space at an
+    end, so that the column `` `m.a` `` and the member ``m.a`` stay two paths."""
+    if any(ch in name for ch in ".[]`") or name != name.strip():
+        return "`" + name.replace("`", "``") + "`"
+    return name
+
+
+def format_path(segments: list[PathSegment]) -> str:
+    """The path text of ``segments`` (:func:`parse_path` reads it back)."""
+    return ".".join(path_segment(s.name) + "".join(f"[{i}]" for i in s.indexes) for s in segments)
+
+
+def split_root(path: str) -> tuple[str, str]:
+    """A projected path's root column name (unquoted) and the rest of its text (``""``, or
+    starting at the ``.`` or ``[`` after the root)."""
+    first = parse_path(path)[0]
+    text = path.strip()
+    if text.startswith("`"):
+        end = 1
+        while True:  # the closing back-quote: a doubled one is part of the name
+            end = text.index("`", end)
+            if text[end + 1 : end + 2] != "`":
+                break
+            end += 2
+        return first.name, text[end + 1 :]
+    cut = next((i for i, ch in enumerate(text) if ch in ".["), len(text))
+    return first.name, text[cut:]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,6 +25,24 @@ this line is noise
 070917 16:29:01      21 Query       select * from location
 """
 
+# Drill's test file for a regex with no schema (its TestLogReader's regex/mysql.sqllog)
+DRILL_SQLLOG = """\
+070823 21:00:32       1 Connect     root@localhost on test1
+070823 21:00:48       1 Query       show tables
+070823 21:00:56       1 Query       select * from category
+070917 16:29:01      21 Query       select * from location
+070917 16:29:12      21 Query       select * from location where id = 1 LIMIT 1
+dfadkfjaldkjafsdfjlksdjflksjdlkfjsldkfjslkjl
+"""
+DRILL_SQLLOG_ROWS = [
+    ["070823", "21:00:32", "1", "Connect", "root@localhost on test1"],
+    ["070823", "21:00:48", "1", "Query", "show tables"],
+    ["070823", "21:00:56", "1", "Query", "select * from category"],
+    ["070917", "16:29:01", "21", "Query", "select * from location"],
+    ["070917", "16:29:12", "21", "Query", "select * from location where id = 1 LIMIT 1"],
+]
+DATE_ONLY_PATTERN = r"(\d\d\d\d)-(\d\d)-(\d\d) .*"
+
 # Drill's example configuration of the plugin, with its camelCase keys, as a dict
 MYSQL_FORMAT = {
     "type": "logRegex",
@@ -48,6 +66,17 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "mysql" / "2007" / "mysql.log").write_text(MYSQL_LOG)
     (root / "kv").mkdir()
     (root / "kv" / "plain.txt").write_text("a=1 b=x\na=2 b=y\nbroken\nbroken\nbroken\n")
+    (root / "regex").mkdir()
+    (root / "regex" / "mysql.sqllog").write_text(DRILL_SQLLOG)
+    (root / "tf").mkdir()
+    (root / "tf" / "simple.logf").write_text(
+        "2017-12-17 10:52:41,820 [main] INFO  o.a.d.e.e.f.FunctionImplementationRegistry - "
+        "Function registry loaded.\n"
+        "2017-12-18 10:52:37,652 [main] INFO  o.a.drill.common.config.DrillConfig - "
+        "Configuration and plugin file(s) identified in 115ms.\n"
+        "2017-12-19 11:12:27,278 [main] ERROR o.apache.drill.exec.server.Drillbit - "
+        "Failure during initial startup of Drillbit.\n"
+    )
     return root
 
 
@@ -61,6 +90,13 @@ def conn(spark: Any, logs: Path) -> Iterator[Any]:
             "regex": r"a=(\d+) b=(\w+)",
             "max_errors": 2,
         },
+        "mysql-log": {
+            "type": "logRegex",
+            "extension": "sqllog",
+            "regex": r"(\d{6})\s(\d{2}:\d{2}:\d{2})\s+(\d+)\s(\w+)\s+(.+)",
+        },
+        # only the extension: the regex comes from a table function
+        "empty-log": {"type": "logRegex", "extension": "logf", "regex": r"(.*)"},
     }
     with connect_with_formats("logs", logs, formats) as c:
         yield c
@@ -107,17 +143,57 @@ def test_raw_and_unmatched_rows_come_only_when_named(conn: Any) -> None:
     assert (21, "070917 16:29:01      21 Query       select * from location", None) in got
 
 
-def test_fields_without_a_schema_are_field_n_varchar(conn: Any) -> None:
+def test_star_query_no_schema_is_one_columns_array(conn: Any) -> None:
+    # Drill's TestLogReader.testStarQueryNoSchema
     cur = conn.cursor()
-    cur.execute("SELECT field_0, field_1, typeof(field_0) FROM dfs.logs.`kv/plain.txt` LIMIT 2")
-    assert [d[0] for d in cur.description][:2] == ["field_0", "field_1"]
-    assert [tuple(r) for r in cur.fetchall()] == [("1", "x", "VARCHAR"), ("2", "y", "VARCHAR")]
+    cur.execute("SELECT * FROM dfs.logs.`regex/mysql.sqllog`")
+    assert [d[0] for d in cur.description] == ["columns"]
+    assert [list(r[0]) for r in cur.fetchall()] == DRILL_SQLLOG_ROWS
+
+
+def test_some_fields_query_no_schema_indexes_the_array(conn: Any) -> None:
+    # Drill's TestLogReader.testSomeFieldsQueryNoSchema
+    cur = conn.cursor()
+    cur.execute("SELECT columns[0], columns[4] FROM dfs.logs.`regex/mysql.sqllog`")
+    assert [d[0] for d in cur.description] == ["EXPR$0", "EXPR$1"]
+    assert [tuple(r) for r in cur.fetchall()] == [(r[0], r[4]) for r in DRILL_SQLLOG_ROWS]
+    got = rows(conn, "SELECT typeof(columns[1]), columns[9] FROM dfs.logs.`kv/plain.txt` LIMIT 1")
+    assert got == [("VARCHAR", None)]
+
+
+def test_raw_and_unmatched_no_schema(conn: Any) -> None:
+    # Drill's TestLogReader.testRawUMNoSchema: the special columns are the same without a schema
+    got = rows(conn, "SELECT _raw, _unmatched_rows FROM dfs.logs.`regex/mysql.sqllog`")
+    lines = DRILL_SQLLOG.splitlines()
+    assert got == [(line, None) for line in lines[:-1]] + [(None, lines[-1])]
+
+
+def test_table_function_with_only_a_regex_gives_the_array(conn: Any) -> None:
+    # Drill's TestLogReader.testTableFunction
+    escaped = DATE_ONLY_PATTERN.replace("\\", "\\\\")
+    cur = conn.cursor()
+    cur.execute(
+        "SELECT * FROM table(dfs.logs.`tf/simple.logf`(type => 'logRegex', "
+        f"regex => '{escaped}', maxErrors => 10))"
+    )
+    assert [d[0] for d in cur.description] == ["columns"]
+    got = [list(r[0]) for r in cur.fetchall()]
+    assert got == [["2017", "12", "17"], ["2017", "12", "18"], ["2017", "12", "19"]]
+
+
+def test_named_groups_name_columns_without_a_schema(conn: Any) -> None:
+    got = rows(
+        conn,
+        "SELECT y, typeof(y) FROM table(dfs.logs.`tf/simple.logf`(type => 'logRegex', "
+        r"regex => '(?<y>\d{4})-.*')) LIMIT 1",
+    )
+    assert got == [("2017", "VARCHAR")]
 
 
 def test_more_errors_than_max_errors_fail_with_file_and_line(conn: Any) -> None:
     # plain.txt has three lines that do not match and max_errors = 2
     with pytest.raises(auger.DatabaseError) as info:
-        rows(conn, "SELECT field_0 FROM dfs.logs.`kv/plain.txt`")
+        rows(conn, "SELECT columns[0] FROM dfs.logs.`kv/plain.txt`")
     text = str(info.value)
     assert text.startswith("DATA_READ ERROR")
     assert "plain.txt" in text and "Line: 5" in text and "maxErrors (2)" in text
@@ -126,8 +202,8 @@ def test_more_errors_than_max_errors_fail_with_file_and_line(conn: Any) -> None:
 def test_table_function_options(conn: Any) -> None:
     got = rows(
         conn,
-        "SELECT field_1 FROM table(dfs.logs.`kv/plain.txt`(type => 'logRegex', "
-        r"regex => 'a=(\d+) b=(\w+)', maxErrors => 5)) ORDER BY field_1",
+        "SELECT columns[1] AS b FROM table(dfs.logs.`kv/plain.txt`(type => 'logRegex', "
+        r"regex => 'a=(\d+) b=(\w+)', maxErrors => 5)) ORDER BY b",
     )
     assert got == [("x",), ("y",)]
 

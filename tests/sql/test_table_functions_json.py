@@ -51,3 +51,33 @@ def test_nan_inf(conn: Any, data_dir: Path) -> None:
     assert "DATA_READ ERROR" in error(conn, "SELECT v FROM dfs.data.`tf_nan.json`")
     got = rows(conn, f"SELECT v FROM {_table('tf_nan.json', 'nanInf => true')}")
     assert got[1] == (math.inf,)
+
+
+# Drill's jsoninput/drill4653/file.json: the first record is malformed (an unclosed member name)
+DRILL_4653 = "\n".join(
+    [
+        '{"balance": 1000.0,"num": 100,"is_vip": true,"name": "foo3","curr":{"denom":"pound",'
+        '"test":{"value :false}}}'
+    ]
+    + [
+        f'{{"balance": 1000.{i},"num": 100,"is_vip": true,"name": "foo3","curr":{{"denom":"pound"'
+        + (',"test":{"value":false}}}' if i == 1 else "}}")
+        for i in range(1, 10)
+    ]
+)
+
+
+def test_skip_malformed_keeps_every_good_record(conn: Any, data_dir: Path) -> None:
+    """Drill's TestJsonModes.testSkipInvalidRecords: Drill sums 6003.9 there, because its parser
+    loses the three good records after the bad one; auger skips exactly the bad record
+    (docs/drill-differences.md, JSON dialect)."""
+    (data_dir / "drill4653.json").write_text(DRILL_4653 + "\n")
+    message = error(conn, "SELECT SUM(balance) FROM dfs.data.`drill4653.json`")
+    assert "DATA_READ ERROR" in message and "drill4653.json" in message
+    table = _table("drill4653.json", "skipMalformedJSONRecords => true")
+    ((total, count),) = rows(conn, f"SELECT SUM(balance) AS total, COUNT(*) FROM {table}")
+    assert count == 9
+    assert math.isclose(total, 9004.5)
+    rows(conn, "ALTER SESSION SET `store.json.reader.skip_invalid_records` = true")
+    ((total,),) = rows(conn, "SELECT SUM(balance) FROM dfs.data.`drill4653.json`")
+    assert math.isclose(total, 9004.5)

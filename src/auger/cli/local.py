@@ -16,6 +16,12 @@ and the server answers only requests that send the token (:mod:`auger.server.loc
   request and no open session; ``auger stop`` stops it at once.
 * Each client is one REST session, so ``USE``, ``ALTER SESSION`` and temporary tables last as
   long as the shell or the ``-e`` run, and the session ends (temporary tables dropped) with it.
+* A client uses only a server of its own auger: the same version, package directory and
+  interpreter (the state file says which). Another one (an upgrade, a second checkout, a
+  checkout since removed) is stopped and a new server started, the user told so once.
+* ``auger stop`` stops a server whatever auger wrote its state file: only the pid is needed.
+* A server whose package files disappear (its checkout removed) stops itself: it could no
+  longer load its own modules or read the ``cp`` sample data.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from auger.config import state_dir
 from auger.errors import ErrorKind, UserError
+from auger.version import __version__, package_dir
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -95,10 +102,29 @@ class LocalServer:
     config: str | None = None
     log: str = ""
     messages: list[str] = field(default_factory=list)
+    version: str = ""
+    installation: str = ""
+    python: str = ""
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def same_auger(self) -> bool:
+        """Whether this server runs the very auger of this process (version, package
+        directory, interpreter); a state file of an older auger, which names none, does not."""
+        return (self.version, self.installation, self.python) == _identity()
+
+    def describe(self) -> str:
+        """The auger the server runs, for a message."""
+        if not self.version:
+            return "an older auger"
+        return f"auger {self.version} from {self.installation}"
+
+
+def _identity() -> tuple[str, str, str]:
+    """This process's auger: its version, its package directory and its interpreter."""
+    return __version__, str(package_dir()), sys.executable
 
 
 def _config_path(config: str | None) -> str | None:
@@ -130,7 +156,18 @@ def read_state(path: Path) -> LocalServer | None:
             config=raw.get("config"),
             log=str(raw.get("log", "")),
             messages=[str(m) for m in raw.get("messages", [])],
+            version=str(raw.get("version", "")),
+            installation=str(raw.get("installation", "")),
+            python=str(raw.get("python", "")),
         )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _state_pid(path: Path) -> int | None:
+    """The pid a state file names, whatever else it holds or lacks (any auger's)."""
+    try:
+        return int(json.loads(path.read_text(encoding="utf-8"))["pid"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -218,10 +255,20 @@ def connect_local(
     from auger.cli.remote import RemoteConnection
 
     server = _running_server(config)
-    if server is None:
-        with _locked(state_file(config)):
+    if server is None or not server.same_auger():
+        state = state_file(config)
+        with _locked(state):
             # another client may have started it meanwhile; a dead one's state goes
             server = _running_server(config, clean=True)
+            if server is not None and not server.same_auger():
+                if err is not None:
+                    err.write(
+                        f"auger: restarting the background server (pid {server.pid}): it runs "
+                        f"{server.describe()}, this is auger {__version__} from "
+                        f"{package_dir()}\n"
+                    )
+                _stop_pid(state, server.pid)
+                server = None
             if server is None:
                 server = _start(config)
                 for message in server.messages:
@@ -335,24 +382,31 @@ def stop_all(out: TextIO) -> int:
 
 
 def _stop(state: Path, out: TextIO) -> bool:
-    """Stop the server of a state file: SIGTERM (its sessions end, temporary tables go), then
-    after :data:`STOP_TIMEOUT` its whole process group is killed. False if none ran."""
+    """Stop the server of a state file, written by any auger (only its pid is read). False if
+    none ran."""
     with _locked(state):
-        server = read_state(state)
-        if server is None or not _alive(server.pid):
+        pid = _state_pid(state)
+        if pid is None or not _alive(pid):
             with contextlib.suppress(FileNotFoundError):
                 state.unlink()
             return False
-        os.kill(server.pid, signal.SIGTERM)
-        deadline = time.monotonic() + STOP_TIMEOUT
-        while _alive(server.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if _alive(server.pid):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(server.pid, signal.SIGKILL)
-        _remove_state(state, server.pid)
-    out.write(f"Stopped the auger server (pid {server.pid}).\n")
+        _stop_pid(state, pid)
+    out.write(f"Stopped the auger server (pid {pid}).\n")
     return True
+
+
+def _stop_pid(state: Path, pid: int) -> None:
+    """Stop the server ``pid`` of a state file (its lock held): SIGTERM (its sessions end,
+    temporary tables go), then after :data:`STOP_TIMEOUT` its whole process group is killed."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if _alive(pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
+    _remove_state(state, pid)
 
 
 def _os_user() -> str:
@@ -370,7 +424,7 @@ def run_local_server(config: str | None, state_path: str, log_file: str) -> int:
     a token guard, the idle watch, and the state file while it runs."""
     _start_spark_early(config)
     from auger.server.app import serve
-    from auger.server.local import Activity, TokenGuard, watch_idle
+    from auger.server.local import Activity, TokenGuard, watch_idle, watch_installation
 
     state = Path(state_path)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -392,11 +446,29 @@ def run_local_server(config: str | None, state_path: str, log_file: str) -> int:
         os.kill(os.getpid(), signal.SIGTERM)  # uvicorn's own graceful shutdown
         return True
 
+    def on_gone(missing: Path) -> None:
+        # no lock: a client waiting on it would wait for a server that cannot serve anyway
+        _remove_state(state, os.getpid())
+        _log.warning("the package files of this auger are gone (%s): stopping", missing)
+        os.kill(os.getpid(), signal.SIGTERM)
+
     def prepare(app: Starlette, settings: ServerSettings) -> None:
         app.add_middleware(TokenGuard, token=token, activity=activity)
         watch_idle(activity, app.state.auger.sessions, settings.idle_timeout, on_idle)
+        watch_installation(installation_files(), on_gone)
         logging.getLogger().removeHandler(startup)
-        server = LocalServer(os.getpid(), port, token, config, log_file, startup.messages)
+        version, installation, python = _identity()
+        server = LocalServer(
+            os.getpid(),
+            port,
+            token,
+            config,
+            log_file,
+            startup.messages,
+            version=version,
+            installation=installation,
+            python=python,
+        )
         _write_state(state, server)
 
     overrides = {"host": "127.0.0.1", "port": port, "auth": False, "anonymous_sessions": "cookie"}
@@ -404,6 +476,13 @@ def run_local_server(config: str | None, state_path: str, log_file: str) -> int:
         return serve(config, overrides=overrides, sock=sock, prepare=prepare, log_to_file=False)
     finally:
         _remove_state(state, os.getpid())
+
+
+def installation_files() -> list[Path]:
+    """Files the server needs from its installation for as long as it runs: its package (a
+    module imported late) and the ``cp`` plugin's sample data."""
+    here = package_dir()
+    return [here / "__init__.py", here / "data"]
 
 
 def _start_spark_early(config: str | None) -> None:

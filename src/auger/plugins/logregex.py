@@ -2,9 +2,13 @@
 
 Configured as Drill configures it (``regex``, ``extension``, ``maxErrors``, ``schema`` as a list
 of ``{fieldName, fieldType, format}``), under Drill's camelCase names or their snake_case forms.
-Every capturing group is a column: the schema's names in order, ``field_N`` (from 0) for
-groups it does not name; types VARCHAR (the default), INT, SMALLINT, BIGINT, FLOAT4, FLOAT8,
-DATE, TIME and TIMESTAMP, the temporal ones parsed with the field's Java ``format``.
+With a schema, every capturing group is a column: the schema's names in order, ``field_N``
+(from 0) for groups it does not name; types VARCHAR (the default), INT, SMALLINT, BIGINT,
+FLOAT4, FLOAT8, DATE, TIME and TIMESTAMP, the temporal ones parsed with the field's Java
+``format``. Without a schema (none configured, none in a table function, and no Python named
+group ``(?P<name>...)`` naming a column), the groups are one ``columns`` array of VARCHAR, as
+Drill gives them: ``SELECT *`` shows the array, ``columns[0]`` reads the first group, and a
+group that took no part in the match is "".
 
 Two special columns come only when a query names them, never with ``*``: ``_raw``, the whole
 line, and ``_unmatched_rows``, a line the pattern did not match. A line that does not match, or
@@ -32,13 +36,15 @@ from auger.plugins.options import int_option, option
 from auger.resultset.convert import converter_for
 from auger.scan import SchemaNegotiator
 from auger.scan.spec import FileSplit
-from auger.types import ColumnMetadata, MinorType, TupleSchema
+from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import column_to_arrow
 from auger.types.java_format import strptime_pattern
 
 __all__ = ["LogRegexFormat", "LogRegexOptions"]
 
 RAW = "_raw"
+#: the array holding every group when no schema names them
+COLUMNS = "columns"
 UNMATCHED = "_unmatched_rows"
 DEFAULT_MAX_ERRORS = 10
 
@@ -75,6 +81,8 @@ class LogRegexOptions:
     regex: re.Pattern[str]
     fields: tuple[LogField, ...]
     max_errors: int
+    #: no schema names the groups: they are one ``columns`` array (Drill's rule)
+    as_array: bool = False
 
     @classmethod
     def from_config(cls, config: FormatConfig) -> LogRegexOptions:
@@ -109,10 +117,12 @@ class LogRegexOptions:
             for i in range(regex.groups)
         ]
         max_errors = int_option(config, "maxErrors", DEFAULT_MAX_ERRORS)
-        return cls(regex, tuple(fields), max_errors)
+        return cls(regex, tuple(fields), max_errors, as_array=not schema and not names)
 
     def table_schema(self) -> TupleSchema:
         """The columns every file of the format has (the special ones aside)."""
+        if self.as_array:
+            return TupleSchema([ColumnMetadata(COLUMNS, MinorType.VARCHAR, DataMode.REPEATED)])
         return TupleSchema(ColumnMetadata.optional(f.name, f.type) for f in self.fields)
 
 
@@ -191,7 +201,12 @@ class LogRegexReader(LineReader):
         negotiator.add_context(f"Regex: {opts.regex.pattern}")
         self.context = negotiator.error_context
         # Groups nobody asked for are neither extracted nor converted.
-        projected = [(i, f) for i, f in enumerate(opts.fields) if negotiator.is_projected(f.name)]
+        self.want_array = opts.as_array and negotiator.is_projected(COLUMNS)
+        projected = [
+            (i, f)
+            for i, f in enumerate(opts.fields)
+            if not opts.as_array and negotiator.is_projected(f.name)
+        ]
         self.wanted = [(i + 1, _converter(f), f.name) for i, f in projected]
         #: the projected fields as (group index from 0, converter or None for text, name, type)
         self.columns = [
@@ -207,13 +222,18 @@ class LogRegexReader(LineReader):
         self.want_raw = self.is_named(RAW)
         self.want_unmatched = self.is_named(UNMATCHED)
         # Only `_unmatched_rows` named: matching lines give no rows (Drill's rule).
-        self.write_matched = bool(wanted_names) or self.want_raw or not self.want_unmatched
+        self.write_matched = (
+            bool(wanted_names) or self.want_array or self.want_raw or not self.want_unmatched
+        )
         self.rows = negotiator.build().writer()
         self.setters = {name: self.rows.scalar(name) for name in wanted_names}
+        self.array_writer = self.rows.array(COLUMNS) if self.want_array else None
         self.raw_writer = self.rows.scalar(RAW) if self.want_raw else None
         self.unmatched_writer = self.rows.scalar(UNMATCHED) if self.want_unmatched else None
         # Chunks need a column to carry their row count; unmatched lines interleave rows.
-        self.by_chunk = (bool(self.columns) or self.want_raw) and not self.want_unmatched
+        self.by_chunk = (
+            bool(self.columns) or self.want_array or self.want_raw
+        ) and not self.want_unmatched
 
     def next(self) -> bool:
         return self._next_chunk() if self.by_chunk else self._next_rows()
@@ -281,6 +301,9 @@ class LogRegexReader(LineReader):
             except (TypeError, OverflowError, pa.ArrowException):
                 raise self._unfit(name, values) from None
             names.append(name)
+        if self.want_array:
+            arrays.append(pa.array([_group_texts(g) for g in groups], type=pa.list_(pa.string())))
+            names.append(COLUMNS)
         if self.want_raw:
             arrays.append(pa.array(lines, type=pa.string()))
             names.append(RAW)
@@ -355,6 +378,8 @@ class LogRegexReader(LineReader):
             for name, value in values:
                 if value is not None:
                     self.setters[name].set(value)
+            if self.array_writer is not None:
+                self.array_writer.set(_group_texts(match.groups()))
             if self.raw_writer is not None:
                 self.raw_writer.set_string(line)
             rows.save()
@@ -368,6 +393,11 @@ class LogRegexReader(LineReader):
             n,
             line,
         )
+
+
+def _group_texts(groups: Sequence[str | None]) -> list[str]:
+    """A match's groups as the ``columns`` array holds them: "" for a group that took no part."""
+    return ["" if g is None else g for g in groups]
 
 
 class LogRegexFormat(LineFormatPlugin):

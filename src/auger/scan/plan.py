@@ -28,7 +28,7 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.conflicts import check_read
 from auger.formats.registry import shipped_plugin
-from auger.projection import RequestedTuple, is_consistent
+from auger.projection import RequestedTuple, is_consistent, path_segment, split_root
 from auger.scan.conflicts import ErrorContext
 from auger.scan.implicit import (
     ImplicitKind,
@@ -103,29 +103,27 @@ class Requested:
     paths: dict[str, str] = field(default_factory=dict)  # lower path -> first spelling
 
     def add(self, name: str, path: str | None = None) -> None:
+        """Record the column ``name`` and the path the query uses of it (the column whole when
+        None or ``name`` itself); a name holding a dot is back-quoted in a member's path."""
         self.columns.setdefault(name.lower(), name)
-        p = path or name
+        p = path_segment(name) if path is None or path == name else path
         self.paths.setdefault(p.lower(), p)
+
+    def uses_whole(self, lower_name: str) -> bool:
+        """Whether the query uses the column (lower-cased name) whole, not only its members."""
+        return path_segment(lower_name) in self.paths
 
     def projection(self) -> tuple[str, ...]:
         """Paths for the scan: a root used whole wins over its member paths."""
         if self.star:
             return ("*",)
-        whole = {p for p in self.paths if p in self.columns}
         out = []
         for lower, path in self.paths.items():
-            root = _root_of(lower)
-            if lower != root and root in whole:
+            root, rest = split_root(lower)
+            if rest and self.uses_whole(root):
                 continue
             out.append(path)
         return tuple(out)
-
-
-def _root_of(path: str) -> str:
-    for i, ch in enumerate(path):
-        if ch in ".[":
-            return path[:i]
-    return path
 
 
 @dataclass(frozen=True)
@@ -226,7 +224,7 @@ def discover_table(
 
 def _uses_members(requested: Requested) -> bool:
     """Whether the query uses any column as a map or an array (``a.b``, ``a[0]``)."""
-    return any("." in p or "[" in p for p in requested.paths)
+    return any(split_root(p)[1] for p in requested.paths)
 
 
 def _table_projection(
@@ -258,14 +256,14 @@ def _table_projection(
     if requested.star:
         out = ["*"]
         for lname, name in requested.columns.items():
-            if lname in requested.paths and lname not in table_schema and deliverable(lname):
+            if requested.uses_whole(lname) and lname not in table_schema and deliverable(lname):
                 out.append(_quoted(name))
         return out
     paths: list[tuple[str, str]] = []  # (lower root, the path for the tracker)
     for path in requested.projection():
-        root = _path_root(path, requested.columns)
-        if deliverable(root):
-            paths.append((root, _quoted(path[: len(root)]) + path[len(root) :]))
+        name, rest = split_root(path)
+        if deliverable(name.lower()):
+            paths.append((name.lower(), _quoted(name) + rest))
     if not check_types:
         parsed = RequestedTuple.parse(p for _, p in paths)
         loose = {
@@ -276,14 +274,6 @@ def _table_projection(
         whole = {root: _quoted(requested.columns.get(root, root)) for root in loose}
         paths = [(root, whole.get(root, p)) for root, p in paths]
     return list(dict.fromkeys(p for _, p in paths))
-
-
-def _path_root(path: str, roots: Mapping[str, str]) -> str:
-    """The lower-cased root column of a requested path: the longest requested column it
-    starts with (a name may hold a dot or a bracket), else the path up to its first member."""
-    lower = path.lower()
-    found = [r for r in roots if lower == r or lower.startswith((r + ".", r + "["))]
-    return max(found, key=len) if found else _root_of(lower)
 
 
 def _in_file_order(col: ColumnMetadata, table_col: ColumnMetadata) -> ColumnMetadata:

@@ -28,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from auger.engine import Engine
+from auger.engine import Engine, Listener
 from auger.errors import UserError
 from auger.server.auth import Authenticator, Unauthenticated, clear_cookie, set_cookie
 from auger.server.http import HttpError, json_response, read_body, text_response
@@ -198,7 +198,12 @@ async def logout(request: Request) -> Response:
 # ------------------------------------------------------------------ pages and status
 def _wants_html(request: Request, default: bool = False) -> bool:
     """Whether to answer a page rather than JSON: browsers ask for ``text/html``, clients for
-    ``application/json``; anything else (``*/*``, no header) gets the route's ``default``."""
+    ``application/json``; anything else (``*/*``, no header) gets the route's ``default``.
+
+    A ``*.json`` address is JSON whatever the header says, as Drill's are: a browser following
+    a link to ``/options.json`` sends ``Accept: text/html`` and still wants the document."""
+    if request.url.path.endswith(".json"):
+        return False
     accept = request.headers.get("accept", "")
     if "text/html" in accept:
         return True
@@ -250,7 +255,7 @@ async def status_json(request: Request) -> Response:
 
 async def cluster(request: Request) -> Response:
     st = _state(request)
-    return json_response(cluster_json(st.foreman, request.url.port or 8047, st.settings.auth))
+    return json_response(cluster_json(st.foreman, st.engine.drill_ports(), st.settings.auth))
 
 
 async def metrics(request: Request) -> Response:
@@ -263,7 +268,7 @@ async def metrics(request: Request) -> Response:
 
 async def stats(request: Request) -> Response:
     st = _state(request)
-    return json_response(stats_json(st.foreman, request.url.port or 8047))
+    return json_response(stats_json(st.foreman, st.engine.drill_ports()))
 
 
 async def threads(request: Request) -> Response:
@@ -474,7 +479,7 @@ async def profile(request: Request) -> Response:
     found = st.profiles.get(query_id)
     if found is None or (viewer is not None and found.user != viewer):
         return Response(_PROFILE_ERROR, 500, media_type="application/json")
-    data = found.to_json(st.foreman)
+    data = found.to_json(st.foreman, st.engine.drill_ports())
     if st.queries.get(query_id) is not None:
         data["stages"] = await asyncio.get_running_loop().run_in_executor(
             None, jobs.group_stages, query_id
@@ -668,6 +673,16 @@ def build_app(
     return app
 
 
+def listening(app: Starlette, sock: socket.socket, protocol: str = "http") -> Listener:
+    """Record that ``app`` serves ``protocol`` on ``sock``, a socket already bound: its real
+    address is what ``sys.drillbits``, ``/cluster.json`` and the profiles report. Each
+    listener a server opens is recorded here, so a new one (Flight SQL) is reported too."""
+    host, port = sock.getsockname()[:2]
+    listener = Listener(protocol, str(host), int(port))
+    app.state.auger.engine.listen(listener)
+    return listener
+
+
 def _warm_spark(engine: Engine) -> None:
     """Start Spark in the background so the first query does not pay for it alone."""
     try:
@@ -751,12 +766,6 @@ def serve(
     app = build_app(engine=engine, settings=settings)
     if prepare is not None:
         prepare(app, settings)
-    print(
-        f"auger: Drill REST API on http://{settings.host}:{settings.port}/ "
-        f"(auth {'on' if settings.auth else 'off'})",
-        file=sys.stderr,
-        flush=True,
-    )
     uv = uvicorn.Config(
         app,
         host=settings.host,
@@ -766,6 +775,18 @@ def serve(
         lifespan="on",
         h11_max_incomplete_event_size=64 * 1024,
     )
-    uvicorn.Server(uv).run(sockets=[sock] if sock is not None else None)
+    # bound here rather than by uvicorn, so that the port it really got is known and reported
+    sock = sock if sock is not None else uv.bind_socket()
+    http = listening(app, sock)
+    print(
+        f"auger: Drill REST API on http://{settings.host}:{http.port}/ "
+        f"(auth {'on' if settings.auth else 'off'})",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        uvicorn.Server(uv).run(sockets=[sock])
+    finally:
+        engine.unlisten(http)
     engine.shutdown()
     return 0

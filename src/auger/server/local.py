@@ -17,13 +17,25 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from auger.server.sessions import SessionStore
 
-__all__ = ["TOKEN_HEADER", "USER_HEADER", "USER_SCOPE_KEY", "Activity", "TokenGuard", "watch_idle"]
+__all__ = [
+    "TOKEN_HEADER",
+    "USER_HEADER",
+    "USER_SCOPE_KEY",
+    "Activity",
+    "TokenGuard",
+    "watch_idle",
+    "watch_installation",
+]
+
+#: How often a local server checks that its installation's files are still there.
+INSTALLATION_CHECK_SECONDS = 5.0
 
 #: The request header carrying the server's secret token.
 TOKEN_HEADER = "X-Auger-Token"
@@ -130,5 +142,33 @@ def watch_idle(
                 return
 
     thread = threading.Thread(target=run, name="auger-idle-watch", daemon=True)
+    thread.start()
+    return thread
+
+
+def watch_installation(
+    files: Sequence[Path],
+    on_gone: Callable[[Path], None],
+    interval: float = INSTALLATION_CHECK_SECONDS,
+    stop: threading.Event | None = None,
+) -> threading.Thread:
+    """Start a daemon thread calling ``on_gone`` with the first of ``files`` that no longer
+    exists (once; then it ends).
+
+    A local server outlives the command that started it; when its installation is removed (a
+    checkout deleted, a virtual environment rebuilt) it can no longer import what it has not
+    loaded yet or read the sample data, and would answer with errors about files it lacks. It
+    stops instead, and the next client starts a server of its own installation.
+    """
+    done = stop or threading.Event()
+
+    def run() -> None:
+        while not done.wait(interval):
+            missing = next((f for f in files if not f.exists()), None)
+            if missing is not None:
+                on_gone(missing)
+                return
+
+    thread = threading.Thread(target=run, name="auger-installation-watch", daemon=True)
     thread.start()
     return thread

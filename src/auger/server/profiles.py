@@ -15,6 +15,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -79,8 +80,13 @@ class Profile:
     def finished(self) -> bool:
         return self.state in ("COMPLETED", "FAILED", "CANCELED")
 
-    def to_json(self, foreman: str) -> dict[str, Any]:
-        """The shape of Drill's serialized ``QueryProfile`` (plus auger's stage timings)."""
+    def to_json(
+        self, foreman: str, ports: Mapping[str, int | None] | None = None
+    ) -> dict[str, Any]:
+        """The shape of Drill's serialized ``QueryProfile`` (plus auger's stage timings).
+
+        ``ports`` are Drill's port names and the ports the server really listens on
+        (:meth:`auger.engine.Engine.drill_ports`); one nothing listens on is left out."""
         part = uuid.UUID(self.query_id).int
         hi, lo = part >> 64, part & (2**64 - 1)
         signed = lambda v: v - 2**64 if v >= 2**63 else v  # noqa: E731 - Java longs are signed
@@ -96,10 +102,7 @@ class Profile:
             "timings": self.timings(),
             "foreman": {
                 "address": foreman,
-                "userPort": 31010,
-                "controlPort": 31011,
-                "dataPort": 31012,
-                "httpPort": 8047,
+                **{f"{name}Port": p for name, p in (ports or {}).items() if p is not None},
             },
             "state": STATE_CODES.get(self.state, 1),
             "stateName": self.state,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 import threading
 import traceback
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from auger.options import SessionOptions
@@ -117,15 +118,15 @@ def profiles_json(
     }
 
 
-def cluster_json(address: str, http_port: int, auth: bool) -> dict[str, Any]:
+def cluster_json(address: str, ports: Mapping[str, int | None], auth: bool) -> dict[str, Any]:
+    """``/cluster.json``: this server as Drill's one drillbit. ``ports`` are Drill's port names
+    and the ports really listened on (:meth:`auger.engine.Engine.drill_ports`); one nothing
+    listens on is left out, as Drill leaves out absent values (ports are strings there)."""
     return {
         "drillbits": [
             {
                 "address": address,
-                "httpPort": str(http_port),
-                "userPort": "31010",
-                "controlPort": "31011",
-                "dataPort": "31012",
+                **{f"{name}Port": str(port) for name, port in ports.items() if port is not None},
                 "version": DRILL_VERSION,
                 "current": True,
                 "versionMatch": True,
@@ -254,14 +255,18 @@ def log_lines(directory: str, name: str) -> list[str] | None:
         return [line.rstrip("\n") for line in deque(fh, LOG_LINES)]
 
 
-def stats_json(address: str, http_port: int) -> list[dict[str, Any]]:
-    """The pre-1.7 ``/stats.json`` list that pydrill's ``stats()`` still parses."""
+def stats_json(address: str, ports: Mapping[str, int | None]) -> list[dict[str, Any]]:
+    """The pre-1.7 ``/stats.json`` list that pydrill's ``stats()`` still parses; a port nothing
+    listens on has no entry."""
+    listed = [
+        {"name": f"{name.title()} Port Address", "value": f"{address}:{port}"}
+        for name, port in ports.items()
+        if port is not None
+    ]
     return [
         {"name": "Number of Drill Bits", "value": 1},
         {"name": "Bit #0", "value": f"{address} initialized"},
-        {"name": "Data Port Address", "value": f"{address}:31012"},
-        {"name": "User Port Address", "value": f"{address}:31010"},
-        {"name": "Control Port Address", "value": f"{address}:31011"},
+        *listed,
         {"name": "Maximum Direct Memory", "value": 0},
     ]
 

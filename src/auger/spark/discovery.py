@@ -43,7 +43,9 @@ __all__ = ["clear_cache", "discover_schema", "file_schemas"]
 PARALLEL_FILES = 64
 
 _CACHE_SIZE = 256
-_cache: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+#: table schemas kept as discovery gave them (a copy each time: a caller may add columns), not in
+#: their text form, which does not say whether a map may be null
+_cache: OrderedDict[tuple[Any, ...], TupleSchema] = OrderedDict()
 _file_cache: OrderedDict[tuple[Any, ...], tuple[tuple[str, str], ...]] = OrderedDict()
 _lock = threading.Lock()
 
@@ -97,7 +99,7 @@ def discover_schema(
         hit = _cache.get(key)
         if hit is not None:
             _cache.move_to_end(key)
-            return TupleSchema.parse(hit)
+            return hit.copy()
     paths = [f.path for f in selection.files]
     threshold = int(options.get("auger.scan.parallel_discovery_files", PARALLEL_FILES))
     plugin = get_format(fmt.type)
@@ -125,7 +127,7 @@ def discover_schema(
                 exc.add_context(line)
         raise
     with _lock:
-        _cache[key] = schema.to_text()
+        _cache[key] = schema.copy()
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return schema

@@ -205,14 +205,21 @@ def describe_table(c: Describe, session: UserSession) -> QueryResult:
         if len(schema_parts) > 1:
             table.set("catalog", exp.to_identifier(".".join(schema_parts[:-1]), quoted=True))
     try:
-        df = plan_select(exp.select("*").from_(table), session)
+        # the schema alone: a column whose files disagree is listed, not read (its first type)
+        df = plan_select(exp.select("*").from_(table), session, schema_only=True)
     except UserError as exc:
         if exc.kind is ErrorKind.VALIDATION and "not found" in exc.message:
             where = ".".join(schema_parts) or str(session.default_schema)
             raise UserError.validation(f"Unknown table [{parts[-1]}] in schema [{where}]") from None
         raise
-    cols = [spark_to_column(f.name, f.dataType, f.nullable) for f in df.schema.fields]
-    required = _required_columns(parts, session)
+    known = _known_modes(parts, session)
+    cols = []
+    for f in df.schema.fields:
+        col = spark_to_column(f.name, f.dataType, f.nullable)
+        if col.mode is not DataMode.REPEATED:
+            own = DataMode.OPTIONAL if f.nullable else DataMode.REQUIRED  # a map's too
+            col = col.with_mode(known.get(f.name.lower(), own))
+        cols.append(col)
     if c.column is not None and c.pattern:
         cols = [col for col in cols if _like(c.column, col.name)]
     elif c.column is not None:
@@ -223,12 +230,7 @@ def describe_table(c: Describe, session: UserSession) -> QueryResult:
                 "COLUMN_NAME": pa.array([col.name for col in cols], pa.string()),
                 "DATA_TYPE": pa.array([data_type_name(col) for col in cols], pa.string()),
                 "IS_NULLABLE": pa.array(
-                    [
-                        "NO"
-                        if col.mode is DataMode.REQUIRED or col.name.lower() in required
-                        else "YES"
-                        for col in cols
-                    ],
+                    ["NO" if col.mode is DataMode.REQUIRED else "YES" for col in cols],
                     pa.string(),
                 ),
             }
@@ -237,21 +239,26 @@ def describe_table(c: Describe, session: UserSession) -> QueryResult:
     )
 
 
-def _required_columns(parts: list[str], session: UserSession) -> set[str]:
-    """Lower names of the table's columns declared NOT NULL where Spark's schema cannot say so:
-    every column of an ``information_schema`` table, and a file table's required columns
-    (Parquet's REQUIRED fields, a provided schema's NOT NULL columns)."""
+def _known_modes(parts: list[str], session: UserSession) -> dict[str, DataMode]:
+    """Lower column names and their modes where the table knows them better than Spark's
+    schema: the columns of an ``information_schema`` table, and a file table's discovered (or
+    provided) columns, maps included (Spark calls every struct NOT NULL; a map's mode is the
+    data's: a nullable Avro record or Parquet group is nullable). Other columns (``dirN``,
+    views) take Spark's nullability."""
     try:
         ref = session.resolve_table(parts)
     except UserError:
-        return set()
+        return {}
     if isinstance(ref, SystemTable) and ref.schema == IS_SCHEMA_NAME:
         columns = info_schema_columns(ref.name, session)
-        return {name.lower() for name, _, nullable in columns if not nullable}
+        return {
+            name.lower(): DataMode.OPTIONAL if nullable else DataMode.REQUIRED
+            for name, _, nullable in columns
+        }
     if isinstance(ref, FileTable):
         schema = discover_file_table(ref, session.options.snapshot()).schema
-        return {col.name.lower() for col in schema if col.mode is DataMode.REQUIRED}
-    return set()
+        return {col.name.lower(): col.mode for col in schema if col.mode is not DataMode.REPEATED}
+    return {}
 
 
 def refresh_metadata(c: RefreshMetadata, session: UserSession) -> QueryResult:

@@ -1,12 +1,16 @@
 """The ``sys`` schema: options, version and drillbits, as small Arrow tables.
 
 Versions report the Drill release whose behaviour auger follows, because Drill clients check it
-(sqlalchemy-drill wants at least 1.19); auger's own version is in ``commit_message``.
+(sqlalchemy-drill wants at least 1.19); auger's own version is in ``commit_message``, and
+``build_time`` is when the installed package was built (or its source checkout's commit).
+
+``sys.drillbits`` reports only ports something listens on: the ones the servers over this
+engine opened (:meth:`auger.engine.Engine.listeners`). auger has no Drill user, control or
+data port, so those are NULL, and an engine no server serves has no HTTP port either.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -15,6 +19,7 @@ import pyarrow as pa
 
 import auger
 from auger.errors import UserError
+from auger.version import build_time
 
 if TYPE_CHECKING:
     from auger.session import UserSession
@@ -60,20 +65,17 @@ def _version(session: UserSession) -> pa.Table:
             ],
             "commit_time": [""],
             "build_email": [""],
-            "build_time": [dt.date.today().isoformat()],
+            "build_time": [build_time()],
         }
     )
 
 
 def _drillbits(session: UserSession) -> pa.Table:
-    server = session.engine.config.server
+    ports = session.engine.drill_ports()
     return pa.table(
         {
             "hostname": [socket.gethostname()],
-            "user_port": pa.array([31010], pa.int32()),
-            "control_port": pa.array([31011], pa.int32()),
-            "data_port": pa.array([31012], pa.int32()),
-            "http_port": pa.array([int(server.get("port", 8047))], pa.int32()),
+            **{f"{name}_port": pa.array([port], pa.int32()) for name, port in ports.items()},
             "current": [True],
             "version": [DRILL_VERSION],
             "state": ["ONLINE"],

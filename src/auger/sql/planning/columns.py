@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlglot import exp
@@ -25,6 +25,7 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, traverse_scope
 from sqlglot.schema import MappingSchema
 
+from auger.projection import format_path, parse_path, path_segment
 from auger.scan.plan import Requested
 from auger.sql.frontend.dialect import AugerDrill
 
@@ -73,14 +74,17 @@ def table_alias(node: exp.Table) -> str:
 
 
 def column_path(col: exp.Column) -> tuple[str, str]:
-    """The root column name and the Drill path the expression uses (``m.a.b``, ``columns[2]``)."""
+    """The root column name and the Drill path the expression uses (``m.a.b``, ``columns[2]``).
+
+    A name holding a dot is back-quoted in the path (:func:`~auger.projection.path_segment`):
+    ``t.`m.a``` is the column named ``m.a``, ``t.m.a`` the member ``a`` of ``m``."""
     root = col.name
-    path = root
+    path = path_segment(root)
     node: exp.Expression = col
     while True:
         parent = node.parent
         if isinstance(parent, exp.Dot) and parent.this is node:
-            path += "." + parent.expression.name
+            path += "." + path_segment(parent.expression.name)
             node = parent
             continue
         if (
@@ -99,12 +103,9 @@ def column_path(col: exp.Column) -> tuple[str, str]:
 
 
 def _respell(path: str, spelled: Mapping[str, str]) -> str:
-    parts = path.split(".")
-    out = []
-    for part in parts:
-        name, bracket, rest = part.partition("[")
-        out.append(spelled.get(name.lower(), name) + bracket + rest)
-    return ".".join(out)
+    """``path`` with each name as the query first spelled it."""
+    segments = [replace(s, name=spelled.get(s.name.lower(), s.name)) for s in parse_path(path)]
+    return format_path(segments)
 
 
 def _clause(col: exp.Expression, scope: Scope) -> str:

@@ -340,21 +340,26 @@ def _strict_star(
         )
 
 
-def column_not_found(table: str, column: str, files: int, known: Iterable[str]) -> None:
-    """Note a column the query names that no file of ``table`` has (its values are NULLs).
+def column_not_found(
+    table: str, column: str, files: int, known: Iterable[str], within: str = ""
+) -> None:
+    """Note a column (or map member) the query names that no file of ``table`` has (its values
+    are NULLs).
 
     Args:
         table: the table as the user wrote it (``dfs.data.sales``).
-        column: the column as the query spells it.
+        column: the column as the query spells it; for a member, its name in its map.
         files: how many files the table's schema was learned from.
-        known: the columns the files do have, for a "did you mean".
+        known: the columns the files do have (the members of the map), for a "did you mean".
+        within: for a member, the path of its map (``m``, ``m.inner``), put before the names.
     """
     if files <= 0:
         return  # an empty directory has no columns at all: nothing is misspelt
+    prefix = f"{within}." if within else ""
     where = "the file" if files == 1 else f"any of the {files} files"
-    text = f"Column [{column}] was not found in {where} of {table}"
+    text = f"Column [{prefix}{column}] was not found in {where} of {table}"
     spelled = {name.lower(): name for name in known}
     close = difflib.get_close_matches(column.lower(), list(spelled), n=1, cutoff=0.75)
     if close:
-        text += f"; did you mean [{spelled[close[0]]}]?"
+        text += f"; did you mean [{prefix}{spelled[close[0]]}]?"
     note(text)

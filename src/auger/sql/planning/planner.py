@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from auger.errors import UserError
+from auger.formats.conflicts import schema_only as reading_no_values
 from auger.scan.plan import PlannedScan
 from auger.sql.catalog.resolution import ViewTable
 from auger.sql.frontend.parser import parse_statement
@@ -66,12 +67,19 @@ def plan_select(
     session: UserSession,
     context: PlanContext | None = None,
     local: bool = False,
+    schema_only: bool = False,
 ) -> Any:
     """Plan a SELECT (or a set operation) and return the Spark DataFrame that answers it.
 
     With ``local``, a bare ``SELECT * ... LIMIT n`` whose scan is read on the driver anyway
     returns a :class:`~auger.sql.planning.local_answer.LocalAnswer` instead (see that module).
+    With ``schema_only``, the plan is for its schema alone (``DESCRIBE``): no value will be
+    read, so a column whose files disagree about its type is planned with its first type
+    rather than failing (:func:`auger.formats.conflicts.schema_only`).
     """
+    if schema_only:
+        with reading_no_values():
+            return plan_select(tree, session, context, local)
     plan = SelectPlan(
         tree.copy(),
         session,

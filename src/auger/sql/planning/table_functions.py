@@ -5,6 +5,10 @@ table with format options the workspace does not have, and ``schema => 'inline=(
 a provided schema for this query only. Drill's camelCase option names map to the snake_case keys
 of auger's format configs (``fieldDelimiter`` → ``delimiter``, ``extractHeader`` →
 ``extract_header``).
+
+A string option's Java escapes are read as Drill reads them (``'\\t'`` is a tab, ``'\\\\d'``
+is ``\\d``), so a regex written for Drill's table function means the same here; a backslash
+before any other character is kept (``'\\d'`` stays ``\\d``, where Drill would drop it).
 """
 
 from __future__ import annotations
@@ -43,12 +47,28 @@ def is_table_function(node: exp.Table) -> bool:
     return isinstance(node.this, exp.Anonymous) and node.this.name.lower() == "table"
 
 
+#: the Java escapes Drill undoes in a table function's string options
+#: (not ``\\b``, a backspace to Drill but a word boundary to a regex, nor ``\\f``)
+_JAVA_ESCAPE = re.compile(r"\\(u+[0-9a-fA-F]{4}|[\\'\"tnr])")
+_JAVA_CHARS = {"\\": "\\", "'": "'", '"': '"', "t": "\t", "n": "\n", "r": "\r"}
+
+
+def _unescape_java(text: str) -> str:
+    """``text`` with its Java escapes undone; other backslashes kept."""
+
+    def one(m: re.Match[str]) -> str:
+        code = m.group(1)
+        return chr(int(code.lstrip("u"), 16)) if code[0] == "u" else _JAVA_CHARS[code]
+
+    return _JAVA_ESCAPE.sub(one, text)
+
+
 def _literal(value: exp.Expression) -> Any:
     if isinstance(value, exp.Boolean):
         return bool(value.this)
     if isinstance(value, exp.Literal):
         if value.is_string:
-            return value.name
+            return _unescape_java(value.name)
         text = value.name
         return float(text) if "." in text else int(text)
     if isinstance(value, exp.Neg) and isinstance(value.this, exp.Literal):

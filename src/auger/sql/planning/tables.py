@@ -16,6 +16,7 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from auger.errors import ErrorKind, UserError
 from auger.formats.lakehouse import DELTA, ICEBERG, table_kind
+from auger.projection import PathSegment, format_path, parse_path
 from auger.scan.lakehouse import lakehouse_scan_table
 from auger.scan.plan import (
     PlannedScan,
@@ -41,6 +42,7 @@ from auger.types.spark import column_to_spark
 
 if TYPE_CHECKING:
     from auger.session import UserSession
+    from auger.types import TupleSchema
 
 __all__ = [
     "build_file_scan",
@@ -237,8 +239,32 @@ def build_file_scan(
     """The scan spec of a discovered table for what the query requests of it (see
     :func:`~auger.scan.plan.plan_scan`), each named column no file has reported."""
     planned = plan_scan(found, requested, options, allow_missing, limit, never_missing, check_types)
+    files = len(found.selection.files)
     for name in planned.missing:
-        diagnostics.column_not_found(
-            found.label, name, len(found.selection.files), found.schema.names()
-        )
+        diagnostics.column_not_found(found.label, name, files, found.schema.names())
+    for within, member, siblings in _missing_members(found.schema, requested):
+        diagnostics.column_not_found(found.label, member, files, siblings, within)
     return planned
+
+
+def _missing_members(schema: TupleSchema, requested: Requested) -> list[tuple[str, str, list[str]]]:
+    """Each map member the query names that no file has (``m.zz``, read as NULL): the path of
+    its map, its name, and the names of the members the map does have (for a "did you
+    mean")."""
+    out: list[tuple[str, str, list[str]]] = []
+    for path in requested.paths.values():
+        segments = parse_path(path)
+        col = schema.column(segments[0].name)
+        for depth, seg in enumerate(segments[1:], 1):
+            if col is None or not col.is_map or segments[depth - 1].indexes:
+                break  # not a map (or an element of an array of maps): not judged here
+            members = col.children or ()
+            child = next((c for c in members if c.name.lower() == seg.name.lower()), None)
+            if child is None:
+                within = format_path([PathSegment(s.name) for s in segments[:depth]])
+                found = (within, seg.name, [c.name for c in members])
+                if found[:2] not in ((w, m) for w, m, _ in out):
+                    out.append(found)
+                break
+            col = child
+    return out

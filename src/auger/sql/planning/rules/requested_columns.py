@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from auger.projection import path_segment
 from auger.scan.plan import Requested
 from auger.sql.planning.columns import (
     DIV_TAG,
@@ -81,7 +82,8 @@ def _analyse(tree: exp.Expression, tables: list[exp.Table]) -> dict[int, Request
         root = parts[0]
         if target is not None:
             # the member path too (``t.nope.x``): a map no file has is planned with its members
-            req[id(target)].add(root, ".".join([*parts[:-1], column_path(col)[1]]))
+            path = [*map(path_segment, parts[:-1]), column_path(col)[1]]
+            req[id(target)].add(root, ".".join(path))
         else:
             for t in tables:
                 req[id(t)].add(root)
