@@ -538,7 +538,10 @@ class Cursor:
             else:
                 self._raise_if_cancelled()
                 try:
-                    self._stream = jobs.BatchStream(result.dataframe, self._group or "", self._sql)
+                    limit = jobs.ResultLimit.from_options(self.connection.session.options)
+                    self._stream = jobs.BatchStream(
+                        result.dataframe, self._group or "", self._sql, limit
+                    )
                 except jobs.NoArrowSchema:
                     # A type Spark's Python side cannot name in Arrow: take the bulk path.
                     self._stream = _TableStream(self.fetch_arrow_table())
