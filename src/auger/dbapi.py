@@ -622,9 +622,14 @@ class Cursor:
         result = self._need_result()
         if self._untouched_dataframe():
             self._raise_if_cancelled()
+            limit = jobs.ResultLimit.from_options(self.connection.session.options)
             try:
                 with self._working():
                     table = jobs.arrow_table(result.dataframe, self._group or "", self._sql)
+                # the result limit holds on the bulk path too (Spark's result-size limit
+                # bounds what it collected)
+                for _ in limit.batches(iter(table.to_batches())):
+                    pass
             except Exception as exc:
                 raise self._error(exc) from None
             # Cancelling ends the group's running jobs; a job of the statement that Spark

@@ -111,7 +111,7 @@ class Engine:
                 from auger.spark.bootstrap import forget_dead_spark
 
                 _log.error("Spark stopped under the engine; starting it again")
-                forget_dead_spark()
+                forget_dead_spark(self._spark)
                 self._spark = None
                 self.spark_restarts += 1
             if self._spark is None:

@@ -71,3 +71,18 @@ def test_a_batch_cut_at_the_limit_is_followed_by_the_error() -> None:
     assert next(stream).num_rows == 5
     with pytest.raises(UserError):
         next(stream)
+
+
+def test_dbapi_fetchall_in_bulk_meets_the_limit_too(make_conn: Any, tmp_path: Any) -> None:
+    path = tmp_path / "m.csv"
+    path.write_text("".join(f"{i}\n" for i in range(3000)))
+    conn = make_conn()
+    cur = conn.cursor()
+    cur.execute("ALTER SESSION SET `auger.result.max_rows` = 2000")
+    cur.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
+    cur.execute(f"SELECT columns[0] AS x FROM dfs.`{path}`")
+    with pytest.raises(Exception) as info:
+        cur.fetchall()
+    assert str(info.value).startswith("RESOURCE ERROR:") and "2,000 rows" in str(info.value)
+    cur.execute(f"SELECT columns[0] AS x FROM dfs.`{path}` LIMIT 2000")
+    assert len(cur.fetchall()) == 2000

@@ -151,14 +151,18 @@ def jvm_exited(wait: float = 0.0) -> bool:
     return proc.poll() is not None
 
 
-def forget_dead_spark() -> None:
-    """Drop pyspark's handles on a Spark whose JVM is gone, so :func:`get_spark` starts a new
-    one (pyspark would otherwise hand out the dead session and context again)."""
+def forget_dead_spark(dead: Any) -> None:
+    """Drop pyspark's handles on ``dead``, a Spark session whose JVM is gone, so
+    :func:`get_spark` starts a new one (pyspark would otherwise hand out the dead session and
+    context again). A no-op when the process's Spark is another one by now (another engine of
+    the process started it again first)."""
     from pyspark import SparkContext
     from pyspark.sql import SparkSession, SQLContext
 
     with _lock:
         sc = SparkContext._active_spark_context
+        if sc is not None and sc is not getattr(dead, "_sc", None):
+            return
         gateway = SparkContext._gateway
         if sc is not None:
             try:
