@@ -67,3 +67,24 @@ def test_a_gzip_bomb_is_read_by_spark(conn: Any, bombs: Path, name: str, rows: i
         assert _is_local(small.frame())
     finally:
         cur.execute("ALTER SESSION RESET `auger.scan.local_bytes`")
+
+
+def test_schema_discovery_past_its_bound_goes_to_spark(
+    conn: Any, bombs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from auger.spark import discovery
+
+    monkeypatch.setattr(discovery, "DISCOVERY_BYTES", 1_000_000)  # the bomb holds 12 MB
+    in_spark: list[list[str]] = []
+    real = discovery._discover_in_spark
+
+    def spy(spark: Any, paths: list[str], fmt: Any, options: Any) -> Any:
+        in_spark.append(paths)
+        return real(spark, paths, fmt, options)
+
+    monkeypatch.setattr(discovery, "_discover_in_spark", spy)
+    (bombs / "again.json.gz").write_bytes((bombs / "bomb.json.gz").read_bytes())
+    cur = conn.cursor()
+    cur.execute(f"SELECT MAX(LENGTH(a)) FROM dfs.`{bombs}/again.json.gz`")
+    assert cur.fetchall() == [(BIG,)]
+    assert in_spark == [[str(bombs / "again.json.gz")]]
