@@ -6,6 +6,11 @@ what makes cancelling the group (:mod:`auger.spark.jobs`) reach every job of the
 thread hands encoded chunks to the event loop through a small bounded queue, so a slow reader
 slows its own query and nothing else, and a reader that vanished stops the encoding.
 
+The answer is pulled from Spark's job one batch at a time (:class:`auger.spark.jobs.BatchStream`)
+and encoded as it comes, so the server never holds a whole large result; a result past the
+server's limit (``auger.result.max_rows``/``max_bytes``) ends, after the rows within it, with the
+limit's RESOURCE error.
+
 The body is written in Drill's streaming layout (one member per line, comma first). The
 ``queryId`` line goes out at once, which keeps clients with short read timeouts alive while
 Spark works.
