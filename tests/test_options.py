@@ -38,3 +38,27 @@ def test_values_report_scope() -> None:
     scopes = {v.name: v.scope for v in opts.values()}
     assert scopes["store.format"] == "SESSION"
     assert scopes["store.json.all_text_mode"] == "BOOT"
+
+
+def test_a_non_admin_session_cannot_raise_what_the_server_caps() -> None:
+    system = SystemOptions({"auger.scan.local_bytes": 1000, "auger.result.max_rows": 50})
+    bob = SessionOptions(system, "bob")
+    bob.set("auger.scan.local_bytes", 10)  # lowering is allowed, and 0 turns it off
+    bob.set("auger.scan.local_bytes", 0)
+    bob.set("auger.result.max_rows", 20)
+    for name, value in (
+        ("auger.scan.local_bytes", 1001),
+        ("auger.scan.local_limit_rows", 10_001),
+        ("auger.result.max_rows", 51),
+        ("auger.result.max_rows", 0),  # no limit at all
+    ):
+        with pytest.raises(UserError) as info:
+            bob.set(name, value)
+        assert info.value.kind.value == "PERMISSION"
+        assert name in str(info.value) and "[bob]" in str(info.value)
+    assert bob.get("auger.result.max_rows") == 20
+    admin = SessionOptions(system)  # an administrator's session is not capped
+    admin.set("auger.scan.local_bytes", 10**9)
+    assert admin.get("auger.scan.local_bytes") == 10**9
+    system.set("auger.scan.local_bytes", 5000)  # the cap is the system value as it is now
+    bob.set("auger.scan.local_bytes", 5000)

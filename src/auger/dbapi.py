@@ -547,7 +547,10 @@ class Cursor:
             else:
                 self._raise_if_cancelled()
                 try:
-                    self._stream = jobs.BatchStream(result.dataframe, self._group or "", self._sql)
+                    limit = jobs.ResultLimit.from_options(self.connection.session.options)
+                    self._stream = jobs.BatchStream(
+                        result.dataframe, self._group or "", self._sql, limit
+                    )
                 except jobs.NoArrowSchema:
                     # A type Spark's Python side cannot name in Arrow: take the bulk path.
                     self._stream = _TableStream(self.fetch_arrow_table())
@@ -628,9 +631,14 @@ class Cursor:
         result = self._need_result()
         if self._untouched_dataframe():
             self._raise_if_cancelled()
+            limit = jobs.ResultLimit.from_options(self.connection.session.options)
             try:
                 with self._working():
                     table = jobs.arrow_table(result.dataframe, self._group or "", self._sql)
+                # the result limit holds on the bulk path too (Spark's result-size limit
+                # bounds what it collected)
+                for _ in limit.batches(iter(table.to_batches())):
+                    pass
             except Exception as exc:
                 raise self._error(exc) from None
             # Cancelling ends the group's running jobs; a job of the statement that Spark

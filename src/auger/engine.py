@@ -96,6 +96,8 @@ class Engine:
         self._lock = threading.RLock()  # re-entrant: a signal handler may run while held
         self.deny_cache_location(self.system_options.get("auger.cache.location"))
         self._spark: Any = None
+        #: how many times Spark was started again after it died under the engine
+        self.spark_restarts = 0
         self.closed = False
         #: the ports servers opened over this engine (none when it is only embedded): what
         #: ``sys.drillbits``, ``/cluster.json`` and the profiles report, never Drill's defaults
@@ -124,12 +126,42 @@ class Engine:
 
     @property
     def spark(self) -> Any:
-        if self._spark is None:
-            # start-up cost: Spark (and pyspark) start with the first statement, not the engine
-            from auger.spark.bootstrap import get_spark
+        """The SparkSession, started on first use, and started again when Spark died.
 
-            self._spark = get_spark(self.config.spark_master, self.config.spark_conf)
-        return self._spark
+        A JVM that exited under the engine (killed, out of memory) is noticed here, before a
+        statement uses it: the dead session is dropped and a new one started, so the next
+        query runs. Sessions, their options and their temporary tables (files in the
+        temporary workspace) belong to the engine, not to Spark, and carry over.
+        """
+        spark = self._spark
+        if spark is not None and self._spark_checked(spark):
+            return spark
+        with self._lock:
+            if self._spark is not None and not self._spark_checked(self._spark):
+                from auger.spark.bootstrap import forget_dead_spark
+
+                _log.error("Spark stopped under the engine; starting it again")
+                forget_dead_spark(self._spark)
+                self._spark = None
+                self.spark_restarts += 1
+            if self._spark is None:
+                # start-up cost: Spark (and pyspark) start with the first statement, not
+                # the engine
+                from auger.spark.bootstrap import get_spark
+
+                self._spark = get_spark(self.config.spark_master, self.config.spark_conf)
+            return self._spark
+
+    @staticmethod
+    def _spark_checked(spark: Any) -> bool:
+        from auger.spark.bootstrap import spark_alive
+
+        return spark_alive(spark)
+
+    def spark_running(self) -> bool:
+        """Whether Spark has started and its JVM is alive now (a live check; never starts it)."""
+        spark = self._spark
+        return spark is not None and self._spark_checked(spark)
 
     # ----- sessions
     def open_session(self, user: str | None = None, admin: bool = True) -> UserSession:

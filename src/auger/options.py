@@ -33,6 +33,18 @@ class OptionDefinition:
     default: Any
     description: str = ""
     scopes: str = "ALL"  # accessibleScopes: ALL, SYSTEM, SESSION...
+    #: how the system value bounds a non-admin session's: "" not at all; "most" (a session
+    #: may set at most the system value, 0 turns the feature off); "limit" (0 means no limit,
+    #: so a session may not set 0 over a system limit either)
+    cap: str = ""
+
+    def exceeds(self, value: Any, system: Any) -> bool:
+        """Whether a session's ``value`` would go past the system's ``system`` (see ``cap``)."""
+        if self.cap == "most":
+            return int(value) > int(system)
+        if self.cap == "limit":
+            return int(system) > 0 and (int(value) <= 0 or int(value) > int(system))
+        return False
 
     def coerce(self, value: Any) -> Any:
         """Check and convert a value for this option, or raise a VALIDATION error."""
@@ -62,8 +74,10 @@ class OptionDefinition:
             ) from None
 
 
-def _d(name: str, kind: OptionKind, default: Any, description: str = "") -> OptionDefinition:
-    return OptionDefinition(name, kind, default, description)
+def _d(
+    name: str, kind: OptionKind, default: Any, description: str = "", cap: str = ""
+) -> OptionDefinition:
+    return OptionDefinition(name, kind, default, description, cap=cap)
 
 
 _DEFINITIONS: tuple[OptionDefinition, ...] = (
@@ -104,6 +118,21 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
     _d("store.text.writer.add_header", "BOOLEAN", True),
     _d("exec.persistent_table.umask", "STRING", "002", "umask of persistent CTAS output"),
     _d("exec.query.max_rows", "LONG", 0, "Rows returned at most (0: no limit)"),
+    _d(
+        "auger.result.max_rows",
+        "LONG",
+        0,
+        "Rows a result may have; past them it fails with a RESOURCE error (0: no limit)",
+        cap="limit",
+    ),
+    _d(
+        "auger.result.max_bytes",
+        "LONG",
+        0,
+        "Bytes (Arrow's size) a result may have; past them it fails with a RESOURCE error "
+        "(0: no limit)",
+        cap="limit",
+    ),
     _d("exec.query.return_result_set_for_ddl", "BOOLEAN", True),
     _d("exec.errors.verbose", "BOOLEAN", False),
     _d("drill.exec.http.rest.errors.verbose", "BOOLEAN", False, "REST errors carry stack traces"),
@@ -117,13 +146,20 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
     _d("drill.exec.storage.implicit.suffix.column.label", "STRING", "suffix"),
     _d("drill.exec.storage.implicit.last_modified_time.column.label", "STRING", "lmt"),
     _d("drill.exec.storage.file.partition.column.label", "STRING", "dir"),
-    _d("auger.scan.batch_rows", "LONG", 4096, "Rows per scan batch (the loader's row limit)"),
+    _d(
+        "auger.scan.batch_rows",
+        "LONG",
+        4096,
+        "Rows per scan batch (the loader's row limit)",
+        cap="most",
+    ),
     _d(
         "auger.scan.batch_bytes",
         "LONG",
         16 * 1024 * 1024,
         "Bytes any one column of a scan batch may hold (the loader's vector size limit); a row "
         "that would pass it starts the next batch",
+        cap="most",
     ),
     _d(
         "auger.scan.json_sample_rows",
@@ -133,15 +169,34 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
     ),
     _d("auger.scan.target_split_bytes", "LONG", 128 * 1024 * 1024, "Bytes per Spark task"),
     _d("auger.scan.parallelism", "LONG", 0, "Spark tasks a scan aims for (0: the cores)"),
-    _d("auger.scan.parallel_discovery_files", "LONG", 64, "Discovery uses Spark past this"),
-    _d("auger.scan.local_limit_rows", "LONG", 10_000, "LIMITs up to this are read on the driver"),
+    _d(
+        "auger.scan.parallel_discovery_files",
+        "LONG",
+        64,
+        "Discovery uses Spark past this",
+        cap="most",
+    ),
+    _d(
+        "auger.scan.local_limit_rows",
+        "LONG",
+        10_000,
+        "LIMITs up to this are read on the driver",
+        cap="most",
+    ),
     _d(
         "auger.scan.local_bytes",
         "LONG",
         4 * 1024 * 1024,
-        "Scans of whole files up to this many bytes in all are read on the driver",
+        "Scans of whole files up to this many uncompressed bytes in all are read on the driver",
+        cap="most",
     ),
-    _d("auger.scan.text_max_field_bytes", "LONG", 16 * 1024 * 1024, "Longest text field accepted"),
+    _d(
+        "auger.scan.text_max_field_bytes",
+        "LONG",
+        16 * 1024 * 1024,
+        "Longest text field accepted",
+        cap="most",
+    ),
     _d("auger.scan.text_force_python", "BOOLEAN", False, "Read text with the Python parser only"),
     _d(
         "auger.scan.text_reader",
@@ -223,15 +278,31 @@ class SystemOptions:
 
 
 class SessionOptions:
-    """A session's option values layered over the system's (``ALTER SESSION``)."""
+    """A session's option values layered over the system's (``ALTER SESSION``).
 
-    def __init__(self, system: SystemOptions) -> None:
+    Options that move work into the server process or raise its limits (their definition's
+    ``cap``) are bounded by their system value in a session that is not an administrator's:
+    one user cannot make the server read a large scan itself, or lift the result limit, for a
+    server every user shares. Such a session may lower them; raising one is a PERMISSION error.
+    """
+
+    def __init__(self, system: SystemOptions, user: str | None = None) -> None:
         self.system = system
+        #: the non-admin user whose session this is (None: not capped)
+        self.capped_user = user
         self._values: dict[str, Any] = {}
 
     def set(self, name: str, value: Any) -> str:
         d = _lookup(name)
-        self._values[d.name] = d.coerce(value)
+        value = d.coerce(value)
+        if self.capped_user is not None and d.exceeds(value, self.system.get(d.name)):
+            raise UserError.permission(
+                f"Option {d.name} cannot be set to {value} in a session of user "
+                f"[{self.capped_user}]: the server allows at most {self.system.get(d.name)}"
+                + (" (and not 0, which means no limit)" if d.cap == "limit" else ""),
+                ["Fix: an administrator can raise it for everyone with ALTER SYSTEM SET"],
+            )
+        self._values[d.name] = value
         return d.name
 
     def reset(self, name: str) -> str:

@@ -47,7 +47,7 @@ class UserSession:
         self.engine = engine
         self.user = user
         self.admin = admin
-        self.options = SessionOptions(engine.system_options)
+        self.options = SessionOptions(engine.system_options, None if admin else user)
         self.default_schema: str | None = None
         self.closed = False
         self._lock = threading.RLock()

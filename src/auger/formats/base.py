@@ -22,6 +22,7 @@ import pyarrow as pa
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.storage import filesystem as fs
+from auger.storage import read_budget
 from auger.storage.splits import FileSplit
 from auger.types import ColumnMetadata, TupleSchema
 
@@ -200,6 +201,7 @@ class _Checked(io.RawIOBase):
                 f"Cannot read compressed file: {exc}", [f"File: {self._path}"]
             ) from exc
         n = len(data)
+        read_budget.charge(n)  # the server's own read of a small scan stops past its bound
         buffer[:n] = data
         return n
 

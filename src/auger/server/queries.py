@@ -6,6 +6,11 @@ what makes cancelling the group (:mod:`auger.spark.jobs`) reach every job of the
 thread hands encoded chunks to the event loop through a small bounded queue, so a slow reader
 slows its own query and nothing else, and a reader that vanished stops the encoding.
 
+The answer is pulled from Spark's job one batch at a time (:class:`auger.spark.jobs.BatchStream`)
+and encoded as it comes, so the server never holds a whole large result; a result past the
+server's limit (``auger.result.max_rows``/``max_bytes``) ends, after the rows within it, with the
+limit's RESOURCE error.
+
 The body is written in Drill's streaming layout (one member per line, comma first). The
 ``queryId`` line goes out at once, which keeps clients with short read timeouts alive while
 Spark works.
@@ -36,7 +41,7 @@ from auger.errors import UserError
 from auger.server.encoding import encode_batch_rows, json_string, type_name
 from auger.server.profiles import Profile, ProfileStore
 from auger.spark import jobs
-from auger.spark.errors import unwrap_spark_error
+from auger.spark.errors import out_of_memory, spark_lost, unwrap_spark_error
 
 if TYPE_CHECKING:
     from auger.engine import Engine
@@ -287,41 +292,78 @@ class QueryManager:
         profile = rq.profile
         session = rq.web.session
         verbose = _verbose(session)
+        answer: _Answer | None = None
         try:
             with self._job_group(rq):
-                table, names, types = self._answer(rq, session, sql, row_cap)
+                answer = self._answer(rq, session, sql, row_cap)
+                first_batch = answer.next_batch()
         except Exception as exc:
-            if isinstance(exc, _Canceled) or rq.cancel_requested.is_set():
-                # a cancelled Spark job surfaces as whatever error the step saw
-                profile.state = "CANCELED"
-                profile.error = rq.cancel_reason or USER_CANCEL
-                emit(b',"queryState":"CANCELED"\n}')
-            elif isinstance(exc, UserError):
-                self._fail(rq, exc, verbose, emit)
-            else:  # a bug or an unexpected Spark failure: still a clean answer
-                _log.exception("query %s failed", rq.query_id)
-                self._fail(rq, UserError.system(f"{type(exc).__name__}: {exc}"), verbose, emit)
-            return
-        finally:
+            if answer is not None:
+                answer.close()
+            self._failed(rq, exc, verbose, emit)
             profile.stages = jobs.group_stages(rq.query_id)
+            return
+        names = answer.names
         profile.columns = names
         emit(
             (
                 f',"columns":[{",".join(json_string(n) for n in names)}]\n'
-                f',"metadata":[{",".join(json_string(t) for t in types)}]\n'
+                f',"metadata":[{",".join(json_string(t) for t in answer.types)}]\n'
                 f',"attemptedAutoLimit":{attempted_limit}\n'
                 ',"rows":['
             ).encode()
         )
         first = True
-        for offset in range(0, table.num_rows, CHUNK_ROWS):
-            rows = encode_batch_rows(table.slice(offset, CHUNK_ROWS), names)
-            text = "\n" + ("" if first else ",") + "\n,".join(rows)
-            first = False
-            emit(text.encode("utf-8"))
-            profile.rows += len(rows)
+        batch = first_batch
+        try:
+            with self._job_group(rq):
+                while batch is not None:
+                    for offset in range(0, batch.num_rows, CHUNK_ROWS):
+                        rows = encode_batch_rows(batch.slice(offset, CHUNK_ROWS), names)
+                        text = "\n" + ("" if first else ",") + "\n,".join(rows)
+                        first = False
+                        emit(text.encode("utf-8"))
+                        profile.rows += len(rows)
+                    if rq.cancel_requested.is_set():
+                        raise _Canceled
+                    batch = answer.next_batch()
+        except _ClientGone:
+            raise
+        except Exception as exc:
+            # rows went out already: the array closes, then the error (Drill's REST closes
+            # it with FAILED alone; the reason is what a client needs)
+            emit(b"\n]")
+            self._failed(rq, exc, verbose, emit)
+            return
+        finally:
+            answer.close()
+            profile.stages = jobs.group_stages(rq.query_id)
+        answer.finish(rq)
         profile.state = "COMPLETED"
         emit(b'\n]\n,"queryState":"COMPLETED"\n}')
+
+    def _failed(
+        self,
+        rq: RunningQuery,
+        exc: Exception,
+        verbose: bool,
+        emit: Callable[[bytes | None], None],
+    ) -> None:
+        """End the answer with the query's error (or its cancellation)."""
+        profile = rq.profile
+        if isinstance(exc, _Canceled) or rq.cancel_requested.is_set():
+            # a cancelled Spark job surfaces as whatever error the step saw
+            profile.state = "CANCELED"
+            profile.error = rq.cancel_reason or USER_CANCEL
+            emit(b',"queryState":"CANCELED"\n}')
+            return
+        jobs.cancel_group(rq.query_id)  # a partition fetched ahead of the error: stop it
+        if not isinstance(exc, UserError):
+            error = _spark_error(exc)
+            if error.kind.value == "SYSTEM":  # a bug or an unexpected Spark failure
+                _log.error("query %s failed", rq.query_id, exc_info=exc)
+            exc = error
+        self._fail(rq, exc, verbose, emit)
 
     def _fail(
         self,
@@ -346,11 +388,9 @@ class QueryManager:
         emit("".join(parts).encode("utf-8"))
 
     # ----- Spark work
-    def _answer(
-        self, rq: RunningQuery, session: Any, sql: str, row_cap: int
-    ) -> tuple[pa.Table, list[str], list[str]]:
-        """Run the statement: its answer (at most ``row_cap`` rows when > 0), column names and
-        Drill type names."""
+    def _answer(self, rq: RunningQuery, session: Any, sql: str, row_cap: int) -> _Answer:
+        """Run the statement: its answer's batches (at most ``row_cap`` rows when > 0), to be
+        pulled one by one, with column names and Drill type names."""
         if rq.cancel_requested.is_set() or session.closed:
             raise _Canceled
         rq.profile.run_start = _now_ms()
@@ -367,24 +407,18 @@ class QueryManager:
         types = [type_name(c) for c in schema]
         if rq.cancel_requested.is_set():
             raise _Canceled
+        limit = jobs.ResultLimit.from_options(session.options)
         if result.table is not None:
             table = result.table
             if row_cap > 0:
                 table = table.slice(0, row_cap)
-        else:
-            df = result.dataframe.limit(row_cap) if row_cap > 0 else result.dataframe
-            try:
-                table = jobs.to_arrow(df)
-            except Exception as exc:
-                if rq.cancel_requested.is_set():
-                    raise _Canceled from exc
-                raise unwrap_spark_error(exc) from exc
-            rq.profile.plan = _plan_graph(df, scans)
-        if rq.cancel_requested.is_set():
-            raise _Canceled
-        rq.profile.warnings = result.messages()  # with what the scans read and skipped
-        rq.profile.scans = result.statistics()
-        return table, names, types
+            return _Answer(names, types, result, limit.batches(iter(table.to_batches())))
+        df = result.dataframe.limit(row_cap) if row_cap > 0 else result.dataframe
+        try:
+            stream: Any = jobs.BatchStream(df, rq.query_id, rq.profile.query, limit)
+        except jobs.NoArrowSchema:  # a type with no Arrow name on the Python side: in bulk
+            stream = limit.batches(iter(jobs.to_arrow(df).to_batches()))
+        return _Answer(names, types, result, stream, df, scans)
 
     @contextmanager
     def _job_group(self, rq: RunningQuery) -> Iterator[None]:
@@ -403,6 +437,41 @@ class _Canceled(Exception):
     pass
 
 
+@dataclass
+class _Answer:
+    """A statement's answer while it streams: its columns and the batches still to come."""
+
+    names: list[str]
+    types: list[str]
+    result: Any
+    batches: Iterator[pa.RecordBatch]
+    df: Any = None
+    scans: list[PlannedTableScan] = field(default_factory=list)
+
+    def next_batch(self) -> pa.RecordBatch | None:
+        """The next non-empty batch, or None at the end."""
+        for batch in self.batches:
+            if batch.num_rows:
+                return batch
+        return None
+
+    def close(self) -> None:
+        close = getattr(self.batches, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # a stream whose JVM is gone
+                _log.debug("closing the result stream failed", exc_info=True)
+
+    def finish(self, rq: RunningQuery) -> None:
+        """What the profile keeps of a completed answer: the plan that ran, what the scans
+        read and skipped."""
+        if self.df is not None:
+            rq.profile.plan = _plan_graph(self.df, self.scans)
+        rq.profile.warnings = self.result.messages()
+        rq.profile.scans = self.result.statistics()
+
+
 def _plan_graph(df: Any, scans: list[PlannedTableScan]) -> dict[str, Any] | None:
     """The plan that ran, for the profile; None where it cannot be read (the query's answer
     does not depend on it)."""
@@ -413,6 +482,16 @@ def _plan_graph(df: Any, scans: list[PlannedTableScan]) -> dict[str, Any] | None
     except Exception:
         _log.debug("plan graph unavailable", exc_info=True)
         return None
+
+
+def _spark_error(exc: BaseException) -> UserError:
+    """The error a user sees for an exception that is not a ``UserError``: Spark's (and the
+    JVM's) mapped to Drill's kinds, running out of memory a RESOURCE error, anything else a
+    SYSTEM error naming the Python exception."""
+    module = type(exc).__module__
+    if module.startswith(("py4j", "pyspark")):
+        return unwrap_spark_error(exc)
+    return spark_lost(exc) or out_of_memory(exc) or UserError.system(f"{type(exc).__name__}: {exc}")
 
 
 def _verbose(session: Any) -> bool:

@@ -175,7 +175,8 @@ def server_status_json(
     """
     import time
 
-    spark = engine._spark
+    running = engine.spark_running()  # a live check: a JVM that died is not running
+    spark = engine._spark if running else None
     executors: int | None = 0
     if spark is not None:
         try:
@@ -190,7 +191,7 @@ def server_status_json(
         "uptime": _uptime(time.time() - started),
         "startTime": int(started * 1000),
         "sparkMaster": engine.config.spark_master,
-        "sparkRunning": spark is not None,
+        "sparkRunning": running,
         "executors": executors,
         "openSessions": sessions,
         "runningQueries": running,

@@ -36,11 +36,14 @@ from auger.spark.jvm_stderr import jvm_notice_filtered
 __all__ = [
     "check_java",
     "connect_session",
+    "forget_dead_spark",
     "get_spark",
     "interrupt_tag",
     "is_connect",
+    "jvm_exited",
     "package_zip",
     "ship_package",
+    "spark_alive",
     "spark_context",
     "spark_is_running",
     "tag_operations",
@@ -110,6 +113,80 @@ def _log4j_file() -> str:
     if not path.exists() or path.read_text() != _LOG4J:
         path.write_text(_LOG4J)
     return str(path)
+
+
+def spark_alive(spark: Any) -> bool:
+    """Whether ``spark``'s JVM still runs and its context has not stopped: a live check, for
+    a server that must notice Spark dying under it (an out-of-memory kill, a crash).
+
+    The JVM process pyspark launched is polled first (no round trip); a context that answers
+    must also not be stopped. Spark Connect sessions are taken to be alive: the server is
+    another process, and a lost connection fails the query that meets it.
+    """
+    if spark is None:
+        return False
+    if is_connect(spark):
+        return True
+    try:
+        sc = spark.sparkContext
+        proc = getattr(sc._gateway, "proc", None)
+        if proc is not None and proc.poll() is not None:
+            return False
+        return not bool(sc._jsc.sc().isStopped())
+    except Exception:
+        return False
+
+
+def jvm_exited(wait: float = 0.0) -> bool:
+    """Whether the JVM pyspark launched in this process has exited (waiting up to ``wait``
+    seconds for it: a connection that just broke may be the JVM on its way out)."""
+    from pyspark import SparkContext
+
+    proc = getattr(SparkContext._gateway, "proc", None)
+    if proc is None:
+        return False
+    try:
+        proc.wait(timeout=wait) if wait > 0 else proc.poll()
+    except Exception:  # still running after the wait
+        return False
+    return proc.poll() is not None
+
+
+def forget_dead_spark(dead: Any) -> None:
+    """Drop pyspark's handles on ``dead``, a Spark session whose JVM is gone, so
+    :func:`get_spark` starts a new one (pyspark would otherwise hand out the dead session and
+    context again). A no-op when the process's Spark is another one by now (another engine of
+    the process started it again first)."""
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession, SQLContext
+
+    with _lock:
+        sc = SparkContext._active_spark_context
+        if sc is not None and sc is not getattr(dead, "_sc", None):
+            return
+        gateway = SparkContext._gateway
+        if sc is not None:
+            try:
+                sc.stop()  # the JVM side is gone: this drops the Python side's servers
+            except Exception:
+                _log.debug("stopping the dead SparkContext failed", exc_info=True)
+        if gateway is not None:
+            proc = getattr(gateway, "proc", None)
+            if proc is not None and proc.poll() is None:  # alive, with a stopped context
+                proc.kill()
+            try:
+                gateway.close()
+            except Exception:
+                _log.debug("closing the dead gateway failed", exc_info=True)
+        SparkContext._active_spark_context = None
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+        SparkSession._instantiatedSession = None
+        SparkSession._activeSession = None
+        SQLContext._instantiatedContext = None
+        active = getattr(SparkSession, "_active_session", None)
+        if active is not None and hasattr(active, "session"):
+            active.session = None  # this thread's: other threads' are checked when used
 
 
 def spark_is_running() -> bool:
@@ -216,6 +293,18 @@ def _on_progress(
             ]
 
 
+#: Memory settings that keep one query from taking the JVM down, unless ``[spark] conf`` says
+#: otherwise. A result collected to the driver in one piece (a whole answer, one partition of
+#: a streamed one) stops at ``maxResultSize`` with an error instead of filling the heap; a task
+#: that runs out of memory fails its query instead of ending the process (Spark otherwise exits
+#: on a fatal error in a task, and in local mode the tasks run in the driver's JVM). The heap
+#: itself is ``spark.driver.memory`` (Spark's default, 1g), set when the JVM starts.
+MEMORY_DEFAULTS: Mapping[str, str] = {
+    "spark.driver.maxResultSize": "256m",
+    "spark.executor.killOnFatalError.depth": "0",
+}
+
+
 def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -> Any:
     """The process's SparkSession, started with auger's settings if none is running yet.
 
@@ -263,7 +352,7 @@ def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -
                 .config("spark.python.worker.faulthandler.enabled", "true")
                 .config("spark.sql.python.filterPushdown.enabled", "true")
             )
-            for key, value in (conf or {}).items():
+            for key, value in {**MEMORY_DEFAULTS, **(conf or {})}.items():
                 builder = builder.config(key, value)
             try:
                 with jvm_notice_filtered():  # no "Using incubator modules" at every start

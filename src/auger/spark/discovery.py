@@ -22,6 +22,7 @@ Connect no SparkContext: there discovery runs in place.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
@@ -34,13 +35,19 @@ from auger.formats.conflicts import conflict_error, merge_deferring
 from auger.formats.registry import get_format
 from auger.scan.spec import FileSplit
 from auger.storage.filesystem import install, is_uri, parallel_map, shipped_for
+from auger.storage.read_budget import BudgetExceeded, budget
 from auger.storage.selection import FileSelection, FileStatus
 from auger.types import TupleSchema
 
 __all__ = ["clear_cache", "discover_schema", "file_schemas"]
 
 #: Above this many files, discovery runs as a Spark job (when a session is available).
+_log = logging.getLogger(__name__)
+
 PARALLEL_FILES = 64
+#: The most decompressed bytes a schema discovery reads in the server process: past them (a
+#: compressed file whose first records are huge), Spark's tasks discover the schema instead.
+DISCOVERY_BYTES = 64 * 1024 * 1024
 
 _CACHE_SIZE = 256
 #: table schemas kept as discovery gave them (a copy each time: a caller may add columns), not in
@@ -119,7 +126,17 @@ def discover_schema(
                 use_metadata_cache(selection)
             schema = _merge_per_file(plugin, selection.files, options)
         else:
-            schema = plugin.discover_schema(paths, fmt, options)
+            try:
+                with budget(DISCOVERY_BYTES):
+                    schema = plugin.discover_schema(paths, fmt, options)
+            except BudgetExceeded:
+                # compressed files whose sample expands past what the server reads itself
+                _log.info("schema discovery passed %s bytes: Spark discovers it", DISCOVERY_BYTES)
+                spark = _active_spark()
+                if spark is None:  # no Spark to hand it to: read it here after all
+                    schema = plugin.discover_schema(paths, fmt, options)
+                else:
+                    schema = _discover_in_spark(spark, paths, fmt, options)
     except UserError as exc:
         # a file the sample could not read: named with its format, as the scan's errors are
         for line in plugin.error_context(fmt):
@@ -197,7 +214,16 @@ def file_schemas(
         elif spark is not None:
             hit = tuple(_each_in_spark(spark, paths, fmt, options))
         else:
-            hit = tuple(_each_file(paths, fmt, dict(options)))
+            try:
+                with budget(DISCOVERY_BYTES):
+                    hit = tuple(_each_file(paths, fmt, dict(options)))
+            except BudgetExceeded:
+                spark = _active_spark()
+                hit = tuple(
+                    _each_file(paths, fmt, dict(options))
+                    if spark is None
+                    else _each_in_spark(spark, paths, fmt, options)
+                )
         with _lock:
             _file_cache[key] = hit
             while len(_file_cache) > _CACHE_SIZE:

@@ -27,7 +27,11 @@ from dataclasses import dataclass
 from auger.errors import ErrorKind, UserError, sql_with_caret
 
 __all__ = [
+    "OUT_OF_MEMORY",
+    "SPARK_LOST",
     "encode_user_error",
+    "out_of_memory",
+    "spark_lost",
     "statement_context",
     "unwrap_spark_error",
     "write_errors",
@@ -467,6 +471,71 @@ def _too_deep(condition: str, text: str) -> UserError | None:
     )
 
 
+#: What a query in flight hears when Spark's JVM exits under it.
+SPARK_LOST = (
+    "Spark stopped while the query ran (its JVM exited); the server starts a new one for the "
+    "next query"
+)
+#: The exceptions of a call whose JVM went away: py4j's, or the socket's own.
+_LOST_NAMES = frozenset(
+    {
+        "Py4JNetworkError",
+        "ConnectionRefusedError",
+        "ConnectionResetError",
+        "BrokenPipeError",
+        "ConnectionAbortedError",
+        "EOFError",
+    }
+)
+
+
+def spark_lost(exc: BaseException) -> UserError | None:
+    """The error of a query whose Spark died under it, or None when Spark still runs.
+
+    Only a broken connection is asked about (a plain failure never waits); the JVM is then
+    given a moment to finish exiting, since its socket closes first.
+    """
+    if not any(type(e).__name__ in _LOST_NAMES for e in _chain(exc)):
+        text = str(exc)[:2000]
+        if "Connection refused" not in text and "Answer from Java side is empty" not in text:
+            return None
+    from auger.spark.bootstrap import jvm_exited
+
+    if not jvm_exited(wait=2.0):
+        return None
+    return UserError.system(SPARK_LOST, ["Fix: run the query again"])
+
+
+#: Drill's words for a query that ran out of memory (its ``OutOfMemoryException`` handling)
+OUT_OF_MEMORY = "One or more nodes ran out of memory while executing the query."
+#: What the JVM or Python says when memory ran out somewhere along a query's way: the heap,
+#: Spark's result-size limit (``spark.driver.maxResultSize``), a task's memory, Python's own.
+_OOM_RE = re.compile(
+    r"java\.lang\.OutOfMemoryError|SparkOutOfMemoryError|Java heap space|GC overhead limit"
+    r"|Requested array size exceeds VM limit|Total size of serialized results of"
+    r"|MemoryError|Unable to acquire \d+ bytes of memory"
+)
+
+
+def out_of_memory(exc: BaseException) -> UserError | None:
+    """The RESOURCE error of a query that ran out of memory (on the driver, in a task, or past
+    Spark's result-size limit), or None when ``exc`` is something else.
+
+    Never SYSTEM: memory is a resource the query asked too much of, and the server goes on.
+    """
+    if isinstance(exc, UserError):
+        return None
+    if not any(isinstance(e, MemoryError) or _OOM_RE.search(str(e)[:20000]) for e in _chain(exc)):
+        return None
+    return UserError.resource(
+        OUT_OF_MEMORY,
+        [
+            "Fix: ask for fewer or smaller rows (a LIMIT, a WHERE, fewer columns), or give the "
+            "server more memory ([spark] conf spark.driver.memory)"
+        ],
+    )
+
+
 @dataclass(frozen=True)
 class _WriteCause:
     """A file-system reason a write fails: Drill's kind for it and the words users read."""
@@ -644,6 +713,9 @@ def unwrap_spark_error(exc: BaseException) -> UserError:
     """Turn any exception from a Spark call into the ``UserError`` the user should see."""
     if isinstance(exc, UserError):
         return exc
+    lost = spark_lost(exc)
+    if lost is not None:
+        return lost
     text = str(exc)
     restored = _decode(text)
     if restored is not None:
@@ -666,6 +738,9 @@ def unwrap_spark_error(exc: BaseException) -> UserError:
     too_deep = _too_deep(condition, text)
     if too_deep is not None:
         return too_deep
+    memory = out_of_memory(exc)
+    if memory is not None:
+        return memory
     drill = _drill_error(condition, text)
     if drill is not None:
         return drill

@@ -12,6 +12,9 @@ statement's Spark work; nothing outside ``auger.spark`` touches pyspark's privat
   read what Spark reports about a group.
 - :class:`BatchStream` pulls a DataFrame's result one partition at a time as Arrow batches, so a
   large result is never collected whole; :func:`arrow_table` takes Spark's bulk path instead.
+- :class:`ResultLimit` is the server's bound on one result (``auger.result.max_rows`` and
+  ``auger.result.max_bytes``): a stream given one ends with a RESOURCE error naming the limit
+  once the result passes it, after the rows within it.
 
 Nothing here starts Spark just to label or cancel a job: without a running session these are
 no-ops.
@@ -24,15 +27,18 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
+from auger.errors import UserError
 from auger.spark.bootstrap import connect_stages, interrupt_tag, is_connect, tag_operations
 
 __all__ = [
     "BatchStream",
     "NoArrowSchema",
+    "ResultLimit",
     "arrow_table",
     "cancel_group",
     "group_stages",
@@ -396,6 +402,66 @@ def _arrow_schema(df: Any, large: bool | None = None) -> pa.Schema:
     )
 
 
+@dataclass
+class ResultLimit:
+    """The most rows and bytes (Arrow's in-memory size) one result may send; 0: no bound.
+
+    Like Drill's ``exec.query.max_rows`` a bound of the server's, but a result that passes it
+    is an error, not a quietly shorter answer: the rows within the bound go out, then the
+    stream ends with a RESOURCE error naming the option. Counting is per stream, so one limit
+    object serves one result.
+    """
+
+    rows: int = 0
+    bytes: int = 0
+    rows_sent: int = 0
+    bytes_sent: int = 0
+    #: set once the result passed the bound: the next batch asked for is this error
+    passed: UserError | None = None
+
+    @classmethod
+    def from_options(cls, options: Any) -> ResultLimit:
+        """The limit a session's options set (``options.get(name)``, as sessions have it)."""
+        return cls(
+            max(int(options.get("auger.result.max_rows") or 0), 0),
+            max(int(options.get("auger.result.max_bytes") or 0), 0),
+        )
+
+    def admit(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        """``batch``, or the part of it within the bound (the error follows with the next
+        call); raises the RESOURCE error once nothing more may be sent."""
+        if self.passed is not None:
+            raise self.passed
+        if self.rows and self.rows_sent + batch.num_rows > self.rows:
+            self.passed = self._error(f"{self.rows:,} rows", "auger.result.max_rows")
+            batch = batch.slice(0, self.rows - self.rows_sent)
+        if self.bytes and self.bytes_sent + batch.nbytes > self.bytes:
+            self.passed = self._error(f"{self.bytes:,} bytes", "auger.result.max_bytes")
+            raise self.passed
+        if self.passed is not None and not batch.num_rows:
+            raise self.passed
+        self.rows_sent += batch.num_rows
+        self.bytes_sent += batch.nbytes
+        return batch
+
+    @staticmethod
+    def _error(bound: str, option: str) -> UserError:
+        return UserError.resource(
+            f"The query's result is larger than the server's limit of {bound} ({option})",
+            [
+                "Fix: ask for fewer rows or columns (a LIMIT, a WHERE, an aggregate), or ask "
+                f"an administrator to raise {option}"
+            ],
+        )
+
+    def batches(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        """``batches`` within the bound, then the error if there were more."""
+        for batch in batches:
+            yield self.admit(batch)
+            if self.passed is not None:  # the rest of that batch was cut off
+                raise self.passed
+
+
 class NoArrowSchema(Exception):
     """The DataFrame has a column type with no Arrow equivalent on the Python side; take
     :func:`arrow_table` instead."""
@@ -408,21 +474,34 @@ class BatchStream:
     Python through the same local-iterator protocol as ``DataFrame.toLocalIterator``: a job per
     partition, run only when the previous partition has been consumed (with one partition of
     prefetch). Under Spark Connect the server streams the batches as the query produces them.
-    ``batches_read`` counts what has been pulled so far.
+    ``batches_read`` counts what has been pulled so far. A result whose rows Spark already
+    holds on the driver (constants, a small scan read there) is served from those rows, with no
+    job.
+
+    With a ``limit``, the stream ends with the limit's RESOURCE error once the result passes
+    it (the rows within it come first); the JVM stops serving the rest.
 
     Raises:
         NoArrowSchema: a column type has no Arrow equivalent.
     """
 
-    def __init__(self, df: Any, group: str, description: str) -> None:
+    def __init__(
+        self, df: Any, group: str, description: str, limit: ResultLimit | None = None
+    ) -> None:
         try:
             self.schema = _arrow_schema(df)
         except Exception as exc:
             raise NoArrowSchema(str(exc)) from exc
         self.batches_read = 0
+        self.limit = limit
         self._frames: Iterator[Any]
         if is_connect(df.sparkSession):
             self._frames = _connect_batches(df, self.schema, group, description)
+            return
+        with job_group(group, description):
+            held = _driver_table(df)
+        if held is not None:
+            self._frames = iter(held.to_batches())
             return
         from pyspark.serializers import NoOpSerializer
         from pyspark.util import _local_iterator_from_socket
@@ -454,12 +533,21 @@ class BatchStream:
             close()
 
     def __next__(self) -> pa.RecordBatch:
+        if self.limit is not None and self.limit.passed is not None:
+            self.close()  # the last batch was cut at the limit: the rest is not wanted
+            raise self.limit.passed
         frame = next(self._frames)
-        if isinstance(frame, pa.RecordBatch):  # Spark Connect
+        if isinstance(frame, pa.RecordBatch):  # Spark Connect, or rows held on the driver
             batch = frame
         else:
             batch = pa.ipc.read_record_batch(pa.py_buffer(frame), self.schema)
         self.batches_read += 1
+        if self.limit is not None:
+            try:
+                batch = self.limit.admit(batch)
+            except UserError:
+                self.close()
+                raise
         return batch
 
 

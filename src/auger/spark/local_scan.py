@@ -15,10 +15,17 @@ The same holds for a scan of whole files that together are at most ``auger.scan.
 (0 turns it off): a warm ``GROUP BY`` over a file of a few hundred kilobytes otherwise spends most
 of its time planning the data source and waking a Python worker. Spark still runs the rest of the
 query over the local relation, so only the reading moves.
+
+The server's memory is what this bound protects, so it counts what the files hold once
+decompressed (:mod:`auger.storage.read_budget`), not their size on disk: a small gzip file that
+expands past it is read by Spark's tasks. The estimate is checked while reading too: the
+decompressed bytes and the Arrow batches the read produces are counted, and past the bound the
+read stops and the scan goes to Spark's tasks after all.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +43,8 @@ __all__ = [
     "small_input_table",
 ]
 
+_log = logging.getLogger(__name__)
+
 #: The largest pushed LIMIT read on the driver by default.
 DEFAULT_LOCAL_LIMIT_ROWS = 10_000
 #: The most bytes of whole files read on the driver by default.
@@ -44,14 +53,16 @@ DEFAULT_LOCAL_BYTES = 4 * 1024 * 1024
 
 def local_limit_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Table | None:
     """The scan's first rows read here, in Spark's Arrow schema; None when the scan is not a
-    small pushed LIMIT."""
+    small pushed LIMIT, or its rows pass the byte bound."""
     spec = planned.spec
     most = int(options.get("auger.scan.local_limit_rows", DEFAULT_LOCAL_LIMIT_ROWS) or 0)
     if most <= 0 or spec.limit is None or spec.limit > most:
         return None
     batch_rows = max(1, min(int(spec.options.get("auger.scan.batch_rows", 4096)), spec.limit))
-    # which files the LIMIT let it open is not known here: no files, only rows
-    return _driver_table(planned, batch_rows, ())
+    # which files the LIMIT let it open is not known here: no files, only rows; a few rows
+    # may still be huge ones (a compressed file of one enormous line): the byte bound holds
+    bound = int(options.get("auger.scan.local_bytes", DEFAULT_LOCAL_BYTES) or 0)
+    return _driver_table(planned, batch_rows, (), bound if bound > 0 else DEFAULT_LOCAL_BYTES)
 
 
 def small_input_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Table | None:
@@ -61,33 +72,62 @@ def small_input_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Ta
     most = int(options.get("auger.scan.local_bytes", DEFAULT_LOCAL_BYTES) or 0)
     if most <= 0 or not spec.files:
         return None
+    from auger.storage.read_budget import uncompressed_estimate
+
     total = 0
     for split in spec.files:
         # a size of 0 may mean "not known" (a listing without sizes): Spark reads those
         if split.is_range or split.size <= 0:
             return None
-        total += split.size
+        total += uncompressed_estimate(split.path, split.size)
         if total > most:
             return None
     batch_rows = max(1, int(spec.options.get("auger.scan.batch_rows", 4096)))
-    return _driver_table(planned, batch_rows, tuple(f.path for f in spec.files))
+    return _driver_table(planned, batch_rows, tuple(f.path for f in spec.files), most)
 
 
-def _driver_table(planned: PlannedScan, batch_rows: int, files: tuple[str, ...]) -> pa.Table:
+#: The Arrow batches of a read on the driver may come to this many times its byte bound (the
+#: columns of a text file take more room in Arrow than in the file) before it gives up.
+ARROW_ROOM = 4
+
+
+def _driver_table(
+    planned: PlannedScan, batch_rows: int, files: tuple[str, ...], most: int = 0
+) -> pa.Table | None:
     """Run the scan's reader here (the very code a data source task runs), reporting what it
-    read as a task would."""
+    read as a task would.
+
+    With ``most`` > 0 the read is bounded: past ``most`` decompressed bytes, or past
+    ``ARROW_ROOM`` times that in Arrow batches, it stops and the answer is None (Spark's tasks
+    read the scan instead).
+    """
     import pyarrow as pa
 
     from auger.formats.skips import recording
     from auger.scan.run import run_scan
     from auger.spark.scan_report import TaskFacts, start_report
+    from auger.storage.read_budget import BudgetExceeded, budget
     from auger.types.spark import spark_arrow_schema
 
     spec = planned.spec
     target = spark_arrow_schema(planned.schema.to_spark())
-    report = start_report(None, spec, on_driver=True)
+    batches: list[pa.RecordBatch] = []
+    held = 0
     with recording() as skipped:
-        batches = list(run_scan(spec, None, batch_rows, target))
+        if most > 0:
+            try:
+                with budget(most):
+                    for batch in run_scan(spec, None, batch_rows, target):
+                        held += batch.nbytes
+                        if held > most * ARROW_ROOM:
+                            raise BudgetExceeded(f"{held:,} bytes of batches")
+                        batches.append(batch)
+            except BudgetExceeded as exc:
+                _log.info("a scan read in the server passed its bound (%s): Spark reads it", exc)
+                return None
+        else:
+            batches = list(run_scan(spec, None, batch_rows, target))
+    report = start_report(None, spec, on_driver=True)
     if report is not None:
         report.add_local(TaskFacts(files, sum(b.num_rows for b in batches), skipped))
     return pa.Table.from_batches(batches, schema=target)

@@ -755,12 +755,43 @@ def arrow_input_stream(path: str, compression: str | None = "detect") -> Any:
     import pyarrow as pa  # loaded with the readers that use it
 
     if not is_uri(path):
-        return pa.input_stream(_local(path), compression=compression)
-    fs, inner = _resolve(path)
-    try:
-        return fs.open_input_stream(inner, compression=compression)
-    except OSError as exc:
-        raise storage_error(exc, path) from exc
+        stream = pa.input_stream(_local(path), compression=compression)
+    else:
+        fs, inner = _resolve(path)
+        try:
+            stream = fs.open_input_stream(inner, compression=compression)
+        except OSError as exc:
+            raise storage_error(exc, path) from exc
+    from auger.storage import read_budget
+
+    if compression == "detect" and read_budget.active() and read_budget.is_compressed(path):
+        # a read whose decompressed bytes are being counted (see read_budget)
+        return pa.PythonFile(io.BufferedReader(_Charged(stream)), mode="r")
+    return stream
+
+
+class _Charged(io.RawIOBase):
+    """A decompressing pyarrow stream whose output is charged to the thread's read budget."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__()
+        self._inner = inner
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        from auger.storage import read_budget
+
+        data = self._inner.read(len(buffer))
+        n = len(data)
+        read_budget.charge(n)
+        buffer[:n] = data
+        return n
+
+    def close(self) -> None:
+        self._inner.close()
+        super().close()
 
 
 def open_input(path: str) -> io.BufferedReader:
