@@ -712,6 +712,7 @@ def serve(
     port: int | None = None,
     overrides: Mapping[str, Any] | None = None,
     *,
+    flight_port: int | None = None,
     sock: socket.socket | None = None,
     prepare: Callable[[Starlette, ServerSettings], None] | None = None,
     log_to_file: bool = True,
@@ -721,6 +722,7 @@ def serve(
 
     Args:
         config, host, port, overrides: the configuration, and what replaces its ``[server]``.
+        flight_port: serve Arrow Flight SQL on this port too (replaces ``flight_port``).
         sock: a socket already bound (the local server picks a free port itself).
         prepare: called with the app and the settings once both are built, before the first
             request is served (the local server adds its token guard and idle watch there).
@@ -738,6 +740,8 @@ def serve(
         server_cfg["host"] = host
     if port is not None:
         server_cfg["port"] = port
+    if flight_port is not None:
+        server_cfg["flight_port"] = flight_port
     settings = ServerSettings.from_config(server_cfg)
     if log_to_file:
         _log_to_file(settings)
@@ -751,12 +755,24 @@ def serve(
     app = build_app(engine=engine, settings=settings)
     if prepare is not None:
         prepare(app, settings)
+    tls = bool(settings.tls_certificate)
     print(
-        f"auger: Drill REST API on http://{settings.host}:{settings.port}/ "
+        f"auger: Drill REST API on http{'s' if tls else ''}://{settings.host}:{settings.port}/ "
         f"(auth {'on' if settings.auth else 'off'})",
         file=sys.stderr,
         flush=True,
     )
+    flight_server = None
+    if settings.flight_port:
+        from auger.server.flight_sql import start_flight_server
+
+        flight_server = start_flight_server(app.state.auger, settings.host, settings.flight_port)
+        print(
+            f"auger: Arrow Flight SQL on grpc{'+tls' if tls else ''}://{settings.host}:"
+            f"{settings.flight_port}",
+            file=sys.stderr,
+            flush=True,
+        )
     uv = uvicorn.Config(
         app,
         host=settings.host,
@@ -765,7 +781,13 @@ def serve(
         timeout_keep_alive=30,
         lifespan="on",
         h11_max_incomplete_event_size=64 * 1024,
+        ssl_certfile=settings.tls_certificate or None,
+        ssl_keyfile=settings.tls_private_key or None,
     )
-    uvicorn.Server(uv).run(sockets=[sock] if sock is not None else None)
+    try:
+        uvicorn.Server(uv).run(sockets=[sock] if sock is not None else None)
+    finally:
+        if flight_server is not None:
+            flight_server.shutdown()
     engine.shutdown()
     return 0

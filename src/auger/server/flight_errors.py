@@ -1,0 +1,52 @@
+"""auger's errors as Flight statuses: Drill's text, the matching gRPC code, no traceback.
+
+A :class:`~auger.errors.UserError` keeps its whole text (``VALIDATION ERROR: ...`` and its
+context lines) as the status message; its kind picks the code a client can act on (a bad
+statement is INVALID_ARGUMENT, a missing right PERMISSION_DENIED, a feature auger lacks
+UNIMPLEMENTED). Spark's failures become ``UserError`` first, in the one place that does it
+(:func:`auger.spark.errors.unwrap_spark_error`); anything else is a bug, logged on the server
+and answered as ``SYSTEM ERROR`` with an INTERNAL code.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pyarrow as pa
+import pyarrow.flight as flight
+
+from auger.errors import ErrorKind, UserError
+
+__all__ = ["CANCELLED", "flight_error"]
+
+_log = logging.getLogger(__name__)
+
+CANCELLED = "Cancelled by the user"
+
+_CODES: dict[ErrorKind, type[Exception]] = {
+    ErrorKind.PARSE: pa.ArrowInvalid,
+    ErrorKind.VALIDATION: pa.ArrowInvalid,
+    ErrorKind.FUNCTION: pa.ArrowInvalid,
+    ErrorKind.PLAN: pa.ArrowInvalid,
+    ErrorKind.PERMISSION: flight.FlightUnauthorizedError,
+    ErrorKind.UNSUPPORTED_OPERATION: pa.ArrowNotImplementedError,
+    ErrorKind.RESOURCE: flight.FlightUnavailableError,
+    ErrorKind.CONNECTION: flight.FlightUnavailableError,
+}
+
+
+def flight_error(exc: BaseException) -> Exception:
+    """The exception to raise from a Flight handler for ``exc``."""
+    if isinstance(exc, flight.FlightError):
+        return exc
+    if not isinstance(exc, UserError):
+        from auger.spark.errors import unwrap_spark_error
+
+        _log.info("Flight SQL call failed", exc_info=exc)
+        try:
+            exc = unwrap_spark_error(exc)
+        except Exception:
+            pass
+    if isinstance(exc, UserError):
+        return _CODES.get(exc.kind, flight.FlightInternalError)(str(exc))
+    return flight.FlightInternalError(f"SYSTEM ERROR: {type(exc).__name__}: {exc}")
