@@ -41,14 +41,20 @@ def _toml_value(value: Any) -> str:
 class Server:
     """``auger serve`` on a free loopback port with its own workspaces, users, profiles and logs.
 
-    ``env`` adds to the server process's environment (``AUGER_HOME`` for its state directory).
+    ``env`` adds to the server process's environment (``AUGER_HOME`` for its state directory);
+    ``args`` to its command line.
     """
 
     def __init__(
-        self, root: Path, server: dict[str, Any] | None = None, env: dict[str, str] | None = None
+        self,
+        root: Path,
+        server: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
+        args: list[str] | None = None,
     ) -> None:
         self.root = root
         self.env = dict(env or {})
+        self.args = list(args or [])
         self.tmp = root / "dfs_tmp"
         self.data = root / "data"
         self.users_file = root / "users.json"
@@ -103,7 +109,7 @@ class Server:
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(
-                [AUGER, "serve", "--config", str(self.config), "--port", str(self.port)],
+                [AUGER, "serve", "--config", str(self.config), "--port", str(self.port), *self.args],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=env,

@@ -1,9 +1,13 @@
 """auger's errors as Flight statuses: Drill's text, the matching gRPC code, no traceback.
 
 A :class:`~auger.errors.UserError` keeps its whole text (``VALIDATION ERROR: ...`` and its
-context lines) as the status message; its kind picks the code a client can act on (a bad
-statement is INVALID_ARGUMENT, a missing right PERMISSION_DENIED, a feature auger lacks
-UNIMPLEMENTED). Spark's failures become ``UserError`` first, in the one place that does it
+context lines) as the status message; its kind picks the code a client can act on: a missing
+right is PERMISSION_DENIED, a resource or connection problem UNAVAILABLE, a system error
+INTERNAL, and a statement the user must fix (parse, validation, function, unsupported, data
+errors) UNKNOWN, which Flight calls "failed". pyarrow's Python server sends a status without a
+traceback only for its own Flight error classes; any other exception (``ArrowInvalid``, which
+would give INVALID_ARGUMENT) carries the Python traceback to the client, so every error leaves
+as one of the Flight classes. Spark's failures become ``UserError`` first, in the one place that does it
 (:func:`auger.spark.errors.unwrap_spark_error`); anything else is a bug, logged on the server
 and answered as ``SYSTEM ERROR`` with an INTERNAL code.
 """
@@ -12,7 +16,6 @@ from __future__ import annotations
 
 import logging
 
-import pyarrow as pa
 import pyarrow.flight as flight
 
 from auger.errors import ErrorKind, UserError
@@ -24,14 +27,11 @@ _log = logging.getLogger(__name__)
 CANCELLED = "Cancelled by the user"
 
 _CODES: dict[ErrorKind, type[Exception]] = {
-    ErrorKind.PARSE: pa.ArrowInvalid,
-    ErrorKind.VALIDATION: pa.ArrowInvalid,
-    ErrorKind.FUNCTION: pa.ArrowInvalid,
-    ErrorKind.PLAN: pa.ArrowInvalid,
     ErrorKind.PERMISSION: flight.FlightUnauthorizedError,
-    ErrorKind.UNSUPPORTED_OPERATION: pa.ArrowNotImplementedError,
     ErrorKind.RESOURCE: flight.FlightUnavailableError,
     ErrorKind.CONNECTION: flight.FlightUnavailableError,
+    ErrorKind.INTERNAL: flight.FlightInternalError,
+    ErrorKind.SYSTEM: flight.FlightInternalError,
 }
 
 
@@ -48,5 +48,5 @@ def flight_error(exc: BaseException) -> Exception:
         except Exception:
             pass
     if isinstance(exc, UserError):
-        return _CODES.get(exc.kind, flight.FlightInternalError)(str(exc))
+        return _CODES.get(exc.kind, flight.FlightServerError)(str(exc))
     return flight.FlightInternalError(f"SYSTEM ERROR: {type(exc).__name__}: {exc}")
