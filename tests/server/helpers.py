@@ -107,9 +107,10 @@ class Server:
 
     def _start(self) -> Server:
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
+        args = self.args
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(
-                [AUGER, "serve", "--config", str(self.config), "--port", str(self.port), *self.args],
+                [AUGER, "serve", "--config", str(self.config), "--port", str(self.port), *args],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=env,

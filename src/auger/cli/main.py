@@ -232,8 +232,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from auger.server.app import serve
 
     return int(
-        serve(config=args.config, host=args.host, port=args.port, flight_port=args.flight_port)
-        or 0
+        serve(config=args.config, host=args.host, port=args.port, flight_port=args.flight_port) or 0
     )
 
 

@@ -7,9 +7,9 @@ INTERNAL, and a statement the user must fix (parse, validation, function, unsupp
 errors) UNKNOWN, which Flight calls "failed". pyarrow's Python server sends a status without a
 traceback only for its own Flight error classes; any other exception (``ArrowInvalid``, which
 would give INVALID_ARGUMENT) carries the Python traceback to the client, so every error leaves
-as one of the Flight classes. Spark's failures become ``UserError`` first, in the one place that does it
-(:func:`auger.spark.errors.unwrap_spark_error`); anything else is a bug, logged on the server
-and answered as ``SYSTEM ERROR`` with an INTERNAL code.
+as one of the Flight classes. Spark's failures become ``UserError`` first, in the one place
+that does it (:func:`auger.spark.errors.unwrap_spark_error`); anything else is logged on the
+server and answered as ``SYSTEM ERROR`` with an INTERNAL code.
 """
 
 from __future__ import annotations
