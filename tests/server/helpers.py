@@ -63,7 +63,9 @@ class Server:
         for d in (self.tmp, self.data):
             d.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        # a server given a certificate serves HTTPS (its readiness check trusts any certificate)
+        self.scheme = "https" if (server or {}).get("tls_certificate") else "http"
+        self.url = f"{self.scheme}://127.0.0.1:{self.port}"
         settings = {
             "users_file": str(self.users_file),
             "profiles_dir": str(self.profiles_dir),
@@ -102,7 +104,7 @@ class Server:
             except PortTaken:
                 # the port was free when picked and taken before the server bound it
                 self.port = free_port()
-                self.url = f"http://127.0.0.1:{self.port}"
+                self.url = f"{self.scheme}://127.0.0.1:{self.port}"
         return self._start()
 
     def _start(self) -> Server:
@@ -123,7 +125,8 @@ class Server:
                     raise PortTaken(text)
                 raise RuntimeError(f"auger serve exited:\n{text}")
             try:
-                if requests.get(self.url + "/status.json", timeout=2).status_code == 200:
+                ready = requests.get(self.url + "/status.json", timeout=2, verify=False)
+                if ready.status_code == 200:
                     return self
             except requests.RequestException:  # not listening yet, or too busy starting up
                 pass

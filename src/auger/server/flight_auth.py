@@ -33,7 +33,7 @@ from auger.server.sessions import COOKIE_NAME, SessionStore, WebSession
 from auger.server.settings import ServerSettings
 from auger.server.users import UserStore
 
-__all__ = ["MIDDLEWARE_KEY", "CallSession", "FlightAuth"]
+__all__ = ["MIDDLEWARE_KEY", "CallSession", "FlightAuth", "HandshakeHandler"]
 
 #: The key the call's middleware is registered under (``context.get_middleware``).
 MIDDLEWARE_KEY = "auger-session"
@@ -156,9 +156,22 @@ def _authorization(headers: dict[str, list[str]]) -> tuple[str, str]:
     return "", ""
 
 
+class HandshakeHandler(flight.ServerAuthHandler):  # type: ignore[misc]
+    """Lets the Handshake call through: its headers carry the credentials, which the middleware
+    checks, and its answer's headers the bearer token. (Without a handler, pyarrow answers every
+    handshake as unimplemented.)"""
+
+    def authenticate(self, outgoing: Any, incoming: Any) -> None:
+        return None
+
+    def is_valid(self, token: bytes) -> str:
+        return ""
+
+
 def _basic(credentials: str) -> tuple[str, str]:
+    padded = credentials + "=" * (-len(credentials) % 4)  # Go clients send it unpadded
     try:
-        decoded = base64.b64decode(credentials, validate=True).decode("utf-8")
+        decoded = base64.b64decode(padded, validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError):
         raise flight.FlightUnauthenticatedError("Malformed HTTP Basic credentials") from None
     name, sep, password = decoded.partition(":")

@@ -33,7 +33,7 @@ import pyarrow.flight as flight
 
 from auger.errors import UserError
 from auger.server import flight_catalog as catalog
-from auger.server.flight_auth import MIDDLEWARE_KEY, CallSession, FlightAuth
+from auger.server.flight_auth import MIDDLEWARE_KEY, CallSession, FlightAuth, HandshakeHandler
 from auger.server.flight_errors import CANCELLED, flight_error
 from auger.server.flightsql_messages import message, pack, unpack
 from auger.server.queries import CLIENT_GONE, USER_CANCEL
@@ -84,7 +84,12 @@ class FlightSqlServer(flight.FlightServerBase):  # type: ignore[misc]
     def __init__(self, state: ServerState, location: str, **kwargs: Any) -> None:
         self.state = state
         self.auth = FlightAuth(state.settings, state.sessions, state.auth.users)
-        super().__init__(location, middleware={MIDDLEWARE_KEY: self.auth}, **kwargs)
+        super().__init__(
+            location,
+            auth_handler=HandshakeHandler(),
+            middleware={MIDDLEWARE_KEY: self.auth},
+            **kwargs,
+        )
         self._pending: dict[bytes, _Pending] = {}
         self._prepared: dict[bytes, _Prepared] = {}
         self._lock = threading.Lock()
