@@ -274,3 +274,11 @@ def _running_query(server: Server) -> str:
             return str(running[0]["queryId"])
         time.sleep(0.1)
     raise AssertionError("the slow query never showed as running")
+
+
+def test_pandas_reads_through_the_adbc_connection(server: Server) -> None:
+    pd = pytest.importorskip("pandas")
+    with connect(server) as conn:
+        frame = pd.read_sql("SELECT columns[1] AS name FROM dfs.data.`nums.csv` LIMIT 3", conn)
+    assert list(frame.columns) == ["name"]
+    assert len(frame) == 3 and frame["name"].str.startswith("n").all()
