@@ -1,8 +1,10 @@
 """Fetching a large result three ways: Arrow Flight SQL, the REST API and the in-process DB-API.
 
-Writes two Parquet files into a temporary workspace (``--rows`` rows of 3 columns, and of 20
-columns), starts one ``auger serve --flight-port`` on loopback, and times fetching every row of
-``SELECT * FROM`` each file:
+Writes two Parquet files into a temporary workspace (``--rows`` rows of 3 columns, and
+``--wide-rows`` rows of 20 columns: the in-process DB-API gathers its whole answer in Spark's
+driver, whose default heap does not hold a million 20-column rows), starts one
+``auger serve --flight-port`` on loopback, and times fetching every row of ``SELECT * FROM``
+each file:
 
 * Flight SQL through the ADBC driver (``cursor.fetch_arrow_table()``): Arrow from Spark to the
   client, streamed batch by batch;
@@ -13,7 +15,8 @@ columns), starts one ``auger serve --flight-port`` on loopback, and times fetchi
 Each figure is the best of ``--repeat`` runs after one warm-up (the machine may be shared);
 nothing is asserted.
 
-Usage: ``python benchmarks/bench_flight_sql.py [--rows 1000000] [--repeat 3]``
+Usage: ``python benchmarks/bench_flight_sql.py [--rows 1000000] [--wide-rows 200000]
+[--repeat 3]``
 """
 
 from __future__ import annotations
@@ -32,18 +35,17 @@ import requests
 NARROW, WIDE = "narrow.parquet", "wide.parquet"
 
 
-def write_data(folder: Path, rows: int) -> None:
+def _table(rows: int, columns: int) -> pa.Table:
     ids = pa.array(range(rows), pa.int64())
-    narrow = pa.table(
-        {
-            "id": ids,
-            "x": pa.array([i * 0.5 for i in range(rows)], pa.float64()),
-            "s": pa.array([f"name_{i % 1000}" for i in range(rows)], pa.string()),
-        }
-    )
-    pq.write_table(narrow, folder / NARROW)
-    wide = {f"c{c}": ids if c % 2 == 0 else narrow.column("s") for c in range(20)}
-    pq.write_table(pa.table(wide), folder / WIDE)
+    values = pa.array([i * 0.5 for i in range(rows)], pa.float64())
+    names = pa.array([f"name_{i % 1000}" for i in range(rows)], pa.string())
+    kinds = (ids, values, names)
+    return pa.table({f"c{c}": kinds[c % 3] for c in range(columns)})
+
+
+def write_data(folder: Path, rows: int, wide_rows: int) -> None:
+    pq.write_table(_table(rows, 3), folder / NARROW)
+    pq.write_table(_table(wide_rows, 20), folder / WIDE)
 
 
 def best(fn: Callable[[], int], repeat: int) -> tuple[float, int]:
@@ -59,20 +61,21 @@ def best(fn: Callable[[], int], repeat: int) -> tuple[float, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--wide-rows", type=int, default=200_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     import adbc_driver_flightsql.dbapi as adbc
+    from tests.server.helpers import Server, free_port
 
     import auger
-    from tests.server.helpers import Server, free_port
 
     flight_port = free_port()
     server = Server(
         Path(tempfile.mkdtemp(prefix="bench_flight_")),
         {"flight_port": flight_port, "send_timeout": 600},
     )
-    write_data(server.data, args.rows)
+    write_data(server.data, args.rows, args.wide_rows)
     server.start()
     flight_conn = adbc.connect(f"grpc://127.0.0.1:{flight_port}", autocommit=True)
     local = auger.connect(str(server.config))
@@ -106,7 +109,7 @@ def main() -> int:
                 "REST /query.json": best(rest_fetch, args.repeat),
             }
             base = figures["DB-API fetch_arrow_table (in process)"][0]
-            print(f"\n{args.rows:,} rows x {columns} columns")
+            print(f"\n{figures['Flight SQL (ADBC)'][1]:,} rows x {columns} columns")
             for label, (seconds, rows) in figures.items():
                 print(
                     f"  {label:<40} {seconds:8.2f} s  {rows / seconds:>12,.0f} rows/s  "

@@ -221,7 +221,8 @@ class FlightSqlServer(flight.FlightServerBase):  # type: ignore[misc]
         else:
             raise UserError.unsupported(f"Flight SQL command {name} is not supported by auger")
         handle = secrets.token_bytes(16)
-        pending = _Pending(table.schema, table=table)
+        call: CallSession | None = context.get_middleware(MIDDLEWARE_KEY)
+        pending = _Pending(table.schema, table=table, web=call.web if call else None)
         with self._lock:
             self._pending[handle] = pending
         return handle, pending
@@ -260,7 +261,9 @@ class FlightSqlServer(flight.FlightServerBase):  # type: ignore[misc]
             raise flight.FlightServerError(
                 "Unknown or already read ticket: run the statement again (GetFlightInfo)"
             )
-        if pending.rq is None and pending.table is not None:
+        if pending.rq is None and pending.table is not None:  # metadata, answered already
+            if pending.web is not None:
+                self.auth.release(pending.web)
             return flight.RecordBatchStream(pending.table)
         return flight.GeneratorStream(pending.schema, self._batches(context, pending))
 
