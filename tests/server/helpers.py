@@ -41,14 +41,20 @@ def _toml_value(value: Any) -> str:
 class Server:
     """``auger serve`` on a free loopback port with its own workspaces, users, profiles and logs.
 
-    ``env`` adds to the server process's environment (``AUGER_HOME`` for its state directory).
+    ``env`` adds to the server process's environment (``AUGER_HOME`` for its state directory);
+    ``args`` to its command line.
     """
 
     def __init__(
-        self, root: Path, server: dict[str, Any] | None = None, env: dict[str, str] | None = None
+        self,
+        root: Path,
+        server: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
+        args: list[str] | None = None,
     ) -> None:
         self.root = root
         self.env = dict(env or {})
+        self.args = list(args or [])
         self.tmp = root / "dfs_tmp"
         self.data = root / "data"
         self.users_file = root / "users.json"
@@ -57,7 +63,9 @@ class Server:
         for d in (self.tmp, self.data):
             d.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        # a server given a certificate serves HTTPS (its readiness check trusts any certificate)
+        self.scheme = "https" if (server or {}).get("tls_certificate") else "http"
+        self.url = f"{self.scheme}://127.0.0.1:{self.port}"
         settings = {
             "users_file": str(self.users_file),
             "profiles_dir": str(self.profiles_dir),
@@ -96,14 +104,15 @@ class Server:
             except PortTaken:
                 # the port was free when picked and taken before the server bound it
                 self.port = free_port()
-                self.url = f"http://127.0.0.1:{self.port}"
+                self.url = f"{self.scheme}://127.0.0.1:{self.port}"
         return self._start()
 
     def _start(self) -> Server:
         env = {**os.environ, "PYTHONUNBUFFERED": "1", **self.env}
+        args = self.args
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(
-                [AUGER, "serve", "--config", str(self.config), "--port", str(self.port)],
+                [AUGER, "serve", "--config", str(self.config), "--port", str(self.port), *args],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=env,
@@ -116,7 +125,8 @@ class Server:
                     raise PortTaken(text)
                 raise RuntimeError(f"auger serve exited:\n{text}")
             try:
-                if requests.get(self.url + "/status.json", timeout=2).status_code == 200:
+                ready = requests.get(self.url + "/status.json", timeout=2, verify=False)
+                if ready.status_code == 200:
                     return self
             except requests.RequestException:  # not listening yet, or too busy starting up
                 pass

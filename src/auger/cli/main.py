@@ -240,7 +240,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         return run_local_server(args.config, args.local_state, args.log_file or "")
     from auger.server.app import serve
 
-    return int(serve(config=args.config, host=args.host, port=args.port) or 0)
+    return int(
+        serve(config=args.config, host=args.host, port=args.port, flight_port=args.flight_port) or 0
+    )
 
 
 def _cmd_stop(args: argparse.Namespace) -> int:
@@ -270,6 +272,7 @@ examples:
   auger stop                                  stop the background server auger sql keeps
   auger demo                                  a few queries over the bundled sample data
   auger serve --port 8047                     Drill's REST API for Drill's clients
+  auger serve --flight-port 32010             ... and Arrow Flight SQL for BI tools and ADBC
   auger --config auger.toml sql               storage and formats from a config file
 """
 
@@ -361,6 +364,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve Drill's REST API")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8047)
+    serve.add_argument(
+        "--flight-port",
+        type=int,
+        default=None,
+        help="also serve Arrow Flight SQL (ADBC, JDBC, ODBC, BI tools) on this port",
+    )
     serve.add_argument("--config", default=argparse.SUPPRESS, help="TOML config file")
     # the local background server that `auger sql` starts (auger.cli.local), not for users
     serve.add_argument("--local-state", default=None, help=argparse.SUPPRESS)

@@ -727,6 +727,7 @@ def serve(
     port: int | None = None,
     overrides: Mapping[str, Any] | None = None,
     *,
+    flight_port: int | None = None,
     sock: socket.socket | None = None,
     prepare: Callable[[Starlette, ServerSettings], None] | None = None,
     log_to_file: bool = True,
@@ -736,6 +737,7 @@ def serve(
 
     Args:
         config, host, port, overrides: the configuration, and what replaces its ``[server]``.
+        flight_port: serve Arrow Flight SQL on this port too (replaces ``flight_port``).
         sock: a socket already bound (the local server picks a free port itself).
         prepare: called with the app and the settings once both are built, before the first
             request is served (the local server adds its token guard and idle watch there).
@@ -753,6 +755,8 @@ def serve(
         server_cfg["host"] = host
     if port is not None:
         server_cfg["port"] = port
+    if flight_port is not None:
+        server_cfg["flight_port"] = flight_port
     settings = ServerSettings.from_config(server_cfg)
     if log_to_file:
         _log_to_file(settings)
@@ -766,6 +770,21 @@ def serve(
     app = build_app(engine=engine, settings=settings)
     if prepare is not None:
         prepare(app, settings)
+    tls = bool(settings.tls_certificate)
+    flight_server = None
+    flight: Listener | None = None
+    if settings.flight_port:
+        from auger.server.flight_sql import start_flight_server
+
+        flight_server = start_flight_server(app.state.auger, settings.host, settings.flight_port)
+        flight = Listener("flight-sql", settings.host, int(flight_server.port))
+        app.state.auger.engine.listen(flight)
+        print(
+            f"auger: Arrow Flight SQL on grpc{'+tls' if tls else ''}://{settings.host}:"
+            f"{flight.port}",
+            file=sys.stderr,
+            flush=True,
+        )
     uv = uvicorn.Config(
         app,
         host=settings.host,
@@ -774,12 +793,14 @@ def serve(
         timeout_keep_alive=30,
         lifespan="on",
         h11_max_incomplete_event_size=64 * 1024,
+        ssl_certfile=settings.tls_certificate or None,
+        ssl_keyfile=settings.tls_private_key or None,
     )
     # bound here rather than by uvicorn, so that the port it really got is known and reported
     sock = sock if sock is not None else uv.bind_socket()
     http = listening(app, sock)
     print(
-        f"auger: Drill REST API on http://{settings.host}:{http.port}/ "
+        f"auger: Drill REST API on http{'s' if tls else ''}://{settings.host}:{http.port}/ "
         f"(auth {'on' if settings.auth else 'off'})",
         file=sys.stderr,
         flush=True,
@@ -788,5 +809,9 @@ def serve(
         uvicorn.Server(uv).run(sockets=[sock])
     finally:
         engine.unlisten(http)
+        if flight_server is not None:
+            flight_server.shutdown()
+            if flight is not None:
+                engine.unlisten(flight)
     engine.shutdown()
     return 0

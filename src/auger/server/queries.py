@@ -264,6 +264,10 @@ class QueryManager:
             elif future.done() and not future.cancelled() and future.exception():
                 _log.error("query worker crashed: %s", future.exception())
 
+    def finish(self, rq: RunningQuery) -> None:
+        """Forget a query run by another front door (Flight SQL), saving its profile."""
+        self._finish(rq)
+
     def _finish(self, rq: RunningQuery) -> None:
         with self._lock:
             self._running.pop(rq.query_id, None)

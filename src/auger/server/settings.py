@@ -51,6 +51,10 @@ class ServerSettings:
             requests that carry no session cookie.
         idle_timeout: idle seconds (no request, no session) after which the local background
             server that ``auger sql`` starts stops itself; ``auger serve`` ignores it.
+        flight_port: the port of the Arrow Flight SQL endpoint on the same host; 0 (the
+            default) serves none.
+        tls_certificate, tls_private_key: PEM files; when both are set the REST API is served
+            over HTTPS and the Flight SQL endpoint over TLS.
     """
 
     host: str = "127.0.0.1"
@@ -71,6 +75,9 @@ class ServerSettings:
     allowed_origins: tuple[str, ...] = ()
     basic_session_timeout: float = 300.0
     idle_timeout: float = 1800.0
+    flight_port: int = 0
+    tls_certificate: str = ""
+    tls_private_key: str = ""
 
     @classmethod
     def from_config(cls, server: Mapping[str, Any]) -> ServerSettings:
@@ -94,6 +101,9 @@ class ServerSettings:
                 allowed_origins=_origins(server.get("allowed_origins", ())),
                 basic_session_timeout=float(server.get("basic_session_timeout", 300)),
                 idle_timeout=float(server.get("idle_timeout", 1800)),
+                flight_port=int(server.get("flight_port", 0) or 0),
+                tls_certificate=str(server.get("tls_certificate", "") or ""),
+                tls_private_key=str(server.get("tls_private_key", "") or ""),
             )
         except (TypeError, ValueError) as exc:
             raise UserError.validation(f"Invalid [server] setting: {exc}") from exc
@@ -101,6 +111,16 @@ class ServerSettings:
             raise UserError.validation(
                 f"server.anonymous_sessions must be 'cookie' or 'per_request', "
                 f"not [{settings.anonymous_sessions}]"
+            )
+        if bool(settings.tls_certificate) != bool(settings.tls_private_key):
+            raise UserError.validation(
+                "server.tls_certificate and server.tls_private_key go together: set both PEM "
+                "files to serve TLS, or neither"
+            )
+        if not 0 <= settings.flight_port <= 65535:
+            raise UserError.validation(
+                "server.flight_port must be a port number (0 for none), not "
+                f"[{settings.flight_port}]"
             )
         knobs = (settings.session_timeout, settings.basic_session_timeout, settings.idle_timeout)
         if min(*knobs, settings.query_threads, settings.keepalive) <= 0:

@@ -45,6 +45,7 @@ __all__ = [
     "job_group",
     "keep_cancelling",
     "running_stages",
+    "stream_schema",
     "to_arrow",
 ]
 
@@ -465,6 +466,18 @@ class ResultLimit:
 class NoArrowSchema(Exception):
     """The DataFrame has a column type with no Arrow equivalent on the Python side; take
     :func:`arrow_table` instead."""
+
+
+def stream_schema(df: Any) -> pa.Schema:
+    """The schema of the batches :class:`BatchStream` ships for ``df``, known before it runs.
+
+    Raises:
+        NoArrowSchema: a column type has no Arrow equivalent.
+    """
+    try:
+        return _arrow_schema(df)
+    except Exception as exc:
+        raise NoArrowSchema(str(exc)) from exc
 
 
 class BatchStream:
