@@ -226,6 +226,9 @@ class WorkspaceConfig:
     location: str
     writable: bool = False
     default_format: str | None = None
+    #: scans follow links that lead out of the workspace (an admin's choice; by default such
+    #: links are skipped, as naming them is refused)
+    follow_links: bool = False
 
 
 @dataclass(frozen=True)
@@ -371,10 +374,11 @@ def build_plugin(name: str, raw: Mapping[str, Any]) -> PluginConfig:
             )
         if not isinstance(ws.get("location", "/"), str) or not ws.get("location", "/"):
             raise UserError.validation(f"Workspace [{name}.{ws_name}]: location must be a path")
-        if not isinstance(ws.get("writable", False), bool):
-            raise UserError.validation(
-                f"Workspace [{name}.{ws_name}]: writable must be true or false"
-            )
+        for key in ("writable", "follow_links", "followLinks"):
+            if not isinstance(ws.get(key, False), bool):
+                raise UserError.validation(
+                    f"Workspace [{name}.{ws_name}]: {key} must be true or false"
+                )
     formats = raw.get("formats")
     if formats is not None and not isinstance(formats, Mapping):
         raise UserError.validation(f"Plugin [{name}]: formats must be an object of formats")
@@ -411,6 +415,7 @@ def _plugin(name: str, raw: Mapping[str, Any]) -> PluginConfig:
             location if remote else os.path.normpath(location),
             bool(ws.get("writable", False)),
             ws.get("default_format") or ws.get("defaultInputFormat"),
+            bool(ws.get("follow_links", ws.get("followLinks", False))),
         )
     if ptype == "file" and "default" not in workspaces:
         # Drill gives every file plugin a ``default`` workspace at the connection root.

@@ -51,6 +51,11 @@ class ServerSettings:
             requests that carry no session cookie.
         idle_timeout: idle seconds (no request, no session) after which the local background
             server that ``auger sql`` starts stops itself; ``auger serve`` ignores it.
+        login_delay: seconds a user name and a client address wait after a failed login
+            before the next try is checked (0: no wait); doubles with each further failure.
+        login_delay_max: the longest such wait.
+        max_sessions_per_user: open sessions one user may hold with auth on; a new login past
+            it closes the user's least recently used session that runs no query (0: no cap).
     """
 
     host: str = "127.0.0.1"
@@ -71,6 +76,9 @@ class ServerSettings:
     allowed_origins: tuple[str, ...] = ()
     basic_session_timeout: float = 300.0
     idle_timeout: float = 1800.0
+    login_delay: float = 1.0
+    login_delay_max: float = 30.0
+    max_sessions_per_user: int = 100
 
     @classmethod
     def from_config(cls, server: Mapping[str, Any]) -> ServerSettings:
@@ -94,6 +102,9 @@ class ServerSettings:
                 allowed_origins=_origins(server.get("allowed_origins", ())),
                 basic_session_timeout=float(server.get("basic_session_timeout", 300)),
                 idle_timeout=float(server.get("idle_timeout", 1800)),
+                login_delay=float(server.get("login_delay", 1)),
+                login_delay_max=float(server.get("login_delay_max", 30)),
+                max_sessions_per_user=int(server.get("max_sessions_per_user", 100)),
             )
         except (TypeError, ValueError) as exc:
             raise UserError.validation(f"Invalid [server] setting: {exc}") from exc
@@ -107,6 +118,10 @@ class ServerSettings:
             raise UserError.validation(
                 "server.session_timeout, basic_session_timeout, idle_timeout, query_threads and "
                 "keepalive must be positive"
+            )
+        if min(settings.login_delay, settings.login_delay_max, settings.max_sessions_per_user) < 0:
+            raise UserError.validation(
+                "server.login_delay, login_delay_max and max_sessions_per_user must not be negative"
             )
         return settings
 
