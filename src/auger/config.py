@@ -374,11 +374,10 @@ def build_plugin(name: str, raw: Mapping[str, Any]) -> PluginConfig:
             )
         if not isinstance(ws.get("location", "/"), str) or not ws.get("location", "/"):
             raise UserError.validation(f"Workspace [{name}.{ws_name}]: location must be a path")
-        for key in ("writable", "follow_links", "followLinks"):
-            if not isinstance(ws.get(key, False), bool):
-                raise UserError.validation(
-                    f"Workspace [{name}.{ws_name}]: {key} must be true or false"
-                )
+        if not isinstance(ws.get("writable", False), bool):
+            raise UserError.validation(
+                f"Workspace [{name}.{ws_name}]: writable must be true or false"
+            )
     formats = raw.get("formats")
     if formats is not None and not isinstance(formats, Mapping):
         raise UserError.validation(f"Plugin [{name}]: formats must be an object of formats")
@@ -394,6 +393,17 @@ def build_plugin(name: str, raw: Mapping[str, Any]) -> PluginConfig:
 def check_temporary_workspace(cfg: Config) -> None:
     """The default temporary workspace exists, is file-based and writable."""
     _validate_temporary_workspace(cfg)
+
+
+def _follow_links(plugin: str, name: str, ws: Mapping[str, Any]) -> bool:
+    """A workspace's ``follow_links`` (``followLinks`` in the storage page's JSON); checked
+    here for config files and the editor alike, since ``"false"`` must not read as true."""
+    value = ws.get("follow_links", ws.get("followLinks", False))
+    if not isinstance(value, bool):
+        raise UserError.validation(
+            f"Workspace [{plugin}.{name}]: follow_links must be true or false, not [{value}]"
+        )
+    return value
 
 
 def _plugin(name: str, raw: Mapping[str, Any]) -> PluginConfig:
@@ -415,7 +425,7 @@ def _plugin(name: str, raw: Mapping[str, Any]) -> PluginConfig:
             location if remote else os.path.normpath(location),
             bool(ws.get("writable", False)),
             ws.get("default_format") or ws.get("defaultInputFormat"),
-            bool(ws.get("follow_links", ws.get("followLinks", False))),
+            _follow_links(name, ws_name, ws),
         )
     if ptype == "file" and "default" not in workspaces:
         # Drill gives every file plugin a ``default`` workspace at the connection root.
