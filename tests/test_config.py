@@ -207,3 +207,27 @@ def test_an_option_is_found_under_either_spelling_and_snake_case_wins() -> None:
     # a table function's snake_case value laid over a pasted Drill block is the one used
     both = {"allTextMode": False, "all_text_mode": True}
     assert format_option(both, "allTextMode") is True
+
+
+def test_follow_links_is_a_workspace_flag_off_by_default(tmp_path) -> None:
+    def dfs(**data: object) -> dict:
+        ws = {"tmp": {"location": str(tmp_path), "writable": True}, "data": data}
+        return {"storage": {"dfs": {"workspaces": ws}}}
+
+    plain = load_config(dfs(location=str(tmp_path)))
+    assert plain.plugins["dfs"].workspaces["data"].follow_links is False
+    follow = load_config(dfs(location=str(tmp_path), follow_links=True))
+    assert follow.plugins["dfs"].workspaces["data"].follow_links is True
+    with pytest.raises(UserError, match="follow_links must be true or false"):
+        load_config(dfs(location=str(tmp_path), follow_links="yes"))
+
+
+def test_login_and_session_limits_are_server_settings() -> None:
+    from auger.server.settings import ServerSettings
+
+    default = ServerSettings.from_config({})
+    assert (default.login_delay, default.login_delay_max) == (1.0, 30.0)
+    assert default.max_sessions_per_user == 100
+    assert ServerSettings.from_config({"max_sessions_per_user": 0}).max_sessions_per_user == 0
+    with pytest.raises(UserError, match="must not be negative"):
+        ServerSettings.from_config({"login_delay": -1})

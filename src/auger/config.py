@@ -226,6 +226,9 @@ class WorkspaceConfig:
     location: str
     writable: bool = False
     default_format: str | None = None
+    #: scans follow links that lead out of the workspace (an admin's choice; by default such
+    #: links are skipped, as naming them is refused)
+    follow_links: bool = False
 
 
 @dataclass(frozen=True)
@@ -392,6 +395,17 @@ def check_temporary_workspace(cfg: Config) -> None:
     _validate_temporary_workspace(cfg)
 
 
+def _follow_links(plugin: str, name: str, ws: Mapping[str, Any]) -> bool:
+    """A workspace's ``follow_links`` (``followLinks`` in the storage page's JSON); checked
+    here for config files and the editor alike, since ``"false"`` must not read as true."""
+    value = ws.get("follow_links", ws.get("followLinks", False))
+    if not isinstance(value, bool):
+        raise UserError.validation(
+            f"Workspace [{plugin}.{name}]: follow_links must be true or false, not [{value}]"
+        )
+    return value
+
+
 def _plugin(name: str, raw: Mapping[str, Any]) -> PluginConfig:
     ptype = str(raw.get("type", "file"))
     workspaces: dict[str, WorkspaceConfig] = {}
@@ -411,6 +425,7 @@ def _plugin(name: str, raw: Mapping[str, Any]) -> PluginConfig:
             location if remote else os.path.normpath(location),
             bool(ws.get("writable", False)),
             ws.get("default_format") or ws.get("defaultInputFormat"),
+            _follow_links(name, ws_name, ws),
         )
     if ptype == "file" and "default" not in workspaces:
         # Drill gives every file plugin a ``default`` workspace at the connection root.

@@ -166,11 +166,11 @@ def test_console_pages_at_drill_urls(server: Server, browser: Any) -> None:
     browser.get(f"{server.url}/profiles/{query_id}")
     wait(browser, lambda d: f"Query {query_id}" in d.find_element(By.ID, "profile-detail").text)
 
-    browser.get(server.url + "/storage")
+    log_in(browser, server, *ADA, page="/storage")  # the storage page is for administrators
     wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#storage-list tr")) >= 3)
     assert "dfs" in browser.find_element(By.ID, "storage-list").text
 
-    browser.get(server.url + "/metrics")
+    log_in(browser, server, *DORA, page="/metrics")  # dora again, for the rest of the pages
     wait(browser, lambda d: "drill.sessions.open" in d.find_element(By.ID, "metric-list").text)
 
     browser.get(server.url + "/status")
@@ -397,13 +397,11 @@ def test_profile_page_plan_graph_stages_and_errors(server: Server, browser: Any)
 
 def test_storage_editing_is_for_admins_and_checked(server: Server, browser: Any) -> None:
     By = _by()
-    # dora reads the configuration but cannot change it
-    log_in(browser, server, *DORA, page="/storage")
-    wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "button[data-plugin=dfs]"))
-    assert not browser.find_elements(By.CSS_SELECTOR, "button[data-enable]")
-    browser.find_element(By.CSS_SELECTOR, "button[data-plugin=dfs]").click()
-    assert browser.find_element(By.ID, "storage-config").get_attribute("readonly")
-    assert not browser.find_element(By.ID, "storage-save").is_displayed()
+    # dora is offered no storage page, and cannot open it
+    log_in(browser, server, *DORA, page="/query")
+    assert not browser.find_elements(By.CSS_SELECTOR, "a[data-tab=storage]")
+    page = login(server, *DORA).get(server.url + "/storage", headers={"Accept": "text/html"})
+    assert page.status_code == 403
 
     log_in(browser, server, *ADA, page="/storage")
     wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "button[data-plugin=dfs]"))

@@ -147,13 +147,15 @@ PAGES = [
 def test_drill_urls_answer_a_page_to_browsers(
     server: Server, path: str, page: str, title: str
 ) -> None:
-    alice = login(server, "alice", "wonder land")
-    resp = alice.get(server.url + path, headers=HTML, timeout=30)
+    # the storage page is for administrators only
+    user, password = ("root", "s3cret") if page == "storage" else ("alice", "wonder land")
+    http = login(server, user, password)
+    resp = http.get(server.url + path, headers=HTML, timeout=30)
     assert resp.status_code == 200, resp.text
     assert resp.headers["content-type"].startswith("text/html")
     assert f'<h1 id="page-title">{title}</h1>' in resp.text
     assert f'data-page="{page}"' in resp.text
-    assert "alice" in resp.text  # the logged-in user in the header
+    assert user in resp.text  # the logged-in user in the header
 
 
 def test_profile_url_opens_that_profile(server: Server) -> None:
@@ -208,8 +210,9 @@ def test_drill_urls_answer_json_to_clients(server: Server) -> None:
     options = get(alice, "/options")
     assert isinstance(options, list)
     assert "exec.errors.verbose" in {o["name"] for o in options}
-    storage = get(alice, "/storage")
+    storage = get(root, "/storage")
     assert isinstance(storage, list) and "dfs" in {p["name"] for p in storage}
+    assert alice.get(server.url + "/storage", headers=JSON, timeout=30).status_code == 403
     metrics = get(alice, "/metrics")
     assert isinstance(metrics, dict) and metrics["gauges"]["drill.sessions.open"]["value"] >= 2
     assert get(alice, "/query") == {"submit": "POST /query.json", "queryTypes": ["SQL"]}

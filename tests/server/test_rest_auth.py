@@ -174,7 +174,7 @@ def test_session_user_and_profiles_per_user(server: Server) -> None:
         for q in root.get(server.url + "/profiles.json", timeout=10).json()["finishedQueries"]
     }
     assert {a_id, b_id} <= seen_by_root
-    assert alice.get(f"{server.url}/profiles/{b_id}.json", timeout=10).status_code == 500
+    assert alice.get(f"{server.url}/profiles/{b_id}.json", timeout=10).status_code == 403
     profile = root.get(f"{server.url}/profiles/{a_id}.json", timeout=10).json()
     assert profile["user"] == "alice"
 

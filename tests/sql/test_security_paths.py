@@ -213,6 +213,24 @@ def test_links_to_denied_files_inside_a_scanned_directory(
     assert rows(conn, "SELECT a FROM dfs.ws.logs") == [(1,), (1,)]
 
 
+def test_scans_skip_links_out_of_the_workspace(connect: Any, layout: dict[str, Path]) -> None:
+    conn = connect()
+    scanned = layout["ws"] / "mixed"
+    scanned.mkdir()
+    (scanned / "a.json").write_text('{"a": 1}\n')
+    (layout["outside"] / "far.json").write_text('{"a": 2}\n')
+    (scanned / "far.json").symlink_to(layout["outside"] / "far.json")
+    for table in ("dfs.ws.mixed", "dfs.ws.`mixed/*.json`"):
+        cur = conn.cursor()
+        cur.execute(f"SELECT a FROM {table}")
+        assert cur.fetchall() == [(1,)]
+        skipped = [m for m in cur.warnings if "Skipped [mixed/far.json]" in m]
+        assert skipped and "outside workspace [dfs.ws]" in skipped[0], cur.warnings
+    # SHOW FILES lists the link as a link, with its own size
+    listed = {r[0]: r for r in rows(conn, "SHOW FILES IN dfs.ws.mixed")}
+    assert listed["far.json"][1:4] == (False, False, len(os.readlink(scanned / "far.json")))
+
+
 def test_workspace_inside_the_state_directory_is_denied(
     connect: Any, layout: dict[str, Path]
 ) -> None:

@@ -30,7 +30,13 @@ from starlette.routing import Route
 
 from auger.engine import Engine, Listener
 from auger.errors import UserError
-from auger.server.auth import Authenticator, Unauthenticated, clear_cookie, set_cookie
+from auger.server.auth import (
+    Authenticator,
+    TooManyFailures,
+    Unauthenticated,
+    clear_cookie,
+    set_cookie,
+)
 from auger.server.http import HttpError, json_response, read_body, text_response
 from auger.server.origin import SameOriginGuard
 from auger.server.pages import console_page, login_page, main_login_page
@@ -150,7 +156,12 @@ async def j_security_check(request: Request) -> Response:
     if not st.settings.auth:
         return RedirectResponse(redirect, status_code=303)
     loop = asyncio.get_running_loop()
-    web = await loop.run_in_executor(None, st.auth.login, name, password)
+    address = request.client.host if request.client else None
+    try:
+        web = await loop.run_in_executor(None, st.auth.login, name, password, address)
+    except TooManyFailures as exc:
+        page = login_page(error=True, redirect=redirect, reason=str(exc))
+        return HTMLResponse(page, 429, headers={"Retry-After": str(exc.retry_after)})
     if web is None:
         return HTMLResponse(login_page(error=True, redirect=redirect), 200)
     old = st.auth.current(request)
@@ -338,9 +349,10 @@ async def storage(request: Request) -> Response:
 
 
 async def storage_page(request: Request) -> Response:
-    """``/storage``: every logged-in user may read the plugins; changing them is for admins."""
+    """``/storage``: the page or the plugins' JSON, for admins only in either form (the
+    workspaces' locations are the server's layout, not every user's business)."""
     st = _state(request)
-    _authenticated(st, request)
+    _admin(st, request)
     if _wants_html(request):
         return _page(request, "storage")
     return json_response(storage_json(st.engine, "all"))
@@ -477,8 +489,10 @@ async def profile(request: Request) -> Response:
     viewer = _profile_viewer(st, request)
     query_id = request.path_params["query_id"]
     found = st.profiles.get(query_id)
-    if found is None or (viewer is not None and found.user != viewer):
+    if found is None:
         return Response(_PROFILE_ERROR, 500, media_type="application/json")
+    if viewer is not None and found.user != viewer:
+        raise HttpError(403, "User not authorized.")
     data = found.to_json(st.foreman, st.engine.drill_ports())
     if st.queries.get(query_id) is not None:
         data["stages"] = await asyncio.get_running_loop().run_in_executor(
@@ -629,7 +643,8 @@ def build_app(
         foreman,
         settings.keepalive,
     )
-    sessions = SessionStore(engine, settings.session_timeout, queries.cancel)
+    cap = settings.max_sessions_per_user if settings.auth else 0  # auth off: one shared user
+    sessions = SessionStore(engine, settings.session_timeout, queries.cancel, cap)
     users = UserStore(settings.users_file, settings.inline_users)
     engine.deny_path(settings.users_file, "the server's users file")
     engine.deny_path(settings.profiles_dir, "the server's query profiles")

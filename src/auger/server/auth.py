@@ -14,6 +14,8 @@ The rules follow Drill's web server:
 * Unauthenticated calls to protected resources: browsers (``Accept: text/html``) are sent to
   the login page with Drill's 307 to ``/mainLogin?redirect=…``; API clients get 401 with a JSON
   ``errorMessage``, which both Python clients turn into a clear error.
+* Failed password checks (form or Basic) slow the next try down, per user name and per client
+  address (:mod:`auger.server.throttle`): a try during the wait gets 429 with ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -30,9 +32,10 @@ from auger.server.http import HttpError, json_response
 from auger.server.local import USER_SCOPE_KEY
 from auger.server.sessions import COOKIE_NAME, SessionStore, WebSession
 from auger.server.settings import ServerSettings
-from auger.server.users import UserStore
+from auger.server.throttle import LoginThrottle
+from auger.server.users import User, UserStore
 
-__all__ = ["ANONYMOUS", "Authenticator", "Caller"]
+__all__ = ["ANONYMOUS", "Authenticator", "Caller", "TooManyFailures"]
 
 ANONYMOUS = "anonymous"
 
@@ -51,6 +54,7 @@ class Authenticator:
         self.settings = settings
         self.sessions = sessions
         self.users = users
+        self.throttle = LoginThrottle(settings.login_delay, settings.login_delay_max)
 
     @property
     def enabled(self) -> bool:
@@ -78,7 +82,10 @@ class Authenticator:
         basic = _basic_credentials(request)
         if basic is None:
             return None
-        user = self.users.authenticate(*basic)
+        try:
+            user = self.check(*basic, _address(request))
+        except TooManyFailures as exc:
+            raise HttpError(429, str(exc), headers={"Retry-After": str(exc.retry_after)}) from None
         if user is None:
             raise HttpError(401, "Invalid username/password credentials.")
         key = f"basic\0{user.name}\0{'admin' if user.admin else 'user'}"
@@ -92,11 +99,50 @@ class Authenticator:
             raise Unauthenticated(request)
         return found
 
-    def login(self, name: str, password: str) -> WebSession | None:
+    def check(self, name: str, password: str, address: str | None) -> User | None:
+        """The user whose password this is, or None; failures slow the next try down.
+
+        Raises:
+            TooManyFailures: the name or the address is still waiting after a failure (the
+                password is not checked then).
+        """
+        keys = self.throttle.keys(name, address)
+        wait = self.throttle.admit(keys)
+        if wait:
+            raise TooManyFailures(wait)
         user = self.users.authenticate(name, password)
+        if user is None:
+            self.throttle.failed(keys)
+        else:
+            self.throttle.succeeded(keys)
+        return user
+
+    def login(self, name: str, password: str, address: str | None = None) -> WebSession | None:
+        """A new session for a form login, or None for wrong credentials.
+
+        Raises:
+            TooManyFailures: see :meth:`check`.
+            HttpError: 429 from the per-user session cap.
+        """
+        user = self.check(name, password, address)
         if user is None:
             return None
         return self.sessions.create(user.name, admin=user.admin)
+
+
+class TooManyFailures(Exception):
+    """A login tried while its user name or address waits after failed ones."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(
+            f"Too many failed logins: try again in {retry_after} s (failed logins slow down "
+            "per user and per address)"
+        )
+        self.retry_after = retry_after
+
+
+def _address(request: Request) -> str | None:
+    return request.client.host if request.client else None
 
 
 class Unauthenticated(Exception):

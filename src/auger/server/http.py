@@ -19,14 +19,21 @@ __all__ = ["HttpError", "json_response", "read_body", "text_response"]
 class HttpError(Exception):
     """An error answered with a status and a JSON ``{"errorMessage": ...}`` body."""
 
-    def __init__(self, status: int, message: str, key: str = "errorMessage") -> None:
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        key: str = "errorMessage",
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.key = key
+        self.headers = headers
 
     def response(self) -> Response:
-        return json_response({self.key: self.message}, self.status)
+        return json_response({self.key: self.message}, self.status, self.headers)
 
 
 def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:

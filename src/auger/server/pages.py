@@ -26,8 +26,10 @@ input {{ display: block; margin: .3em 0 1em; padding: .3em; }}
 """
 
 
-def login_page(error: bool = False, redirect: str = "/") -> str:
-    message = f'<p style="color:red">{INVALID_CREDENTIALS}</p></br>\n' if error else ""
+def login_page(error: bool = False, redirect: str = "/", reason: str | None = None) -> str:
+    """The login form; with ``error``, Drill's failed-login line (or ``reason`` instead)."""
+    text = html.escape(reason) if reason else INVALID_CREDENTIALS
+    message = f'<p style="color:red">{text}</p></br>\n' if error else ""
     return (
         _HEAD.format(title="auger · Log in")
         + "<h1>Log in to auger</h1>\n"

@@ -70,6 +70,7 @@ def plugin_json(plugin: PluginConfig) -> dict[str, Any]:
                 "location": ws.location,
                 "writable": ws.writable,
                 "defaultInputFormat": ws.default_format,
+                "followLinks": ws.follow_links,
                 "allowAccessOutsideWorkspace": False,
             }
             for name, ws in sorted(plugin.workspaces.items())

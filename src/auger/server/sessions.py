@@ -10,6 +10,10 @@ session's id, so the id that names a temporary directory never doubles as a cred
 Requests that log in with HTTP Basic and send no cookie (curl loops, scripts) would each open a
 session that lingers for the whole idle timeout. They share one session per verified user
 instead, kept under a key the client never sees and given its own, shorter idle lifetime.
+
+A user may hold at most ``max_per_user`` sessions (a script logging in in a loop would
+otherwise pile them up): a new one past the cap closes the user's least recently used session
+that runs no query; when every one of them runs a query, the new login is refused.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from auger.server.http import HttpError
 
 if TYPE_CHECKING:
     from auger.engine import Engine
@@ -65,11 +71,19 @@ class SessionStore:
         engine: opens the user sessions.
         timeout: idle seconds before a session is closed.
         cancel_query: called with a query id for each running query of a closing session.
+        max_per_user: sessions one user may hold (0: no cap).
     """
 
-    def __init__(self, engine: Engine, timeout: float, cancel_query: Callable[[str], Any]) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        timeout: float,
+        cancel_query: Callable[[str], Any],
+        max_per_user: int = 0,
+    ) -> None:
         self.engine = engine
         self.timeout = timeout
+        self.max_per_user = max_per_user
         self._cancel_query = cancel_query
         self._sessions: dict[str, WebSession] = {}
         self._shared: dict[str, WebSession] = {}
@@ -77,6 +91,13 @@ class SessionStore:
         self._shared_lock = threading.Lock()  # one session opened per key, even under a race
 
     def create(self, user: str, admin: bool) -> WebSession:
+        """Open a session for ``user``, first making room under the per-user cap.
+
+        Raises:
+            HttpError: 429, when the user holds the most sessions allowed and each runs a query.
+        """
+        if self.max_per_user > 0:
+            self._make_room(user)
         session = self.engine.open_session(user, admin=admin)
         web = WebSession(secrets.token_urlsafe(32), session, time.monotonic())
         with self._lock:
@@ -105,6 +126,28 @@ class SessionStore:
             with self._lock:
                 self._shared[key] = web
             return web
+
+    def _make_room(self, user: str) -> None:
+        """Close the user's least recently used sessions without a running query until a new
+        one fits under the cap."""
+        while True:
+            with self._lock:
+                mine = [w for w in self._sessions.values() if w.user == user and not w.closed]
+                if len(mine) < self.max_per_user:
+                    return
+                quiet = [w for w in mine if not w.running]
+                # chosen and closed under one lock: no request can pick it up in between
+                oldest = min(quiet, key=lambda w: w.last_used) if quiet else None
+                running = self._forget(oldest) if oldest is not None else None
+            if oldest is None:
+                raise HttpError(
+                    429,
+                    f"User [{user}] already has {len(mine)} open sessions, each running a "
+                    f"query (server.max_sessions_per_user = {self.max_per_user}); log out of "
+                    "one or wait for its query to finish",
+                )
+            _log.info("closed the least recently used session of %s: too many sessions", user)
+            self._release(oldest, running or [])
 
     def _idle(self, web: WebSession, now: float | None = None) -> bool:
         """Idle for longer than its lifetime, with no query running."""
@@ -146,11 +189,15 @@ class SessionStore:
                 return None
             if only_if_idle and not self._idle(web):
                 return None
-            web.closed = True
-            self._sessions.pop(web.token, None)
-            if web.shared_key is not None and self._shared.get(web.shared_key) is web:
-                del self._shared[web.shared_key]
-            return list(web.running)
+            return self._forget(web)
+
+    def _forget(self, web: WebSession) -> list[str]:
+        """:meth:`_detach` with the lock held and the session known to be open."""
+        web.closed = True
+        self._sessions.pop(web.token, None)
+        if web.shared_key is not None and self._shared.get(web.shared_key) is web:
+            del self._shared[web.shared_key]
+        return list(web.running)
 
     def _release(self, web: WebSession, running: list[str]) -> None:
         for query_id in running:

@@ -55,6 +55,11 @@ class ServerSettings:
             default) serves none.
         tls_certificate, tls_private_key: PEM files; when both are set the REST API is served
             over HTTPS and the Flight SQL endpoint over TLS.
+        login_delay: seconds a user name and a client address wait after a failed login
+            before the next try is checked (0: no wait); doubles with each further failure.
+        login_delay_max: the longest such wait.
+        max_sessions_per_user: open sessions one user may hold with auth on; a new login past
+            it closes the user's least recently used session that runs no query (0: no cap).
     """
 
     host: str = "127.0.0.1"
@@ -78,6 +83,9 @@ class ServerSettings:
     flight_port: int = 0
     tls_certificate: str = ""
     tls_private_key: str = ""
+    login_delay: float = 1.0
+    login_delay_max: float = 30.0
+    max_sessions_per_user: int = 100
 
     @classmethod
     def from_config(cls, server: Mapping[str, Any]) -> ServerSettings:
@@ -104,6 +112,9 @@ class ServerSettings:
                 flight_port=int(server.get("flight_port", 0) or 0),
                 tls_certificate=str(server.get("tls_certificate", "") or ""),
                 tls_private_key=str(server.get("tls_private_key", "") or ""),
+                login_delay=float(server.get("login_delay", 1)),
+                login_delay_max=float(server.get("login_delay_max", 30)),
+                max_sessions_per_user=int(server.get("max_sessions_per_user", 100)),
             )
         except (TypeError, ValueError) as exc:
             raise UserError.validation(f"Invalid [server] setting: {exc}") from exc
@@ -127,6 +138,10 @@ class ServerSettings:
             raise UserError.validation(
                 "server.session_timeout, basic_session_timeout, idle_timeout, query_threads and "
                 "keepalive must be positive"
+            )
+        if min(settings.login_delay, settings.login_delay_max, settings.max_sessions_per_user) < 0:
+            raise UserError.validation(
+                "server.login_delay, login_delay_max and max_sessions_per_user must not be negative"
             )
         return settings
 

@@ -4,7 +4,8 @@ Both answer the same facts (name, kind, length, owner, group, permission, access
 modification time) for local directories and object-store prefixes, so they are read here once.
 An object has no owner, group, permission bits or access time: they are shown as S3A reports
 them (empty owner and group, ``rwxrwxrwx`` for a prefix and ``rw-rw-rw-`` for an object, the
-modification time standing in for the access time).
+modification time standing in for the access time). A local symbolic link is described by
+itself, as Hadoop's file status describes one: neither a file nor a directory.
 """
 
 from __future__ import annotations
@@ -60,7 +61,9 @@ def _local_facts(directory: str) -> list[FileFacts]:
     for name in sorted(os.listdir(directory)):
         full = os.path.join(directory, name)
         try:
-            st = os.stat(full)
+            # a symbolic link is shown as itself (neither file nor directory, its own size and
+            # times), never with its target's facts: the target may lie outside the workspace
+            st = os.lstat(full)
         except OSError:  # vanished or unreadable since the listing: not shown
             continue
         user, group = _owner(st)

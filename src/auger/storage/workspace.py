@@ -5,7 +5,9 @@ table to write or drop) is resolved here, and only here: relative to the workspa
 leading ``/`` is optional), it must stay inside it (``..``, absolute names and symbolic links
 that lead out are refused), and it must not reach a denied path (:mod:`auger.storage.denied`:
 the server's own files and other sessions' temporary locations). Both refusals are PERMISSION
-errors that name the workspace.
+errors that name the workspace. A directory or glob scan meets the same rule file by file: a
+link inside it that leads out is skipped (:meth:`Workspace.holds`), unless the workspace's
+``follow_links`` says to read it.
 """
 
 from __future__ import annotations
@@ -107,6 +109,17 @@ class Workspace:
             return self.resolve(fs.relpath(path, self.location), fs.basename(path))
         root = os.path.realpath(self.location)
         return self.resolve(os.path.relpath(path, root), os.path.basename(path))
+
+    @property
+    def follow_links(self) -> bool:
+        """Whether scans read files through links that lead out of the workspace."""
+        return self.config.follow_links
+
+    def holds(self, path: str) -> bool:
+        """Whether a local ``path``, after resolving its links, lies inside the workspace."""
+        root = os.path.realpath(self.location)
+        real = os.path.realpath(path)
+        return real == root or real.startswith(root.rstrip("/") + "/")
 
     def listed(self, path: str) -> bool:
         """Whether a listing of this workspace may show ``path`` (an entry it found)."""

@@ -8,6 +8,8 @@ const TITLES = {query: "Query", profiles: "Profiles", profile: "Profile", option
                 storage: "Storage", metrics: "Metrics", threads: "Threads", logs: "Logs",
                 status: "Status"};
 const $ = id => document.getElementById(id);
+// the storage configuration is for administrators only: others are not offered the page
+if (!ADMIN) document.querySelectorAll('header a[data-tab="storage"]').forEach(a => a.remove());
 
 // ------------------------------------------------------------------ helpers
 function el(tag, text, attrs) {

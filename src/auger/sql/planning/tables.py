@@ -7,6 +7,7 @@ table's schema without running a query (``DESCRIBE``, ``CREATE VIEW``).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,7 @@ from auger.sql.planning.table_functions import (
     table_function,
 )
 from auger.storage.filesystem import is_uri
-from auger.storage.selection import LISTING_TTL_MS, FileSelection, select_files
+from auger.storage.selection import LISTING_TTL_MS, FileSelection, FileStatus, select_files
 from auger.types.spark import column_to_spark
 
 if TYPE_CHECKING:
@@ -106,22 +107,37 @@ def known_names(found: ScanTable, options: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-def _check_linked_files(table: FileTable, selection: FileSelection) -> None:
-    """A directory or glob scan follows links to files: the files they lead to meet the
-    session's denied paths too (the table's own path met them when it was resolved).
+def _linked_files(table: FileTable, selection: FileSelection) -> FileSelection:
+    """The selection without the links that lead out of the workspace.
+
+    A directory or glob scan finds links the way it finds files. Naming a link that leads out
+    is refused, so the scan skips it too and says so (a scan message naming the link), unless
+    the workspace is configured to follow links. A followed link's target still meets the
+    session's denied paths (the table's own path met them when it was resolved).
 
     Raises:
         UserError: PERMISSION, when a linked file is (or lies in) a denied path.
     """
-    guard = table.workspace.guard
-    if guard is None:
-        return
+    ws = table.workspace
+    kept: list[FileStatus] = []
     for f in selection.files:
-        if is_uri(f.path):
-            continue  # an object store has no links
-        real = os.path.realpath(f.path)
-        if real != f.path:
-            guard.check(real, table.name, table.workspace.name)
+        if is_uri(f.path) or os.path.realpath(f.path) == f.path:
+            kept.append(f)  # an object store has no links
+            continue
+        if ws.guard is not None:
+            ws.guard.check(os.path.realpath(f.path), table.name, ws.name)
+        if ws.follow_links or ws.holds(f.path):
+            kept.append(f)
+            continue
+        link = os.path.relpath(f.path, os.path.realpath(ws.location))
+        diagnostics.note(
+            f"Skipped [{link}] in {diagnostics.table_label(table)}: it is a link that leads "
+            f"outside workspace [{ws.name}] (an administrator may set follow_links on the "
+            "workspace to read such links)"
+        )
+    if len(kept) == len(selection.files):
+        return selection
+    return dataclasses.replace(selection, files=tuple(kept))
 
 
 def lakehouse_kind(table: FileTable) -> str | None:
@@ -181,7 +197,7 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> ScanTab
             f"Object '{table.name}' not found within '{schema}'",
             [f"Path: {table.path}", *exc.context],
         ) from None
-    _check_linked_files(table, selection)
+    selection = _linked_files(table, selection)
     # the format comes from the first file that has one: a README listed first is no reason
     # to refuse a directory of JSON files
     known_files = (f.path for f in selection.files if table.workspace.format_for(f.path))
