@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from auger.errors import ErrorKind, UserError, sql_with_caret
+from auger.errors import ErrorKind, UserError, closest_name, sql_with_caret
 
 __all__ = [
     "encode_user_error",
@@ -240,9 +240,29 @@ def _unknown_function(text: str) -> UserError | None:
         signature = f"{written}({', '.join(f'<{_argument_family(a)}>' for a in args)})"
     else:
         signature = f"{name.lower()}(...)"
+    close = closest_name(name, _function_names())
+    hint = f"; did you mean {close.upper()}?" if close else ""
     return UserError.validation(
-        f"No match found for function signature {signature}", _statement_query()
+        f"No match found for function signature {signature}{hint}", _statement_query()
     )
+
+
+_FUNCTION_NAMES: list[tuple[str, ...]] = []
+
+
+def _function_names() -> tuple[str, ...]:
+    """The SQL functions Spark knows (built-in ones, asked once per process), for a "did you
+    mean" on an unknown one; none when no Spark session is active."""
+    if _FUNCTION_NAMES:
+        return _FUNCTION_NAMES[0]
+    from pyspark.sql import SparkSession  # loaded already wherever Spark raised this error
+
+    spark = SparkSession.getActiveSession()
+    if spark is None:
+        return ()
+    rows = spark.sql("SHOW SYSTEM FUNCTIONS").collect()
+    _FUNCTION_NAMES.append(tuple(r[0] for r in rows if r[0].replace("_", "").isalnum()))
+    return _FUNCTION_NAMES[0]
 
 
 _COLUMN_RE = re.compile(r"with name (`[^`]+`(?:\.`[^`]+`)*) cannot be resolved")

@@ -27,13 +27,13 @@ after the results in the shell, and the query profile over REST.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from auger.errors import closest_name
 from auger.formats.conflicts import conflict_of
 from auger.scan.spec import ColumnSource, FileSplit
 from auger.spark.discovery import discover_schema, file_schemas
@@ -351,8 +351,7 @@ def column_not_found(table: str, column: str, files: int, known: Iterable[str]) 
         return  # an empty directory has no columns at all: nothing is misspelt
     where = "the file" if files == 1 else f"any of the {files} files"
     text = f"Column [{column}] was not found in {where} of {table}"
-    spelled = {name.lower(): name for name in known}
-    close = difflib.get_close_matches(column.lower(), list(spelled), n=1, cutoff=0.75)
+    close = closest_name(column, known)
     if close:
-        text += f"; did you mean [{spelled[close[0]]}]?"
+        text += f"; did you mean [{close}]?"
     note(text)
