@@ -38,6 +38,7 @@ from auger.formats.conflicts import conflict_of
 from auger.scan.spec import ColumnSource, FileSplit
 from auger.spark.discovery import discover_schema, file_schemas
 from auger.spark.scan_report import ScanReport, watching
+from auger.sql.planning.header_hint import header_hint
 from auger.types import ColumnMetadata, DataMode, TupleSchema
 
 if TYPE_CHECKING:
@@ -214,6 +215,10 @@ def scan_planned(
         ScanStats(table, listed, max(0, listed - len(read)), spec.selection_root, spec.table)
     )
     _strict_star(found, requested, table, options)
+    if _positional(found):
+        hint = header_hint(found)
+        if hint is not None:
+            note(hint)
     known = (found.schema.column(lname) for lname in requested.columns)
     named = [
         c.name for c in known if c is not None and spec.sources.get(c.name) == ColumnSource.TABLE
