@@ -624,6 +624,7 @@ def build_app(
         foreman,
         settings.keepalive,
     )
+    queries.server = f"{foreman}:{settings.port}"
     sessions = SessionStore(engine, settings.session_timeout, queries.cancel)
     users = UserStore(settings.users_file, settings.inline_users)
     engine.deny_path(settings.users_file, "the server's users file")
