@@ -299,7 +299,10 @@ def _function_names() -> tuple[str, ...]:
     spark = SparkSession.getActiveSession()
     if spark is None:
         return ()
-    rows = spark.sql("SHOW SYSTEM FUNCTIONS").collect()
+    try:
+        rows = spark.sql("SHOW SYSTEM FUNCTIONS").collect()
+    except Exception:  # a suggestion is never worth failing the error it adorns
+        return ()
     _FUNCTION_NAMES.append(tuple(r[0] for r in rows if r[0].replace("_", "").isalnum()))
     return _FUNCTION_NAMES[0]
 
