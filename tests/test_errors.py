@@ -22,3 +22,12 @@ def test_user_error_survives_pickling_with_kind_and_context() -> None:
     assert back.kind is ErrorKind.RESOURCE
     assert back.context == ["Limit: 16 MB"]
     assert str(back) == str(err)
+
+
+def test_closest_name_is_the_one_did_you_mean_rule() -> None:
+    from auger.errors import closest_name
+
+    assert closest_name("regoin", ["id", "region"]) == "region"
+    assert closest_name("uppr", ["UPPER", "LOWER"]) == "UPPER"
+    assert closest_name("REGION", ["region"]) is None  # known already: nothing to suggest
+    assert closest_name("zzz", ["region"]) is None

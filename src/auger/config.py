@@ -37,6 +37,7 @@ __all__ = [
     "build_plugin",
     "check_temporary_workspace",
     "default_formats",
+    "default_tmp_location",
     "format_entry_points",
     "format_option",
     "load_config",
@@ -109,11 +110,22 @@ def default_formats() -> dict[str, dict[str, Any]]:
     return {**DEFAULT_FORMATS, **plugins}
 
 
-def _default_tmp_location() -> str:
-    import tempfile
+def default_tmp_location() -> str:
+    """Where ``dfs.tmp`` writes unless the config says otherwise: ``tmp`` in a private
+    ``$AUGER_HOME`` (so everything of that auger stays under it), else ``auger-<user>`` in the
+    system's temporary directory."""
+    home = os.environ.get("AUGER_HOME")
+    if home:
+        return os.path.join(os.path.abspath(os.path.expanduser(home)), "tmp")
+    import tempfile  # only for the shared default
 
     user = os.environ.get("USER") or (str(os.getuid()) if hasattr(os, "getuid") else "user")
     return str(Path(tempfile.gettempdir()) / f"auger-{user}")
+
+
+#: what the state directory is, in denied-path messages (its ``tmp``, the default temporary
+#: workspace under a private ``$AUGER_HOME``, stays open: see :meth:`Config.private_paths`)
+_STATE_DIR = "auger's state directory"
 
 
 def state_dir() -> str:
@@ -154,7 +166,7 @@ def _embedded_defaults() -> dict[str, Any]:
                 "type": "file",
                 "workspaces": {
                     "root": {"location": "/", "writable": False},
-                    "tmp": {"location": _default_tmp_location(), "writable": True},
+                    "tmp": {"location": default_tmp_location(), "writable": True},
                 },
             },
             "cp": {
@@ -280,7 +292,7 @@ class Config:
         the server's users file and profile store (configured or default, so an embedded
         engine guards a server's files too), and ``[security] denied_paths``."""
         found = [
-            (state_dir(), "auger's state directory"),
+            (state_dir(), _STATE_DIR),
             (server_users_file(self.server), "the server's users file"),
             (server_profiles_dir(self.server), "the server's query profiles"),
         ]
@@ -289,6 +301,18 @@ class Config:
         extra = dict(self.raw.get("security", {})).get("denied_paths", [])
         found.extend((str(p), "a denied path ([security] denied_paths)") for p in extra)
         return tuple((os.path.abspath(os.path.expanduser(p)), what) for p, what in found)
+
+    @property
+    def open_in_state_dir(self) -> tuple[str, ...]:
+        """Directories inside the state directory that queries may reach all the same: the
+        default temporary workspace when it lives there (a private ``$AUGER_HOME`` keeps its
+        ``tmp`` under it). The users file and profile store stay denied on their own."""
+        home = os.path.abspath(os.path.expanduser(state_dir()))
+        found = self.workspace(self.default_temporary_workspace)
+        if found is None:
+            return ()
+        location = os.path.abspath(found[1].location)
+        return (location,) if location.startswith(home.rstrip("/") + "/") else ()
 
     def workspace(self, full_name: str) -> tuple[PluginConfig, WorkspaceConfig] | None:
         """Look up ``plugin.workspace`` (case-sensitive, as Drill's config is)."""

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from types import FrameType
 from typing import Any
 
-from auger.config import Config, PluginConfig, load_config
+from auger.config import Config, PluginConfig, load_config, state_dir
 from auger.errors import UserError
 from auger.options import SystemOptions
 from auger.session import UserSession
@@ -89,8 +89,10 @@ class Engine:
         self.identity = EngineIdentity.current(self.id)
         self.system_options = SystemOptions(self.config.raw.get("options", {}))
         #: paths no query of any session may reach (see :mod:`auger.storage.denied`)
+        home = os.path.abspath(os.path.expanduser(state_dir()))
         self.denied_paths: tuple[DeniedPath, ...] = tuple(
-            DeniedPath(path, what) for path, what in self.config.private_paths
+            DeniedPath(path, what, self.config.open_in_state_dir if path == home else ())
+            for path, what in self.config.private_paths
         )
         self._sessions: dict[str, UserSession] = {}
         self._lock = threading.RLock()  # re-entrant: a signal handler may run while held

@@ -13,6 +13,7 @@ Errors must be picklable: they are raised on Spark executors and re-raised on th
 
 from __future__ import annotations
 
+import difflib
 import enum
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -21,6 +22,7 @@ __all__ = [
     "AugerError",
     "ErrorKind",
     "UserError",
+    "closest_name",
     "context_line",
     "sql_with_caret",
 ]
@@ -51,6 +53,24 @@ class AugerError(Exception):
 def context_line(name: str, value: Any) -> str:
     """Format a ``name: value`` context line the way Drill does (a trailing ``:`` is dropped)."""
     return f"{name.rstrip(':')}: {value}"
+
+
+def closest_name(name: str, known: Iterable[str]) -> str | None:
+    """The one rule for "did you mean": the known name nearest to a misspelt ``name``.
+
+    Names compare without case (SQL names are case-insensitive) and must be close enough that
+    the suggestion helps (``regoin`` finds ``region``, ``UPPR`` finds ``UPPER``); the known
+    name comes back spelt as it is known. None when nothing is close, or ``name`` itself is
+    known.
+    """
+    spelled: dict[str, str] = {}
+    for k in known:
+        spelled.setdefault(k.lower(), k)
+    lowered = name.lower()
+    if lowered in spelled:
+        return None
+    close = difflib.get_close_matches(lowered, list(spelled), n=1, cutoff=0.75)
+    return spelled[close[0]] if close else None
 
 
 def sql_with_caret(text: str, line: int | None = None, column: int | None = None) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from auger.errors import UserError
+from auger.errors import UserError, closest_name
 
 __all__ = [
     "OPTIONS",
@@ -236,7 +236,9 @@ def _lookup(name: str) -> OptionDefinition:
         (d for d in OPTIONS.values() if d.name.lower() == name.lower()), None
     )
     if found is None:
-        raise UserError.validation(f"The option '{name}' does not exist.")
+        close = closest_name(name, OPTIONS)
+        hint = f" Did you mean '{close}'?" if close else ""
+        raise UserError.validation(f"The option '{name}' does not exist.{hint}")
     return found
 
 

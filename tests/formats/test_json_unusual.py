@@ -372,6 +372,6 @@ def test_type_change_past_the_sample_says_how_to_widen_it(
     t = table(tmp_path, "late.json", data)
     message = error(sampled_conn, f"SELECT SUM(v) FROM {t}")
     assert "where BIGINT was expected" in message and "Line: 6" in message
-    assert "auger.scan.json_sample_rows = 6" in message
+    assert "`auger.scan.json_sample_rows` = 6" in message
     sampled_conn.cursor().execute("ALTER SESSION SET `auger.scan.json_sample_rows` = -1")
     assert rows(sampled_conn, f"SELECT SUM(v) FROM {t}") == [(11.5,)]

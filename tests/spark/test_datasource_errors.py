@@ -198,3 +198,51 @@ def test_unmapped_spark_text_loses_condition_advice_and_positions() -> None:
         )
     )
     assert advice.message == "It failed."
+
+
+def _pyspark_text(action: Any) -> str:
+    """What a plain PySpark user reads: ``str()`` of the exception PySpark raises."""
+    with pytest.raises(Exception) as info:
+        action()
+    return str(info.value)
+
+
+def test_pyspark_users_read_drill_s_message_first(spark: Any, tmp_path: Path) -> None:
+    text = _pyspark_text(lambda: spark.read.format("auger").load(str(tmp_path / "nope.json")))
+    # Spark's own prefix, then Drill's words: no traceback, no encoded payload
+    head = text.split("Failed to create Python data source instance: ", 1)[-1]
+    assert head.startswith("VALIDATION ERROR: Table ["), text
+    assert "Traceback" not in text and "AUGER-USER-ERROR" not in text and "RuntimeError" not in text
+    # and auger still restores the error whole from that text
+    err = caught(lambda: spark.read.format("auger").load(str(tmp_path / "nope.json")))
+    assert err.kind is ErrorKind.VALIDATION and "nope.json" in err.message
+
+
+def test_pyspark_users_read_a_task_s_error_with_its_file_and_line(
+    spark: Any, tmp_path: Path
+) -> None:
+    path = tmp_path / "late.json"
+    path.write_text("".join(f'{{"a": {i}}}\n' for i in range(50)) + '{"a": }\n')
+    df = spark.read.format("auger").option("auger.scan.json_sample_rows", "10").load(str(path))
+    text = _pyspark_text(df.collect)
+    body = text.split("An exception was thrown from the Python worker:", 1)[-1].lstrip()
+    assert body.startswith("DATA_READ ERROR: "), text
+    assert f"File: {path}" in body and "Line: 51" in body
+    assert "Traceback" not in text and "AUGER-USER-ERROR" not in text
+    err = caught(df.collect)
+    assert err.kind is ErrorKind.DATA_READ and f"File: {path}" in err.context
+
+
+def test_a_user_s_own_udf_error_keeps_its_traceback_after_an_auger_error(
+    spark: Any, tmp_path: Path
+) -> None:
+    from pyspark.sql.functions import udf
+
+    _pyspark_text(lambda: spark.read.format("auger").load(str(tmp_path / "nope.json")))
+
+    @udf("int")
+    def boom(x: int) -> int:
+        raise ValueError("the user's own bug")
+
+    text = _pyspark_text(lambda: spark.range(1).select(boom("id")).collect())
+    assert "the user's own bug" in text and "Traceback" in text

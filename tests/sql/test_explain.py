@@ -49,7 +49,7 @@ def test_physical_plan_layout_and_json_agree(conn: Any, parts: Path) -> None:
     assert not {"WholeStageCodegen", "BatchScan", "InputAdapter"} & set(ops)
     scan = lines[-1]
     assert "table=[dfs.data.explain_parts]" in scan
-    assert "numFiles=1" in scan and "files=[a.json]" in scan
+    assert "numFiles=1" in scan and "files=[2024/a.json]" in scan
     assert "columns=[`dir0`, `a`]" in scan
     assert "partitions pruned=[1 of 2 files]" in scan
     assert re.search(r"filters=\[.*dir0 = '2024'.*a > 0", scan)
@@ -148,3 +148,12 @@ def test_profile_graph_is_explains_tree_with_spark_measures(session: Any, parts:
         planned = session.execute(sql).dataframe
     text = drill_plan.explain_result(planned, again, True).table.column("text")[0].as_py()
     assert [ln.split()[1].split("(")[0] for ln in text.splitlines()] == [n["name"] for n in nodes]
+
+
+def test_scan_files_are_named_relative_to_the_selection_root(conn: Any, data_dir: Path) -> None:
+    root = data_dir / "explain_same_names"
+    for quarter in ("2024", "2025"):
+        (root / quarter).mkdir(parents=True, exist_ok=True)
+        (root / quarter / "q1.csv").write_text("1,a\n")
+    text, _ = explain(conn, "EXPLAIN PLAN FOR SELECT * FROM dfs.data.explain_same_names")
+    assert "files=[2024/q1.csv, 2025/q1.csv]" in text

@@ -183,6 +183,7 @@ def discover_table(
     location: str,
     provided: SchemaFile | None = None,
     label: str | None = None,
+    table_for: Callable[[str], str | None] | None = None,
 ) -> ScanTable:
     """The table ``selection`` holds, read as ``fmt``.
 
@@ -190,10 +191,11 @@ def discover_table(
     known format passed over) and a second known format is a VALIDATION error. None reads
     every file as ``fmt`` (a format the query names for the table). ``provided`` is a schema
     given with the query, else the table's ``.drill.schema`` is looked for; ``label`` names
-    the table in messages (its location by default).
+    the table in messages (its location by default); ``table_for`` writes a glob below the
+    location as the user would name it, for the fix of a directory of several formats.
     """
     if format_for is not None:
-        files = single_format(selection.files, format_for, fmt.name, location)
+        files = single_format(selection.files, format_for, fmt.name, location, table_for)
         selection = FileSelection(selection.root, tuple(files), selection.is_directory)
     provided = provided or provided_schema(selection, options)
     fmt = with_table_properties(fmt, provided)

@@ -644,6 +644,7 @@ def build_app(
         settings.keepalive,
     )
     cap = settings.max_sessions_per_user if settings.auth else 0  # auth off: one shared user
+    queries.server = f"{foreman}:{settings.port}"
     sessions = SessionStore(engine, settings.session_timeout, queries.cancel, cap)
     users = UserStore(settings.users_file, settings.inline_users)
     engine.deny_path(settings.users_file, "the server's users file")

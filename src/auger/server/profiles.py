@@ -75,6 +75,8 @@ class Profile:
     #: reached), which split the run into queued, planning and execution time
     run_start: int = 0
     planned: int = 0
+    #: the server that ran the query (``host:port``): servers may share a profile store
+    server: str = ""
 
     @property
     def finished(self) -> bool:
@@ -121,6 +123,7 @@ class Profile:
             "stages": self.stages,
             "warnings": self.warnings,
             "scans": self.scans,
+            "server": self.server,
         }
 
     def timings(self) -> dict[str, int | None]:
@@ -142,6 +145,7 @@ class Profile:
             "time": time.strftime("%m/%d/%Y %H:%M:%S", time.gmtime(self.start / 1000)),
             "link": f"{base_url}/profiles/{self.query_id}.json",
             "foreman": foreman,
+            "server": self.server,
             "query": self.query[:150],
             "state": STATE_NAMES.get(self.state, self.state.title()),
             "user": self.user,

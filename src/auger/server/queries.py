@@ -106,6 +106,8 @@ class QueryManager:
         self.profiles = profiles
         self.send_timeout = send_timeout
         self.foreman = foreman
+        #: this server as its profiles name it (``host:port``)
+        self.server = foreman
         self.executor = ThreadPoolExecutor(threads, thread_name_prefix="auger-query")
         self._running: dict[str, RunningQuery] = {}
         self._lock = threading.Lock()
@@ -161,6 +163,7 @@ class QueryManager:
             user=web.user,
             session_id=web.session.id,
             start=_now_ms(),
+            server=self.server,
         )
         rq = RunningQuery(query_id, web, profile, internal=internal)
         with self._lock:

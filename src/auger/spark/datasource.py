@@ -80,9 +80,9 @@ def _encoded(exc: UserError) -> RuntimeError:
     """The error Spark carries from a Python worker to the driver, where
     :func:`auger.spark.errors.unwrap_spark_error` restores the ``UserError``. Imported here, on
     failure only: the error translation is large, and a worker that never fails needs none."""
-    from auger.spark.errors import encode_user_error
+    from auger.spark.errors import worker_error
 
-    return RuntimeError(encode_user_error(exc))
+    return worker_error(exc)
 
 
 def _pushdown_wanted(options: Any) -> bool:

@@ -238,7 +238,13 @@ def plan_direct_read(options: Mapping[str, str], given_schema: Any = None) -> Sc
         discover = discover_given
 
     location = ", ".join(paths)
-    found = discover_table(selection, fmt, session, discover, _format_of(), location, location)
+
+    def load_of(glob: str) -> str | None:
+        return f'load("{paths[0].rstrip("/")}/{glob}")' if len(paths) == 1 else None
+
+    found = discover_table(
+        selection, fmt, session, discover, _format_of(), location, location, table_for=load_of
+    )
     return _plan(found, options, session)
 
 

@@ -303,7 +303,7 @@ def _discover_group(
     stores: Sequence[Mapping[str, Any]] = (),
 ) -> list[tuple[str, str]]:
     """Executor side: the schema of one group of files, as (first file, schema text)."""
-    from auger.spark.errors import encode_user_error
+    from auger.spark.errors import worker_error
 
     install(stores)
     if not paths:
@@ -311,7 +311,7 @@ def _discover_group(
     try:
         schema = get_format(fmt.type).discover_schema(paths, fmt, options)
     except UserError as exc:
-        raise RuntimeError(encode_user_error(exc)) from None
+        raise worker_error(exc) from None
     return [(paths[0], schema.to_text())]
 
 

@@ -13,10 +13,8 @@ and words it as a DATA_WRITE error, or RESOURCE when space runs out.
 
 from __future__ import annotations
 
-import base64
 import contextvars
 import errno
-import json
 import logging
 import os
 import re
@@ -24,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from auger.errors import ErrorKind, UserError, sql_with_caret
+from auger.errors import ErrorKind, UserError, closest_name, sql_with_caret
 
 __all__ = [
     "OUT_OF_MEMORY",
@@ -34,27 +32,68 @@ __all__ = [
     "spark_lost",
     "statement_context",
     "unwrap_spark_error",
+    "worker_error",
     "write_errors",
     "write_failure",
 ]
 
 _log = logging.getLogger(__name__)
 
-_MARK = "AUGER-USER-ERROR["
-_MARK_RE = re.compile(r"AUGER-USER-ERROR\[([A-Za-z0-9+/=]+)\]")
+#: The line that ends a UserError's text in a Python worker's error: what comes before it, back
+#: to ``KIND ERROR: ``, is the error as the user reads it, and all the driver needs to restore it.
+_END = "[auger]"
+_KINDS = "|".join(k.value for k in ErrorKind)
+_TEXT_RE = re.compile(rf"(?:^|[\s:\]])({_KINDS}) ERROR: ([^\n]*)((?:\n[^\n]*)*?)\n\[auger\]")
+#: Spark hides a failing Python worker's traceback when this is set in the worker's environment.
+_HIDE_TRACEBACK = "SPARK_HIDE_TRACEBACK"
 
 
 def encode_user_error(exc: UserError) -> str:
-    payload = json.dumps({"k": exc.kind.value, "m": exc.message, "c": exc.context})
-    return f"{_MARK}{base64.b64encode(payload.encode()).decode()}] {exc.summary}"
+    """The text of a UserError as a Python worker raises it: Drill's words first (``KIND ERROR:
+    message``, then its context lines), closed by a short end line; no payload besides."""
+    return f"{exc}\n{_END}"
+
+
+class _WorkerError(RuntimeError):
+    """A UserError as a Python worker raises it, for Spark to carry to the driver.
+
+    Spark formats it with Python's ``traceback`` module: a class whose qualified name is the
+    Drill kind (``VALIDATION ERROR``) makes that line read as Drill's error does, and the
+    traceback of auger's own frames, noise for a user's error, is hidden for this one error
+    (the worker's setting is put back as the text is formatted, so the user's own UDF errors
+    keep their tracebacks).
+    """
+
+    def __init__(self, text: str, restore: bool) -> None:
+        super().__init__(text)
+        self._restore = restore
+
+    def __str__(self) -> str:
+        if self._restore:
+            os.environ.pop(_HIDE_TRACEBACK, None)
+            self._restore = False
+        return str(self.args[0])
+
+
+def worker_error(exc: UserError) -> RuntimeError:
+    """The exception a Python worker (a data source's schema or read, a discovery task) raises
+    for ``exc``: its text is :func:`encode_user_error`'s without the ``KIND ERROR: `` head,
+    which the class name gives."""
+    text = encode_user_error(exc).removeprefix(f"{exc.kind.value} ERROR: ")
+    cls = type(f"{exc.kind.value} ERROR", (_WorkerError,), {"__module__": "builtins"})
+    restore = _HIDE_TRACEBACK not in os.environ
+    if restore:
+        os.environ[_HIDE_TRACEBACK] = "1"
+    return cls(text, restore)
 
 
 def _decode(text: str) -> UserError | None:
-    m = _MARK_RE.search(text)
+    m = _TEXT_RE.search(text)
     if not m:
         return None
-    data = json.loads(base64.b64decode(m.group(1)))
-    return UserError(data["k"], data["m"], data["c"])
+    body = m.group(3).split("\n")
+    context = body[2:] if len(body) > 1 and body[1] == "" else body[1:]
+    return UserError(m.group(1), m.group(2), context)
 
 
 # The statement the user sent, while it is planned and run: Spark's messages quote the SQL auger
@@ -244,9 +283,32 @@ def _unknown_function(text: str) -> UserError | None:
         signature = f"{written}({', '.join(f'<{_argument_family(a)}>' for a in args)})"
     else:
         signature = f"{name.lower()}(...)"
+    close = closest_name(name, _function_names())
+    hint = f"; did you mean {close.upper()}?" if close else ""
     return UserError.validation(
-        f"No match found for function signature {signature}", _statement_query()
+        f"No match found for function signature {signature}{hint}", _statement_query()
     )
+
+
+_FUNCTION_NAMES: list[tuple[str, ...]] = []
+
+
+def _function_names() -> tuple[str, ...]:
+    """The SQL functions Spark knows (built-in ones, asked once per process), for a "did you
+    mean" on an unknown one; none when no Spark session is active."""
+    if _FUNCTION_NAMES:
+        return _FUNCTION_NAMES[0]
+    from pyspark.sql import SparkSession  # loaded already wherever Spark raised this error
+
+    spark = SparkSession.getActiveSession()
+    if spark is None:
+        return ()
+    try:
+        rows = spark.sql("SHOW SYSTEM FUNCTIONS").collect()
+    except Exception:  # a suggestion is never worth failing the error it adorns
+        return ()
+    _FUNCTION_NAMES.append(tuple(r[0] for r in rows if r[0].replace("_", "").isalnum()))
+    return _FUNCTION_NAMES[0]
 
 
 _COLUMN_RE = re.compile(r"with name (`[^`]+`(?:\.`[^`]+`)*) cannot be resolved")

@@ -39,6 +39,13 @@ class DeniedPath:
 
     path: str
     what: str
+    #: directories inside ``path`` that stay reachable (the default temporary workspace kept
+    #: in a private state directory)
+    open_below: tuple[str, ...] = ()
+
+    def opens(self, real: str) -> bool:
+        """Whether the resolved path ``real`` lies in one of the directories left open."""
+        return any(_inside(real, os.path.realpath(p)) for p in self.open_below)
 
 
 @dataclass(frozen=True)
@@ -88,7 +95,7 @@ def covering(path: str, denied: Iterable[DeniedPath]) -> DeniedPath | None:
     best: tuple[int, DeniedPath] | None = None
     for entry in denied:
         root = os.path.realpath(entry.path)
-        if _inside(real, root) and (best is None or len(root) > best[0]):
+        if _inside(real, root) and not entry.opens(real) and (best is None or len(root) > best[0]):
             best = (len(root), entry)
     return None if best is None else best[1]
 

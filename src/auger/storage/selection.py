@@ -14,7 +14,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from auger.errors import UserError
+from auger.errors import UserError, closest_name
 from auger.storage import filesystem as fs
 from auger.storage.object_tables import PENDING_MARKER, hide_pending
 
@@ -24,6 +24,7 @@ __all__ = [
     "FileStatus",
     "clear_listings",
     "is_hidden",
+    "nearest_entry",
     "select_files",
 ]
 
@@ -161,6 +162,20 @@ def _select(path: str) -> FileSelection:
     if info is not None:
         return FileSelection(fs.dirname(path), (FileStatus(path, info.size, info.mtime),), False)
     raise UserError.validation(f"Table [{path}] not found: no file or directory at {path}")
+
+
+def nearest_entry(path: str) -> str | None:
+    """The visible entry beside a missing ``path`` whose name is nearest to its own (for a "did
+    you mean"): ``employee.json`` for ``.../employe.json``. None when its directory cannot be
+    listed or holds nothing close."""
+    if _GLOB_CHARS.search(path):
+        return None
+    parent = fs.dirname(path.rstrip("/"))
+    try:
+        names = [fs.basename(e.path) for e in fs.list_dir(parent)]
+    except (OSError, UserError):
+        return None
+    return closest_name(fs.basename(path.rstrip("/")), (n for n in names if not is_hidden(n)))
 
 
 def _is_link(path: str) -> bool:

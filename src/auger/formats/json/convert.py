@@ -297,8 +297,8 @@ def _late_error(path: str, line: int, column: str) -> UserError:
             f"File: {path}",
             f"Line: {line}",
             f"Column: {column}",
-            f"Fix: set auger.scan.json_sample_rows to {line} or more, or to -1 to sample every "
-            "row, or give the column in a provided schema",
+            f"Fix: ALTER SESSION SET `auger.scan.json_sample_rows` = {line} (or -1 to sample "
+            "every row, or give the column in a provided schema)",
         ],
     )
 
@@ -353,9 +353,10 @@ class RowsConverter:
                             f"Found type: {bad.found}",
                             # the schema came from a sample of rows: one past it may hold
                             # a type the sample never showed
-                            f"Fix: let the schema see this row (auger.scan.json_sample_rows "
-                            f"= {lines[bad.row]}, or -1 for every row), or read every value "
-                            "as text (store.json.all_text_mode = true)",
+                            f"Fix: ALTER SESSION SET `auger.scan.json_sample_rows` = "
+                            f"{lines[bad.row]} (the schema sees this row; -1 for every row), "
+                            "or read every value as text: ALTER SESSION SET "
+                            "`store.json.all_text_mode` = true",
                         ],
                     ) from None
                 self.skipped_lines.append(lines[bad.row])

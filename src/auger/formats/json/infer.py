@@ -158,7 +158,18 @@ def _describe(col: ColumnMetadata) -> str:
     return col.type.value
 
 
+def _is_scalar(col: ColumnMetadata) -> bool:
+    return col.mode is not DataMode.REPEATED and col.type not in (MinorType.MAP, MinorType.LIST)
+
+
 def _conflict_error(exc: TypeConflict, path: str, line: int) -> UserError:
+    # all-text mode reads every scalar as text, so it settles a number beside a string, never
+    # a scalar beside an object or an array: only then is it the fix
+    fix = (
+        "Fix: ALTER SESSION SET `store.json.all_text_mode` = true (or clean the data)"
+        if _is_scalar(exc.first) and _is_scalar(exc.second)
+        else f"Fix: clean the data so that column [{exc.column}] is of one kind in every record"
+    )
     return UserError.data_read(
         f"JSON column [{exc.column}] changes type from {_describe(exc.first)} to "
         f"{_describe(exc.second)}",
@@ -168,7 +179,7 @@ def _conflict_error(exc: TypeConflict, path: str, line: int) -> UserError:
             f"Column: {exc.column}",
             f"Previous type: {_describe(exc.first)}",
             f"New type: {_describe(exc.second)}",
-            "Fix: set store.json.all_text_mode = true, or clean the data",
+            fix,
         ],
     )
 

@@ -35,7 +35,10 @@ def json_error(path: str, message: str, line: int, column: int | None = None) ->
     ctx = [f"File: {path}", f"Line: {line}"]
     if column is not None:
         ctx.append(f"Column: {column}")
-    ctx.append("Fix: repair the record, or set store.json.reader.skip_invalid_records = true")
+    ctx.append(
+        "Fix: ALTER SESSION SET `store.json.reader.skip_invalid_records` = true "
+        "(or repair the record)"
+    )
     return UserError.data_read(message, ctx)
 
 

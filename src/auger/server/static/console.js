@@ -366,6 +366,7 @@ async function runQuery() {
   const status = $("status"), error = $("error");
   const sql = $("sql").value;
   status.textContent = "running…"; error.textContent = "";
+  showMessages([]);
   $("grid").replaceChildren(); $("result-tools").hidden = true; hideChart();
   $("run").disabled = true;
   running = {id: null, poll: null, started: performance.now()};
@@ -415,6 +416,33 @@ async function runQuery() {
   status.appendChild(el("a", "query " + data.queryId, {href: "/profiles/" + data.queryId}));
   remember(sql, "COMPLETED", data.rows.length);
   if (/^\s*(create|drop|use|alter)\b/i.test(sql)) { catalog.schemas = null; catalog.tables = {}; }
+  loadMessages(data.queryId);
+}
+// what the scans noticed (a misspelt column, records skipped, files missing), as the shell
+// prints after the rows: Drill's answer has no room for them, the query's profile has
+async function loadMessages(id) {
+  if (!id) return;
+  // the answer may reach the page a moment before its profile is written finished
+  for (let tries = 0; tries < 40; tries++) {
+    let p;
+    try { p = await getJson("/profiles/" + encodeURIComponent(id) + ".json"); }
+    catch (e) { return; /* the rows stand without their messages */ }
+    if (!lastResult || lastResult.id !== id) return;
+    if (["COMPLETED", "FAILED", "CANCELED"].includes(p.stateName)) {
+      showMessages(p.warnings || []);
+      return;
+    }
+    await new Promise(done => setTimeout(done, 250));
+  }
+}
+function showMessages(messages) {
+  const box = $("query-messages");
+  box.replaceChildren(...messages.map(m => el("li", m)));
+  box.hidden = !messages.length;
+  if (messages.length) {
+    $("status").appendChild(document.createTextNode(
+      " · " + messages.length + (messages.length === 1 ? " message" : " messages")));
+  }
 }
 function startProgress(state, id) {
   state.id = id;
@@ -488,12 +516,15 @@ function renderGrid(res) {
     return undefined;
   });
   const xs = $("chart-x"), ys = $("chart-y");
-  xs.replaceChildren(...res.columns.map(c => el("option", c)));
-  const numericCols = res.columns.filter((c, i) => numeric[i] ||
+  // a column empty in every row (a misspelt name reads as one) has nothing to chart
+  const filled = res.columns.filter(c => res.rows.some(r => r[c] !== null && r[c] !== undefined && r[c] !== ""));
+  const offered = filled.length ? filled : res.columns;
+  xs.replaceChildren(...offered.map(c => el("option", c)));
+  const numericCols = offered.filter(c => numeric[res.columns.indexOf(c)] ||
     res.rows.slice(0, 20).every(r => r[c] === null || typeof r[c] === "number"));
-  ys.replaceChildren(...(numericCols.length ? numericCols : res.columns).map(c => el("option", c)));
+  ys.replaceChildren(...(numericCols.length ? numericCols : offered).map(c => el("option", c)));
   // the first column along x, the first other number up the y axis
-  xs.value = res.columns[0];
+  xs.value = offered[0];
   const y = numericCols.find(c => c !== xs.value);
   if (y) ys.value = y;
   $("result-tools").hidden = false;
@@ -610,7 +641,10 @@ function renderProfiles() {
     emptyState(list, profileRows.length ? "No query matches the filter." : "No queries yet: run one on the Query page.");
     return;
   }
-  fillTable(list, ["queryId", "user", "state", "time", "duration", "query"], shown, (r, c, i, td) => {
+  // servers sharing a state directory share a profile store: then say which ran each query
+  const servers = new Set(profileRows.map(r => r.server || ""));
+  const cols = ["queryId", "user", "state", "time", "duration"].concat(servers.size > 1 ? ["server"] : [], ["query"]);
+  fillTable(list, cols, shown, (r, c, i, td) => {
     if (c === "queryId") {
       td.appendChild(el("a", r.queryId.slice(0, 8), {href: "/profiles/" + r.queryId, "data-query": r.queryId}));
       return undefined;

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from auger.config import Config, FormatConfig
-from auger.errors import UserError
+from auger.errors import UserError, closest_name
 from auger.sql.frontend.token_cursor import split_schema_path
 from auger.storage.denied import PathGuard
 from auger.storage.schema_file import SchemaFile
@@ -150,9 +150,15 @@ class Catalog:
         )
         raise UserError.validation(
             f"Schema [{name}] is not valid with respect to either root schema or current "
-            "default schema.",
+            "default schema." + self.schema_hint(name),
             [context],
         )
+
+    def schema_hint(self, name: str) -> str:
+        """`` Did you mean [dfs.tmp]?`` for a schema name nearly right, else nothing."""
+        known = [n.removesuffix(".default") for n in self.schema_names()]
+        close = closest_name(name, known)
+        return f" Did you mean [{close}]?" if close else ""
 
     def resolve_mutable_schema(
         self, schema_parts: Sequence[str], default_schema: str | None
@@ -233,6 +239,6 @@ class Catalog:
         where = ".".join(schema_parts) or str(default_schema)
         raise UserError.validation(
             f"Schema [{where}] is not valid with respect to either root schema or current "
-            "default schema.",
+            "default schema." + self.schema_hint(where),
             [f"Current default schema: {default_schema or 'No default schema selected'}"],
         )

@@ -14,7 +14,13 @@ from sqlglot import exp
 from auger.errors import ErrorKind, UserError
 from auger.formats.parquet_metadata import refresh_metadata as refresh_parquet_metadata
 from auger.sql.catalog.information_schema import info_schema_columns
-from auger.sql.catalog.resolution import IS_SCHEMA_NAME, FileTable, SystemTable, ViewTable
+from auger.sql.catalog.resolution import (
+    IS_SCHEMA_NAME,
+    FileTable,
+    SystemTable,
+    ViewTable,
+    display_schema,
+)
 from auger.sql.catalog.table_listing import list_tables
 from auger.sql.frontend.command_grammar import ShowSchemas
 from auger.sql.frontend.parser import parse_statement
@@ -149,7 +155,8 @@ def _files_target(c: ShowFiles, session: UserSession) -> tuple[Workspace, str]:
             path = found.resolve("/".join(parts), listing=True)
             if fs.isdir(path):
                 return found, path
-    raise UserError.validation(f"Invalid FROM/IN clause [{written}]")
+    hint = session.catalog.schema_hint(written)
+    raise UserError.validation(f"Invalid FROM/IN clause [{written}]" + (f".{hint}" if hint else ""))
 
 
 def _not_workspace(name: str) -> UserError:
@@ -178,7 +185,9 @@ def show_files(c: ShowFiles, session: UserSession) -> QueryResult:
         "modificationTime": (pa.timestamp("ms"), [e.modification_time for e in entries]),
     }
     table = pa.table({name: pa.array(values, kind) for name, (kind, values) in columns.items()})
-    return QueryResult(table=table, statement="SHOW")
+    # where the workspace is on disk is otherwise found only in its config: say it
+    where = f"Files of {display_schema(ws.name)} in {directory}"
+    return QueryResult(table=table, statement="SHOW", warnings=[where])
 
 
 def data_type_name(col: Any) -> str:

@@ -27,17 +27,18 @@ after the results in the shell, and the query profile over REST.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from auger.errors import closest_name
 from auger.formats.conflicts import conflict_of
 from auger.scan.spec import ColumnSource, FileSplit
 from auger.spark.discovery import discover_schema, file_schemas
 from auger.spark.scan_report import ScanReport, watching
+from auger.sql.planning.header_hint import header_hint
 from auger.types import ColumnMetadata, DataMode, TupleSchema
 
 if TYPE_CHECKING:
@@ -216,6 +217,10 @@ def scan_planned(
         ScanStats(table, listed, max(0, listed - len(read)), spec.selection_root, spec.table)
     )
     _strict_star(found, requested, table, options)
+    if _positional(found):
+        hint = header_hint(found)
+        if hint is not None:
+            note(hint)
     known = (found.schema.column(lname) for lname in requested.columns)
     named = [
         c.name for c in known if c is not None and spec.sources.get(c.name) == ColumnSource.TABLE
@@ -358,8 +363,7 @@ def column_not_found(
     prefix = f"{within}." if within else ""
     where = "the file" if files == 1 else f"any of the {files} files"
     text = f"Column [{prefix}{column}] was not found in {where} of {table}"
-    spelled = {name.lower(): name for name in known}
-    close = difflib.get_close_matches(column.lower(), list(spelled), n=1, cutoff=0.75)
+    close = closest_name(column, known)
     if close:
-        text += f"; did you mean [{prefix}{spelled[close[0]]}]?"
+        text += f"; did you mean [{prefix}{close}]?"
     note(text)

@@ -214,7 +214,13 @@ def _scan_op(scan: PlannedTableScan, name: str, filters: list[str]) -> _Op:
         )
     spec = scan.planned.spec
     files = list(dict.fromkeys(f.path for f in spec.files))
-    shown = [f.rstrip("/").rsplit("/", 1)[-1] for f in files[:5]] + (["..."] if files[5:] else [])
+    # relative to the selection root: two ``q1.csv`` of different directories stay two names
+    root = spec.selection_root.rstrip("/") + "/"
+    shown = [
+        f[len(root) :] if f.startswith(root) else f.rstrip("/").rsplit("/", 1)[-1]
+        for f in files[:5]
+    ]
+    shown += ["..."] if files[5:] else []
     columns = [f"`{c}`" for c in scan.planned.schema.names()]
     fields: dict[str, Any] = {
         "table": scan.table,

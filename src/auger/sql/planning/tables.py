@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 from sqlglot.optimizer.scope import traverse_scope
 
-from auger.errors import ErrorKind, UserError
+from auger.errors import ErrorKind, UserError, closest_name
 from auger.formats.lakehouse import DELTA, ICEBERG, table_kind
 from auger.projection import PathSegment, format_path, parse_path
 from auger.scan.lakehouse import lakehouse_scan_table
@@ -38,7 +38,13 @@ from auger.sql.planning.table_functions import (
     table_function,
 )
 from auger.storage.filesystem import is_uri
-from auger.storage.selection import LISTING_TTL_MS, FileSelection, FileStatus, select_files
+from auger.storage.selection import (
+    LISTING_TTL_MS,
+    FileSelection,
+    FileStatus,
+    nearest_entry,
+    select_files,
+)
 from auger.types.spark import column_to_spark
 
 if TYPE_CHECKING:
@@ -181,6 +187,22 @@ def _discover_lakehouse(table: FileTable, kind: str, options: Mapping[str, Any])
     )
 
 
+def _near_miss(table: FileTable, schema: str) -> str:
+    """A "did you mean" for a table that is not there: a file beside it with a name nearly
+    its own, or (``dfs.dta.`x.json` `` read as file ``dta.x.json`` of ``dfs``) a workspace."""
+    near = nearest_entry(table.path)
+    if near is not None:
+        head = table.name.rstrip("/").rpartition("/")[0]
+        return f"; did you mean `{head + '/' if head else ''}{near}`?"
+    first, dot, _ = table.name.partition(".")
+    plugin = table.workspace.plugin
+    if dot and "/" not in first and table.workspace.name == f"{plugin.name}.default":
+        workspace = closest_name(first, plugin.workspaces)
+        if workspace is not None:
+            return f"; did you mean [{plugin.name}.{workspace}]?"
+    return ""
+
+
 def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> ScanTable:
     """List a file table's files, pick its format and discover (or read the provided) schema."""
     kind = lakehouse_kind(table)
@@ -193,10 +215,9 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> ScanTab
         if exc.kind is not ErrorKind.VALIDATION:
             raise  # an object store that cannot be asked: its own words, not "not found"
         schema = table.schema.removesuffix(".default")
-        raise UserError.validation(
-            f"Object '{table.name}' not found within '{schema}'",
-            [f"Path: {table.path}", *exc.context],
-        ) from None
+        message = f"Object '{table.name}' not found within '{schema}'"
+        message += _near_miss(table, schema)
+        raise UserError.validation(message, [f"Path: {table.path}", *exc.context]) from None
     selection = _linked_files(table, selection)
     # the format comes from the first file that has one: a README listed first is no reason
     # to refuse a directory of JSON files
@@ -227,7 +248,17 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> ScanTab
         table.path,
         table.schema_override,
         diagnostics.table_label(table),
+        lambda glob: _narrowed(table, glob),
     )
+
+
+def _narrowed(table: FileTable, glob: str) -> str | None:
+    """The query over the files ``glob`` selects below ``table`` (a directory), as the user
+    writes it; None when the table is a glob itself."""
+    if any(ch in table.name for ch in "*?[{"):
+        return None
+    schema = table.schema.removesuffix(".default")
+    return f"SELECT * FROM {schema}.`{table.name.rstrip('/')}/{glob}`"
 
 
 def plan_file_scan(
