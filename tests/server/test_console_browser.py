@@ -485,7 +485,7 @@ def test_options_filter_edit_and_reset(server: Server, browser: Any) -> None:
 
     log_in(browser, server, *DORA, page="/options")
     wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#option-list tr")) > 5)
-    browser.find_element(By.ID, "option-filter").send_keys("max_rows")
+    browser.find_element(By.ID, "option-filter").send_keys("query.max_rows")
     wait(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#option-list tr")) == 2)
     # dora may only change her own session
     assert not browser.find_elements(By.CSS_SELECTOR, f"{row} button.set-system")

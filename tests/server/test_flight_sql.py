@@ -69,6 +69,22 @@ def test_results_stream_batch_by_batch(server: Server) -> None:
     assert sorted(values) == list(range(ROWS))
 
 
+def test_a_result_past_the_servers_limit_ends_with_a_resource_error(server: Server) -> None:
+    with connect(server) as conn, conn.cursor() as cur:
+        cur.execute("ALTER SESSION SET `auger.result.max_rows` = 1000")
+        cur.fetchall()
+        cur.execute("SELECT CAST(columns[0] AS INT) AS i FROM dfs.data.`nums.csv`")
+        received = 0
+        # ADBC's record batch reader raises the stream's error as pyarrow's OSError
+        with pytest.raises((adbc.Error, OSError)) as err:
+            for batch in cur.fetch_record_batch():
+                received += batch.num_rows
+        assert "RESOURCE ERROR" in str(err.value) and "auger.result.max_rows" in str(err.value)
+        assert received <= 1000
+        cur.execute("SELECT COUNT(*) AS n FROM dfs.data.`nums.csv`")  # the connection goes on
+        assert cur.fetchall() == [(ROWS,)]
+
+
 def test_prepared_statement_binds_parameters(server: Server) -> None:
     with connect(server) as conn, conn.cursor() as cur:
         cur.execute(

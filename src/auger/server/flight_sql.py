@@ -276,12 +276,14 @@ class FlightSqlServer(flight.FlightServerBase):  # type: ignore[misc]
         try:
             if rq.cancel_requested.is_set():
                 raise flight.FlightCancelledError(CANCELLED)
+            # the server's bound on one result, as REST and the DB-API apply it
+            limit = jobs.ResultLimit.from_options(rq.web.session.options)
             if pending.table is not None:
-                batches: Iterator[pa.RecordBatch] = iter(
-                    pending.table.to_batches(max_chunksize=_LOCAL_BATCH_ROWS)
+                batches: Iterator[pa.RecordBatch] = limit.batches(
+                    iter(pending.table.to_batches(max_chunksize=_LOCAL_BATCH_ROWS))
                 )
             else:
-                stream = jobs.BatchStream(pending.dataframe, rq.query_id, profile.query)
+                stream = jobs.BatchStream(pending.dataframe, rq.query_id, profile.query, limit)
                 batches = stream
             for batch in batches:
                 if rq.cancel_requested.is_set():

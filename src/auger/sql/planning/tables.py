@@ -146,7 +146,7 @@ def _linked_files(table: FileTable, selection: FileSelection) -> FileSelection:
     return dataclasses.replace(selection, files=tuple(kept))
 
 
-def lakehouse_kind(table: FileTable) -> str | None:
+def lakehouse_kind(table: FileTable, listing_ttl: float = 0.0) -> str | None:
     """``iceberg`` or ``delta`` when the table is a lakehouse table the workspace reads as one
     (its format of that type is enabled, or the table function names it), else None."""
     override = table.format_override
@@ -154,7 +154,7 @@ def lakehouse_kind(table: FileTable) -> str | None:
         return override.type if override.type in (ICEBERG, DELTA) else None
     if table.workspace.plugin.format_for(table.path) is not None:
         return None  # a file of a known format is no table directory: nothing more to ask
-    kind = table_kind(table.path)
+    kind = table_kind(table.path, listing_ttl)
     if kind is None or not any(f.type == kind for f in table.workspace.plugin.formats.values()):
         return None
     return kind
@@ -205,11 +205,11 @@ def _near_miss(table: FileTable, schema: str) -> str:
 
 def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> ScanTable:
     """List a file table's files, pick its format and discover (or read the provided) schema."""
-    kind = lakehouse_kind(table)
+    ttl_ms = int(options.get("auger.storage.listing_ttl_ms", LISTING_TTL_MS) or 0)
+    kind = lakehouse_kind(table, ttl_ms / 1000)
     if kind is not None:
         return _discover_lakehouse(table, kind, options)
     try:
-        ttl_ms = int(options.get("auger.storage.listing_ttl_ms", LISTING_TTL_MS) or 0)
         selection = select_files(table.path, ttl_ms / 1000)
     except UserError as exc:
         if exc.kind is not ErrorKind.VALIDATION:
