@@ -48,3 +48,28 @@ def test_describe_gives_each_map_its_own_mode(conn: Any, data_dir: Path) -> None
     # the same once the table's schema comes from the planner's cache
     assert rows(conn, "SELECT id FROM dfs.data.`desc_modes.avro` ORDER BY id") == [(1,), (2,)]
     assert rows(conn, "DESCRIBE dfs.data.`desc_modes.avro`") == want
+
+
+def test_maps_keep_their_mode_when_spark_discovers_the_schema(conn: Any, data_dir: Path) -> None:
+    """Past ``auger.scan.parallel_discovery_files`` a Spark job discovers the schema: its
+    answer still says which maps may be null."""
+    record = {"type": "record", "name": "a", "fields": [{"name": "x", "type": "long"}]}
+    schema = {
+        "type": "record",
+        "name": "r",
+        "fields": [
+            {"name": "maybe", "type": ["null", record]},
+            {"name": "always", "type": {**record, "name": "b"}},
+        ],
+    }
+    folder = data_dir / "desc_modes_many"
+    folder.mkdir()
+    for i in range(3):
+        with (folder / f"p{i}.avro").open("wb") as out:
+            fastavro.writer(out, schema, [{"maybe": None, "always": {"x": i}}])
+    rows(conn, "ALTER SESSION SET `auger.scan.parallel_discovery_files` = 1")
+    try:
+        got = rows(conn, "DESCRIBE dfs.data.`desc_modes_many`")
+    finally:
+        rows(conn, "ALTER SESSION RESET `auger.scan.parallel_discovery_files`")
+    assert got == [("maybe", "MAP", "YES"), ("always", "MAP", "NO")]

@@ -301,8 +301,9 @@ def _discover_group(
     fmt: FormatConfig,
     options: dict[str, Any],
     stores: Sequence[Mapping[str, Any]] = (),
-) -> list[tuple[str, str]]:
-    """Executor side: the schema of one group of files, as (first file, schema text)."""
+) -> list[tuple[str, TupleSchema]]:
+    """Executor side: the schema of one group of files, as (first file, schema); the schema
+    travels as itself, not as text, which would lose whether a map may be null."""
     from auger.spark.errors import worker_error
 
     install(stores)
@@ -312,7 +313,7 @@ def _discover_group(
         schema = get_format(fmt.type).discover_schema(paths, fmt, options)
     except UserError as exc:
         raise worker_error(exc) from None
-    return [(paths[0], schema.to_text())]
+    return [(paths[0], schema)]
 
 
 def _discover_in_spark(
@@ -332,11 +333,11 @@ def _discover_in_spark(
         )
     except Exception as exc:
         raise unwrap_spark_error(exc) from None
-    schema = TupleSchema()
-    for first, text in parts:
-        schema = merge_deferring(
-            schema,
-            TupleSchema.parse(text),
-            partial(conflict_error, first),
-        )
+    if not parts:
+        return TupleSchema()
+    # the first group's schema as it is: merged into an empty one, every map would count as
+    # missing somewhere and so nullable
+    schema = parts[0][1]
+    for first, part in parts[1:]:
+        schema = merge_deferring(schema, part, partial(conflict_error, first))
     return schema
