@@ -126,6 +126,14 @@ def test_a_profile_names_the_port_listened_on(served: Served) -> None:
     assert not set(profile["foreman"].values()) & DRILL_DEFAULT_PORTS
 
 
+def test_an_error_id_names_the_port_listened_on(served: Served) -> None:
+    message = post_query(None, served.url, "SELECT * FROM dfs.tmp.`no_such_table`").json()[
+        "errorMessage"
+    ]
+    assert message.rstrip().endswith(f":{served.port}]"), message
+    assert not any(f":{p}]" in message for p in DRILL_DEFAULT_PORTS)
+
+
 def test_embedded_sys_drillbits_invents_no_port(conn: Any, engine: Any) -> None:
     cur = conn.cursor()
     cur.execute("SELECT user_port, control_port, data_port, http_port FROM sys.drillbits")

@@ -379,7 +379,10 @@ class QueryManager:
         verbose: bool,
         emit: Callable[[bytes | None], None],
     ) -> None:
-        message = f"{exc}\n\n[Error Id: {uuid.uuid4()} on {self.foreman}:31010]"
+        # Drill names its user port here; auger's clients reach it on the port it really serves
+        port = self.engine.drill_ports().get("http")
+        where = f"{self.foreman}:{port}" if port else self.foreman
+        message = f"{exc}\n\n[Error Id: {uuid.uuid4()} on {where}]"
         rq.profile.state = "FAILED"
         rq.profile.error = exc.summary
         rq.profile.verbose_error = message
