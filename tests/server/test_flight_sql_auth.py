@@ -68,12 +68,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "flight_port": port,
         "tls_certificate": str(cert),
         "tls_private_key": str(key),
+        # long enough that a retry in the throttling test surely falls inside the wait
+        "login_delay": 60,
+        "login_delay_max": 120,
     }
     srv = Server(root, settings)
     srv.flight_url = f"grpc+tls://127.0.0.1:{port}"  # type: ignore[attr-defined]
     srv.cert = cert.read_text()  # type: ignore[attr-defined]
     srv.passwd("alice", "wonder land")
     srv.passwd("root", "s3cret", admin=True)
+    srv.passwd("eve", "right one")
     srv.start()
     yield srv
     srv.stop()
@@ -103,6 +107,21 @@ def test_wrong_password_is_unauthenticated(server: Server) -> None:
     with pytest.raises(adbc.Error, match="UNAUTHENTICATED") as err:
         connect(server, "alice", "nope")
     assert "Invalid username/password credentials." in str(err.value)
+
+
+def test_failed_handshakes_slow_down_like_rest_logins(server: Server) -> None:
+    refused = []
+    for _ in range(8):
+        with pytest.raises(adbc.Error, match="UNAUTHENTICATED") as err:
+            connect(server, "eve", "guess")
+        refused.append(str(err.value))
+    assert "Invalid username/password credentials." in refused[0]
+    assert any("Too many failed logins" in text for text in refused), refused
+    # while the name waits even the right password is not checked
+    with pytest.raises(adbc.Error, match="Too many failed logins"):
+        connect(server, "eve", "right one")
+    with connect(server, "alice", "wonder land") as conn:  # other users are not affected
+        assert one(conn, "SELECT CURRENT_USER AS u FROM (VALUES(1))") == [("alice",)]
 
 
 def test_no_credentials_is_unauthenticated(server: Server) -> None:

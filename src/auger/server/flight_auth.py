@@ -28,10 +28,10 @@ from typing import Any
 
 import pyarrow.flight as flight
 
-from auger.server.auth import ANONYMOUS
+from auger.server.auth import ANONYMOUS, Authenticator, TooManyFailures
 from auger.server.sessions import COOKIE_NAME, SessionStore, WebSession
 from auger.server.settings import ServerSettings
-from auger.server.users import UserStore
+from auger.server.users import User
 
 __all__ = ["MIDDLEWARE_KEY", "CallSession", "FlightAuth", "HandshakeHandler"]
 
@@ -70,10 +70,11 @@ class CallSession(flight.ServerMiddleware):  # type: ignore[misc]
 class FlightAuth(flight.ServerMiddlewareFactory):  # type: ignore[misc]
     """Checks each call's credentials and finds (or opens) the session it runs in."""
 
-    def __init__(self, settings: ServerSettings, sessions: SessionStore, users: UserStore):
+    def __init__(self, settings: ServerSettings, sessions: SessionStore, logins: Authenticator):
         self.settings = settings
         self.sessions = sessions
-        self.users = users
+        #: the REST API's: one check of passwords, and one slow-down of failed logins
+        self.logins = logins
         self._provisional: set[str] = set()
         self._lock = threading.Lock()
 
@@ -115,9 +116,7 @@ class FlightAuth(flight.ServerMiddlewareFactory):  # type: ignore[misc]
             if scheme != "basic":
                 raise flight.FlightUnauthenticatedError(_REQUIRED)
             name, password = _basic(credentials)
-            user = self.users.authenticate(name, password)
-            if user is None:
-                raise flight.FlightUnauthenticatedError(_INVALID)
+            user = self._check(name, password)
             key = f"flight-basic\0{user.name}\0{'admin' if user.admin else 'user'}"
             shared = self.sessions.shared(
                 key, user.name, user.admin, self.settings.basic_session_timeout
@@ -135,9 +134,7 @@ class FlightAuth(flight.ServerMiddlewareFactory):  # type: ignore[misc]
         if scheme == "basic":
             name, password = _basic(credentials)
             if self.settings.auth:
-                user = self.users.authenticate(name, password)
-                if user is None:
-                    raise flight.FlightUnauthenticatedError(_INVALID)
+                user = self._check(name, password)
                 web = self.sessions.create(user.name, admin=user.admin)
             else:
                 web = self.sessions.create(ANONYMOUS, admin=True)
@@ -145,6 +142,18 @@ class FlightAuth(flight.ServerMiddlewareFactory):  # type: ignore[misc]
         if self.settings.auth and scheme != "bearer":
             raise flight.FlightUnauthenticatedError(_REQUIRED)
         return CallSession(self, None, {})
+
+
+    def _check(self, name: str, password: str) -> User:
+        """The user these credentials are, through the REST API's check: failed tries slow
+        the name's next ones down (the caller's address is not known to the middleware)."""
+        try:
+            user = self.logins.check(name, password, None)
+        except TooManyFailures as exc:
+            raise flight.FlightUnauthenticatedError(str(exc)) from None
+        if user is None:
+            raise flight.FlightUnauthenticatedError(_INVALID)
+        return user
 
 
 def _authorization(headers: dict[str, list[str]]) -> tuple[str, str]:

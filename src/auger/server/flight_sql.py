@@ -83,7 +83,7 @@ class FlightSqlServer(flight.FlightServerBase):  # type: ignore[misc]
 
     def __init__(self, state: ServerState, location: str, **kwargs: Any) -> None:
         self.state = state
-        self.auth = FlightAuth(state.settings, state.sessions, state.auth.users)
+        self.auth = FlightAuth(state.settings, state.sessions, state.auth)
         super().__init__(
             location,
             auth_handler=HandshakeHandler(),
