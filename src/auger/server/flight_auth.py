@@ -143,7 +143,6 @@ class FlightAuth(flight.ServerMiddlewareFactory):  # type: ignore[misc]
             raise flight.FlightUnauthenticatedError(_REQUIRED)
         return CallSession(self, None, {})
 
-
     def _check(self, name: str, password: str) -> User:
         """The user these credentials are, through the REST API's check: failed tries slow
         the name's next ones down (the caller's address is not known to the middleware)."""
