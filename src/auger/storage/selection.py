@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import os
 import re
-import threading
-import time
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from auger.errors import UserError, closest_name
 from auger.storage import filesystem as fs
+from auger.storage.kept_answers import KeptAnswers
 from auger.storage.object_tables import PENDING_MARKER, hide_pending
 
 __all__ = [
@@ -100,17 +98,13 @@ def _walk(path: str) -> list[FileStatus]:
 #: The default of ``auger.storage.listing_ttl_ms``.
 LISTING_TTL_MS = 1000
 
-#: Listings of object-store paths kept for ``auger.storage.listing_ttl_ms``: path -> (when,
-#: :func:`auger.storage.filesystem.write_count` then, the selection).
-_LISTINGS_SIZE = 256
-_listings: OrderedDict[str, tuple[float, int, FileSelection]] = OrderedDict()
-_listings_lock = threading.Lock()
+#: Listings of object-store paths kept for ``auger.storage.listing_ttl_ms``.
+_listings: KeptAnswers[FileSelection] = KeptAnswers(256)
 
 
 def clear_listings() -> None:
     """Forget every kept listing (tests; after changes made outside auger)."""
-    with _listings_lock:
-        _listings.clear()
+    _listings.clear()
 
 
 def select_files(path: str, listing_ttl: float = 0.0) -> FileSelection:
@@ -118,28 +112,13 @@ def select_files(path: str, listing_ttl: float = 0.0) -> FileSelection:
     it means.
 
     ``listing_ttl``: seconds for which the selection of an object-store path is kept and used
-    again instead of listing the prefix again (each listing is requests to the store), unless
-    auger itself wrote or deleted something meanwhile. A local directory is listed every time:
-    that costs a few system calls, and it is how a file rewritten in place is noticed.
+    again instead of listing the prefix again (:class:`~auger.storage.kept_answers.KeptAnswers`).
 
     Raises:
         UserError: VALIDATION, when nothing exists at the path; for an object store, what
             :func:`auger.storage.filesystem.storage_error` makes of a store that cannot be asked.
     """
-    if listing_ttl <= 0 or not fs.is_uri(path):
-        return _select(path)
-    writes = fs.write_count()
-    with _listings_lock:
-        hit = _listings.get(path)
-        if hit is not None and time.monotonic() - hit[0] < listing_ttl and hit[1] == writes:
-            _listings.move_to_end(path)
-            return hit[2]
-    found = _select(path)
-    with _listings_lock:
-        _listings[path] = (time.monotonic(), writes, found)
-        while len(_listings) > _LISTINGS_SIZE:
-            _listings.popitem(last=False)
-    return found
+    return _listings.get(path, listing_ttl, _select)
 
 
 def _select(path: str) -> FileSelection:

@@ -3,11 +3,8 @@ files, or a ``_delta_log`` folder (the layouts Drill's Iceberg and Delta plugins
 
 from __future__ import annotations
 
-import threading
-import time
-from collections import OrderedDict
-
 from auger.storage import filesystem as fs
+from auger.storage.kept_answers import KeptAnswers
 
 __all__ = ["DELTA", "ICEBERG", "table_kind"]
 
@@ -15,10 +12,8 @@ ICEBERG = "iceberg"
 DELTA = "delta"
 
 
-#: object-store answers kept for a listing's time to live: path -> (when, writes, kind)
-_kinds: OrderedDict[str, tuple[float, int, str | None]] = OrderedDict()
-_kinds_lock = threading.Lock()
-_KINDS_SIZE = 1024
+#: object-store answers kept for a listing's time to live
+_kinds: KeptAnswers[str | None] = KeptAnswers(1024)
 
 
 def table_kind(path: str, listing_ttl: float = 0.0) -> str | None:
@@ -27,19 +22,7 @@ def table_kind(path: str, listing_ttl: float = 0.0) -> str | None:
     ``listing_ttl``: seconds for which an object-store path's answer is kept, as its listing
     is (``auger.storage.listing_ttl_ms``), unless auger wrote or deleted something meanwhile.
     """
-    if listing_ttl <= 0 or not fs.is_uri(path):
-        return _table_kind(path)
-    writes = fs.write_count()
-    with _kinds_lock:
-        hit = _kinds.get(path)
-        if hit is not None and time.monotonic() - hit[0] < listing_ttl and hit[1] == writes:
-            return hit[2]
-    kind = _table_kind(path)
-    with _kinds_lock:
-        _kinds[path] = (time.monotonic(), writes, kind)
-        while len(_kinds) > _KINDS_SIZE:
-            _kinds.popitem(last=False)
-    return kind
+    return _kinds.get(path, listing_ttl, _table_kind)
 
 
 def _table_kind(path: str) -> str | None:
