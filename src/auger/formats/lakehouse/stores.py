@@ -27,43 +27,47 @@ def _endpoint(settings: dict[str, str]) -> str | None:
     return f"{'https' if ssl else 'http'}://{endpoint.rstrip('/')}"
 
 
-def iceberg_properties(location: str) -> dict[str, str]:
+#: Our Hadoop-style keys, then each library's name for the same setting.
+_ICEBERG = {
+    "endpoint": "s3.endpoint",
+    "fs.s3a.access.key": "s3.access-key-id",
+    "fs.s3a.secret.key": "s3.secret-access-key",
+    "fs.s3a.session.token": "s3.session-token",
+    "region": "s3.region",
+}
+_DELTA = {
+    "endpoint": "AWS_ENDPOINT_URL",
+    "fs.s3a.access.key": "AWS_ACCESS_KEY_ID",
+    "fs.s3a.secret.key": "AWS_SECRET_ACCESS_KEY",
+    "fs.s3a.session.token": "AWS_SESSION_TOKEN",
+    "region": "AWS_REGION",
+}
+
+
+def _translated(location: str, names: dict[str, str]) -> dict[str, str]:
+    """The workspace's store settings under the names one library reads."""
     settings = _settings(location)
     out: dict[str, str] = {}
     endpoint = _endpoint(settings)
     if endpoint:
-        out["s3.endpoint"] = endpoint
-    for ours, theirs in (
-        ("fs.s3a.access.key", "s3.access-key-id"),
-        ("fs.s3a.secret.key", "s3.secret-access-key"),
-        ("fs.s3a.session.token", "s3.session-token"),
-    ):
+        out[names["endpoint"]] = endpoint
+    for ours in ("fs.s3a.access.key", "fs.s3a.secret.key", "fs.s3a.session.token"):
         if settings.get(ours):
-            out[theirs] = settings[ours]
+            out[names[ours]] = settings[ours]
     region = settings.get("fs.s3a.endpoint.region") or settings.get("fs.s3a.region")
     if region or endpoint:
-        out["s3.region"] = region or "us-east-1"
+        out[names["region"]] = region or "us-east-1"  # a custom endpoint has no region
     return out
 
 
+def iceberg_properties(location: str) -> dict[str, str]:
+    return _translated(location, _ICEBERG)
+
+
 def delta_storage_options(location: str) -> dict[str, str]:
-    settings = _settings(location)
-    out: dict[str, str] = {}
-    endpoint = _endpoint(settings)
-    if endpoint:
-        out["AWS_ENDPOINT_URL"] = endpoint
-        if endpoint.startswith("http://"):
-            out["AWS_ALLOW_HTTP"] = "true"
-    for ours, theirs in (
-        ("fs.s3a.access.key", "AWS_ACCESS_KEY_ID"),
-        ("fs.s3a.secret.key", "AWS_SECRET_ACCESS_KEY"),
-        ("fs.s3a.session.token", "AWS_SESSION_TOKEN"),
-    ):
-        if settings.get(ours):
-            out[theirs] = settings[ours]
-    region = settings.get("fs.s3a.endpoint.region") or settings.get("fs.s3a.region")
-    if region or endpoint:
-        out["AWS_REGION"] = region or "us-east-1"
+    out = _translated(location, _DELTA)
+    if out.get("AWS_ENDPOINT_URL", "").startswith("http://"):
+        out["AWS_ALLOW_HTTP"] = "true"
     return out
 
 
