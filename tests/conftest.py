@@ -134,3 +134,25 @@ def _auger_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
             os.environ.pop("AUGER_HOME", None)
         else:
             os.environ["AUGER_HOME"] = saved
+
+
+@pytest.fixture
+def footer_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """The paths whose Parquet footer planning reads from the file or object (the footer and
+    schema caches emptied before and after)."""
+    from auger.formats import parquet as parquet_format
+    from auger.spark.discovery import clear_cache
+    from auger.storage import filesystem as fs
+
+    seen: list[str] = []
+    real = fs.read_parquet_footer
+
+    def counting(path: str, *args: object, **kwargs: object) -> object:
+        seen.append(path)
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parquet_format, "read_parquet_footer", counting)
+    monkeypatch.setattr(fs, "read_parquet_footer", counting)
+    clear_cache()
+    yield seen
+    clear_cache()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -15,7 +14,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from auger.errors import UserError
-from auger.formats import parquet as parquet_format
 from auger.formats.parquet import clear_footers, planning_footer
 from auger.formats.parquet_metadata import (
     DIRECTORIES_FILE,
@@ -24,25 +22,7 @@ from auger.formats.parquet_metadata import (
     refresh_metadata,
     use_metadata_cache,
 )
-from auger.storage import filesystem as fs
 from auger.storage.selection import select_files
-
-
-@pytest.fixture
-def footer_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The paths whose Parquet footer planning reads from the file."""
-    seen: list[str] = []
-    real = fs.read_parquet_footer
-
-    def counting(path: str, *args: object, **kwargs: object) -> object:
-        seen.append(path)
-        return real(path, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(parquet_format, "read_parquet_footer", counting)
-    monkeypatch.setattr(fs, "read_parquet_footer", counting)
-    clear_footers()
-    yield seen
-    clear_footers()
 
 
 def _table(tmp_path: Path) -> Path:

@@ -5,18 +5,14 @@ once the directory changed)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 
-from auger.formats import parquet as parquet_format
 from auger.formats.parquet_metadata import FILES_FILE, SUMMARY_FILE
 from auger.spark.discovery import clear_cache
-from auger.storage import filesystem as fs
 
 from .helpers import rows
 
@@ -24,23 +20,6 @@ NOT_SUPPORTED = (
     "does not support metadata refresh. Support is currently limited to directory-based "
     "Parquet tables."
 )
-
-
-@pytest.fixture
-def footer_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The Parquet files whose footer the driver reads from the file."""
-    seen: list[str] = []
-    real = fs.read_parquet_footer
-
-    def counting(path: str, *args: object, **kwargs: object) -> object:
-        seen.append(path)
-        return real(path, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(parquet_format, "read_parquet_footer", counting)
-    monkeypatch.setattr(fs, "read_parquet_footer", counting)
-    clear_cache()
-    yield seen
-    clear_cache()
 
 
 def _orders(root: Path) -> None:

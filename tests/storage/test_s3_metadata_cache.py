@@ -4,14 +4,11 @@ refresh, and planning from it asks for no Parquet object."""
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 
 from auger.config import build_config
-from auger.formats import parquet as parquet_format
 from auger.formats.parquet import clear_footers, planning_footer
 from auger.formats.parquet_metadata import (
     DIRECTORIES_FILE,
@@ -20,27 +17,9 @@ from auger.formats.parquet_metadata import (
     refresh_metadata,
     use_metadata_cache,
 )
-from auger.storage import filesystem as fs
 from auger.storage.selection import select_files
 from auger.storage.workspace import Workspace
 from tests.storage.s3_helpers import LocalS3
-
-
-@pytest.fixture
-def footer_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The paths whose Parquet footer planning reads from the object."""
-    seen: list[str] = []
-    real = fs.read_parquet_footer
-
-    def counting(path: str, *args: object, **kwargs: object) -> object:
-        seen.append(path)
-        return real(path, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(parquet_format, "read_parquet_footer", counting)
-    monkeypatch.setattr(fs, "read_parquet_footer", counting)
-    clear_footers()
-    yield seen
-    clear_footers()
 
 
 def test_refresh_and_planning_on_an_s3_prefix(local_s3: LocalS3, footer_reads: list[str]) -> None:
