@@ -178,3 +178,11 @@ def login(server: Server, user: str, password: str) -> requests.Session:
     )
     assert resp.status_code == 200 and "Invalid username" not in resp.text, resp.text
     return http
+
+
+def warm_up(server: Server, auth: tuple[str, str]) -> None:
+    """Run one query as ``auth``: Spark starts with a server's first query, and a test's
+    bounded wait should not pay for that."""
+    with requests.Session() as warm:
+        warm.auth = auth
+        rows(warm, server.url, "SELECT 1 AS one")

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 import requests
 
-from .helpers import Server, login, post_query, rows
+from .helpers import Server, login, post_query, rows, warm_up
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -71,9 +71,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             "follow_links = true\n"
         )
     srv.start()
-    with requests.Session() as warm:  # Spark starts with the first query: not in a test
-        warm.auth = ADMIN
-        rows(warm, srv.url, "SELECT 1 AS one")
+    warm_up(srv, ADMIN)  # Spark starts now, not inside a test's wait
     yield srv
     srv.stop()
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import requests
 
-from .helpers import Server, login, post_query, rows
+from .helpers import Server, login, post_query, rows, warm_up
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -56,9 +56,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     (srv.data / "rows.csv").write_text("".join(f"{i}\n" for i in range(200)))
     (srv.data / "numbers.json").write_text("".join(f'{{"x":{i}}}\n' for i in range(100_000)))
     srv.start()
-    with requests.Session() as warm:  # Spark starts with the first query: not in a test's wait
-        warm.auth = ADMIN
-        rows(warm, srv.url, "SELECT 1 AS one")
+    warm_up(srv, ADMIN)  # Spark starts now, not inside a test's wait
     yield srv
     srv.stop()
 
