@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -186,3 +189,25 @@ def warm_up(server: Server, auth: tuple[str, str]) -> None:
     with requests.Session() as warm:
         warm.auth = auth
         rows(warm, server.url, "SELECT 1 AS one")
+
+
+@contextlib.contextmanager
+def served_in_thread(app: Any, sock: socket.socket) -> Iterator[int]:
+    """Serve ``app`` with uvicorn on ``sock`` (already bound, so nothing can take its port
+    meanwhile) in a thread of this process, over the test's own engine; yields the port."""
+    import uvicorn
+
+    port = int(sock.getsockname()[1])
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(60)
+        sock.close()

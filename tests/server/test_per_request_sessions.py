@@ -4,7 +4,6 @@ request is its own session. Served in-process by uvicorn over the shared test en
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,13 +15,11 @@ import requests
 from auger.server.app import build_app
 from auger.server.settings import ServerSettings
 
-from .helpers import post_query, rows
+from .helpers import post_query, rows, served_in_thread
 
 
 @pytest.fixture(scope="module")
 def url(engine: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    import uvicorn
-
     root: Path = tmp_path_factory.mktemp("per_request")
     settings = ServerSettings.from_config(
         {
@@ -33,19 +30,9 @@ def url(engine: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     )
     # bound here, to a port the system picks, and handed over: nothing can take it meanwhile
     sock = socket.create_server(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
     app = build_app(engine=engine, settings=settings)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(60)
-    sock.close()
+    with served_in_thread(app, sock) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def test_no_state_between_requests(url: str, engine: Any) -> None:

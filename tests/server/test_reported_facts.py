@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import datetime as dt
 import socket
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +18,7 @@ import requests
 from auger.server.app import ROUTES, build_app, listening
 from auger.server.settings import ServerSettings
 
-from .helpers import post_query, rows
+from .helpers import post_query, rows, served_in_thread
 
 DRILL_DEFAULT_PORTS = {31010, 31011, 31012}
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
@@ -34,8 +32,6 @@ class Served:
 
 @pytest.fixture(scope="module")
 def served(engine: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    import uvicorn
-
     root: Path = tmp_path_factory.mktemp("reported_facts")
     settings = ServerSettings.from_config(
         {
@@ -45,23 +41,13 @@ def served(engine: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Se
         }
     )
     sock = socket.create_server(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
     app = build_app(engine=engine, settings=settings)
     listener = listening(app, sock)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started
     try:
-        yield Served(f"http://127.0.0.1:{port}", port)
+        with served_in_thread(app, sock) as port:
+            yield Served(f"http://127.0.0.1:{port}", port)
     finally:
         engine.unlisten(listener)
-        server.should_exit = True
-        thread.join(60)
-        sock.close()
 
 
 def _json_addresses() -> list[str]:
