@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from auger.errors import UserError
-from auger.formats.lakehouse.snapshot import TableSnapshot, table_option
+from auger.formats.lakehouse.snapshot import TableSnapshot, first_line, number_option
 from auger.formats.lakehouse.stores import delta_storage_options, same_store_path
 from auger.storage import filesystem as fs
 from auger.storage.selection import FileStatus
@@ -29,21 +29,11 @@ _REFUSED_FEATURES = {
 }
 
 
-def _number(options: Mapping[str, Any], name: str) -> int | None:
-    value = table_option(options, name)
-    if value is None:
-        return None
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise UserError.validation(f"Delta option [{name}] takes a number, not [{value}]") from None
-
-
 def _open(location: str, options: Mapping[str, Any]) -> Any:
     from deltalake import DeltaTable  # optional dependency, loaded when a table is read
 
-    version = _number(options, "version")
-    timestamp = _number(options, "timestamp")
+    version = number_option(options, "version", "Delta")
+    timestamp = number_option(options, "timestamp", "Delta")
     if version is not None and timestamp is not None:
         raise UserError.validation(
             "Delta options version and timestamp cannot be used together", [f"Table: {location}"]
@@ -59,7 +49,7 @@ def _open(location: str, options: Mapping[str, Any]) -> Any:
             ) from None
         raise UserError.validation(
             f"Delta table [{location}] has a transaction log that cannot be read",
-            [f"Log: {fs.join(location, '_delta_log')}", f"Reason: {_reason(exc)}"],
+            [f"Log: {fs.join(location, '_delta_log')}", f"Reason: {first_line(exc)}"],
         ) from None
     if timestamp is not None:
         when = datetime.fromtimestamp(timestamp / 1000, tz=UTC)
@@ -80,11 +70,6 @@ def _latest(location: str, store: dict[str, str]) -> str:
         return str(DeltaTable(location, storage_options=store or None).version())
     except Exception:
         return "unknown"
-
-
-def _reason(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:300] if text else type(exc).__name__
 
 
 def open_version(location: str, version: int) -> Any:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from auger.errors import UserError
-from auger.formats.lakehouse.snapshot import TableSnapshot, table_option
+from auger.formats.lakehouse.snapshot import TableSnapshot, first_line, number_option
 from auger.formats.lakehouse.stores import iceberg_properties, same_store_path
 from auger.storage import filesystem as fs
 from auger.storage.selection import FileStatus
@@ -76,32 +76,14 @@ def load_table(location: str) -> Any:
     except Exception as exc:
         raise UserError.validation(
             f"Iceberg table [{location}] has a metadata file that cannot be read",
-            [f"Metadata file: {path}", f"Reason: {_reason(exc)}"],
+            [f"Metadata file: {path}", f"Reason: {first_line(exc)}"],
         ) from None
-
-
-def _reason(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:300] if text else type(exc).__name__
-
-
-def _option(options: Mapping[str, Any], *names: str) -> int | None:
-    for name in names:
-        value = table_option(options, name)
-        if value is not None:
-            try:
-                return int(value)
-            except (TypeError, ValueError):
-                raise UserError.validation(
-                    f"Iceberg option [{name}] takes a number, not [{value}]"
-                ) from None
-    return None
 
 
 def _snapshot_id(table: Any, location: str, options: Mapping[str, Any]) -> int | None:
     """The snapshot the options choose (None: the current one, or an empty table)."""
-    snapshot_id = _option(options, "snapshot_id")
-    as_of = _option(options, "snapshot_as_of_time")
+    snapshot_id = number_option(options, "snapshot_id", "Iceberg")
+    as_of = number_option(options, "snapshot_as_of_time", "Iceberg")
     if snapshot_id is not None and as_of is not None:
         raise UserError.validation(
             "Iceberg options snapshotId and snapshotAsOfTime cannot be used together",
@@ -190,8 +172,8 @@ def iceberg_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot
     table = load_table(location)
     _check_renames(table, location)
     snapshot_id = _snapshot_id(table, location, options)
-    from_id = _option(options, "from_snapshot_id")
-    to_id = _option(options, "to_snapshot_id")
+    from_id = number_option(options, "from_snapshot_id", "Iceberg")
+    to_id = number_option(options, "to_snapshot_id", "Iceberg")
     if from_id is not None or to_id is not None:
         return _appended(table, location, from_id, to_id if to_id is not None else snapshot_id)
     files: list[FileStatus] = []

@@ -12,10 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from auger.errors import UserError
 from auger.storage.selection import FileSelection, FileStatus
 from auger.types import TupleSchema
 
-__all__ = ["TableSelection", "TableSnapshot", "table_option"]
+__all__ = ["TableSelection", "TableSnapshot", "first_line", "number_option", "table_option"]
 
 
 def table_option(options: Mapping[str, Any], name: str) -> Any:
@@ -26,6 +27,30 @@ def table_option(options: Mapping[str, Any], name: str) -> Any:
         if key.replace("_", "").lower() == wanted and value is not None and value != "":
             return value
     return None
+
+
+def number_option(options: Mapping[str, Any], name: str, table_kind: str) -> int | None:
+    """The whole-number option ``name`` (any spelling, see :func:`table_option`), or None.
+
+    Raises:
+        UserError: VALIDATION naming the ``table_kind`` (``Iceberg``, ``Delta``) option when
+            its value is no number.
+    """
+    value = table_option(options, name)
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise UserError.validation(
+            f"{table_kind} option [{name}] takes a number, not [{value}]"
+        ) from None
+
+
+def first_line(exc: BaseException) -> str:
+    """A library's error as one line of an error's context (its first, at most 300 chars)."""
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else type(exc).__name__
 
 
 @dataclass(frozen=True)
