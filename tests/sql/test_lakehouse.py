@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 from pyiceberg.catalog.sql import SqlCatalog
-from pyiceberg.types import LongType
+from pyiceberg.types import LongType, StringType
 
 from auger.errors import UserError
 from tests.sql.helpers import error, rows
@@ -228,13 +228,64 @@ def test_delta_checkpoint_is_read(lake: Any, make_conn: Any, data_dir: Path) -> 
     assert got == [(2,), (3,), (4,), (5,)]
 
 
-def test_delta_column_mapping_is_refused_not_misread(make_conn: Any, data_dir: Path) -> None:
-    path = data_dir / "lake" / "mapped"
-    write_deltalake(str(path), pa.table({"id": [1]}),
+def test_delta_column_mapping_reads_the_physical_columns(make_conn: Any, data_dir: Path) -> None:
+    path = str(data_dir / "lake" / "mapped")
+    write_deltalake(path, pa.table({"id": [1, 2], "name": ["a", "b"]}),
                     configuration={"delta.columnMapping.mode": "name"})  # fmt: skip
-    text = error(make_conn(), "SELECT * FROM dfs.data.`lake/mapped`")
+    write_deltalake(path, pa.table({"id": [3], "name": ["c"]}), mode="append")
+    conn = make_conn()
+    # the files name the columns col-<uuid>; the table's names read them
+    got = rows(conn, "SELECT * FROM dfs.data.`lake/mapped` ORDER BY id")
+    assert got == [(1, "a"), (2, "b"), (3, "c")]
+    assert rows(conn, "SELECT name FROM dfs.data.`lake/mapped` WHERE id >= 2 ORDER BY id") == [
+        ("b",),
+        ("c",),
+    ]
+
+
+def test_delta_column_mapping_of_a_struct_is_refused_not_misread(
+    make_conn: Any, data_dir: Path
+) -> None:
+    path = data_dir / "lake" / "mapped_struct"
+    write_deltalake(str(path), pa.table({"id": [1], "s": [{"x": 1}]}),
+                    configuration={"delta.columnMapping.mode": "name"})  # fmt: skip
+    text = error(make_conn(), "SELECT * FROM dfs.data.`lake/mapped_struct`")
     assert "UNSUPPORTED_OPERATION ERROR" in text and "column mapping" in text
-    assert "lake/mapped" in text
+    assert "lake/mapped_struct" in text and "[s]" in text
+
+
+def test_iceberg_renamed_and_reused_column_names_read_by_field_id(
+    make_conn: Any, data_dir: Path
+) -> None:
+    root = data_dir / "lake" / "renamed"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    catalog = SqlCatalog("r", uri=f"sqlite:///{root}/catalog.db", warehouse=f"file://{root}")
+    catalog.create_namespace("ns")
+    table = catalog.create_table(
+        "ns.t", schema=pa.schema([("id", pa.int64()), ("a", pa.string()), ("b", pa.int64())])
+    )
+    table.append(pa.table({"id": [1, 2], "a": ["x", "y"], "b": [10, 20]}))
+    with table.update_schema() as update:
+        update.rename_column("a", "label")
+    with table.update_schema() as update:
+        update.delete_column("b")
+    with table.update_schema() as update:
+        update.add_column("b", StringType())  # the old name, a new column
+    table.append(pa.table({"id": [3], "label": ["z"], "b": ["new"]}))
+    conn = make_conn()
+    name = "dfs.data.`lake/renamed/ns/t`"
+    # the first file holds `a` and the old `b`: `a` is `label` now, the old `b` is gone
+    assert rows(conn, f"SELECT * FROM {name} ORDER BY id") == [
+        (1, "x", None),
+        (2, "y", None),
+        (3, "z", "new"),
+    ]
+    assert rows(conn, f"SELECT label FROM {name} WHERE label > 'x' ORDER BY id") == [
+        ("y",),
+        ("z",),
+    ]
+    assert rows(conn, f"SELECT COUNT(*) FROM {name} WHERE b IS NULL") == [(2,)]
 
 
 def test_a_lakehouse_format_switched_off_reads_the_directory(lake: Any) -> None:

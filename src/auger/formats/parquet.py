@@ -47,6 +47,7 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import FormatPlugin
 from auger.formats.conflicts import merge_file_schemas
+from auger.formats.parquet_columns import column_mapping, file_paths
 from auger.formats.parquet_dates import (
     DateCorruption,
     auto_correct_dates,
@@ -662,10 +663,20 @@ class ParquetFormat(FormatPlugin):
             if split.row_groups is not None
             else list(range(meta.num_row_groups))
         )
+        mapping = column_mapping(config.options)
+        physical: dict[str, str] | None = None
+        if mapping is not None:
+            # a table that tracks columns by id (Iceberg, Delta): this file's names for them
+            schema, physical = mapping.table_view(schema)
         selected = nested_selection(schema, columns, options.get("__projection__"))
         if selected is not None and not selected:
             yield from self._counts(meta, groups, batch_rows)
             return
+        renamed: dict[str, str] = {}
+        if physical is not None:
+            wanted = selected if selected is not None else schema.names
+            selected = file_paths(wanted, physical)
+            renamed = {physical[f.name.lower()]: f.name for f in schema}
         if not groups:
             return
         # dates written by Drill before 1.9 are shifted: read them back as Drill does
@@ -707,7 +718,10 @@ class ParquetFormat(FormatPlugin):
                     )
                     for c in columns_in
                 ]
-                yield pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
+                names = batch.schema.names
+                if renamed:
+                    names = [renamed[n] for n in names]
+                yield pa.RecordBatch.from_arrays(arrays, names=names)
         except _ERRORS as exc:
             raise UserError.data_read(
                 "Error reading Parquet data",

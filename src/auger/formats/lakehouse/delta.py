@@ -8,6 +8,7 @@ latest version committed by then).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -23,10 +24,7 @@ from auger.types.arrow import schema_from_arrow
 __all__ = ["current_schema", "delta_snapshot", "open_version"]
 
 #: Reader features whose files a plain read of the listed Parquet files would answer wrongly.
-_REFUSED_FEATURES = {
-    "deletionVectors": "deletion vectors",
-    "columnMapping": "column mapping",
-}
+_REFUSED_FEATURES = {"deletionVectors": "deletion vectors"}
 
 
 def _open(location: str, options: Mapping[str, Any]) -> Any:
@@ -79,11 +77,7 @@ def open_version(location: str, version: int) -> Any:
 
 def _check_features(table: Any, location: str) -> None:
     protocol = table.protocol()
-    configuration = table.metadata().configuration or {}
-    mapping = configuration.get("delta.columnMapping.mode", "none")
     features = set(protocol.reader_features or ())
-    if mapping not in ("none", None):
-        features.add("columnMapping")
     for feature, words in _REFUSED_FEATURES.items():
         if feature in features and (feature != "deletionVectors" or _has_deletion_vectors(table)):
             raise UserError.unsupported(
@@ -96,6 +90,37 @@ def _check_features(table: Any, location: str) -> None:
             f"Delta table [{location}] needs reader version {protocol.min_reader_version}; "
             "auger reads versions up to 3"
         )
+
+
+def _column_mapping(table: Any, location: str) -> tuple[tuple[int | None, str, str], ...]:
+    """The physical name (mode ``name``) or field id (mode ``id``) of each column, when the
+    table maps its columns; empty when it does not.
+
+    Raises:
+        UserError: UNSUPPORTED_OPERATION for what the scan cannot map: struct members (they
+            have physical names of their own) and partition columns (their values are in the
+            log, their files in directories of no name).
+    """
+    mode = (table.metadata().configuration or {}).get("delta.columnMapping.mode") or "none"
+    if mode == "none":
+        return ()
+    fields = json.loads(table.schema().to_json())["fields"]
+    refused = [f["name"] for f in fields if isinstance(f["type"], dict)]
+    refused += list(table.metadata().partition_columns)
+    if refused:
+        raise UserError.unsupported(
+            f"Delta table [{location}] version [{table.version()}] maps column names (column "
+            f"mapping mode {mode}) of a partition or nested column [{refused[0]}], which auger "
+            "does not read yet",
+            ["Fix: rewrite the table without column mapping (for example CREATE TABLE AS)"],
+        )
+    out: list[tuple[int | None, str, str]] = []
+    for f in fields:
+        meta = f.get("metadata") or {}
+        field_id = meta.get("delta.columnMapping.id") if mode == "id" else None
+        physical = meta.get("delta.columnMapping.physicalName") or f["name"]
+        out.append((None if field_id is None else int(field_id), physical, f["name"]))
+    return tuple(out)
 
 
 def _has_deletion_vectors(table: Any) -> bool:
@@ -120,7 +145,7 @@ def delta_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
     Raises:
         UserError: VALIDATION for a version that does not exist or an unreadable log;
             UNSUPPORTED_OPERATION for features auger does not apply (deletion vectors, column
-            mapping).
+            mapping of partition or nested columns).
     """
     import pyarrow as pa
 
@@ -143,4 +168,5 @@ def delta_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
         tuple(sorted(files, key=lambda f: f.path)),
         schema_from_arrow(arrow),
         path_partitions=partitions,
+        column_mapping=_column_mapping(table, location),
     )

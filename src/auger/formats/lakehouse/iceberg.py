@@ -129,18 +129,37 @@ def _file_status(path: str, size: int, location: str) -> FileStatus:
     return FileStatus(path, size or info.size, info.mtime)
 
 
-def table_schema(table: Any, snapshot_id: int | None) -> TupleSchema:
-    """The schema of the snapshot (the current one for the current snapshot), in Drill's
-    types."""
-    from pyiceberg.io.pyarrow import schema_to_pyarrow
-
+def _schema_of(table: Any, snapshot_id: int | None) -> Any:
+    """The pyiceberg schema of the snapshot (the table's current one for the current
+    snapshot)."""
     schema = table.schema()
     if snapshot_id is not None:
         snap = table.snapshot_by_id(snapshot_id)
         if snap is not None and snap.schema_id is not None:
             schema = table.schemas().get(snap.schema_id, schema)
-    arrow = schema_to_pyarrow(schema, include_field_ids=False)
+    return schema
+
+
+def table_schema(table: Any, snapshot_id: int | None) -> TupleSchema:
+    """The schema of the snapshot, in Drill's types."""
+    from pyiceberg.io.pyarrow import schema_to_pyarrow
+
+    arrow = schema_to_pyarrow(_schema_of(table, snapshot_id), include_field_ids=False)
     return schema_from_arrow(arrow)
+
+
+def _snapshot(
+    table: Any, location: str, snapshot_id: int | None, files: list[FileStatus]
+) -> TableSnapshot:
+    mapping = _column_mapping(table, _schema_of(table, snapshot_id), location)
+    return TableSnapshot(
+        "iceberg",
+        location,
+        snapshot_id,
+        tuple(files),
+        table_schema(table, snapshot_id),
+        column_mapping=mapping,
+    )
 
 
 def current_schema(location: str) -> TupleSchema:
@@ -148,18 +167,52 @@ def current_schema(location: str) -> TupleSchema:
     return table_schema(load_table(location), None)
 
 
-def _check_renames(table: Any, location: str) -> None:
-    """A column renamed since files were written has another name in those files; the scan
-    matches columns by name, so such a table is refused rather than read with NULLs."""
-    current = {f.field_id: f.name for f in table.schema().fields}
-    for schema in table.schemas().values():
-        for f in schema.fields:
-            if f.field_id in current and current[f.field_id] != f.name:
-                raise UserError.unsupported(
-                    f"Iceberg table [{location}] renamed column [{f.name}] to "
-                    f"[{current[f.field_id]}], which auger does not read yet",
-                    ["Fix: read a copy written after the rename (CREATE TABLE AS)"],
-                )
+def _paths_by_id(fields: Any, prefix: str = "") -> dict[int, str]:
+    """Every field of a schema, nested members included, by id: its dotted path."""
+    out: dict[int, str] = {}
+    for f in fields:
+        path = prefix + f.name
+        out[int(f.field_id)] = path
+        t = f.field_type
+        if t.is_struct:
+            out.update(_paths_by_id(t.fields, path + "."))
+        else:  # a list's element, a map's key and value
+            subs = [getattr(t, a, None) for a in ("element_field", "key_field", "value_field")]
+            out.update(_paths_by_id([f for f in subs if f is not None], path + "."))
+    return out
+
+
+def _column_mapping(
+    table: Any, schema: Any, location: str
+) -> tuple[tuple[int | None, str, str], ...]:
+    """How the data files name the columns of ``schema``: empty while every column has kept
+    its name and no name went to another column; else each top-level column by its field id
+    (files written before a rename hold the old name).
+
+    Raises:
+        UserError: UNSUPPORTED_OPERATION for a renamed member of a struct, which the scan
+            cannot rename.
+    """
+    history = [_paths_by_id(s.fields) for s in table.schemas().values()]
+    ids_of: dict[str, set[int]] = {}
+    names_of: dict[int, set[str]] = {}
+    for paths in history:
+        for field_id, path in paths.items():
+            ids_of.setdefault(path.lower(), set()).add(field_id)
+            names_of.setdefault(field_id, set()).add(path.lower())
+    top = {int(f.field_id) for s in table.schemas().values() for f in s.fields}
+    for field_id, names in names_of.items():
+        if len(names) > 1 and field_id not in top:
+            old, new = sorted(names)[:2]
+            raise UserError.unsupported(
+                f"Iceberg table [{location}] renamed struct member [{old}] to [{new}], which "
+                "auger does not read yet",
+                ["Fix: read a copy written after the rename (CREATE TABLE AS)"],
+            )
+    moved = any(len(n) > 1 for n in names_of.values()) or any(len(i) > 1 for i in ids_of.values())
+    if not moved:
+        return ()
+    return tuple((int(f.field_id), f.name, f.name) for f in schema.fields)
 
 
 def iceberg_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
@@ -170,7 +223,6 @@ def iceberg_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot
             UNSUPPORTED_OPERATION for what auger does not apply (row-level deletes, renames).
     """
     table = load_table(location)
-    _check_renames(table, location)
     snapshot_id = _snapshot_id(table, location, options)
     from_id = number_option(options, "from_snapshot_id", "Iceberg")
     to_id = number_option(options, "to_snapshot_id", "Iceberg")
@@ -189,9 +241,7 @@ def iceberg_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot
         for task in tasks:
             _check_format(task.file, location)
             files.append(_file_status(task.file.file_path, task.file.file_size_in_bytes, location))
-    return TableSnapshot(
-        "iceberg", location, snapshot_id, tuple(files), table_schema(table, snapshot_id)
-    )
+    return _snapshot(table, location, snapshot_id, files)
 
 
 def _check_format(data_file: Any, location: str) -> None:
@@ -218,7 +268,7 @@ def _appended(table: Any, location: str, from_id: int | None, to_id: int | None)
                 [f"Known snapshots: {_known(table)}"],
             )
     if to_id is None:
-        return TableSnapshot("iceberg", location, None, (), table_schema(table, None))
+        return _snapshot(table, location, None, [])
     ancestors: list[int] = []
     snap = table.snapshot_by_id(to_id)
     while snap is not None and snap.snapshot_id != from_id:
@@ -236,7 +286,7 @@ def _appended(table: Any, location: str, from_id: int | None, to_id: int | None)
         for e in entries
         if e["status"] == 1 and e["snapshot_id"] in wanted and e["data_file"]["content"] == 0
     ]
-    return TableSnapshot("iceberg", location, to_id, tuple(files), table_schema(table, to_id))
+    return _snapshot(table, location, to_id, files)
 
 
 def metadata_table(location: str, name: str) -> Any:

@@ -68,6 +68,10 @@ class TableSnapshot:
     data_format: str = "parquet"
     #: partition columns whose values live in the paths, not in the files (Delta)
     path_partitions: tuple[str, ...] = field(default=())
+    #: how the data files name the table's columns, when not by the table's own names:
+    #: (field id or None, name in the files, the table's name) per top-level column (see
+    #: :data:`auger.formats.parquet.COLUMN_MAPPING`); empty when the names are the table's
+    column_mapping: tuple[tuple[int | None, str, str], ...] = field(default=())
 
     def selection(self) -> TableSelection:
         return TableSelection(self.location, self.files, True, self.path_partitions, self)

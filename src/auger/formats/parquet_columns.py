@@ -1,0 +1,89 @@
+"""Which column of a Parquet file is which column of its table, when the names differ.
+
+A plain Parquet table matches file columns to table columns by name. Tables whose metadata
+tracks columns by identity do not: an Iceberg table that renamed a column still has the old
+name in the files written before the rename (the field id in each file says which column it
+is), and a Delta table with column mapping writes every column under a physical name of its
+own (``col-5f1c...``) beside the same kind of field id. The table's metadata gives the
+mapping; the Parquet reader applies it to each file, so the scan above sees the table's names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+__all__ = ["COLUMN_MAPPING", "ColumnMapping", "column_mapping", "file_paths"]
+
+#: The format option that carries a table's mapping to the Parquet reader: a list of
+#: ``[field id or None, name in the files, name in the table]``, one per top-level column.
+COLUMN_MAPPING = "column_mapping"
+
+_FIELD_ID = b"PARQUET:field_id"
+
+
+def _field_id(field: pa.Field) -> int | None:
+    raw = (field.metadata or {}).get(_FIELD_ID)
+    try:
+        return int(raw) if raw is not None else None
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class ColumnMapping:
+    """The table's top-level columns as (field id or None, name in the files, table name)."""
+
+    entries: tuple[tuple[int | None, str, str], ...]
+
+    def file_names(self, schema: pa.Schema) -> dict[str, str]:
+        """The file's columns that are table columns: name in this file -> table name.
+
+        A column is found by its field id where the table and the file both have ids (the
+        name it had when the file was written may be another table column's name now), else
+        by its name in the files. A file column matching no table column (one the table
+        dropped) is left out.
+        """
+        by_id = {i: f for f in schema if (i := _field_id(f)) is not None}
+        by_name = {f.name.lower(): f for f in schema}
+        out: dict[str, str] = {}
+        for field_id, physical, logical in self.entries:
+            if by_id and field_id is not None:
+                field = by_id.get(field_id)
+            else:
+                field = by_name.get(physical.lower())
+            if field is not None:
+                out[field.name] = logical
+        return out
+
+    def table_view(self, schema: pa.Schema) -> tuple[pa.Schema, dict[str, str]]:
+        """The file's schema under the table's names, and table name (lower case) -> the
+        name to read in this file."""
+        names = self.file_names(schema)
+        view = pa.schema([f.with_name(names[f.name]) for f in schema if f.name in names])
+        return view, {logical.lower(): physical for physical, logical in names.items()}
+
+    def to_option(self) -> list[list[Any]]:
+        return [list(e) for e in self.entries]
+
+
+def column_mapping(format_options: Mapping[str, Any]) -> ColumnMapping | None:
+    """The mapping a table's format options carry, or None (columns match by name)."""
+    raw: Sequence[Sequence[Any]] | None = format_options.get(COLUMN_MAPPING)
+    if not raw:
+        return None
+    return ColumnMapping(
+        tuple((None if e[0] is None else int(e[0]), str(e[1]), str(e[2])) for e in raw)
+    )
+
+
+def file_paths(selected: Sequence[str], physical: Mapping[str, str]) -> list[str]:
+    """Column paths under the table's names (``m.b``) as this file names them."""
+    out = []
+    for path in selected:
+        root, dot, rest = path.partition(".")
+        out.append(physical[root.lower()] + dot + rest)
+    return out
