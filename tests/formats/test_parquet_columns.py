@@ -9,7 +9,14 @@ import pyarrow.parquet as pq
 
 from auger.config import FormatConfig
 from auger.formats.parquet import ParquetFormat
-from auger.formats.parquet_columns import COLUMN_MAPPING, ColumnMapping, column_mapping
+from auger.formats.parquet_columns import (
+    COLUMN_MAPPING,
+    PARTITION_VALUES,
+    ColumnMapping,
+    PartitionConstants,
+    column_mapping,
+    partition_constants,
+)
 from auger.storage.splits import FileSplit
 
 
@@ -47,3 +54,17 @@ def test_the_reader_renames_the_columns_it_reads(tmp_path: Path) -> None:
     assert got.column_names == ["Name"] and got.column("Name").to_pylist() == ["a", "b"]
     every = pa.Table.from_batches(list(ParquetFormat().read_arrow(split, config, {}, None, 100)))
     assert every.column_names == ["id", "Name"]
+
+
+def test_partition_values_travel_as_an_option_and_come_back_typed() -> None:
+    schema = pa.schema(
+        [("y", pa.int32()), ("at", pa.timestamp("us", tz="UTC")), ("flag", pa.bool_())]
+    )
+    given = PartitionConstants(schema, {"/t/a.parquet": ["2024", "2024-01-01 10:00:00", None]})
+    carried = partition_constants({PARTITION_VALUES: given.to_option()})
+    assert carried is not None and carried.schema == schema
+    got = dict(carried.arrays("/t/a.parquet", ["y", "at", "flag"], 2))
+    assert got["y"].to_pylist() == [2024, 2024] and got["y"].type == pa.int32()
+    assert str(got["at"][0]) == "2024-01-01 10:00:00+00:00"
+    assert got["flag"].null_count == 2 and got["flag"].type == pa.bool_()
+    assert [n for n, _ in carried.arrays("/t/a.parquet", ["flag"], 1)] == ["flag"]

@@ -4,6 +4,7 @@ and errors that name the table and the snapshot or version."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import time
@@ -191,7 +192,38 @@ def test_delta_reads_only_the_live_files(conn: Any, lake: Any) -> None:
 
 def test_delta_partition_column_filters(conn: Any, lake: Any) -> None:
     assert rows(conn, f"SELECT id FROM {DELTA} WHERE p = 'y' ORDER BY id") == [(2,), (4,)]
-    assert rows(conn, f"SELECT * FROM {DELTA} WHERE id = 3") == [("x", 3)]
+    # the table's own column order: a partition column is where the schema has it
+    assert rows(conn, f"SELECT * FROM {DELTA} WHERE id = 3") == [(3, "x")]
+
+
+def test_delta_partition_columns_have_the_tables_types(make_conn: Any, data_dir: Path) -> None:
+    path = str(data_dir / "lake" / "typed_parts")
+    shutil.rmtree(path, ignore_errors=True)
+    stamp = dt.datetime(2024, 1, 1, 10, 30)
+    write_deltalake(
+        path,
+        pa.table(
+            {
+                "id": [1, 2, 3],
+                "y": pa.array([2024, 2025, None], pa.int32()),
+                "day": [dt.date(2024, 1, 1), dt.date(2024, 1, 2), dt.date(2024, 1, 2)],
+                "at": [stamp, None, stamp],
+                "tag": ["a b", "c:d", "e"],
+            }
+        ),
+        partition_by=["y", "day", "at", "tag"],
+    )
+    conn = make_conn()
+    name = "dfs.data.`lake/typed_parts`"
+    # values from the log, not the (escaped) directory names, as the table types them
+    assert rows(conn, f"SELECT * FROM {name} ORDER BY id") == [
+        (1, 2024, dt.date(2024, 1, 1), stamp, "a b"),
+        (2, 2025, dt.date(2024, 1, 2), None, "c:d"),
+        (3, None, dt.date(2024, 1, 2), stamp, "e"),
+    ]
+    assert rows(conn, f"SELECT id, y + 1 FROM {name} WHERE y = 2024") == [(1, 2025)]
+    assert rows(conn, f"SELECT id FROM {name} WHERE tag = 'c:d'") == [(2,)]
+    assert rows(conn, f"SELECT typeof(y), typeof(`day`) FROM {name} LIMIT 1") == [("INT", "DATE")]
 
 
 def test_delta_time_travel_by_version_and_timestamp(conn: Any, lake: Any) -> None:

@@ -47,7 +47,7 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import FormatPlugin
 from auger.formats.conflicts import merge_file_schemas
-from auger.formats.parquet_columns import column_mapping, file_paths
+from auger.formats.parquet_columns import column_mapping, file_paths, partition_constants
 from auger.formats.parquet_dates import (
     DateCorruption,
     auto_correct_dates,
@@ -641,6 +641,30 @@ class ParquetFormat(FormatPlugin):
         return merge_file_schemas(schemas)
 
     def read_arrow(
+        self,
+        split: FileSplit,
+        config: FormatConfig,
+        options: Mapping[str, Any],
+        columns: Sequence[str] | None,
+        batch_rows: int,
+    ) -> Iterator[pa.RecordBatch]:
+        batches = self._read_file(split, config, options, columns, batch_rows)
+        constants = partition_constants(config.options)
+        if constants is None:
+            yield from batches
+            return
+        # a Delta table's partition columns: the log's values for this file, not in the file
+        for batch in batches:
+            extra = constants.arrays(split.path, columns, batch.num_rows)
+            if not extra:
+                yield batch
+                continue
+            pairs = [(n, c) for n, c in zip(batch.schema.names, batch.columns, strict=True)]
+            pairs = [p for p in pairs if p[0] != ROWS_ONLY]
+            pairs += [(n, _conform(a, _drill_type(a.type))) for n, a in extra]
+            yield pa.RecordBatch.from_arrays([c for _, c in pairs], names=[n for n, _ in pairs])
+
+    def _read_file(
         self,
         split: FileSplit,
         config: FormatConfig,

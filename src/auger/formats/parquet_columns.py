@@ -1,4 +1,5 @@
-"""Which column of a Parquet file is which column of its table, when the names differ.
+"""Which column of a Parquet file is which column of its table, when the names differ, and
+the table's columns that no file holds.
 
 A plain Parquet table matches file columns to table columns by name. Tables whose metadata
 tracks columns by identity do not: an Iceberg table that renamed a column still has the old
@@ -6,21 +7,38 @@ name in the files written before the rename (the field id in each file says whic
 is), and a Delta table with column mapping writes every column under a physical name of its
 own (``col-5f1c...``) beside the same kind of field id. The table's metadata gives the
 mapping; the Parquet reader applies it to each file, so the scan above sees the table's names.
+
+A Delta table keeps its partition columns' values in its log, one per file, not in the files
+(nor, under column mapping, in the files' directory names): the reader adds them to each
+file's rows as the table types them (:class:`PartitionConstants`).
 """
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
-__all__ = ["COLUMN_MAPPING", "ColumnMapping", "column_mapping", "file_paths"]
+__all__ = [
+    "COLUMN_MAPPING",
+    "PARTITION_VALUES",
+    "ColumnMapping",
+    "PartitionConstants",
+    "column_mapping",
+    "file_paths",
+    "partition_constants",
+]
 
 #: The format option that carries a table's mapping to the Parquet reader: a list of
 #: ``[field id or None, name in the files, name in the table]``, one per top-level column.
 COLUMN_MAPPING = "column_mapping"
+
+#: The format option that carries a table's partition columns to the Parquet reader:
+#: ``{"schema": <the columns' Arrow schema, IPC, base64>, "files": {path: [value text...]}}``.
+PARTITION_VALUES = "partition_values"
 
 _FIELD_ID = b"PARQUET:field_id"
 
@@ -87,3 +105,56 @@ def file_paths(selected: Sequence[str], physical: Mapping[str, str]) -> list[str
         root, dot, rest = path.partition(".")
         out.append(physical[root.lower()] + dot + rest)
     return out
+
+
+@dataclass(frozen=True)
+class PartitionConstants:
+    """The partition columns of a table (their Arrow types) and each file's values as the
+    table's log gives them (text such as ``2024-01-31``, or Python values; None for null)."""
+
+    schema: pa.Schema
+    files: Mapping[str, Sequence[Any]]
+
+    def to_option(self) -> dict[str, Any]:
+        raw = base64.b64encode(self.schema.serialize().to_pybytes()).decode("ascii")
+        return {"schema": raw, "files": {p: list(v) for p, v in self.files.items()}}
+
+    def names(self) -> list[str]:
+        return list(self.schema.names)
+
+    def arrays(
+        self, path: str, wanted: Sequence[str] | None, rows: int
+    ) -> list[tuple[str, pa.Array]]:
+        """The partition columns ``wanted`` (lower-cased names; None: all) of the file at
+        ``path``, ``rows`` copies of its value each, typed as the table types them."""
+        values = self.files[path]
+        keep = None if wanted is None else set(wanted)
+        out = []
+        for field, text in zip(self.schema, values, strict=True):
+            if keep is not None and field.name.lower() not in keep:
+                continue
+            out.append((field.name, _constant(text, field.type, rows)))
+        return out
+
+
+def _constant(value: Any, t: pa.DataType, rows: int) -> pa.Array:
+    """``rows`` copies of a partition value (as the log gives it: text, or a Python value
+    where the log reader typed it already), as type ``t``."""
+    if value is None:
+        return pa.nulls(rows, t)
+    if isinstance(value, str) and (pa.types.is_binary(t) or pa.types.is_large_binary(t)):
+        value = value.encode("utf-8")
+    arr = pa.array([value])
+    if pa.types.is_timestamp(t) and t.tz is not None and pa.types.is_string(arr.type):
+        arr = arr.cast(pa.timestamp(t.unit))  # an instant written without its zone: UTC
+    arr = arr.cast(t)
+    return pa.repeat(arr[0], rows) if rows else pa.array([], t)
+
+
+def partition_constants(format_options: Mapping[str, Any]) -> PartitionConstants | None:
+    """The partition columns a table's format options carry, or None."""
+    raw = format_options.get(PARTITION_VALUES)
+    if not raw:
+        return None
+    schema = pa.ipc.read_schema(pa.py_buffer(base64.b64decode(raw["schema"])))
+    return PartitionConstants(schema, raw["files"])

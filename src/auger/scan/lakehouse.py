@@ -10,7 +10,7 @@ from typing import Any
 
 from auger.config import FormatConfig
 from auger.formats.lakehouse import read_snapshot
-from auger.formats.parquet_columns import COLUMN_MAPPING, ColumnMapping
+from auger.formats.parquet_columns import COLUMN_MAPPING, PARTITION_VALUES, ColumnMapping
 from auger.scan.plan import ScanTable, discover_table
 from auger.storage.schema_file import SchemaFile
 from auger.types import TupleSchema
@@ -32,20 +32,23 @@ def lakehouse_scan_table(
 
     ``table_options`` choose the snapshot or version (time travel); ``data_format`` gives the
     configured format of a type (``parquet``), if any. A file lacking a column the table added
-    reads NULL there; a column the table dropped is not read; a partition column whose values
-    live in the paths (Delta) is a ``key=value`` column of the scan; a table whose files name
-    its columns otherwise (renamed Iceberg columns, Delta's column mapping) has its files'
-    columns renamed by the Parquet reader.
+    reads NULL there; a column the table dropped is not read. The Parquet reader adds the
+    partition values the log keeps (Delta) to each file's rows, typed as the table types them,
+    and renames the columns of files that name them otherwise (renamed Iceberg columns,
+    Delta's column mapping).
     """
     snapshot = read_snapshot(kind, location, table_options)
     fmt = data_format(snapshot.data_format) or FormatConfig(
         snapshot.data_format, snapshot.data_format, (snapshot.data_format,), {}
     )
+    carried: dict[str, Any] = {}
     if snapshot.column_mapping:
-        mapping = ColumnMapping(snapshot.column_mapping)
-        fmt = replace(fmt, options={**fmt.options, COLUMN_MAPPING: mapping.to_option()})
-    partitions = {p.lower() for p in snapshot.path_partitions}
-    schema = TupleSchema(c for c in snapshot.schema if c.name.lower() not in partitions)
+        carried[COLUMN_MAPPING] = ColumnMapping(snapshot.column_mapping).to_option()
+    if snapshot.partition_values is not None:
+        carried[PARTITION_VALUES] = snapshot.partition_values.to_option()
+    if carried:
+        fmt = replace(fmt, options={**fmt.options, **carried})
+    schema = snapshot.schema
 
     def table_schema(*_: Any) -> TupleSchema:
         return schema

@@ -41,7 +41,7 @@ import pyarrow as pa
 
 from auger.errors import UserError
 from auger.formats.parquet import clear_footers, planning_footer
-from auger.formats.parquet_columns import column_mapping
+from auger.formats.parquet_columns import PARTITION_VALUES, column_mapping
 from auger.formats.parquet_dates import auto_correct_dates
 from auger.scan.implicit import implicit_value
 from auger.scan.missing import missing_value, planned_fill
@@ -481,8 +481,10 @@ def parquet_files_frame(
     spec = planned.spec
     if spec.reader_schema or len(spec.files) > MAX_FILES:
         return None
-    if column_mapping(spec.format_options) is not None:
-        return None  # files name the columns otherwise (Iceberg renames, Delta's mapping)
+    if column_mapping(spec.format_options) is not None or PARTITION_VALUES in spec.format_options:
+        # files name the columns otherwise (Iceberg renames, Delta's mapping), or the table
+        # keeps columns outside them (Delta's partition values)
+        return None
     try:
         if _row_count_only(planned):
             return _count_frame(spark, planned)

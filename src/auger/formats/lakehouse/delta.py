@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
+from urllib.parse import unquote
 
 from auger.errors import UserError
 from auger.formats.lakehouse.snapshot import TableSnapshot, first_line, number_option
 from auger.formats.lakehouse.stores import delta_storage_options, same_store_path
+from auger.formats.parquet_columns import PartitionConstants
 from auger.storage import filesystem as fs
 from auger.storage.selection import FileStatus
 from auger.types import TupleSchema
 from auger.types.arrow import schema_from_arrow
 
-__all__ = ["current_schema", "delta_snapshot", "open_version"]
+__all__ = ["current_schema", "data_file_path", "delta_snapshot", "open_version"]
 
 #: Reader features whose files a plain read of the listed Parquet files would answer wrongly.
 _REFUSED_FEATURES = {"deletionVectors": "deletion vectors"}
@@ -98,20 +100,18 @@ def _column_mapping(table: Any, location: str) -> tuple[tuple[int | None, str, s
 
     Raises:
         UserError: UNSUPPORTED_OPERATION for what the scan cannot map: struct members (they
-            have physical names of their own) and partition columns (their values are in the
-            log, their files in directories of no name).
+            have physical names of their own).
     """
     mode = (table.metadata().configuration or {}).get("delta.columnMapping.mode") or "none"
     if mode == "none":
         return ()
     fields = json.loads(table.schema().to_json())["fields"]
     refused = [f["name"] for f in fields if isinstance(f["type"], dict)]
-    refused += list(table.metadata().partition_columns)
     if refused:
         raise UserError.unsupported(
             f"Delta table [{location}] version [{table.version()}] maps column names (column "
-            f"mapping mode {mode}) of a partition or nested column [{refused[0]}], which auger "
-            "does not read yet",
+            f"mapping mode {mode}) of nested column [{refused[0]}], which auger does not read "
+            "yet",
             ["Fix: rewrite the table without column mapping (for example CREATE TABLE AS)"],
         )
     out: list[tuple[int | None, str, str]] = []
@@ -138,6 +138,26 @@ def current_schema(location: str) -> TupleSchema:
     return schema_from_arrow(pa.schema(_open(location, {}).schema().to_arrow()))
 
 
+def data_file_path(location: str, path: str) -> str:
+    """The path a scan reads of a data file the log names (relative to the table, as a URI:
+    ``%20`` for a space)."""
+    path = unquote(path)
+    full = path if "://" in path or path.startswith("/") else fs.join(location, path)
+    return same_store_path(full, location)
+
+
+def _as_text(value: Any) -> str | None:
+    """A partition value as text the Parquet reader casts to the column's type (the log
+    reader gives dates, times and numbers as Python values)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, date):  # datetime too
+        return value.isoformat()
+    return str(value)
+
+
 def delta_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
     """The data files and schema of the Delta table at ``location`` at the version the
     options choose (the latest by default).
@@ -145,7 +165,7 @@ def delta_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
     Raises:
         UserError: VALIDATION for a version that does not exist or an unreadable log;
             UNSUPPORTED_OPERATION for features auger does not apply (deletion vectors, column
-            mapping of partition or nested columns).
+            mapping of nested columns).
     """
     import pyarrow as pa
 
@@ -156,17 +176,22 @@ def delta_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
     for path, size, mtime in zip(
         actions["path"], actions["size_bytes"], actions["modification_time"], strict=True
     ):
-        full = path if "://" in path or path.startswith("/") else fs.join(location, path)
-        full = same_store_path(full, location)
-        files.append(FileStatus(full, int(size), int(mtime) / 1000))
-    partitions = tuple(table.metadata().partition_columns)
+        files.append(FileStatus(data_file_path(location, path), int(size), int(mtime) / 1000))
     arrow = pa.schema(table.schema().to_arrow())
+    partitions = list(table.metadata().partition_columns)
+    constants = None
+    if partitions:
+        values = {
+            f.path: [_as_text(actions[f"partition.{p}"][i]) for p in partitions]
+            for i, f in enumerate(files)
+        }
+        constants = PartitionConstants(pa.schema([arrow.field(p) for p in partitions]), values)
     return TableSnapshot(
         "delta",
         location,
         int(table.version()),
         tuple(sorted(files, key=lambda f: f.path)),
         schema_from_arrow(arrow),
-        path_partitions=partitions,
+        partition_values=constants,
         column_mapping=_column_mapping(table, location),
     )

@@ -73,9 +73,7 @@ def _iceberg(snapshot: TableSnapshot, filters: Sequence[Comparison]) -> frozense
 def _delta(snapshot: TableSnapshot, filters: Sequence[Comparison]) -> frozenset[str] | None:
     import pyarrow as pa
 
-    from auger.formats.lakehouse.delta import open_version
-    from auger.formats.lakehouse.stores import same_store_path
-    from auger.storage import filesystem as fs
+    from auger.formats.lakehouse.delta import data_file_path, open_version
 
     if snapshot.version is None:
         return None
@@ -84,10 +82,7 @@ def _delta(snapshot: TableSnapshot, filters: Sequence[Comparison]) -> frozenset[
     kept = []
     for i, path in enumerate(actions["path"]):
         if all(_may_match(actions, i, f) for f in filters):
-            full = (
-                path if "://" in path or path.startswith("/") else fs.join(snapshot.location, path)
-            )
-            kept.append(same_store_path(full, snapshot.location))
+            kept.append(data_file_path(snapshot.location, path))
     return frozenset(kept)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from auger.errors import UserError
+from auger.formats.parquet_columns import PartitionConstants
 from auger.storage.selection import FileSelection, FileStatus
 from auger.types import TupleSchema
 
@@ -66,15 +67,15 @@ class TableSnapshot:
     schema: TupleSchema
     #: the format of the data files (``parquet``)
     data_format: str = "parquet"
-    #: partition columns whose values live in the paths, not in the files (Delta)
-    path_partitions: tuple[str, ...] = field(default=())
+    #: partition columns whose values the table's log keeps, not its files (Delta)
+    partition_values: PartitionConstants | None = None
     #: how the data files name the table's columns, when not by the table's own names:
     #: (field id or None, name in the files, the table's name) per top-level column (see
     #: :data:`auger.formats.parquet.COLUMN_MAPPING`); empty when the names are the table's
     column_mapping: tuple[tuple[int | None, str, str], ...] = field(default=())
 
     def selection(self) -> TableSelection:
-        return TableSelection(self.location, self.files, True, self.path_partitions, self)
+        return TableSelection(self.location, self.files, True, (), self)
 
 
 @dataclass(frozen=True)
