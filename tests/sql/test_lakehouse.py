@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable, write_deltalake
 from pyiceberg.catalog.sql import SqlCatalog
@@ -19,6 +20,7 @@ from pyiceberg.types import LongType, StringType
 
 from auger.errors import UserError
 from tests.sql.helpers import error, rows
+from tests.sql.iceberg_deletes import add_equality_deletes, add_position_deletes
 
 
 class Iceberg:
@@ -365,3 +367,44 @@ def test_statistics_rule_files_out(make_conn: Any, data_dir: Path, lake: Any) ->
     assert cur.fetchall() == [(3,)]
     (stats,) = cur.scan_statistics
     assert stats["files_pruned"] >= 2, stats
+
+
+def test_iceberg_position_deletes_leave_their_rows_out(make_conn: Any, data_dir: Path) -> None:
+    root = data_dir / "lake" / "merge_on_read"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    catalog = SqlCatalog("m", uri=f"sqlite:///{root}/catalog.db", warehouse=f"file://{root}")
+    catalog.create_namespace("ns")
+    table = catalog.create_table(
+        "ns.t",
+        schema=pa.schema([("id", pa.int64()), ("v", pa.string())]),
+        properties={"write.parquet.row-group-limit": "700"},  # several row groups a file
+    )
+    table.append(pa.table({"id": list(range(5000)), "v": [f"r{i}" for i in range(5000)]}))
+    table.append(pa.table({"id": [9000, 9001], "v": ["x", "y"]}))
+    data = sorted(t.file.file_path for t in table.scan().plan_files())
+    first = next(p for p in data if pq.read_metadata(p.removeprefix("file://")).num_rows > 2)
+    assert pq.read_metadata(first.removeprefix("file://")).num_row_groups > 3
+    gone = [0, 1, 699, 700, 701, 2500, 4999]
+    add_position_deletes(table, first, gone, str(root / "deletes-1.parquet"))
+    table = catalog.load_table("ns.t")
+    expected = table.scan().to_arrow()  # pyiceberg applies the deletes itself
+    assert expected.num_rows == 5002 - len(gone)
+    conn = make_conn()
+    name = "dfs.data.`lake/merge_on_read/ns/t`"
+    assert rows(conn, f"SELECT COUNT(*), SUM(id) FROM {name}") == [
+        (expected.num_rows, sum(expected.column("id").to_pylist()))
+    ]
+    assert rows(conn, f"SELECT id FROM {name} WHERE id IN (1, 2, 700, 702) ORDER BY id") == [
+        (2,),
+        (702,),
+    ]
+    # the snapshot before the deletes still has every row
+    before = table.history()[-2].snapshot_id
+    got = rows(conn, f"SELECT COUNT(*) FROM table({name}(snapshotId => {before}))")
+    assert got == [(5002,)]
+    # an equality delete is refused, naming the table
+    add_equality_deletes(table, "id", [9000], str(root / "deletes-2.parquet"))
+    text = error(conn, f"SELECT * FROM {name}")
+    assert "UNSUPPORTED_OPERATION ERROR" in text and "equality deletes" in text
+    assert "merge_on_read/ns/t" in text

@@ -54,6 +54,7 @@ from auger.formats.parquet_dates import (
     correct_dates,
     date_corruption,
 )
+from auger.formats.parquet_deletes import drop_deleted, position_deletes
 from auger.formats.vectors import unnull_structs
 from auger.storage.filesystem import (
     open_random,
@@ -606,6 +607,16 @@ def _schema_of(path: str, arrow: pa.Schema, marks: pa.Schema | None) -> TupleSch
     )
 
 
+def _group_spans(split: FileSplit) -> list[tuple[int, int]]:
+    """(position of the first row, rows) of each row group a split reads, in reading order."""
+    meta, _ = read_parquet_footer(split.path, split.file_size)
+    starts = [0]
+    for i in range(meta.num_row_groups):
+        starts.append(starts[-1] + meta.row_group(i).num_rows)
+    groups = split.row_groups if split.row_groups is not None else range(meta.num_row_groups)
+    return [(starts[g], starts[g + 1] - starts[g]) for g in groups]
+
+
 class ParquetFormat(FormatPlugin):
     """Drill's Parquet format plugin (``type = "parquet"``)."""
 
@@ -649,6 +660,11 @@ class ParquetFormat(FormatPlugin):
         batch_rows: int,
     ) -> Iterator[pa.RecordBatch]:
         batches = self._read_file(split, config, options, columns, batch_rows)
+        deletes = position_deletes(config.options)
+        deleted = deletes.deleted(split.path) if deletes is not None else None
+        if deleted is not None and len(deleted):
+            # rows an Iceberg table deleted from this file by position, not by a rewrite
+            batches = drop_deleted(batches, deleted, _group_spans(split))
         constants = partition_constants(config.options)
         if constants is None:
             yield from batches

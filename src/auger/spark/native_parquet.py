@@ -41,8 +41,9 @@ import pyarrow as pa
 
 from auger.errors import UserError
 from auger.formats.parquet import clear_footers, planning_footer
-from auger.formats.parquet_columns import PARTITION_VALUES, column_mapping
+from auger.formats.parquet_columns import COLUMN_MAPPING, PARTITION_VALUES
 from auger.formats.parquet_dates import auto_correct_dates
+from auger.formats.parquet_deletes import POSITION_DELETES
 from auger.scan.implicit import implicit_value
 from auger.scan.missing import missing_value, planned_fill
 from auger.scan.spec import ColumnSource, FileSplit
@@ -481,9 +482,10 @@ def parquet_files_frame(
     spec = planned.spec
     if spec.reader_schema or len(spec.files) > MAX_FILES:
         return None
-    if column_mapping(spec.format_options) is not None or PARTITION_VALUES in spec.format_options:
-        # files name the columns otherwise (Iceberg renames, Delta's mapping), or the table
-        # keeps columns outside them (Delta's partition values)
+    carried = spec.format_options
+    if any(k in carried for k in (COLUMN_MAPPING, PARTITION_VALUES, POSITION_DELETES)):
+        # files name the columns otherwise (Iceberg renames, Delta's mapping), the table keeps
+        # columns outside them (Delta's partition values) or deleted rows in them (Iceberg)
         return None
     try:
         if _row_count_only(planned):

@@ -19,6 +19,7 @@ from typing import Any
 from auger.errors import UserError
 from auger.formats.lakehouse.snapshot import TableSnapshot, first_line, number_option
 from auger.formats.lakehouse.stores import iceberg_properties, same_store_path
+from auger.formats.parquet_deletes import PositionDeletes
 from auger.storage import filesystem as fs
 from auger.storage.selection import FileStatus
 from auger.types import TupleSchema
@@ -149,7 +150,11 @@ def table_schema(table: Any, snapshot_id: int | None) -> TupleSchema:
 
 
 def _snapshot(
-    table: Any, location: str, snapshot_id: int | None, files: list[FileStatus]
+    table: Any,
+    location: str,
+    snapshot_id: int | None,
+    files: list[FileStatus],
+    deletes: dict[str, tuple[str, tuple[str, ...]]] | None = None,
 ) -> TableSnapshot:
     mapping = _column_mapping(table, _schema_of(table, snapshot_id), location)
     return TableSnapshot(
@@ -159,6 +164,7 @@ def _snapshot(
         tuple(files),
         table_schema(table, snapshot_id),
         column_mapping=mapping,
+        position_deletes=PositionDeletes(deletes) if deletes else None,
     )
 
 
@@ -220,7 +226,8 @@ def iceberg_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot
 
     Raises:
         UserError: VALIDATION for a snapshot that does not exist or unreadable metadata;
-            UNSUPPORTED_OPERATION for what auger does not apply (row-level deletes, renames).
+            UNSUPPORTED_OPERATION for what auger does not apply (equality deletes, renamed
+            struct members).
     """
     table = load_table(location)
     snapshot_id = _snapshot_id(table, location, options)
@@ -229,19 +236,60 @@ def iceberg_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot
     if from_id is not None or to_id is not None:
         return _appended(table, location, from_id, to_id if to_id is not None else snapshot_id)
     files: list[FileStatus] = []
+    deletes: dict[str, tuple[str, tuple[str, ...]]] = {}
     if snapshot_id is not None:
-        tasks = list(table.scan(snapshot_id=snapshot_id).plan_files())
-        deletes = sum(len(t.delete_files) for t in tasks)
-        if deletes:
-            raise UserError.unsupported(
-                f"Iceberg table [{location}] snapshot [{snapshot_id}] has row-level deletes "
-                f"({deletes} delete files), which auger does not apply yet",
-                ["Fix: compact the table (rewrite its data files) and query it again"],
-            )
-        for task in tasks:
+        for task in _plan_files(table, location, snapshot_id):
             _check_format(task.file, location)
-            files.append(_file_status(task.file.file_path, task.file.file_size_in_bytes, location))
-    return _snapshot(table, location, snapshot_id, files)
+            status = _file_status(task.file.file_path, task.file.file_size_in_bytes, location)
+            files.append(status)
+            if task.delete_files:
+                deletes[status.path] = (
+                    task.file.file_path,
+                    _position_delete_files(task.delete_files, location, snapshot_id),
+                )
+    return _snapshot(table, location, snapshot_id, files, deletes)
+
+
+def _plan_files(table: Any, location: str, snapshot_id: int) -> list[Any]:
+    """The snapshot's data files, each with the delete files that apply to it.
+
+    Raises:
+        UserError: UNSUPPORTED_OPERATION for a snapshot with equality deletes.
+    """
+    try:
+        return list(table.scan(snapshot_id=snapshot_id).plan_files())
+    except ValueError as exc:
+        if "equality delete" not in str(exc).lower():
+            raise
+        raise UserError.unsupported(
+            f"Iceberg table [{location}] snapshot [{snapshot_id}] has equality deletes, "
+            "which auger does not apply yet",
+            ["Fix: compact the table (rewrite its data files) and query it again"],
+        ) from None
+
+
+def _position_delete_files(delete_files: Any, location: str, snapshot_id: int) -> tuple[str, ...]:
+    """The paths of a data file's position delete files.
+
+    Raises:
+        UserError: UNSUPPORTED_OPERATION for equality deletes, or delete files not in Parquet.
+    """
+    from pyiceberg.manifest import DataFileContent
+
+    out = []
+    for d in sorted(delete_files, key=lambda d: d.file_path):
+        if d.content != DataFileContent.POSITION_DELETES:
+            raise UserError.unsupported(
+                f"Iceberg table [{location}] snapshot [{snapshot_id}] has equality deletes, "
+                "which auger does not apply yet",
+                [
+                    f"Delete file: {same_store_path(d.file_path, location)}",
+                    "Fix: compact the table (rewrite its data files) and query it again",
+                ],
+            )
+        _check_format(d, location)
+        out.append(same_store_path(d.file_path, location))
+    return tuple(out)
 
 
 def _check_format(data_file: Any, location: str) -> None:

@@ -1,0 +1,100 @@
+"""Merge-on-read deletes committed to an Iceberg table, for tests.
+
+pyiceberg reads delete files but writes none (its deletes rewrite data files), so this commits
+delete files the way engines that write merge-on-read do: a Parquet file of deletes and a
+snapshot whose manifest of deletes lists it, through pyiceberg's own snapshot producer.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pyiceberg.manifest import (
+    DataFile,
+    DataFileContent,
+    FileFormat,
+    ManifestContent,
+    ManifestWriterV2,
+)
+from pyiceberg.table.snapshots import Operation
+from pyiceberg.table.update.snapshot import _FastAppendFiles
+from pyiceberg.typedef import Record
+
+#: Iceberg's reserved field ids of a position delete file's columns
+_FILE_PATH_ID, _POS_ID = b"2147483546", b"2147483545"
+
+
+class _DeleteManifestWriter(ManifestWriterV2):
+    def content(self) -> ManifestContent:
+        return ManifestContent.DELETES
+
+    @property
+    def _meta(self) -> dict[str, str]:
+        return {**super()._meta, "content": "deletes"}
+
+
+class _AddDeleteFiles(_FastAppendFiles):
+    def new_manifest_writer(self, spec: Any) -> Any:
+        output = self.new_manifest_output()
+        return _DeleteManifestWriter(
+            spec, self.schema(), output, self._snapshot_id, self._compression
+        )
+
+
+def _commit(table: Any, data_file: Any) -> None:
+    tx = table.transaction()
+    producer = _AddDeleteFiles(operation=Operation.DELETE, transaction=tx, io=table.io)
+    producer.append_data_file(data_file)
+    producer.commit()
+    tx.commit_transaction()
+
+
+def add_position_deletes(table: Any, data_path: str, positions: list[int], out: str) -> None:
+    """Delete the rows at ``positions`` of the data file ``data_path`` (as the table names it)
+    by a position delete file written at ``out``."""
+    schema = pa.schema(
+        [
+            pa.field("file_path", pa.string(), False, {b"PARQUET:field_id": _FILE_PATH_ID}),
+            pa.field("pos", pa.int64(), False, {b"PARQUET:field_id": _POS_ID}),
+        ]
+    )
+    rows = {"file_path": [data_path] * len(positions), "pos": positions}
+    pq.write_table(pa.table(rows, schema=schema), out)
+    _commit(
+        table,
+        DataFile.from_args(
+            content=DataFileContent.POSITION_DELETES,
+            file_path="file://" + out,
+            file_format=FileFormat.PARQUET,
+            partition=Record(),
+            record_count=len(positions),
+            file_size_in_bytes=os.path.getsize(out),
+            spec_id=0,
+        ),
+    )
+
+
+def add_equality_deletes(table: Any, column: str, values: list[int], out: str) -> None:
+    """Delete the rows whose BIGINT ``column`` is one of ``values`` by an equality delete
+    file."""
+    field_id = table.schema().find_field(column).field_id
+    meta = {b"PARQUET:field_id": str(field_id).encode()}
+    schema = pa.schema([pa.field(column, pa.int64(), metadata=meta)])
+    arrow = pa.array(values, pa.int64())
+    pq.write_table(pa.table({column: arrow}, schema=schema), out)
+    _commit(
+        table,
+        DataFile.from_args(
+            content=DataFileContent.EQUALITY_DELETES,
+            file_path="file://" + out,
+            file_format=FileFormat.PARQUET,
+            partition=Record(),
+            record_count=len(values),
+            file_size_in_bytes=os.path.getsize(out),
+            equality_ids=[field_id],
+            spec_id=0,
+        ),
+    )
