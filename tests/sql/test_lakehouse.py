@@ -19,6 +19,7 @@ from pyiceberg.catalog.sql import SqlCatalog
 from pyiceberg.types import LongType, StringType
 
 from auger.errors import UserError
+from tests.sql.delta_deletion_vectors import delete_positions
 from tests.sql.helpers import error, rows
 from tests.sql.iceberg_deletes import add_equality_deletes, add_position_deletes
 
@@ -408,3 +409,23 @@ def test_iceberg_position_deletes_leave_their_rows_out(make_conn: Any, data_dir:
     text = error(conn, f"SELECT * FROM {name}")
     assert "UNSUPPORTED_OPERATION ERROR" in text and "equality deletes" in text
     assert "merge_on_read/ns/t" in text
+
+
+def test_delta_deletion_vectors_leave_their_rows_out(make_conn: Any, data_dir: Path) -> None:
+    path = data_dir / "lake" / "vectors"
+    shutil.rmtree(path, ignore_errors=True)
+    write_deltalake(str(path), pa.table({"id": list(range(10)), "p": ["a"] * 5 + ["b"] * 5}),
+                    partition_by=["p"],
+                    configuration={"delta.enableDeletionVectors": "true"})  # fmt: skip
+    first = sorted(DeltaTable(str(path)).file_uris())[0]
+    data_file = str(Path(first.removeprefix("file://")).relative_to(path))
+    delete_positions(path, 1, data_file, [1, 3])
+    # deltalake reads the vector as deleting those rows
+    vectors = pa.table(DeltaTable(str(path)).deletion_vectors())
+    assert vectors.column("selection_vector")[0].as_py()[:4] == [True, False, True, False]
+    conn = make_conn()
+    name = "dfs.data.`lake/vectors`"
+    assert rows(conn, f"SELECT id FROM {name} WHERE p = 'a' ORDER BY id") == [(0,), (2,), (4,)]
+    assert rows(conn, f"SELECT COUNT(*) FROM {name}") == [(8,)]
+    got = rows(conn, f"SELECT COUNT(*) FROM table({name}(version => 0))")
+    assert got == [(10,)]

@@ -18,15 +18,13 @@ from auger.errors import UserError
 from auger.formats.lakehouse.snapshot import TableSnapshot, first_line, number_option
 from auger.formats.lakehouse.stores import delta_storage_options, same_store_path
 from auger.formats.parquet_columns import PartitionConstants
+from auger.formats.parquet_deletes import PositionDeletes
 from auger.storage import filesystem as fs
 from auger.storage.selection import FileStatus
 from auger.types import TupleSchema
 from auger.types.arrow import schema_from_arrow
 
 __all__ = ["current_schema", "data_file_path", "delta_snapshot", "open_version"]
-
-#: Reader features whose files a plain read of the listed Parquet files would answer wrongly.
-_REFUSED_FEATURES = {"deletionVectors": "deletion vectors"}
 
 
 def _open(location: str, options: Mapping[str, Any]) -> Any:
@@ -79,19 +77,33 @@ def open_version(location: str, version: int) -> Any:
 
 def _check_features(table: Any, location: str) -> None:
     protocol = table.protocol()
-    features = set(protocol.reader_features or ())
-    for feature, words in _REFUSED_FEATURES.items():
-        if feature in features and (feature != "deletionVectors" or _has_deletion_vectors(table)):
-            raise UserError.unsupported(
-                f"Delta table [{location}] version [{table.version()}] uses {words}, which auger "
-                "does not read yet",
-                ["Fix: rewrite the table without it (for example CREATE TABLE AS from Spark)"],
-            )
     if protocol.min_reader_version > 3:
         raise UserError.unsupported(
             f"Delta table [{location}] needs reader version {protocol.min_reader_version}; "
             "auger reads versions up to 3"
         )
+
+
+def _deleted_positions(table: Any, location: str) -> dict[str, list[int]]:
+    """The positions each file's deletion vector deletes, by the path a scan reads (none
+    unless the table's protocol has deletion vectors)."""
+    import numpy as np
+    import pyarrow as pa
+
+    if "deletionVectors" not in set(table.protocol().reader_features or ()):
+        return {}
+    vectors = pa.table(table.deletion_vectors())
+    out: dict[str, list[int]] = {}
+    for uri, keep in zip(
+        vectors.column("filepath").to_pylist(),
+        vectors.column("selection_vector").to_pylist(),
+        strict=True,
+    ):
+        # the vector keeps rows (True) up to the last deleted one; rows past it are kept
+        gone = np.flatnonzero(~np.asarray(keep, dtype=bool))
+        if len(gone):
+            out[same_store_path(unquote(uri), location)] = gone.tolist()
+    return out
 
 
 def _column_mapping(table: Any, location: str) -> tuple[tuple[int | None, str, str], ...]:
@@ -121,14 +133,6 @@ def _column_mapping(table: Any, location: str) -> tuple[tuple[int | None, str, s
         physical = meta.get("delta.columnMapping.physicalName") or f["name"]
         out.append((None if field_id is None else int(field_id), physical, f["name"]))
     return tuple(out)
-
-
-def _has_deletion_vectors(table: Any) -> bool:
-    import pyarrow as pa
-
-    actions = pa.table(table.get_add_actions(flatten=True))
-    names = [n for n in actions.column_names if n.startswith("deletionVector")]
-    return any(actions.column(n).null_count < len(actions) for n in names)
 
 
 def current_schema(location: str) -> TupleSchema:
@@ -164,8 +168,8 @@ def delta_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
 
     Raises:
         UserError: VALIDATION for a version that does not exist or an unreadable log;
-            UNSUPPORTED_OPERATION for features auger does not apply (deletion vectors, column
-            mapping of nested columns).
+            UNSUPPORTED_OPERATION for features auger does not apply (column mapping of nested
+            columns, reader versions past 3).
     """
     import pyarrow as pa
 
@@ -186,6 +190,7 @@ def delta_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
             for i, f in enumerate(files)
         }
         constants = PartitionConstants(pa.schema([arrow.field(p) for p in partitions]), values)
+    deleted = _deleted_positions(table, location)
     return TableSnapshot(
         "delta",
         location,
@@ -194,4 +199,5 @@ def delta_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
         schema_from_arrow(arrow),
         partition_values=constants,
         column_mapping=_column_mapping(table, location),
+        position_deletes=PositionDeletes(positions=deleted) if deleted else None,
     )

@@ -164,7 +164,7 @@ def _snapshot(
         tuple(files),
         table_schema(table, snapshot_id),
         column_mapping=mapping,
-        position_deletes=PositionDeletes(deletes) if deletes else None,
+        position_deletes=PositionDeletes(files=deletes) if deletes else None,
     )
 
 
