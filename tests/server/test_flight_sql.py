@@ -17,9 +17,11 @@ import requests
 
 from auger.server.flightsql_messages import message, pack
 
-from .helpers import Server, free_port
+from .helpers import Server, free_port, post_query
 
 adbc = pytest.importorskip("adbc_driver_flightsql.dbapi")
+from adbc_driver_manager import AdbcStatusCode  # noqa: E402
+
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 COOKIES = {"adbc.flight.sql.rpc.with_cookie_middleware": "true"}
@@ -230,11 +232,17 @@ def test_errors_keep_drill_text_and_grpc_code(server: Server) -> None:
         client.get_flight_info(_command("CommandStatementQuery", query="SELEC 1"))
     client.close()
     with connect(server) as conn, conn.cursor() as cur:
-        with pytest.raises(adbc.Error) as adbc_err:
-            cur.execute("SELECT * FROM dfs.tmp.`no_such_table`")
-            cur.fetchall()
-        assert "VALIDATION ERROR" in str(adbc_err.value)
-        assert "Traceback" not in str(adbc_err.value)
+        for sql in ("SELECT * FROM dfs.tmp.`no_such_table`", "SELEC 1"):
+            # the REST API's text of the same error, without the error id it adds
+            rest = post_query(None, server.url, sql).json()["errorMessage"]
+            drill = rest.rpartition("\n\n[Error Id: ")[0]
+            with pytest.raises(adbc.Error) as adbc_err:
+                cur.execute(sql)
+                cur.fetchall()
+            assert adbc_err.value.status_code == AdbcStatusCode.UNKNOWN
+            sent = str(adbc_err.value).partition("[FlightSQL] ")[2]
+            assert sent.startswith(drill + ". Detail: Failed"), (sent, drill)
+            assert "Traceback" not in sent
         cur.execute("SELECT 1 AS one FROM (VALUES(1))")  # the connection goes on
         assert cur.fetchall() == [(1,)]
 
