@@ -158,3 +158,25 @@ def test_each_connection_has_its_own_session(server: Server) -> None:
             pytest.raises(adbc.Error, match="VALIDATION ERROR"),
         ):
             one(second, "SELECT v FROM mine")
+
+
+def test_flightsql_dbapi_logs_in_over_tls(server: Server) -> None:
+    import pyarrow.flight as flight
+    from flightsql import FlightSQLClient, connect
+
+    def client(password: str) -> FlightSQLClient:
+        return FlightSQLClient(
+            host="127.0.0.1",
+            port=int(server.flight_url.rsplit(":", 1)[1]),  # type: ignore[attr-defined]
+            user="alice",
+            password=password,
+            tls_root_certs=server.cert,  # type: ignore[attr-defined]
+        )
+
+    conn = connect(client("wonder land"))
+    cur = conn.cursor()
+    cur.execute("SELECT CURRENT_USER AS u FROM (VALUES(?))", (1,))
+    assert cur.fetchall() == [["alice"]]
+    conn.close()
+    with pytest.raises(flight.FlightUnauthenticatedError, match="Invalid username/password"):
+        client("wrong")
