@@ -31,8 +31,18 @@ $(VENV)/.installed-dev: $(VENV)/.installed
 	$(PIP) install -q -e '.[dev,connect]'
 	touch $@
 
+# flightsql-dbapi, the Flight SQL SQLAlchemy dialect and DB-API Superset uses, is tested against
+# auger's Flight SQL endpoint. Every release of it declares SQLAlchemy < 2 while auger's own
+# dialects need SQLAlchemy 2, so pip cannot resolve it beside them; its code runs on SQLAlchemy 2,
+# so it is installed without its declared dependencies (the others, pyarrow and protobuf, auger
+# has already).
+FLIGHTSQL_DBAPI := flightsql-dbapi==0.2.2
+$(VENV)/.installed-flightsql: $(VENV)/.installed-dev
+	$(PIP) install -q --no-deps '$(FLIGHTSQL_DBAPI)'
+	touch $@
+
 install: $(VENV)/.installed
-dev: $(VENV)/.installed-dev
+dev: $(VENV)/.installed-dev $(VENV)/.installed-flightsql
 
 run: install
 	$(BIN)/auger demo

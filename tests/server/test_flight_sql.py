@@ -17,9 +17,11 @@ import requests
 
 from auger.server.flightsql_messages import message, pack
 
-from .helpers import Server, free_port
+from .helpers import Server, free_port, post_query
 
 adbc = pytest.importorskip("adbc_driver_flightsql.dbapi")
+from adbc_driver_manager import AdbcStatusCode  # noqa: E402
+
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 COOKIES = {"adbc.flight.sql.rpc.with_cookie_middleware": "true"}
@@ -230,11 +232,17 @@ def test_errors_keep_drill_text_and_grpc_code(server: Server) -> None:
         client.get_flight_info(_command("CommandStatementQuery", query="SELEC 1"))
     client.close()
     with connect(server) as conn, conn.cursor() as cur:
-        with pytest.raises(adbc.Error) as adbc_err:
-            cur.execute("SELECT * FROM dfs.tmp.`no_such_table`")
-            cur.fetchall()
-        assert "VALIDATION ERROR" in str(adbc_err.value)
-        assert "Traceback" not in str(adbc_err.value)
+        for sql in ("SELECT * FROM dfs.tmp.`no_such_table`", "SELEC 1"):
+            # the REST API's text of the same error, without the error id it adds
+            rest = post_query(None, server.url, sql).json()["errorMessage"]
+            drill = rest.rpartition("\n\n[Error Id: ")[0]
+            with pytest.raises(adbc.Error) as adbc_err:
+                cur.execute(sql)
+                cur.fetchall()
+            assert adbc_err.value.status_code == AdbcStatusCode.UNKNOWN
+            sent = str(adbc_err.value).partition("[FlightSQL] ")[2]
+            assert sent.startswith(drill + ". Detail: Failed"), (sent, drill)
+            assert "Traceback" not in sent
         cur.execute("SELECT 1 AS one FROM (VALUES(1))")  # the connection goes on
         assert cur.fetchall() == [(1,)]
 
@@ -290,6 +298,72 @@ def _running_query(server: Server) -> str:
             return str(running[0]["queryId"])
         time.sleep(0.1)
     raise AssertionError("the slow query never showed as running")
+
+
+#: A Flight client in a process of its own: starts reading SLOW's answer, says so, and then
+#: either waits to be killed (its connection drops) or gives the read a deadline (the call is
+#: cancelled when it passes).
+_LEAVING_CLIENT = """
+import sys
+import pyarrow.flight as flight
+from auger.server.flightsql_messages import message, pack, unpack
+client = flight.FlightClient(sys.argv[1])
+command = pack(message("CommandStatementQuery")(query=sys.argv[2]))
+info = client.get_flight_info(flight.FlightDescriptor.for_command(command))
+ticket = info.endpoints[0].ticket
+options = flight.FlightCallOptions(timeout=float(sys.argv[3])) if sys.argv[3] else None
+reader = client.do_get(ticket, options) if options else client.do_get(ticket)
+print(unpack(ticket.ticket)[1].statement_handle.decode(), flush=True)
+try:
+    reader.read_all()
+except flight.FlightError as exc:
+    print(type(exc).__name__, flush=True)
+"""
+
+
+@pytest.mark.parametrize("leaves", ["connection dropped", "call cancelled"])
+def test_a_client_leaving_mid_stream_cancels_the_statement_at_once(
+    server: Server, leaves: str
+) -> None:
+    import subprocess
+    import sys
+    import time
+
+    deadline = "" if leaves == "connection dropped" else "5"
+    url = server.flight_url  # type: ignore[attr-defined]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _LEAVING_CLIENT, url, SLOW, deadline],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        # the schema has arrived: the server is streaming, Spark is on the first batch
+        query_id = proc.stdout.readline().strip()
+        assert query_id
+        if leaves == "connection dropped":
+            proc.kill()
+        else:
+            assert proc.stdout.readline().strip() == "FlightTimedOutError"
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    # the statement (hours of work otherwise) is cancelled without waiting for a batch
+    for _ in range(1200):
+        running = requests.get(f"{server.url}/profiles.json", timeout=30).json()["runningQueries"]
+        if query_id not in [q["queryId"] for q in running]:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the statement of the client that left is still running")
+    profile = requests.get(f"{server.url}/profiles/{query_id}.json", timeout=30).json()
+    assert profile["stateName"] == "CANCELED", profile
+    assert "client closed the connection" in profile["error"], profile
+    with connect(server) as conn, conn.cursor() as cur:  # the server goes on serving
+        cur.execute("SELECT COUNT(*) AS n FROM dfs.data.`nums.csv`")
+        assert cur.fetchall() == [(ROWS,)]
 
 
 def test_pandas_reads_through_the_adbc_connection(server: Server) -> None:

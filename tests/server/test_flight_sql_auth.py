@@ -16,6 +16,8 @@ import pytest
 from .helpers import Server, free_port
 
 adbc = pytest.importorskip("adbc_driver_flightsql.dbapi")
+from adbc_driver_manager import AdbcStatusCode  # noqa: E402
+
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 
@@ -106,6 +108,7 @@ def test_statements_run_as_the_user_who_connected(server: Server) -> None:
 def test_wrong_password_is_unauthenticated(server: Server) -> None:
     with pytest.raises(adbc.Error, match="UNAUTHENTICATED") as err:
         connect(server, "alice", "nope")
+    assert err.value.status_code == AdbcStatusCode.UNAUTHENTICATED
     assert "Invalid username/password credentials." in str(err.value)
 
 
@@ -137,7 +140,9 @@ def test_permissions_follow_the_user(server: Server) -> None:
     with connect(server, "alice", "wonder land") as conn:
         with pytest.raises(adbc.Error, match="PermissionDenied") as err:
             one(conn, sql)
-        assert "PERMISSION ERROR" in str(err.value)
+        assert err.value.status_code == AdbcStatusCode.UNAUTHORIZED  # gRPC PERMISSION_DENIED
+        assert "[FlightSQL] PERMISSION ERROR: " in str(err.value)
+        assert "Traceback" not in str(err.value)
     with connect(server, "root", "s3cret") as conn:
         assert one(conn, sql)[0][0] is True
         one(conn, "ALTER SYSTEM RESET `planner.slice_target`")
@@ -153,3 +158,25 @@ def test_each_connection_has_its_own_session(server: Server) -> None:
             pytest.raises(adbc.Error, match="VALIDATION ERROR"),
         ):
             one(second, "SELECT v FROM mine")
+
+
+def test_flightsql_dbapi_logs_in_over_tls(server: Server) -> None:
+    import pyarrow.flight as flight
+    from flightsql import FlightSQLClient, connect
+
+    def client(password: str) -> FlightSQLClient:
+        return FlightSQLClient(
+            host="127.0.0.1",
+            port=int(server.flight_url.rsplit(":", 1)[1]),  # type: ignore[attr-defined]
+            user="alice",
+            password=password,
+            tls_root_certs=server.cert,  # type: ignore[attr-defined]
+        )
+
+    conn = connect(client("wonder land"))
+    cur = conn.cursor()
+    cur.execute("SELECT CURRENT_USER AS u FROM (VALUES(?))", (1,))
+    assert cur.fetchall() == [["alice"]]
+    conn.close()
+    with pytest.raises(flight.FlightUnauthenticatedError, match="Invalid username/password"):
+        client("wrong")

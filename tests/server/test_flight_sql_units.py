@@ -4,6 +4,7 @@ type-info answers, its settings."""
 from __future__ import annotations
 
 import base64
+import threading
 
 import pyarrow.flight as flight
 import pytest
@@ -12,6 +13,7 @@ from auger.errors import UserError
 from auger.server import flight_catalog as catalog
 from auger.server.flight_auth import _basic
 from auger.server.flight_errors import flight_error
+from auger.server.flight_watch import ClientWatch
 from auger.server.flightsql_messages import message, pack, unpack
 from auger.server.settings import ServerSettings
 
@@ -74,3 +76,36 @@ def test_flight_settings() -> None:
         ServerSettings.from_config({"flight_port": 70000})
     with pytest.raises(UserError, match="tls_private_key"):
         ServerSettings.from_config({"tls_certificate": "/x.pem"})
+
+
+class _Call:
+    """A call's context as the watch sees it: cancelled or not."""
+
+    def __init__(self) -> None:
+        self.cancelled = threading.Event()
+        self.looks = 0
+
+    def is_cancelled(self) -> bool:
+        self.looks += 1
+        return self.cancelled.is_set()
+
+
+def test_client_watch_acts_once_when_the_call_is_cancelled() -> None:
+    call, gone = _Call(), threading.Event()
+    actions: list[int] = []
+    watch = ClientWatch(call, lambda: (actions.append(1), gone.set()), interval=0.01).start()
+    call.cancelled.set()
+    assert gone.wait(60)
+    watch.stop()
+    assert actions == [1]
+
+
+def test_client_watch_leaves_the_context_alone_once_stopped() -> None:
+    call = _Call()
+    watch = ClientWatch(call, lambda: None, interval=0.001).start()
+    watch.stop()
+    looks = call.looks
+    call.cancelled.set()
+    watch.stop()  # stopping twice is harmless
+    assert call.looks == looks
+    ClientWatch(call, lambda: None).stop()  # never started: nothing to stop

@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import threading
+from collections.abc import Callable
 from http.cookies import CookieError, SimpleCookie
 from typing import Any
 
@@ -59,12 +60,18 @@ class CallSession(flight.ServerMiddleware):  # type: ignore[misc]
         self.auth = auth
         self.web = web
         self._headers = headers
+        self._on_completed: list[Callable[[], object]] = []
+
+    def on_completed(self, action: Callable[[], object]) -> None:
+        """Run ``action`` when the call ends, while its context is still valid."""
+        self._on_completed.append(action)
 
     def sending_headers(self) -> dict[str, str]:
         return self._headers
 
     def call_completed(self, exception: Any) -> None:
-        return None
+        for action in self._on_completed:
+            action()
 
 
 class FlightAuth(flight.ServerMiddlewareFactory):  # type: ignore[misc]

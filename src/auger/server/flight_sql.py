@@ -11,7 +11,8 @@ a time (:class:`auger.spark.jobs.BatchStream`), so a large result never sits who
 The ticket names the statement, not the session: a client that keeps neither cookies nor tokens
 still reads the answer of the statement it asked for. Each statement's Spark jobs run in a job
 group named by its query id, which ``CancelFlightInfo`` and the older ``CancelQuery`` action
-cancel, as does a client that goes away mid-stream.
+cancel, as does a client that goes away or cancels the call mid-stream (noticed at once, not
+when the next batch is ready: :class:`auger.server.flight_watch.ClientWatch`).
 
 Prepared statements keep their SQL text; parameters bound through ``DoPut`` are written into it
 as typed SQL literals (:func:`auger.dbapi.bind_parameters`, the DB-API's binding), one
@@ -35,6 +36,7 @@ from auger.errors import UserError
 from auger.server import flight_catalog as catalog
 from auger.server.flight_auth import MIDDLEWARE_KEY, CallSession, FlightAuth, HandshakeHandler
 from auger.server.flight_errors import CANCELLED, flight_error
+from auger.server.flight_watch import ClientWatch
 from auger.server.flightsql_messages import message, pack, unpack
 from auger.server.queries import CLIENT_GONE, USER_CANCEL
 from auger.spark import jobs
@@ -273,6 +275,17 @@ class FlightSqlServer(flight.FlightServerBase):  # type: ignore[misc]
         profile = rq.profile
         complete = False
         stream: jobs.BatchStream | None = None
+        # a client that leaves (or cancels the call) while Spark works on the next batch stops
+        # the statement now, not when that batch is ready to send
+        watch = ClientWatch(
+            context,
+            lambda: self.state.queries.cancel(rq.query_id, CLIENT_GONE),
+            name=f"auger-flight-watch-{rq.query_id[:8]}",
+        )
+        call: CallSession | None = context.get_middleware(MIDDLEWARE_KEY)
+        if call is not None:
+            call.on_completed(watch.stop)
+        watch.start()
         try:
             if rq.cancel_requested.is_set():
                 raise flight.FlightCancelledError(CANCELLED)
@@ -306,6 +319,7 @@ class FlightSqlServer(flight.FlightServerBase):  # type: ignore[misc]
             profile.error = str(error)
             raise error from None
         finally:
+            watch.stop()
             if not complete and profile.state not in ("FAILED", "CANCELED"):
                 # the client went away mid-stream (or the call was cancelled)
                 self.state.queries.cancel(rq.query_id, CLIENT_GONE)
