@@ -142,5 +142,77 @@ def test_layer_check_fails_on_a_planted_violation_and_passes_on_the_source(
     ours = subprocess.run([*script, str(SRC)], capture_output=True, text=True, check=False)
     assert ours.returncode == 0, ours.stdout
     assert ours.stdout.strip().endswith(
-        "0 imports of a higher layer (0 inside functions) in 0 package pairs; 0 cycles"
+        "0 imports of a higher layer (0 inside functions) in 0 package pairs; 0 cycles; "
+        "0 module cycles"
     )
+
+
+def _plant(src: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = src / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_module_check_finds_a_cycle_hidden_in_a_function(tmp_path: Path) -> None:
+    """Two modules of one package that import each other, one of them inside a function: the
+    cycle is found, printed as its chain of imports with the file and line of each, and fails
+    the check as ``make lint`` runs it."""
+    check = _check_layers()
+    src = tmp_path / "auger"
+    _plant(
+        src,
+        {
+            "__init__.py": "",
+            "types/__init__.py": "",
+            "types/metadata.py": (
+                "import pyarrow\n"  # another package: never an edge
+                "class TupleSchema:\n"
+                "    def to_arrow(self):\n"
+                "        from auger.types.arrow import schema_to_arrow\n"
+                "        return schema_to_arrow(self)\n"
+            ),
+            "types/arrow.py": "from auger.types.metadata import TupleSchema\n",
+            "types/spark.py": (  # an annotation only: no edge, no cycle
+                "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n"
+                "    from auger.types.metadata import TupleSchema\n"
+            ),
+        },
+    )
+    (loop,) = check.module_cycles(check.collect_modules(src))
+    assert [(i.importer, i.imported, i.path.name, i.line, i.in_function) for i in loop] == [
+        ("auger.types.arrow", "auger.types.metadata", "arrow.py", 1, False),
+        ("auger.types.metadata", "auger.types.arrow", "metadata.py", 4, True),
+    ]
+    script = [sys.executable, str(ROOT / "scripts/check_layers.py")]
+    run = subprocess.run([*script, str(src)], capture_output=True, text=True, check=False)
+    assert run.returncode == 1
+    out = run.stdout
+    assert "module cycle: auger.types.arrow -> auger.types.metadata -> auger.types.arrow" in out
+    assert "auger/types/arrow.py:1: imports auger.types.metadata" in out
+    assert "auger/types/metadata.py:4: imports auger.types.arrow (inside a function)" in out
+    assert out.strip().endswith("; 1 module cycles")
+
+
+def test_module_check_tells_a_package_facade_from_its_modules(tmp_path: Path) -> None:
+    """``from auger.pkg import name`` is an import of the module ``auger.pkg.name`` when there
+    is one, else of the package's ``__init__``: a writer that takes a sibling module through
+    the package is fine, one that takes a name the package re-exports closes a cycle."""
+    check = _check_layers()
+    src = tmp_path / "auger"
+    files = {
+        "__init__.py": "",
+        "resultset/__init__.py": "from auger.resultset.writer import Writer\n",
+        "resultset/vectors.py": "",
+        "resultset/writer.py": "from auger.resultset import vectors\nclass Writer: ...\n",
+    }
+    _plant(src, files)
+    assert check.module_cycles(check.collect_modules(src)) == []
+    facade = "from . import vectors\nfrom auger.resultset import Writer\n"
+    (src / "resultset/writer.py").write_text(facade)
+    (loop,) = check.module_cycles(check.collect_modules(src))
+    assert [(i.importer, i.imported, i.line) for i in loop] == [
+        ("auger.resultset", "auger.resultset.writer", 1),
+        ("auger.resultset.writer", "auger.resultset", 2),
+    ]

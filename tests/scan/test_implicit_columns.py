@@ -21,10 +21,11 @@ from auger.scan.implicit import (
     resolve_implicit_columns,
 )
 from auger.types import ColumnMetadata, TupleSchema
+from auger.types.schema_text import parse_schema
 
 
 def S(text: str) -> TupleSchema:
-    return TupleSchema.parse(text)
+    return parse_schema(text)
 
 
 def resolve(

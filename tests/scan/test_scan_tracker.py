@@ -20,10 +20,11 @@ from auger.scan import (
 )
 from auger.scan.filter import SchemaFilter
 from auger.types import ColumnMetadata, TupleSchema
+from auger.types.schema_text import parse_schema
 
 
 def S(text: str) -> TupleSchema:
-    return TupleSchema.parse(text)
+    return parse_schema(text)
 
 
 def col(text: str) -> ColumnMetadata:
