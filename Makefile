@@ -50,7 +50,7 @@ run: install
 LINT_PATHS := $(wildcard src tests benchmarks examples scripts)
 
 # The import layers of docs/architecture.md: an import of a higher layer, or a cycle between
-# top-level packages, fails the build.
+# top-level packages or between modules (imports inside functions included), fails the build.
 LAYERS_CHECK := $(BIN)/python scripts/check_layers.py
 
 lint: dev

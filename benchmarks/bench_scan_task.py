@@ -33,6 +33,7 @@ from bench_spark import _json_lines, _rows_for, _table, _write_csv
 from auger.scan.spec import ColumnSource, ScanSpec
 from auger.spark.datasource import AugerReader
 from auger.spark.direct import plan_direct_read
+from auger.types.spark import schema_to_spark
 
 
 def _data(root: Path, mb: int) -> dict[str, Path]:
@@ -78,7 +79,7 @@ def _specs(files: dict[str, Path]) -> dict[str, ScanSpec]:
 
 def _task(spec: ScanSpec) -> Callable[[], int]:
     """What one Spark task runs: the reader's ``read`` of the first partition."""
-    reader = AugerReader(spec, spec.schema().to_spark())
+    reader = AugerReader(spec, schema_to_spark(spec.schema()))
     partition = reader.partitions()[0]
 
     def run() -> int:

@@ -1,12 +1,21 @@
-"""Check auger's import layers: a package never imports one from a higher layer.
+"""Check auger's import layers and its module graph.
 
-The layers (bottom to top) are the ones ``docs/architecture.md`` describes. Every import of an
-``auger`` module counts, at the top of a module or inside a function; imports under
-``if TYPE_CHECKING:`` are annotations only and do not. Packages of one layer may import each
-other. Cycles between top-level packages are reported too.
+The layers (bottom to top) are the ones ``docs/architecture.md`` describes: a package never
+imports one from a higher layer. Packages of one layer may import each other, but no two
+top-level packages may import each other, and no two modules may either, directly or through
+others.
+
+Every import of an ``auger`` module is an edge, at the top of a module or inside a function;
+imports under ``if TYPE_CHECKING:`` are annotations only and are not. Imports of other packages
+(pyspark, sqlglot, pyarrow...) are never edges, so a function may put one off until it runs; it
+may put off an ``auger`` module too (to spare ``import auger`` or a Spark worker its cost), but
+that import still counts, so it can never hide a cycle. ``from auger.a import b`` is an edge to
+``auger.a.b`` when that is a module, else to ``auger.a`` (the package's ``__init__``); a bare
+``import auger`` is none (every module of the package runs after the package itself).
 
 Usage: ``python scripts/check_layers.py [--report] [SRC]``. Prints each violation as
-``file:line: importer -> imported`` and a summary; exits 1 when there is any, unless
+``file:line: importer -> imported``, each module cycle as its chain of imports with the
+``file:line`` of each, and a summary; exits 1 when there is any violation or cycle, unless
 ``--report`` is given (then it only prints).
 """
 
@@ -89,21 +98,125 @@ def _imports(tree: ast.AST, in_function: bool = False) -> Iterator[tuple[ast.stm
         yield from _imports(node, inside)
 
 
+def _from_module(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    """The module a ``from ... import`` names, relative imports resolved against ``module``."""
+    if not node.level:
+        return node.module or ""
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def _targets(node: ast.stmt, module: str, is_package: bool) -> list[str]:
     if isinstance(node, ast.Import):
         return [alias.name for alias in node.names]
     assert isinstance(node, ast.ImportFrom)
-    if node.level:  # relative: resolve against the importing module
-        base = module.split(".")
-        if not is_package:
-            base = base[:-1]
-        base = base[: len(base) - (node.level - 1)]
-        target = ".".join(base + ([node.module] if node.module else []))
-    else:
-        target = node.module or ""
+    target = _from_module(node, module, is_package)
     if target == "auger":  # ``from auger import sql``: the names are the modules
         return [f"auger.{alias.name}" for alias in node.names]
     return [target]
+
+
+@dataclass(frozen=True)
+class ModuleImport:
+    """One import of an ``auger`` module by another: an edge of the module graph."""
+
+    path: Path
+    line: int
+    importer: str  # ``auger.sql.planning.planner``
+    imported: str
+    in_function: bool
+
+
+def _imported_modules(node: ast.stmt, module: str, is_package: bool, known: set[str]) -> list[str]:
+    """The ``auger`` modules an import statement loads (each the longest dotted name that is a
+    module of ``known``)."""
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names if alias.name != "auger"]
+    else:
+        assert isinstance(node, ast.ImportFrom)
+        base = _from_module(node, module, is_package)
+        names = [
+            f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+            for alias in node.names
+        ]
+    out: list[str] = []
+    for name in names:
+        bits = name.split(".")
+        while bits and ".".join(bits) not in known:
+            bits.pop()
+        found = ".".join(bits)
+        if (found == "auger" or found.startswith("auger.")) and found not in out:
+            out.append(found)
+    return out
+
+
+def _module_files(src: Path) -> dict[str, Path]:
+    """Each module of the package at ``src`` (dotted, from ``auger``) and its file."""
+    files = {}
+    for path in sorted(src.rglob("*.py")):
+        name = _module_name(path, src)
+        files[f"auger.{name}" if name else "auger"] = path
+    return files
+
+
+def _compiled_modules(src: Path) -> set[str]:
+    """The C extensions (``auger._textscan``...), known by their type stubs: leaves of the
+    graph."""
+    return {f"auger.{_module_name(path, src)}" for path in src.rglob("*.pyi")}
+
+
+def collect_modules(src: Path) -> list[ModuleImport]:
+    """Every import of one ``auger`` module by another, in the package at ``src``."""
+    files = _module_files(src)
+    known = set(files) | _compiled_modules(src)
+    out = []
+    for module, path in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        is_package = path.stem == "__init__"
+        for node, in_function in _imports(tree):
+            for target in _imported_modules(node, module, is_package, known):
+                if target != module:
+                    out.append(ModuleImport(path, node.lineno, module, target, in_function))
+    return out
+
+
+def module_cycles(imports: list[ModuleImport]) -> list[list[ModuleImport]]:
+    """One cycle of imports for each group of modules that import each other, directly or
+    not: the shortest that starts and ends at the group's first module (by name)."""
+    edges: dict[str, dict[str, ModuleImport]] = defaultdict(dict)
+    for i in imports:
+        edges[i.importer].setdefault(i.imported, i)
+    graph = {node: set(targets) for node, targets in edges.items()}
+    out = []
+    for group in _strongly_connected(graph):
+        members = set(group)
+        start = group[0]
+        # breadth first from ``start`` inside the group, back to ``start``
+        came_from: dict[str, ModuleImport] = {}
+        frontier = [start]
+        done = False
+        while frontier and not done:
+            following = []
+            for node in frontier:
+                for nxt in sorted(graph.get(node, ())):
+                    if nxt not in members or nxt in came_from:
+                        continue
+                    came_from[nxt] = edges[node][nxt]
+                    if nxt == start:
+                        done = True
+                        break
+                    following.append(nxt)
+                if done:
+                    break
+            frontier = following
+        chain = [came_from[start]]
+        while chain[-1].importer != start:
+            chain.append(came_from[chain[-1].importer])
+        out.append(chain[::-1])
+    return out
 
 
 def collect(src: Path) -> list[Import]:
@@ -141,6 +254,11 @@ def cycles(imports: list[Import]) -> list[list[str]]:
     graph: dict[str, set[str]] = defaultdict(set)
     for i in imports:
         graph[i.importer].add(i.imported)
+    return _strongly_connected(graph)
+
+
+def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of more than one node that reach each other, each sorted."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -185,12 +303,19 @@ def main(argv: list[str] | None = None) -> int:
     groups = cycles(imports)
     for group in groups:
         print("cycle between: " + ", ".join(group))
+    loops = module_cycles(collect_modules(src))
+    for loop in loops:
+        print(f"module cycle: {' -> '.join([loop[0].importer] + [i.imported for i in loop])}")
+        for i in loop:
+            where = " (inside a function)" if i.in_function else ""
+            print(f"  {i.path.relative_to(src.parent)}:{i.line}: imports {i.imported}{where}")
     pairs = sorted({(i.importer, i.imported) for i in bad})
     print(
         f"{len(bad)} imports of a higher layer ({sum(i.in_function for i in bad)} inside "
-        f"functions) in {len(pairs)} package pairs; {len(groups)} cycles"
+        f"functions) in {len(pairs)} package pairs; {len(groups)} cycles; "
+        f"{len(loops)} module cycles"
     )
-    return 0 if args.report or not (bad or groups) else 1
+    return 0 if args.report or not (bad or groups or loops) else 1
 
 
 if __name__ == "__main__":

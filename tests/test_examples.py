@@ -19,7 +19,7 @@ from auger.errors import UserError
 from auger.formats import get_format, register_format, registry, unregister_format
 from auger.scan import ScanOperator, run_scan
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
-from auger.types import TupleSchema
+from auger.types.schema_text import parse_schema
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "regex_log_reader.py"
 
@@ -68,7 +68,7 @@ def spec_for(
     root: Path, files: list[Path], columns: dict[str, str], limit: int | None = None
 ) -> ScanSpec:
     """A spec as the planner would build it: column name → source (``table``, ``filename``...)."""
-    schema = TupleSchema.parse(
+    schema = parse_schema(
         ", ".join(
             f"`{n}` {'INT' if src == ColumnSource.MISSING else 'VARCHAR'}"
             for n, src in columns.items()
@@ -99,7 +99,7 @@ def test_example_is_short() -> None:
 def test_discovered_schema_is_the_named_groups(example: ModuleType, logs: list[Path]) -> None:
     plugin = get_format("regexlog")
     schema = plugin.discover_schema([str(p) for p in logs], FormatConfig("l", "regexlog", ()), {})
-    assert schema == TupleSchema.parse("date VARCHAR, time VARCHAR, level VARCHAR, message VARCHAR")
+    assert schema == parse_schema("date VARCHAR, time VARCHAR, level VARCHAR, message VARCHAR")
 
 
 def test_query_through_run_scan(example: ModuleType, tmp_path: Path, logs: list[Path]) -> None:
@@ -197,7 +197,7 @@ def test_custom_pattern_from_the_format_config(example: ModuleType, tmp_path: Pa
     config = FormatConfig(
         "access", "regexlog", ("log",), {"pattern": r'(?P<ip>\S+) "(?P<req>[^"]*)" (?P<status>\d+)'}
     )
-    provided = SimpleNamespace(schema=TupleSchema.parse("status INT"), properties={})
+    provided = SimpleNamespace(schema=parse_schema("status INT"), properties={})
     op = ScanOperator(
         get_format("regexlog"), [path], ["ip", "status"], config=config, provided_schema=provided
     )

@@ -14,7 +14,8 @@ from auger.projection import (
     parse_path,
     parse_projection,
 )
-from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+from auger.types import ColumnMetadata, DataMode, MinorType
+from auger.types.schema_text import parse_schema
 
 
 def test_null_projection_is_wildcard() -> None:
@@ -201,12 +202,12 @@ def test_requested_tuple_parse_and_pickle() -> None:
 _KINDS = {
     "int": ColumnMetadata("a", MinorType.INT, DataMode.REQUIRED),
     "int_array": ColumnMetadata("a", MinorType.INT, DataMode.REPEATED),
-    "map": TupleSchema.parse("a STRUCT<i INT, m STRUCT<mi INT>>")[0],
+    "map": parse_schema("a STRUCT<i INT, m STRUCT<mi INT>>")[0],
     "map_array": ColumnMetadata.map("a", [ColumnMetadata.required("i", "INT")], "REPEATED"),
     "union": ColumnMetadata("a", MinorType.UNION, DataMode.OPTIONAL),
-    "list": TupleSchema.parse("a ARRAY<ARRAY<INT>>")[0],
-    "dict": TupleSchema.parse("a MAP<INT, INT>")[0],
-    "dict_array": TupleSchema.parse("a ARRAY<MAP<INT, INT>>")[0],
+    "list": parse_schema("a ARRAY<ARRAY<INT>>")[0],
+    "dict": parse_schema("a MAP<INT, INT>")[0],
+    "dict_array": parse_schema("a ARRAY<MAP<INT, INT>>")[0],
 }
 
 _ALL = set(_KINDS)

@@ -294,32 +294,6 @@ class Engine:
                     )
         return list(found)
 
-    def update_workspace(
-        self, full_name: str, location: str | None = None, writable: bool | None = None
-    ) -> None:
-        """Change a workspace while the engine runs (a storage-plugin update).
-
-        Sessions keep their temporary tables; new ones go to the new location, and closing a
-        session deletes its locations in both.
-        """
-        found = self.config.workspace(full_name)
-        if found is None:
-            raise UserError.validation(f"Workspace [{full_name}] is not found")
-        plugin, ws = found
-        changes: dict[str, Any] = {}
-        if location is not None:
-            changes["location"] = os.path.normpath(os.path.abspath(location))
-        if writable is not None:
-            changes["writable"] = writable
-        new_ws = dataclasses.replace(ws, **changes)
-        new_plugin = dataclasses.replace(plugin, workspaces={**plugin.workspaces, ws.name: new_ws})
-        new_config = dataclasses.replace(
-            self.config, plugins={**self.config.plugins, plugin.name: new_plugin}
-        )
-        if location is not None and full_name == new_config.default_temporary_workspace:
-            os.makedirs(new_ws.location, exist_ok=True)
-        self.config = new_config
-
     def update_plugin(self, name: str, config: Mapping[str, Any]) -> PluginConfig:
         """Replace a storage plugin's configuration while the engine runs (the console's
         storage editor), after checking all of it; nothing changes when a check fails.

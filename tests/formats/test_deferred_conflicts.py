@@ -15,6 +15,7 @@ from auger.formats.conflicts import check_read, conflict_of, defer_conflict, mer
 from auger.formats.json import JsonFormat
 from auger.formats.parquet import ParquetFormat
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+from auger.types.schema_text import parse_schema
 
 JSON = FormatConfig("json", "json", ("json",), {})
 PARQUET = FormatConfig("parquet", "parquet", ("parquet",), {})
@@ -56,7 +57,7 @@ def test_reading_a_member_of_a_member() -> None:
 
 def test_a_conflict_survives_the_schema_text_and_later_widening() -> None:
     marked = defer_conflict(ColumnMetadata("a", MinorType.BIGINT), _error("a"))
-    parsed = TupleSchema.parse(TupleSchema([marked]).to_text())
+    parsed = parse_schema(TupleSchema([marked]).to_text())
     assert str(conflict_of(parsed.column("a"))) == str(_error("a"))
     widened = merge_deferring(parsed, [ColumnMetadata("a", MinorType.FLOAT8)], _never)
     assert widened.column("a").type is MinorType.FLOAT8
@@ -73,8 +74,8 @@ def test_the_first_conflict_is_the_one_reported() -> None:
 
 
 def test_merge_keeps_the_first_type_and_order() -> None:
-    one = TupleSchema.parse("a BIGINT, b VARCHAR")
-    two = TupleSchema.parse("b BIGINT, c BIT NOT NULL")
+    one = parse_schema("a BIGINT, b VARCHAR")
+    two = parse_schema("b BIGINT, c BIT NOT NULL")
 
     def error_for(path: str, first: ColumnMetadata, second: ColumnMetadata) -> UserError:
         return UserError.data_read(f"{path}: {first.type.value} vs {second.type.value}")

@@ -14,6 +14,8 @@ from auger.resultset import (
     UndefinedColumnError,
 )
 from auger.types import ColumnMetadata, DataMode, MinorType
+from auger.types.arrow import schema_to_arrow
+from auger.types.schema_text import parse_schema
 
 from .helpers import make_loader, rows_of
 
@@ -186,7 +188,6 @@ def test_writer_is_the_same_object_and_columns_keep_writers() -> None:
 
 
 def test_record_batch_schema_matches_types_mapping() -> None:
-    from auger.types import TupleSchema
 
     text = (
         "a INT NOT NULL, b VARCHAR, c INT ARRAY, m STRUCT<x BIGINT>, "
@@ -195,5 +196,5 @@ def test_record_batch_schema_matches_types_mapping() -> None:
     loader = make_loader(text)
     loader.writer().add_row(1, "v", [1, 2], {"x": 3}, [[1], []], [{"p": 1}], {"k": 1})
     batch = loader.harvest()
-    assert batch.schema == TupleSchema.parse(text).to_arrow()
+    assert batch.schema == schema_to_arrow(parse_schema(text))
     assert rows_of(batch) == [(1, "v", [1, 2], (3,), [[1], []], [(1,)], [("k", 1)])]

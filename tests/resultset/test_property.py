@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from auger.resultset import LoaderOptions, ResultSetLoader
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+from auger.types.arrow import schema_to_arrow
 
 _SCALARS = {
     MinorType.INT: st.integers(-(2**31), 2**31 - 1),
@@ -101,7 +102,7 @@ def test_harvested_batches_equal_saved_rows(
     got = [row for b in batches for row in b.to_pylist()]
     assert got == expected
     assert all(b.num_rows <= row_limit for b in batches)
-    assert all(b.schema == TupleSchema(schema).to_arrow() for b in batches)
+    assert all(b.schema == schema_to_arrow(TupleSchema(schema)) for b in batches)
 
 
 @settings(max_examples=60, deadline=None)

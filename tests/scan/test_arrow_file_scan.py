@@ -18,10 +18,11 @@ from auger.scan import (
 )
 from auger.scan.file_scan import ArrowFileScan
 from auger.types import TupleSchema
+from auger.types.schema_text import parse_schema
 
 
 def S(text: str) -> TupleSchema:
-    return TupleSchema.parse(text)
+    return parse_schema(text)
 
 
 def rows(batch: pa.RecordBatch) -> list[tuple[object, ...]]:

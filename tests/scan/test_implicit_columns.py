@@ -21,10 +21,11 @@ from auger.scan.implicit import (
     resolve_implicit_columns,
 )
 from auger.types import ColumnMetadata, TupleSchema
+from auger.types.schema_text import parse_schema
 
 
 def S(text: str) -> TupleSchema:
-    return TupleSchema.parse(text)
+    return parse_schema(text)
 
 
 def resolve(
@@ -204,7 +205,7 @@ def test_implicit_with_defined_schema() -> None:
 def test_internal_columns() -> None:
     t = ScanSchemaTracker.build(["a", "lmt", "$project_metadata$", "rgi", "rgs", "rgl"])
     result = resolve_implicit_columns(t)
-    assert result.is_metadata_scan
+    assert any(c.marker.kind is ImplicitKind.PROJECT_METADATA for c in result.columns)
     assert result.schema == S(
         "lmt VARCHAR NOT NULL, `$project_metadata$` VARCHAR, rgi VARCHAR NOT NULL, "
         "rgs VARCHAR NOT NULL, rgl VARCHAR NOT NULL"

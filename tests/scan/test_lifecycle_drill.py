@@ -26,6 +26,7 @@ from auger.scan import (
 )
 from auger.scan.spec import FileSplit
 from auger.types import TupleSchema
+from auger.types.schema_text import parse_schema
 
 SCHEMA = "a INT NOT NULL, b VARCHAR"
 FILE = FileDescrip("/w/x/y/foo.csv", "/w")
@@ -33,7 +34,7 @@ Row = tuple[Any, ...]
 
 
 def S(text: str) -> TupleSchema:
-    return TupleSchema.parse(text)
+    return parse_schema(text)
 
 
 def rows_of(batches: Sequence[pa.RecordBatch]) -> list[Row]:
@@ -544,7 +545,7 @@ def test_strict_mode_warns_about_a_column_added_by_a_later_batch() -> None:
         def next(self) -> bool:
             assert self.loader is not None
             if self.count == 1:
-                self.loader.writer().add_column(TupleSchema.parse("z INT")["z"])
+                self.loader.writer().add_column(parse_schema("z INT")["z"])
             return super().next()
 
     reader = Growing("a INT NOT NULL", [[(1,)], [(2, 7)]], early=False)

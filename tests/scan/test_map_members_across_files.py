@@ -18,7 +18,7 @@ from auger.errors import UserError
 from auger.formats import get_format
 from auger.scan import FileDescrip, ScanOperator, ScanSchemaTracker
 from auger.scan.file_scan import ArrowFileScan
-from auger.types import TupleSchema
+from auger.types.schema_text import parse_schema
 
 _ARROW = {"int": pa.int32(), "long": pa.int64(), "string": pa.string(), "double": pa.float64()}
 
@@ -88,7 +88,7 @@ def test_parquet_maps_in_arrays_and_maps_one_file_lacks(tmp_path: Path) -> None:
 
 
 def test_a_sliced_batch_of_maps_and_arrays_of_maps_is_conformed() -> None:
-    defined = TupleSchema.parse(
+    defined = parse_schema(
         "items STRUCT<k BIGINT, v VARCHAR> ARRAY, m STRUCT<a BIGINT NOT NULL, b VARCHAR>"
     )
     scan = ArrowFileScan(ScanSchemaTracker.build(["*"], defined_schema=defined))
@@ -107,7 +107,7 @@ def test_a_sliced_batch_of_maps_and_arrays_of_maps_is_conformed() -> None:
 
 
 def test_a_null_in_a_member_the_schema_declares_not_null_names_it() -> None:
-    defined = TupleSchema.parse("m STRUCT<a BIGINT NOT NULL>")
+    defined = parse_schema("m STRUCT<a BIGINT NOT NULL>")
     scan = ArrowFileScan(ScanSchemaTracker.build(["*"], defined_schema=defined))
     m = pa.array([{"a": 1}, {"a": None}], pa.struct([pa.field("a", pa.int32())]))
     batch = pa.RecordBatch.from_arrays([m], names=["m"])

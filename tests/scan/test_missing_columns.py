@@ -19,10 +19,11 @@ from auger.scan.missing import (
 )
 from auger.scan.output import assemble
 from auger.types import ColumnMetadata, TupleSchema
+from auger.types.schema_text import parse_schema
 
 
 def S(text: str) -> TupleSchema:
-    return TupleSchema.parse(text)
+    return parse_schema(text)
 
 
 def rows(batch: pa.RecordBatch) -> list[tuple[object, ...]]:

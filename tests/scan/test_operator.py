@@ -27,12 +27,13 @@ from auger.scan import (
 )
 from auger.scan.spec import FileSplit
 from auger.types import ColumnMetadata, TupleSchema
+from auger.types.schema_text import parse_schema
 
 Row = tuple[Any, ...]
 
 
 def S(text: str) -> TupleSchema:
-    return TupleSchema.parse(text)
+    return parse_schema(text)
 
 
 def rows_of(batches: Sequence[pa.RecordBatch] | pa.RecordBatch) -> list[Row]:

@@ -15,6 +15,7 @@ from auger.scan.plan import Requested, ScanTable, discover_table, plan_scan
 from auger.scan.spec import ColumnSource
 from auger.storage.selection import FileSelection, FileStatus
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+from auger.types.schema_text import parse_schema
 
 CSV = FormatConfig("csv", "text", ("csv",), {"extract_header": True})
 JSON = FormatConfig("json", "json", ("json",))
@@ -96,7 +97,7 @@ def test_a_conflict_fails_only_a_scan_that_reads_the_column() -> None:
 
 
 def S(text: str) -> TupleSchema:
-    return TupleSchema.parse(text)
+    return parse_schema(text)
 
 
 def test_map_members_resolve_as_the_tracker_projects_them() -> None:

@@ -11,13 +11,14 @@ from auger.resultset import ResultSetLoader
 from auger.scan import ErrorContext, FileDescrip, ScanSchemaTracker, resolve_implicit_columns
 from auger.scan.lifecycle import FormatReader, ScanLifecycle, SchemaNegotiator, loader_projection
 from auger.types import ColumnMetadata, TupleSchema
+from auger.types.schema_text import parse_schema
 
 SCHEMA = "a INT NOT NULL, b VARCHAR"
 FILE = FileDescrip("/w/x/y/foo.csv", "/w")
 
 
 def S(text: str) -> TupleSchema:
-    return TupleSchema.parse(text)
+    return parse_schema(text)
 
 
 def rows(batches: list[pa.RecordBatch]) -> list[tuple[object, ...]]:

@@ -20,10 +20,11 @@ from auger.scan import (
 )
 from auger.scan.filter import SchemaFilter
 from auger.types import ColumnMetadata, TupleSchema
+from auger.types.schema_text import parse_schema
 
 
 def S(text: str) -> TupleSchema:
-    return TupleSchema.parse(text)
+    return parse_schema(text)
 
 
 def col(text: str) -> ColumnMetadata:
@@ -55,7 +56,7 @@ def test_wildcard_with_explicit_columns() -> None:
     t = ScanSchemaTracker.build(["a", "**", "b"])
     assert not t.is_resolved()
     assert t.projection_type is ProjectionType.ALL
-    assert t.column_projection("a") is not None and t.column_projection("B") is not None
+    assert t.projection().get("a") is not None and t.projection().get("B") is not None
     schema = t.internal_schema()
     assert schema.names() == ["a", "b"] and all(c.is_dynamic for c in schema)
     f = t.projection_filter()
@@ -73,7 +74,7 @@ def test_explicit_projection() -> None:
 def test_array_projection_indexes() -> None:
     t = ScanSchemaTracker.build(["a[1]", "a[3]"])
     assert t.projection_type is ProjectionType.SOME
-    a = t.column_projection("a")
+    a = t.projection().get("a")
     assert a is not None and a.indexes == [False, True, False, True]
 
 

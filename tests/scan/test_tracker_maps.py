@@ -6,10 +6,11 @@ import pytest
 
 from auger.scan import PROJECT_ALL, PROJECT_NONE, ProjectionFilter, ScanSchemaTracker
 from auger.types import ColumnMetadata, TupleSchema
+from auger.types.schema_text import parse_schema
 
 
 def S(text: str) -> TupleSchema:
-    return TupleSchema.parse(text)
+    return parse_schema(text)
 
 
 def C(text: str) -> ColumnMetadata:

@@ -10,10 +10,11 @@ from auger.errors import UserError
 from auger.scan import PROJECT_ALL, PROJECT_NONE, ProjectionType, ScanSchemaTracker
 from auger.scan.filter import RequestedTupleFilter
 from auger.types import ColumnMetadata, TupleSchema
+from auger.types.schema_text import parse_schema
 
 
 def S(text: str) -> TupleSchema:
-    return TupleSchema.parse(text)
+    return parse_schema(text)
 
 
 SCHEMA = "a INT NOT NULL PROPERTIES {'my.prop' = 'my-value'}, b VARCHAR"

@@ -10,7 +10,8 @@ import pyarrow as pa
 import pytest
 
 from auger.server.encoding import encode_batch_rows, encode_column, type_name
-from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+from auger.types import ColumnMetadata, DataMode, MinorType
+from auger.types.schema_text import parse_schema
 
 
 def tokens(arr: pa.Array) -> list[object]:
@@ -92,5 +93,5 @@ def test_type_names(col: ColumnMetadata, name: str) -> None:
 
 
 def test_type_name_of_map_column() -> None:
-    schema = TupleSchema.parse("m STRUCT<x BIGINT>")
+    schema = parse_schema("m STRUCT<x BIGINT>")
     assert type_name(schema[0]) == "MAP"

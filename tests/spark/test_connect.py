@@ -86,7 +86,7 @@ CLIENT = textwrap.dedent(
     import io, json, sys, threading
     import auger
     from auger.cli.runner import ProgressMeter
-    from auger.spark.bootstrap import is_connect
+    from auger.spark.handles import is_connect
 
     master, data = sys.argv[1], sys.argv[2]
     conn = auger.connect(config={

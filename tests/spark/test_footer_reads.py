@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from auger.scan.spec import ScanSpec
+from auger.spark.datasource_read import with_footers
 from auger.spark.discovery import clear_cache
-from auger.spark.frames import with_footers
 from auger.storage import filesystem as fs
 from auger.storage.parquet_footers import clear_footer_bytes
 

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from auger.storage.read_budget import BudgetExceeded, budget, uncompressed_estimate
+from auger.storage.read_budget import BudgetExceeded, budget
+from auger.storage.uncompressed import uncompressed_estimate
 
 #: Decompressed size of the bomb: tens of megabytes from a file of tens of kilobytes.
 BIG = 12_000_000

@@ -19,7 +19,7 @@ from auger.formats import get_format, register_format, unregister_format
 from auger.scan import ScanOperator, run_scan
 from auger.scan.missing import missing_column_array
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
-from auger.types import TupleSchema
+from auger.types.schema_text import parse_schema
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "regex_log_reader.py"
 
@@ -81,12 +81,12 @@ def test_missing_columns_follow_one_rule_in_sql_and_plugin_scans(
         get_format("regexlog"),
         [str(logs / "a.log")],
         ["level", "tag", "n", "z", "w"],
-        provided_schema=TupleSchema.parse(PROVIDED),
+        provided_schema=parse_schema(PROVIDED),
     )
     table = pa.Table.from_batches(list(op))
     assert [tuple(r.values()) for r in table.to_pylist()] == want
     # ... and the rule itself, column by column.
-    for col in TupleSchema.parse(PROVIDED).columns()[1:]:
+    for col in parse_schema(PROVIDED).columns()[1:]:
         assert table.column(col.name).to_pylist() == missing_column_array(col, 2).to_pylist()
 
 
@@ -112,7 +112,7 @@ def test_a_row_past_the_byte_limit_arrives_whole_in_the_next_batch(tmp_path: Pat
             format_options={},
             selection_root=str(tmp_path),
             files=(FileSplit(str(tmp_path / "logs" / "big.log")),),
-            output_schema=TupleSchema.parse("message VARCHAR, dir0 VARCHAR").to_text(),
+            output_schema=parse_schema("message VARCHAR, dir0 VARCHAR").to_text(),
             sources={"message": ColumnSource.TABLE, "dir0": "dir0"},
             projection=("message", "dir0"),
             options={"auger.scan.batch_bytes": 1_500_000},

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -97,13 +98,31 @@ def test_engine_shutdown_closes_every_session(own_engine: Any, tmp_path: Path) -
     assert all(c.session.closed for c in conns)
 
 
+def _update_workspace(
+    eng: Engine, full_name: str, location: str | None = None, writable: bool | None = None
+) -> None:
+    """Change a workspace of a running engine behind its back (the storage editor refuses a
+    read-only temporary workspace, and wants a moved one's folder made first)."""
+    found = eng.config.workspace(full_name)
+    assert found is not None
+    plugin, ws = found
+    changes: dict[str, Any] = {}
+    if location is not None:
+        changes["location"] = os.path.normpath(os.path.abspath(location))
+        os.makedirs(changes["location"], exist_ok=True)
+    if writable is not None:
+        changes["writable"] = writable
+    new_plugin = replace(plugin, workspaces={**plugin.workspaces, ws.name: replace(ws, **changes)})
+    eng.config = replace(eng.config, plugins={**eng.config.plugins, plugin.name: new_plugin})
+
+
 def test_locations_in_both_workspace_locations_are_deleted(own_engine: Any, tmp_path: Path) -> None:
     eng = own_engine()
     conn = Connection(eng.open_session())
     rows(conn, f"create temporary table dfs.tmp.temporary_table_automatic_drop_a as {SELECT_A}")
     first = tmp_path / "ws" / conn.session.id
     assert first.is_dir() and (first / OWNER_MARKER).is_file()
-    eng.update_workspace("dfs.tmp", location=str(tmp_path / "moved"))
+    _update_workspace(eng, "dfs.tmp", location=str(tmp_path / "moved"))
     rows(conn, f"create temporary table dfs.tmp.temporary_table_automatic_drop_b as {SELECT_A}")
     second = tmp_path / "moved" / conn.session.id
     assert second.is_dir() and (second / OWNER_MARKER).is_file()
@@ -265,7 +284,7 @@ def test_signals_clean_up_and_restart_sweeps_after_kill_9(own_engine: Any, tmp_p
 def test_read_only_temporary_workspace_refuses_creation(own_engine: Any) -> None:
     eng = own_engine()
     conn = Connection(eng.open_session())
-    eng.update_workspace("dfs.tmp", writable=False)
+    _update_workspace(eng, "dfs.tmp", writable=False)
     msg = error(conn, f"create temporary table t as {SELECT_A}")
     assert "Unable to create or drop tables/views. Schema [dfs.tmp] is immutable." in msg
 

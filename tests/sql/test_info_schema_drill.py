@@ -8,9 +8,16 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from auger.sql.catalog.information_schema import INFO_TABLES
+from auger.sql.catalog.table_listing import INFO_TABLE_NAMES
 from tests.sql.helpers import error, names, rows
 
 IS_TABLES = ["CATALOGS", "COLUMNS", "FILES", "PARTITIONS", "SCHEMATA", "TABLES", "VIEWS"]
+
+
+def test_listed_information_schema_tables_are_the_ones_built() -> None:
+    """SHOW TABLES lists INFORMATION_SCHEMA's tables by name; each name has its builder."""
+    assert sorted(INFO_TABLE_NAMES) == sorted(INFO_TABLES) == IS_TABLES
 
 
 def test_catalogs_has_drills_one_row(conn: Any) -> None:

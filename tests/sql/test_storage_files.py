@@ -11,6 +11,7 @@ from auger.storage.selection import select_files
 from auger.storage.views import View, ViewField, find_view_file, read_view, write_view
 from auger.storage.workspace import Workspace
 from auger.types import TupleSchema
+from auger.types.schema_text import parse_schema
 
 
 def _workspace(location: Path) -> Workspace:
@@ -53,7 +54,7 @@ def test_legacy_view_without_nullability(tmp_path: Path) -> None:
 
 
 def test_schema_file_layout_and_round_trip(tmp_path: Path) -> None:
-    cols = TupleSchema.parse(
+    cols = parse_schema(
         "id INT NOT NULL DEFAULT '-1', "
         "start_date DATE NOT NULL FORMAT 'yyyy-MM-dd' DEFAULT '2017-01-01', a ARRAY<INT>"
     )
@@ -77,7 +78,7 @@ def test_schema_file_layout_and_round_trip(tmp_path: Path) -> None:
 
 def test_schema_statement_form() -> None:
     provided = SchemaFile(
-        TupleSchema.parse("col_date DATE FORMAT 'yyyy-MM-dd', col_int INT NOT NULL"),
+        parse_schema("col_date DATE FORMAT 'yyyy-MM-dd', col_int INT NOT NULL"),
         {"drill.strict": "false"},
         "dfs.tmp.`t`",
     )

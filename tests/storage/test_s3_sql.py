@@ -23,7 +23,7 @@ import pytest
 from auger.dbapi import Connection
 from auger.engine import Engine
 from auger.storage.schema_file import SchemaFile
-from auger.types import TupleSchema
+from auger.types.schema_text import parse_schema
 from tests.sql.helpers import error, rows
 from tests.storage.s3_helpers import LocalS3
 
@@ -55,7 +55,7 @@ def s3_engine(spark: Any, local_s3: LocalS3) -> Iterator[Engine]:
     put(bucket, "logs/_SUCCESS", "")
     for region in ("eu", "us"):
         put(bucket, f"hive/region={region}/p.json", json.dumps({"n": 1}) + "\n")
-    typed = SchemaFile(TupleSchema.parse("id INT, name VARCHAR"))
+    typed = SchemaFile(parse_schema("id INT, name VARCHAR"))
     put(bucket, "typed/a.csvh", CSV)
     put(bucket, "typed/.drill.schema", typed.to_json())
     eng = Engine(

@@ -2,11 +2,13 @@ import pyarrow as pa
 import pytest
 
 from auger.errors import UserError
-from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+from auger.types import ColumnMetadata, DataMode, MinorType
+from auger.types.arrow import schema_to_arrow
+from auger.types.schema_text import parse_schema
 
 
 def test_parse_design_example() -> None:
-    s = TupleSchema.parse("a INT NOT NULL, b VARCHAR, c INT ARRAY, m STRUCT<x BIGINT>")
+    s = parse_schema("a INT NOT NULL, b VARCHAR, c INT ARRAY, m STRUCT<x BIGINT>")
     assert s.names() == ["a", "b", "c", "m"]
     assert s["a"] == ColumnMetadata("a", MinorType.INT, DataMode.REQUIRED)
     assert s["b"].mode is DataMode.OPTIONAL
@@ -16,7 +18,7 @@ def test_parse_design_example() -> None:
 
 
 def test_lookup_is_case_insensitive_and_keeps_first_spelling() -> None:
-    s = TupleSchema.parse("MyCol VARCHAR")
+    s = parse_schema("MyCol VARCHAR")
     assert s.column("mycol") is s.column("MYCOL")
     assert s.names() == ["MyCol"]
     with pytest.raises(ValueError):
@@ -34,12 +36,12 @@ def test_lookup_is_case_insensitive_and_keeps_first_spelling() -> None:
     ],
 )
 def test_text_round_trips(text: str) -> None:
-    s = TupleSchema.parse(text)
-    assert TupleSchema.parse(s.to_text()) == s
+    s = parse_schema(text)
+    assert parse_schema(s.to_text()) == s
 
 
 def test_properties_and_defaults() -> None:
-    s = TupleSchema.parse("dt DATE NOT NULL FORMAT 'yyyy' DEFAULT '2001'")
+    s = parse_schema("dt DATE NOT NULL FORMAT 'yyyy' DEFAULT '2001'")
     col = s["dt"]
     assert col.format == "yyyy" and col.default_value == "2001"
     assert col.mode is DataMode.REQUIRED
@@ -47,14 +49,14 @@ def test_properties_and_defaults() -> None:
 
 def test_parse_errors_name_the_position() -> None:
     with pytest.raises(UserError) as info:
-        TupleSchema.parse("a INT, b NOSUCHTYPE")
+        parse_schema("a INT, b NOSUCHTYPE")
     assert "PARSE ERROR" in str(info.value)
     assert "NOSUCHTYPE" in str(info.value)
 
 
 def test_arrow_mapping_follows_modes() -> None:
-    s = TupleSchema.parse("a INT NOT NULL, b VARCHAR, c BIGINT ARRAY, m STRUCT<x DOUBLE>")
-    arrow = s.to_arrow()
+    s = parse_schema("a INT NOT NULL, b VARCHAR, c BIGINT ARRAY, m STRUCT<x DOUBLE>")
+    arrow = schema_to_arrow(s)
     assert arrow.field("a").type == pa.int32() and not arrow.field("a").nullable
     assert arrow.field("b").type == pa.string() and arrow.field("b").nullable
     assert pa.types.is_list(arrow.field("c").type)
@@ -64,7 +66,7 @@ def test_arrow_mapping_follows_modes() -> None:
 def test_arrow_round_trip_of_nested_schema() -> None:
     from auger.types.arrow import schema_from_arrow
 
-    s = TupleSchema.parse("a BIGINT, l ARRAY<ARRAY<INT>>, m STRUCT<x VARCHAR>, d DECIMAL(9, 3)")
-    back = schema_from_arrow(s.to_arrow())
+    s = parse_schema("a BIGINT, l ARRAY<ARRAY<INT>>, m STRUCT<x VARCHAR>, d DECIMAL(9, 3)")
+    back = schema_from_arrow(schema_to_arrow(s))
     assert [c.type for c in back] == [c.type for c in s]
     assert back["d"].precision == 9 and back["d"].scale == 3

@@ -72,6 +72,7 @@ from auger.storage.parquet_footers import (
 from auger.storage.splits import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import schema_from_arrow
+from auger.types.schema_text import parse_schema
 
 __all__ = [
     "ParquetFooter",
@@ -162,7 +163,7 @@ class ParquetFooter:
             marks = None if int96_as_timestamp else self.int96_marks
             text = sys.intern(_schema_of(path, self.arrow, marks).to_text())
             self._schemas[int96_as_timestamp] = text
-        return TupleSchema.parse(text)
+        return parse_schema(text)
 
 
 #: Footers kept: planning a table again reads none of its footers.

@@ -22,6 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from auger.resultset.exceptions import ConversionError
+from auger.types import DataMode
 from auger.types.arrow import arrow_to_column, column_to_arrow
 
 if TYPE_CHECKING:
@@ -48,8 +49,6 @@ __all__ = [
 
 def coerce(writer: ColumnWriter, arr: pa.Array) -> pa.Array:
     """Cast ``arr`` to the writer's Arrow type if it differs, refusing lossy casts."""
-    from auger.types import DataMode
-
     target = column_to_arrow(writer.metadata.with_mode(DataMode.REQUIRED))
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()

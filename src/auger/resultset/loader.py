@@ -32,7 +32,8 @@ from auger.resultset.loader_options import LoaderOptions, clamp_row_limit
 from auger.resultset.projection import ProjectionSet
 from auger.resultset.rowset import RowSetLoader
 from auger.resultset.writers.base import ColumnWriter, Index
-from auger.types import DataMode, TupleSchema
+from auger.resultset.writers.factory import make_writer
+from auger.types import ColumnMetadata, DataMode, TupleSchema
 
 __all__ = ["ResultSetLoader"]
 
@@ -110,6 +111,11 @@ class ResultSetLoader:
             self._late.append(writer)
         else:
             self._reported_version = self._version
+
+    def make_writer(
+        self, meta: ColumnMetadata, idx: Index, proj: ProjectionSet, projected: bool
+    ) -> ColumnWriter:
+        return make_writer(meta, idx, self, proj, projected)
 
     def rows_in_batch(self) -> int:
         return self._row.pos

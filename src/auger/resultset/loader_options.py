@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from auger.types import ColumnMetadata, TupleSchema
+from auger.types.schema_text import parse_schema
 
 __all__ = [
     "DEFAULT_ROW_LIMIT",
@@ -77,5 +78,5 @@ class LoaderOptions:
         if self.schema is None:
             return []
         if isinstance(self.schema, str):
-            return list(TupleSchema.parse(self.schema))
+            return list(parse_schema(self.schema))
         return list(self.schema)

@@ -44,7 +44,8 @@ from auger.config import state_dir
 from auger.storage import filesystem as fs
 from auger.storage.splits import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
-from auger.types.schema_text import column_type_text
+from auger.types.metadata import column_type_text
+from auger.types.schema_text import parse_schema
 from auger.version import __version__
 
 __all__ = [
@@ -285,4 +286,4 @@ def _within(col: ColumnMetadata, held: ColumnMetadata) -> bool:
 
 
 def entry_schema(columns_text: str) -> TupleSchema:
-    return TupleSchema.parse(columns_text) if columns_text else TupleSchema()
+    return parse_schema(columns_text) if columns_text else TupleSchema()

@@ -35,8 +35,8 @@ from auger.scan.run import run_scan
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.storage import filesystem as fs
 from auger.types import TupleSchema
-from auger.types.schema_text import column_type_text
-from auger.types.spark import spark_arrow_schema
+from auger.types.metadata import column_type_text
+from auger.types.spark import schema_to_spark, spark_arrow_schema
 
 __all__ = ["PartWriter", "building_scan", "widened_spec"]
 
@@ -262,7 +262,7 @@ def building_scan(
 ) -> Iterator[pa.RecordBatch]:
     """The query's batches of ``files``, each split also written as a cache part."""
     wide = widened_spec(spec)
-    wide_target = spark_arrow_schema(wide.schema().to_spark())
+    wide_target = spark_arrow_schema(schema_to_spark(wide.schema()))
     kept = entry_schema(spec.cache_columns)
     part_schema = pa.schema([wide_target.field(c.name) for c in kept])
     plain = replace(spec, cache_build="", cache_columns="")

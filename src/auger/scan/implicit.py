@@ -229,11 +229,6 @@ class ImplicitColumns:
     def schema(self) -> TupleSchema:
         return TupleSchema(c.column for c in self.columns)
 
-    @property
-    def is_metadata_scan(self) -> bool:
-        """True if ``$project_metadata$`` is projected (a metadata-gathering scan)."""
-        return any(c.marker.kind is ImplicitKind.PROJECT_METADATA for c in self.columns)
-
     def is_empty(self) -> bool:
         return not self.columns
 

@@ -43,6 +43,7 @@ from auger.scan.implicit import FileDescrip, ImplicitColumns
 from auger.scan.schema import ScanColumn, ScanTuple
 from auger.scan.tracker import ProjectionType, ScanSchemaTracker
 from auger.types import ColumnMetadata, MinorType, TupleSchema
+from auger.types.schema_text import parse_schema
 
 __all__ = [
     "FormatReader",
@@ -174,7 +175,7 @@ class SchemaNegotiator:
 
         ``complete`` says the reader will add no further columns.
         """
-        self.table_schema = TupleSchema.parse(schema) if isinstance(schema, str) else schema
+        self.table_schema = parse_schema(schema) if isinstance(schema, str) else schema
         self.schema_complete = complete
 
     def build(self) -> ResultSetLoader:

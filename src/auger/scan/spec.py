@@ -19,6 +19,7 @@ from typing import Any
 from auger.storage import filesystem as fs
 from auger.storage.splits import FileSplit, open_split, split_line_range
 from auger.types import TupleSchema
+from auger.types.schema_text import parse_schema
 
 __all__ = ["ColumnSource", "FileSplit", "ScanSpec", "open_split", "split_line_range"]
 
@@ -99,7 +100,7 @@ class ScanSpec:
     cache_build: str = ""
 
     def schema(self) -> TupleSchema:
-        return TupleSchema.parse(self.output_schema) if self.output_schema else TupleSchema()
+        return parse_schema(self.output_schema) if self.output_schema else TupleSchema()
 
     def missing_names(self) -> list[str]:
         """Columns the query names that the table schema lacks (read as NULL): a reader whose

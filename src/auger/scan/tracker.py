@@ -336,10 +336,6 @@ class ScanSchemaTracker:
         """The parsed project list."""
         return self._parse.columns
 
-    def column_projection(self, name: str) -> RequestedColumn | None:
-        """What the project list asked of column ``name`` (``None`` if not named)."""
-        return self._parse.columns.get(name)
-
     def is_resolved(self) -> bool:
         """Is every column's type known (and, for a wildcard, the column set)?"""
         if self._type is ProjectionType.NONE:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from auger.options import SessionOptions
-from auger.spark.bootstrap import spark_context
+from auger.spark.handles import executor_count
 from auger.sql.catalog.sys_tables import DRILL_VERSION
 from auger.version import installed_version
 
@@ -181,8 +181,7 @@ def server_status_json(
     executors: int | None = 0
     if spark is not None:
         try:
-            sc = spark_context(spark)
-            executors = None if sc is None else int(sc._jsc.sc().getExecutorMemoryStatus().size())
+            executors = executor_count(spark)
         except Exception:  # a stopping JVM: report what is known
             executors = None
     return {

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from auger.errors import UserError
+from auger.spark.handles import is_connect
 from auger.spark.jvm_stderr import jvm_notice_filtered
 
 __all__ = [
@@ -39,12 +40,9 @@ __all__ = [
     "forget_dead_spark",
     "get_spark",
     "interrupt_tag",
-    "is_connect",
-    "jvm_exited",
     "package_zip",
     "ship_package",
     "spark_alive",
-    "spark_context",
     "spark_is_running",
     "tag_operations",
 ]
@@ -137,21 +135,6 @@ def spark_alive(spark: Any) -> bool:
         return False
 
 
-def jvm_exited(wait: float = 0.0) -> bool:
-    """Whether the JVM pyspark launched in this process has exited (waiting up to ``wait``
-    seconds for it: a connection that just broke may be the JVM on its way out)."""
-    from pyspark import SparkContext
-
-    proc = getattr(SparkContext._gateway, "proc", None)
-    if proc is None:
-        return False
-    try:
-        proc.wait(timeout=wait) if wait > 0 else proc.poll()
-    except Exception:  # still running after the wait
-        return False
-    return proc.poll() is not None
-
-
 def forget_dead_spark(dead: Any) -> None:
     """Drop pyspark's handles on ``dead``, a Spark session whose JVM is gone, so
     :func:`get_spark` starts a new one (pyspark would otherwise hand out the dead session and
@@ -193,28 +176,6 @@ def spark_is_running() -> bool:
     from pyspark.sql import SparkSession
 
     return SparkSession.getActiveSession() is not None
-
-
-def is_connect(spark: Any) -> bool:
-    """Whether ``spark`` (a session or a DataFrame's session) is a Spark Connect client.
-
-    Tested by module, so that nothing here imports the Connect client (it needs grpcio).
-    """
-    real = getattr(spark, "_real", spark)
-    return type(real).__module__.startswith("pyspark.sql.connect")
-
-
-def spark_context(spark: Any) -> Any:
-    """The SparkContext behind ``spark``, or None under Spark Connect (the client has none).
-
-    Job groups, the status tracker and RDDs need it; their callers degrade without it.
-    """
-    if spark is None or is_connect(spark):
-        return None
-    try:
-        return spark.sparkContext
-    except Exception:
-        return None
 
 
 #: The Spark Connect session of this process, once one was opened (see :func:`connect_session`).

@@ -116,7 +116,7 @@ def cached_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -
                 touch(entry_dir(table, f))
         frames.append(frame)
     if misses:
-        from auger.spark.frames import datasource_frame
+        from auger.spark.datasource_read import datasource_frame
 
         building = replace(spec, files=misses, cache_build=table)
         frames.append(datasource_frame(spark, replace(planned, spec=building)))

@@ -24,6 +24,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from auger.errors import UserError
 from auger.scan.spec import FileSplit, ScanSpec
+from auger.types.spark import schema_to_spark
 
 __all__ = ["AugerDataSource", "AugerReader", "FilesPartition"]
 
@@ -59,14 +60,14 @@ class AugerDataSource(DataSource):  # type: ignore[misc]
 
     def schema(self) -> Any:
         try:
-            return self._spec().schema().to_spark()
+            return schema_to_spark(self._spec().schema())
         except UserError as exc:
             raise _encoded(exc) from None
 
     def reader(self, schema: Any) -> DataSourceReader:
         try:
             spec = self._spec(schema)
-            if schema != spec.schema().to_spark():  # the user's .schema(...) wins
+            if schema != schema_to_spark(spec.schema()):  # the user's .schema(...) wins
                 from auger.spark.direct import respec_for_schema
 
                 spec = respec_for_schema(spec, schema)

@@ -38,6 +38,7 @@ from auger.storage.filesystem import install, is_uri, parallel_map, shipped_for
 from auger.storage.read_budget import BudgetExceeded, budget
 from auger.storage.selection import FileSelection, FileStatus
 from auger.types import TupleSchema
+from auger.types.schema_text import parse_schema
 
 __all__ = ["clear_cache", "discover_schema", "file_schemas"]
 
@@ -228,7 +229,7 @@ def file_schemas(
             _file_cache[key] = hit
             while len(_file_cache) > _CACHE_SIZE:
                 _file_cache.popitem(last=False)
-    return [(path, TupleSchema.parse(text)) for path, text in hit]
+    return [(path, parse_schema(text)) for path, text in hit]
 
 
 def _each_file(
@@ -284,7 +285,7 @@ def _active_spark() -> Any:
     try:
         from pyspark.sql import SparkSession
 
-        from auger.spark.bootstrap import is_connect
+        from auger.spark.handles import is_connect
 
         spark = SparkSession.getActiveSession() or SparkSession._instantiatedSession
         # A Spark Connect client has no SparkContext to run the job: discover in place (the

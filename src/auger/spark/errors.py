@@ -561,7 +561,7 @@ def spark_lost(exc: BaseException) -> UserError | None:
         text = str(exc)[:2000]
         if "Connection refused" not in text and "Answer from Java side is empty" not in text:
             return None
-    from auger.spark.bootstrap import jvm_exited
+    from auger.spark.handles import jvm_exited
 
     if not jvm_exited(wait=2.0):
         return None

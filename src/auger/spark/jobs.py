@@ -33,7 +33,8 @@ from typing import Any
 import pyarrow as pa
 
 from auger.errors import UserError
-from auger.spark.bootstrap import connect_stages, interrupt_tag, is_connect, tag_operations
+from auger.spark.bootstrap import connect_stages, interrupt_tag, tag_operations
+from auger.spark.handles import is_connect
 
 __all__ = [
     "BatchStream",

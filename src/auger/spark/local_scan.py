@@ -29,6 +29,8 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from auger.types.spark import schema_to_spark
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -72,7 +74,7 @@ def small_input_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Ta
     most = int(options.get("auger.scan.local_bytes", DEFAULT_LOCAL_BYTES) or 0)
     if most <= 0 or not spec.files:
         return None
-    from auger.storage.read_budget import uncompressed_estimate
+    from auger.storage.uncompressed import uncompressed_estimate
 
     total = 0
     for split in spec.files:
@@ -110,7 +112,7 @@ def _driver_table(
     from auger.types.spark import spark_arrow_schema
 
     spec = planned.spec
-    target = spark_arrow_schema(planned.schema.to_spark())
+    target = spark_arrow_schema(schema_to_spark(planned.schema))
     batches: list[pa.RecordBatch] = []
     held = 0
     with recording() as skipped:
@@ -146,7 +148,7 @@ def small_input_frame(spark: Any, planned: PlannedScan, options: Mapping[str, An
 def _frame(spark: Any, planned: PlannedScan, table: pa.Table | None) -> Any:
     if table is None:
         return None
-    spark_schema = planned.schema.to_spark()
+    spark_schema = schema_to_spark(planned.schema)
     if not table.num_rows:  # Spark cannot build a frame of no Arrow chunks
         return spark.createDataFrame([], spark_schema)
     # one partition: Spark would split these rows over the cores, and then a GROUP BY, ORDER BY

@@ -91,7 +91,7 @@ _accumulators: dict[int, Any] = {}  # id(SparkContext) -> its accumulator
 
 def _accumulator(spark: Any) -> Any:
     """The SparkContext's facts accumulator, or None where there is none (Spark Connect)."""
-    from auger.spark.bootstrap import is_connect
+    from auger.spark.handles import is_connect
 
     try:
         if is_connect(spark):

@@ -35,7 +35,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from auger.errors import UserError
-from auger.spark.bootstrap import spark_context
+from auger.spark.handles import spark_context
 from auger.storage import filesystem as fs
 from auger.storage import object_tables
 from auger.storage.table_files import (

@@ -34,6 +34,7 @@ from functools import lru_cache
 from typing import IO, Any, TypeVar
 
 from auger.errors import UserError
+from auger.storage import read_budget
 
 __all__ = [
     "FileInfo",
@@ -762,8 +763,6 @@ def arrow_input_stream(path: str, compression: str | None = "detect") -> Any:
             stream = fs.open_input_stream(inner, compression=compression)
         except OSError as exc:
             raise storage_error(exc, path) from exc
-    from auger.storage import read_budget
-
     if compression == "detect" and read_budget.active() and read_budget.is_compressed(path):
         # a read whose decompressed bytes are being counted (see read_budget)
         return pa.PythonFile(io.BufferedReader(_Charged(stream)), mode="r")
@@ -781,8 +780,6 @@ class _Charged(io.RawIOBase):
         return True
 
     def readinto(self, buffer: Any) -> int:
-        from auger.storage import read_budget
-
         data = self._inner.read(len(buffer))
         n = len(data)
         read_budget.charge(n)

@@ -2,8 +2,9 @@
 
 The server reads a small scan itself (see ``auger.spark.local_scan``) when its files are small.
 What counts is what the files hold, not what they weigh on disk: a megabyte of gzip may hold a
-gigabyte of text. So the choice goes by :func:`uncompressed_estimate` (gzip's trailer, a zip
-entry's header, a generous ratio for the other codecs), and since a file may lie about itself
+gigabyte of text. So the choice goes by :func:`auger.storage.uncompressed.uncompressed_estimate`
+(gzip's trailer, a zip entry's header, a generous ratio for the other codecs), and since a file
+may lie about itself
 (a gzip of several members records the last one's size only), the decompressing streams charge
 what they produce to the thread's :func:`budget`: past it, :class:`BudgetExceeded` ends the read
 and the scan goes to Spark's tasks instead.
@@ -12,25 +13,12 @@ and the scan goes to Spark's tasks instead.
 from __future__ import annotations
 
 import contextvars
-import struct
-import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from auger.storage import filesystem as fs
+__all__ = ["BudgetExceeded", "budget", "charge", "is_compressed"]
 
-__all__ = [
-    "COMPRESSED_RATIO",
-    "BudgetExceeded",
-    "budget",
-    "charge",
-    "uncompressed_estimate",
-]
-
-#: What a compressed file whose size is recorded nowhere is assumed to expand to, per byte:
-#: more than text usually compresses by, so the estimate errs towards Spark's tasks.
-COMPRESSED_RATIO = 20
 _CODEC_SUFFIXES = (".gz", ".bz2", ".zst", ".zstd", ".deflate", ".snappy", ".lz4", ".zip")
 
 
@@ -81,31 +69,5 @@ def charge(n: int) -> None:
 
 
 def is_compressed(path: str) -> bool:
+    """Whether the file's name says it is compressed (its bytes then differ from its size)."""
     return path.lower().endswith(_CODEC_SUFFIXES)
-
-
-def uncompressed_estimate(path: str, size: int) -> int:
-    """What the file's bytes come to once decompressed (``size`` for a plain file).
-
-    gzip records the last member's size modulo 4 GiB, and a zip entry its size: the larger of
-    that and the ratio estimate is taken, since a member or a wrapped size may hide more. Other
-    codecs get the ratio estimate.
-    """
-    if not is_compressed(path):
-        return size
-    guess = size * COMPRESSED_RATIO
-    lower = path.lower()
-    try:
-        if lower.endswith(".gz") and size >= 18:
-            with fs.open_input(path) as fh:
-                fh.seek(size - 4)
-                (recorded,) = struct.unpack("<I", fh.read(4))
-            return max(guess, int(recorded))
-        if lower.endswith(".zip"):
-            with fs.open_input(path) as fh, zipfile.ZipFile(fh) as archive:
-                infos = archive.infolist()
-                recorded = max((i.file_size for i in infos), default=0)
-            return max(guess, int(recorded))
-    except (OSError, ValueError, struct.error, zipfile.BadZipFile):
-        pass  # a truncated or odd file: the reader will say what is wrong with it
-    return guess

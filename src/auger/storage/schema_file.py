@@ -18,7 +18,7 @@ from auger.storage import drill_json
 from auger.storage import filesystem as fs
 from auger.storage.drill_json import write_atomically
 from auger.types import ColumnMetadata, DataMode, TupleSchema, parse_type
-from auger.types.schema_text import column_type_text
+from auger.types.metadata import column_type_text
 
 __all__ = [
     "SCHEMA_FILE_NAME",

@@ -9,13 +9,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, overload
+from typing import overload
 
 __all__ = [
     "ColumnMetadata",
     "DataMode",
     "MinorType",
     "TupleSchema",
+    "column_type_text",
 ]
 
 
@@ -225,8 +226,6 @@ class ColumnMetadata:
 
     def type_string(self) -> str:
         """The type in Drill's schema syntax, e.g. ``INT NOT NULL``, ``ARRAY<VARCHAR>``."""
-        from auger.types.schema_text import column_type_text
-
         return column_type_text(self)
 
     def __str__(self) -> str:
@@ -246,14 +245,6 @@ class TupleSchema:
         self._index: dict[str, int] = {}
         for col in columns:
             self.add(col)
-
-    # ----- parsing
-    @classmethod
-    def parse(cls, text: str) -> TupleSchema:
-        """Read Drill's schema syntax: ``a INT NOT NULL, b VARCHAR, c INT ARRAY``..."""
-        from auger.types.schema_text import parse_schema
-
-        return parse_schema(text)
 
     # ----- mutation (schemas grow as readers discover columns)
     def add(self, column: ColumnMetadata) -> int:
@@ -330,17 +321,8 @@ class TupleSchema:
             a.is_equivalent(b) for a, b in zip(self, other, strict=True)
         )
 
-    # ----- conversions
-    def to_arrow(self) -> Any:
-        from auger.types.arrow import schema_to_arrow
-
-        return schema_to_arrow(self)
-
-    def to_spark(self) -> Any:
-        from auger.types.spark import schema_to_spark
-
-        return schema_to_spark(self)
-
+    # ----- text (Drill's schema syntax; reading it is ``auger.types.schema_text``, the Arrow
+    # and Spark forms are ``auger.types.arrow`` and ``auger.types.spark``)
     def to_text(self) -> str:
         return ", ".join(str(c) for c in self._columns)
 
@@ -349,3 +331,57 @@ class TupleSchema:
 
     def __str__(self) -> str:
         return f"({self.to_text()})"
+
+
+def _base_type_text(col: ColumnMetadata) -> str:
+    t = col.type
+    if t is MinorType.MAP:
+        inner = ", ".join(str(c) for c in col.children or ())
+        return f"STRUCT<{inner}>"
+    if t is MinorType.DICT:
+        kids = col.children or ()
+        key = _base_type_text(kids[0]) if kids else "VARCHAR"
+        value = column_type_text(kids[1]) if len(kids) > 1 else "VARCHAR"
+        return f"MAP<{key}, {value}>"
+    if t is MinorType.LIST:
+        kids = col.children or ()
+        return column_type_text(kids[0]) if kids else "ARRAY<VARCHAR>"
+    if t is MinorType.VARDECIMAL:
+        return f"DECIMAL({col.precision}, {col.scale})"
+    if t is MinorType.VARCHAR and col.precision:
+        return f"VARCHAR({col.precision})"
+    if t is MinorType.INTERVALDAY:
+        return "INTERVAL DAY"
+    if t is MinorType.INTERVALYEAR:
+        return "INTERVAL YEAR"
+    if t is MinorType.BIT:
+        return "BOOLEAN"
+    if t is MinorType.FLOAT8:
+        return "DOUBLE"
+    if t is MinorType.FLOAT4:
+        return "FLOAT"
+    if t is MinorType.VARBINARY:
+        return "VARBINARY"
+    return t.value
+
+
+def column_type_text(col: ColumnMetadata) -> str:
+    """The column's type in Drill's schema syntax (``INT NOT NULL``, ``ARRAY<INT>``...)."""
+    if col.type is MinorType.LIST or col.mode is DataMode.REPEATED:
+        text = f"ARRAY<{_base_type_text(col)}>"
+    else:
+        text = _base_type_text(col)
+        if col.mode is DataMode.REQUIRED and col.type is not MinorType.MAP:
+            text += " NOT NULL"
+    for key, word in (("drill.format", "FORMAT"), ("drill.default", "DEFAULT")):
+        if key in col.properties:
+            value = col.properties[key].replace("'", "''")
+            text += f" {word} '{value}'"
+    others = {k: v for k, v in col.properties.items() if k not in ("drill.format", "drill.default")}
+    if others:
+        body = ", ".join(
+            f"'{k.replace(chr(39), chr(39) * 2)}' = '{v.replace(chr(39), chr(39) * 2)}'"
+            for k, v in others.items()
+        )
+        text += f" PROPERTIES {{{body}}}"
+    return text

@@ -1,4 +1,4 @@
-"""Drill's schema syntax, read and written.
+"""Drill's schema syntax, read into a ``TupleSchema`` (written by ``metadata.column_type_text``).
 
 This is the column-list language of ``CREATE SCHEMA (...) FOR TABLE`` and of ``.drill.schema``
 files, which SQL parsers do not know::
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from auger.errors import UserError
 from auger.types.metadata import ColumnMetadata, DataMode, MinorType, TupleSchema
 
-__all__ = ["column_type_text", "parse_schema", "parse_type"]
+__all__ = ["parse_schema", "parse_type"]
 
 _TOKEN = re.compile(
     r"""\s*(?:
@@ -302,57 +302,3 @@ def parse_schema(text: str) -> TupleSchema:
 def parse_type(name: str, text: str) -> ColumnMetadata:
     """Parse one type (``INT NOT NULL``, ``ARRAY<VARCHAR>``) as a column called ``name``."""
     return parse_schema(f"`{name.replace('`', '``')}` {text}")[0]
-
-
-def _base_type_text(col: ColumnMetadata) -> str:
-    t = col.type
-    if t is MinorType.MAP:
-        inner = ", ".join(str(c) for c in col.children or ())
-        return f"STRUCT<{inner}>"
-    if t is MinorType.DICT:
-        kids = col.children or ()
-        key = _base_type_text(kids[0]) if kids else "VARCHAR"
-        value = column_type_text(kids[1]) if len(kids) > 1 else "VARCHAR"
-        return f"MAP<{key}, {value}>"
-    if t is MinorType.LIST:
-        kids = col.children or ()
-        return column_type_text(kids[0]) if kids else "ARRAY<VARCHAR>"
-    if t is MinorType.VARDECIMAL:
-        return f"DECIMAL({col.precision}, {col.scale})"
-    if t is MinorType.VARCHAR and col.precision:
-        return f"VARCHAR({col.precision})"
-    if t is MinorType.INTERVALDAY:
-        return "INTERVAL DAY"
-    if t is MinorType.INTERVALYEAR:
-        return "INTERVAL YEAR"
-    if t is MinorType.BIT:
-        return "BOOLEAN"
-    if t is MinorType.FLOAT8:
-        return "DOUBLE"
-    if t is MinorType.FLOAT4:
-        return "FLOAT"
-    if t is MinorType.VARBINARY:
-        return "VARBINARY"
-    return t.value
-
-
-def column_type_text(col: ColumnMetadata) -> str:
-    """The column's type in Drill's schema syntax (``INT NOT NULL``, ``ARRAY<INT>``...)."""
-    if col.type is MinorType.LIST or col.mode is DataMode.REPEATED:
-        text = f"ARRAY<{_base_type_text(col)}>"
-    else:
-        text = _base_type_text(col)
-        if col.mode is DataMode.REQUIRED and col.type is not MinorType.MAP:
-            text += " NOT NULL"
-    for key, word in (("drill.format", "FORMAT"), ("drill.default", "DEFAULT")):
-        if key in col.properties:
-            value = col.properties[key].replace("'", "''")
-            text += f" {word} '{value}'"
-    others = {k: v for k, v in col.properties.items() if k not in ("drill.format", "drill.default")}
-    if others:
-        body = ", ".join(
-            f"'{k.replace(chr(39), chr(39) * 2)}' = '{v.replace(chr(39), chr(39) * 2)}'"
-            for k, v in others.items()
-        )
-        text += f" PROPERTIES {{{body}}}"
-    return text

@@ -39,6 +39,7 @@ from auger.storage.filesystem import arrow_input_stream
 from auger.storage.splits import FileSplit
 from auger.types import TupleSchema
 from auger.types.arrow import schema_to_arrow
+from auger.types.schema_text import parse_schema
 
 __all__ = ["FORMAT_OPTIONS", "JsonFormat", "with_format_options"]
 
@@ -487,7 +488,7 @@ class JsonFormat(FormatPlugin):
         text = options.get("__table_schema__")
         if text is None:
             return None
-        schema = TupleSchema.parse(text) if text else TupleSchema()
+        schema = parse_schema(text) if text else TupleSchema()
         wanted = None if columns is None else {c.lower() for c in columns}
         cols = [c for c in schema if wanted is None or c.name.lower() in wanted]
         target = _nullable(schema_to_arrow(TupleSchema(cols)))

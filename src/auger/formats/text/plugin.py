@@ -39,6 +39,7 @@ from auger.formats.text.python_reader import iter_records
 from auger.formats.text.text_options import MAX_FIELDS, TextOptions
 from auger.storage.splits import FileSplit, open_split
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+from auger.types.schema_text import parse_schema
 
 __all__ = ["TextFormat", "columns_indexes"]
 
@@ -333,7 +334,7 @@ class TextFormat(FormatPlugin):
     ) -> _Shape | None:
         wanted = None if columns is None else {c.lower() for c in columns}
         table_text = options.get("__table_schema__")
-        table = TupleSchema.parse(table_text) if table_text else TupleSchema()
+        table = parse_schema(table_text) if table_text else TupleSchema()
         projection = options.get("__projection__") or ()
         indexes = [m for p in projection if (m := _INDEX.match(p)) is not None]
         if o.extract_header:

@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from auger.resultset import vectors
 from auger.resultset.exceptions import ConversionError
-from auger.resultset.writers.base import ColumnWriter, Index, LoaderHooks
+from auger.resultset.writers.base import ColumnWriter, Index, LoaderHooks, fits_accessor
 from auger.types import ColumnMetadata, DataMode, MinorType
 
 if TYPE_CHECKING:
@@ -54,9 +54,7 @@ class ArrayWriter(ColumnWriter):
         self._n = 0
         self._held: tuple[Any, ...] | None = None
         self._element = make_element(self)
-        from auger.resultset.writers.scalar import ScalarWriter
-
-        self._scalar = isinstance(self._element, ScalarWriter)
+        self._scalar = self._element.accessor == "scalar"
 
     # ----- public
     @property
@@ -76,28 +74,24 @@ class ArrayWriter(ColumnWriter):
         return self._element
 
     def scalar(self) -> ScalarWriter:
-        from auger.resultset.writers.scalar import ScalarWriter
-
-        return self._expect(ScalarWriter, "scalar")  # type: ignore[return-value]
+        return self._expect("scalar")  # type: ignore[return-value]
 
     def tuple(self) -> TupleWriter:
-        from auger.resultset.writers.tuple import TupleWriter
-
-        return self._expect(TupleWriter, "tuple")  # type: ignore[return-value]
+        return self._expect("tuple")  # type: ignore[return-value]
 
     def array(self) -> ArrayWriter:
-        return self._expect(ArrayWriter, "array")  # type: ignore[return-value]
+        return self._expect("array")  # type: ignore[return-value]
 
     def dict(self) -> DictWriter:
-        return self._expect(DictWriter, "dict")  # type: ignore[return-value]
+        return self._expect("dict")  # type: ignore[return-value]
 
-    def _expect(self, cls: type, what: str) -> ColumnWriter:
+    def _expect(self, what: str) -> ColumnWriter:
         element = self._element
-        if isinstance(element, cls) or not element.is_projected():
+        if fits_accessor(element, what) or not element.is_projected():
             return element
         raise TypeError(
             f"Elements of `{self._meta.name}` ({self._meta.type_string()}) are not a {what}: "
-            f"use {_accessor(element)}()"
+            f"use {element.accessor}()"
         )
 
     def save(self) -> None:
@@ -267,6 +261,7 @@ class DictWriter(ArrayWriter):
     """A DICT column: an array of key/value entries (an Arrow map)."""
 
     __slots__ = ()
+    accessor = "dict"
 
     def key(self) -> ScalarWriter:
         return self.tuple().scalar(0)
@@ -287,16 +282,3 @@ class DictWriter(ArrayWriter):
             entry.column(0).set(key)
             entry.column(1).set(item)
             self.save()
-
-
-def _accessor(writer: ColumnWriter) -> str:
-    from auger.resultset.writers.scalar import ScalarWriter
-    from auger.resultset.writers.tuple import TupleWriter
-
-    if isinstance(writer, ScalarWriter):
-        return "scalar"
-    if isinstance(writer, TupleWriter):
-        return "tuple"
-    if isinstance(writer, DictWriter):
-        return "dict"
-    return "array"

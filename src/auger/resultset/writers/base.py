@@ -20,14 +20,15 @@ Lifecycle methods (underscore names) are called by the loader, never by readers:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from auger.resultset.projection import ProjectionSet
     from auger.types import ColumnMetadata
 
-__all__ = ["ColumnWriter", "Index", "LoaderHooks"]
+__all__ = ["ColumnWriter", "Index", "LoaderHooks", "fits_accessor"]
 
 
 class Index:
@@ -56,11 +57,21 @@ class LoaderHooks(Protocol):
     def rows_in_batch(self) -> int:
         """Rows already in the batch being written (for the rules on adding columns)."""
 
+    def make_writer(
+        self, meta: ColumnMetadata, idx: Index, proj: ProjectionSet, projected: bool
+    ) -> ColumnWriter:
+        """The writer of a map member added at run time (the loader's writer factory: the map
+        writer is one of the writers the factory makes, so it cannot import it)."""
+
 
 class ColumnWriter:
     """Base of all column writers; holds the column's metadata and its index."""
 
     __slots__ = ("_hooks", "_idx", "_late", "_meta")
+
+    #: The typed accessor of a map or array that returns this writer (``scalar()``,
+    #: ``tuple()``, ``array()``, ``dict()``), named in the error for the wrong one.
+    accessor: ClassVar[str] = "array"
 
     def __init__(self, meta: ColumnMetadata, idx: Index, hooks: LoaderHooks) -> None:
         self._meta = meta
@@ -104,3 +115,8 @@ class ColumnWriter:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._meta})"
+
+
+def fits_accessor(writer: ColumnWriter, what: str) -> bool:
+    """Whether ``writer`` is what the typed accessor ``what`` returns (a dict is an array too)."""
+    return writer.accessor == what or (what == "array" and writer.accessor == "dict")

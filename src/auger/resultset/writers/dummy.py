@@ -13,7 +13,7 @@ import pyarrow as pa
 from auger.resultset.projection import ProjectionSet
 from auger.resultset.writers.base import ColumnWriter, Index, LoaderHooks
 from auger.resultset.writers.tuple import TupleWriter
-from auger.types import ColumnMetadata, MinorType
+from auger.types import ColumnMetadata, DataMode, MinorType
 
 __all__ = ["DummyArrayWriter", "DummyScalarWriter", "DummyTupleWriter", "dummy_writer"]
 
@@ -123,8 +123,6 @@ class DummyArrayWriter(_Unprojected, ColumnWriter):
 
 def _element_meta(meta: ColumnMetadata) -> ColumnMetadata:
     """The column that describes one element of an array-like column."""
-    from auger.types import DataMode
-
     if meta.type is MinorType.LIST and meta.children:
         return meta.children[0]
     if meta.type is MinorType.DICT:
@@ -136,8 +134,6 @@ def _element_meta(meta: ColumnMetadata) -> ColumnMetadata:
 
 def dummy_writer(meta: ColumnMetadata, idx: Index, hooks: LoaderHooks) -> ColumnWriter:
     """The dummy writer matching the shape of ``meta``."""
-    from auger.types import DataMode
-
     if meta.type in (MinorType.LIST, MinorType.DICT) or meta.mode is DataMode.REPEATED:
         return DummyArrayWriter(meta, idx, hooks)
     if meta.type is MinorType.MAP:

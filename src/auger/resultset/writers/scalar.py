@@ -59,6 +59,8 @@ _TEMPORAL = (
 class ScalarWriter(ColumnWriter):
     """Typed setters over one buffer family; subclasses supply the storage."""
 
+    accessor = "scalar"
+
     __slots__ = (
         "_conv",
         "_data",

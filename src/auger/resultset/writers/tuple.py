@@ -20,7 +20,8 @@ from auger.errors import UserError
 from auger.resultset import vectors
 from auger.resultset.exceptions import ConversionError, UndefinedColumnError
 from auger.resultset.projection import ProjectionSet
-from auger.resultset.writers.base import ColumnWriter, Index, LoaderHooks
+from auger.resultset.writers.base import ColumnWriter, Index, LoaderHooks, fits_accessor
+from auger.resultset.writers.scalar import is_temporal
 from auger.types import ColumnMetadata, DataMode, TupleSchema
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ __all__ = ["TupleWriter"]
 
 class TupleWriter(ColumnWriter):
     """Writer of a map's members (non-repeated; a repeated map is an array of these)."""
+
+    accessor = "tuple"
 
     __slots__ = ("_by_name", "_columns", "_entries", "_held", "_nullable", "_nulls", "_proj")
 
@@ -73,9 +76,6 @@ class TupleWriter(ColumnWriter):
 
     def add_column(self, column: ColumnMetadata) -> int:
         """Add a member; earlier positions are back-filled. Returns its index."""
-        from auger.resultset.writers.factory import make_writer
-        from auger.resultset.writers.scalar import is_temporal
-
         key = column.name.lower()
         if key in self._by_name:
             raise UserError.validation(
@@ -94,8 +94,8 @@ class TupleWriter(ColumnWriter):
                 "the first row: there is no value to back-fill earlier rows with",
                 ["Declare the column nullable (OPTIONAL) or add it before writing rows"],
             )
-        writer = make_writer(
-            column, self._idx, self._hooks, self._proj.child(column.name), projected
+        writer = self._hooks.make_writer(
+            column, self._idx, self._proj.child(column.name), projected
         )
         self._by_name[key] = len(self._columns)
         self._columns.append(writer)
@@ -136,13 +136,11 @@ class TupleWriter(ColumnWriter):
         return self._typed(key, "dict")  # type: ignore[return-value]
 
     def _typed(self, key: int | str, what: str) -> ColumnWriter:
-        from auger.resultset.writers.array import _accessor
-
         writer: ColumnWriter = self.column(key)
         if not writer.is_projected():
             return writer  # dummies take every call
-        actual = _accessor(writer)
-        if actual == what or (what == "array" and actual == "dict"):
+        actual = writer.accessor
+        if fits_accessor(writer, what):
             return writer
         raise TypeError(
             f"Column `{writer.name}` is {writer.metadata.type_string()}, not a {what}: "

@@ -22,13 +22,19 @@ from auger.errors import UserError
 from auger.sql.catalog.resolution import IS_SCHEMA_NAME
 from auger.storage import filesystem as fs
 from auger.storage.file_facts import directory_facts
-from auger.types import ColumnMetadata, DataMode
+from auger.types import ColumnMetadata, DataMode, MinorType
 from auger.types.arrow import schema_from_arrow
 
 if TYPE_CHECKING:
     from auger.session import UserSession
 
-__all__ = ["INFO_TABLES", "calcite_sql_name", "info_schema_columns", "info_schema_table"]
+__all__ = [
+    "INFO_TABLES",
+    "calcite_sql_name",
+    "data_type_name",
+    "info_schema_columns",
+    "info_schema_table",
+]
 
 CATALOG = "DRILL"
 CATALOG_DESCRIPTION = "The internal metadata used by Drill"
@@ -45,6 +51,17 @@ _CALCITE_SQL_NAMES = {
     "INTERVAL_DAY": "INTERVAL",
     "INTERVAL_YEAR_MONTH": "INTERVAL",
 }
+
+
+def data_type_name(col: ColumnMetadata) -> str:
+    """The DATA_TYPE DESCRIBE and INFORMATION_SCHEMA.COLUMNS print for a column."""
+    if col.mode is DataMode.REPEATED or col.type is MinorType.LIST:
+        return "ARRAY"
+    if col.type is MinorType.MAP:
+        return "MAP"
+    if col.type is MinorType.DICT:
+        return "DICT"
+    return str(col.type.sql_name)
 
 
 def calcite_sql_name(type_name: str) -> str:
@@ -158,7 +175,6 @@ def _partitions(session: UserSession) -> pa.Table:
 
 
 def _columns(session: UserSession) -> pa.Table:
-    from auger.sql.catalog.show import data_type_name
     from auger.sql.catalog.table_listing import list_tables
 
     rows: list[dict[str, object]] = []

@@ -13,7 +13,7 @@ from sqlglot import exp
 
 from auger.errors import ErrorKind, UserError
 from auger.formats.parquet_metadata import refresh_metadata as refresh_parquet_metadata
-from auger.sql.catalog.information_schema import info_schema_columns
+from auger.sql.catalog.information_schema import data_type_name, info_schema_columns
 from auger.sql.catalog.resolution import (
     IS_SCHEMA_NAME,
     FileTable,
@@ -42,7 +42,7 @@ from auger.storage import filesystem as fs
 from auger.storage.file_facts import directory_facts
 from auger.storage.selection import is_hidden, select_files
 from auger.storage.workspace import Workspace
-from auger.types import DataMode, MinorType
+from auger.types import DataMode
 from auger.types.spark import spark_to_column
 
 if TYPE_CHECKING:
@@ -188,17 +188,6 @@ def show_files(c: ShowFiles, session: UserSession) -> QueryResult:
     # where the workspace is on disk is otherwise found only in its config: say it
     where = f"Files of {display_schema(ws.name)} in {directory}"
     return QueryResult(table=table, statement="SHOW", warnings=[where])
-
-
-def data_type_name(col: Any) -> str:
-    """The DATA_TYPE DESCRIBE and INFORMATION_SCHEMA.COLUMNS print for a column."""
-    if col.mode is DataMode.REPEATED or col.type is MinorType.LIST:
-        return "ARRAY"
-    if col.type is MinorType.MAP:
-        return "MAP"
-    if col.type is MinorType.DICT:
-        return "DICT"
-    return str(col.type.sql_name)
 
 
 def describe_table(c: Describe, session: UserSession) -> QueryResult:

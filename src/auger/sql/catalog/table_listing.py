@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from auger.errors import UserError
-from auger.sql.catalog.information_schema import INFO_TABLES
 from auger.sql.catalog.resolution import IS_SCHEMA_NAME, SYSTEM_SCHEMAS
 from auger.sql.catalog.sys_tables import SYS_TABLES
 from auger.storage import filesystem as fs
@@ -26,7 +25,11 @@ from auger.storage.workspace import Workspace
 if TYPE_CHECKING:
     from auger.session import UserSession
 
-__all__ = ["TableEntry", "list_tables"]
+__all__ = ["INFO_TABLE_NAMES", "TableEntry", "list_tables"]
+
+#: The tables of ``INFORMATION_SCHEMA`` (each built by ``information_schema.INFO_TABLES``, which
+#: lists these tables through this module and so cannot be imported here).
+INFO_TABLE_NAMES = ("CATALOGS", "SCHEMATA", "TABLES", "VIEWS", "COLUMNS", "FILES", "PARTITIONS")
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,7 @@ def system_tables(schema: str) -> list[TableEntry]:
     if schema == "sys":
         return [TableEntry("sys", n, "SYSTEM_TABLE") for n in sorted(SYS_TABLES)]
 
-    return [TableEntry(IS_SCHEMA_NAME, n, "SYSTEM_TABLE") for n in sorted(INFO_TABLES)]
+    return [TableEntry(IS_SCHEMA_NAME, n, "SYSTEM_TABLE") for n in sorted(INFO_TABLE_NAMES)]
 
 
 def list_tables(session: UserSession, schema: str | None = None) -> list[TableEntry]:

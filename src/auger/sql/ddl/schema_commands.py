@@ -30,6 +30,7 @@ from auger.storage.schema_file import (
     write_schema_file,
 )
 from auger.types import TupleSchema
+from auger.types.schema_text import parse_schema
 
 if TYPE_CHECKING:
     from auger.session import UserSession
@@ -92,7 +93,7 @@ def create_schema(c: CreateSchema, session: UserSession) -> QueryResult:
             raise UserError.resource(f"File with raw schema [{c.load}] does not exist")
         with open(raw, encoding="utf-8") as fh:
             columns_text = fh.read()
-    schema = TupleSchema.parse(columns_text) if columns_text and columns_text.strip() else None
+    schema = parse_schema(columns_text) if columns_text and columns_text.strip() else None
     cols = schema if schema is not None else TupleSchema()
     if c.table is not None:
         parts = list(c.table)
@@ -158,7 +159,7 @@ def alter_schema(c: AlterSchema, session: UserSession) -> QueryResult:
     columns = TupleSchema(current.schema)
     props = dict(current.properties)
     if c.add:
-        for col in TupleSchema.parse(c.columns) if c.columns else TupleSchema():
+        for col in parse_schema(c.columns) if c.columns else TupleSchema():
             if col.name in columns:
                 if not c.replace:
                     raise UserError.validation(

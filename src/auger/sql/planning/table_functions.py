@@ -24,7 +24,7 @@ from auger.errors import UserError
 from auger.formats.lakehouse import table_kind
 from auger.sql.catalog.resolution import FileTable
 from auger.storage.schema_file import SchemaFile
-from auger.types import TupleSchema
+from auger.types.schema_text import parse_schema
 
 __all__ = ["TableFunction", "apply_table_function", "is_table_function", "table_function"]
 
@@ -126,7 +126,7 @@ def _inline_schema(text: str) -> SchemaFile:
         body = body[: m.start() + 1]
     # Drill writes property values in backticks inside the quoted schema string
     body = re.sub(r"`([^`]*)`\s*=\s*`([^`]*)`", r"'\1' = '\2'", body)
-    return SchemaFile(TupleSchema.parse(body), props)
+    return SchemaFile(parse_schema(body), props)
 
 
 def apply_table_function(ref: FileTable, fn: TableFunction) -> FileTable:

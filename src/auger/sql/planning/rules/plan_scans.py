@@ -22,6 +22,7 @@ from auger.sql.planning.select_plan import SelectPlan
 from auger.sql.planning.star_columns import spell_out_star
 from auger.sql.planning.tables import build_file_scan
 from auger.types import TupleSchema
+from auger.types.spark import schema_to_spark
 
 __all__ = ["plan_scans"]
 
@@ -107,6 +108,6 @@ def _local_answer(
     if rows_only:  # only the rows' count was scanned: the answer has no columns
         table = table.drop_columns([ROW_COUNT_COLUMN])
         planned = replace(planned, schema=TupleSchema())
-    spark_schema = planned.schema.to_spark()
+    spark_schema = schema_to_spark(planned.schema)
     table = spark_result_table(table, spark_schema, spark)
     return LocalAnswer(table, spark_schema)
