@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from auger.scan.spec import ScanSpec
-from auger.spark.scan_report import start_report
+from auger.spark.scan_report import ScanReport, start_report
 from auger.storage.parquet_footers import kept_footer_bytes
 
 if TYPE_CHECKING:
@@ -23,7 +23,11 @@ __all__ = ["datasource_frame", "scan_frame", "with_footers"]
 
 
 def scan_frame(
-    spark: Any, planned: PlannedScan, options: Mapping[str, Any], small_here: bool = False
+    spark: Any,
+    planned: PlannedScan,
+    options: Mapping[str, Any],
+    small_here: bool = False,
+    reports: list[ScanReport] | None = None,
 ) -> Any:
     """The DataFrame delivering ``planned.schema`` for the planned scan.
 
@@ -33,10 +37,12 @@ def scan_frame(
         options: the session's options.
         small_here: whether a scan of a few small files may be read now, on the driver (for a
             query about to run; not for one only explained or stored as a plan).
+        reports: the statement's scan reports, where this scan adds its own (None: nobody
+            will read it).
     """
     from auger.spark.local_scan import local_limit_frame
 
-    frame = local_limit_frame(spark, planned, options)
+    frame = local_limit_frame(spark, planned, options, reports)
     if frame is not None:
         return frame
     from auger.spark.native_parquet import native_parquet_frame
@@ -47,21 +53,23 @@ def scan_frame(
     from auger.spark.cached_scan import cached_frame
 
     # text and JSON files kept in the raw-file cache: Spark's Parquet reader over the entries
-    if (cached := cached_frame(spark, planned, options)) is not None:
+    if (cached := cached_frame(spark, planned, options, reports)) is not None:
         return cached
     from auger.spark.local_scan import small_input_frame
 
     # a few small files: read on the driver (no data source planning, no Python worker)
-    if small_here and (small := small_input_frame(spark, planned, options)) is not None:
+    if small_here and (small := small_input_frame(spark, planned, options, reports)) is not None:
         return small
-    return datasource_frame(spark, planned)
+    return datasource_frame(spark, planned, reports)
 
 
-def datasource_frame(spark: Any, planned: PlannedScan) -> Any:
+def datasource_frame(
+    spark: Any, planned: PlannedScan, reports: list[ScanReport] | None = None
+) -> Any:
     """The scan framework inside Spark: the ``auger`` Python data source with the spec (and,
-    when the statement is watching, where its tasks report what they read)."""
+    when the statement wants ``reports``, where its tasks report what they read)."""
     reader = spark.read.format("auger").schema(planned.schema.to_spark())
-    report = start_report(spark, planned.spec)
+    report = start_report(spark, planned.spec, reports)
     if report is not None and report.token is not None:
         reader = reader.option("report", report.token)
     return reader.option("spec", with_footers(planned.spec).to_json()).load()
