@@ -3,7 +3,9 @@
 The layers (bottom to top) are the ones ``docs/architecture.md`` describes. Every import of an
 ``auger`` module counts, at the top of a module or inside a function; imports under
 ``if TYPE_CHECKING:`` are annotations only and do not. Packages of one layer may import each
-other. Cycles between top-level packages are reported too.
+other. Cycles between top-level packages are reported too, and so is any module of ``sql`` that
+names ``UserSession`` or imports ``auger.session`` (the SQL layer takes its own statement
+context).
 
 Usage: ``python scripts/check_layers.py [--report] [SRC]``. Prints each violation as
 ``file:line: importer -> imported`` and a summary; exits 1 when there is any, unless
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
@@ -171,6 +174,33 @@ def cycles(imports: list[Import]) -> list[list[str]]:
     return found
 
 
+_USER_SESSION = re.compile(r"\bUserSession\b")
+
+
+def session_in_sql(src: Path) -> list[str]:
+    """Each place a module of ``sql`` names ``UserSession`` (code, comment or docstring) or
+    imports ``auger.session`` (annotations and function bodies included), as ``file:line:
+    what``. The SQL layer is given the statement's context it defines itself
+    (``auger.sql.context``), never the session that builds it."""
+    found: list[tuple[Path, int, str]] = []
+    for path in sorted((src / "sql").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        module = f"auger.{_module_name(path, src)}"
+        for node in ast.walk(ast.parse(text, str(path))):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                targets = _targets(node, module, path.stem == "__init__")
+                if any(t == "auger.session" or t.startswith("auger.session.") for t in targets):
+                    found.append((path, node.lineno, "imports auger.session"))
+        for number, line in enumerate(text.splitlines(), 1):
+            if _USER_SESSION.search(line):
+                found.append((path, number, "names UserSession"))
+    return [
+        f"{path.relative_to(src.parent)}:{line}: sql {what}; the SQL layer takes "
+        "auger.sql.context.StatementContext, never the session"
+        for path, line, what in sorted(found)
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("src", nargs="?", default=str(Path(__file__).parent.parent / "src/auger"))
@@ -190,6 +220,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(bad)} imports of a higher layer ({sum(i.in_function for i in bad)} inside "
         f"functions) in {len(pairs)} package pairs; {len(groups)} cycles"
     )
+    session_uses = session_in_sql(src)
+    for use in session_uses:
+        print(use)
+    if session_uses and not args.report:
+        return 1
     return 0 if args.report or not (bad or groups) else 1
 
 
