@@ -54,9 +54,7 @@ class UserSession:
         self.temporary = SessionTemporaryTables(self.id, user, owner)
         #: what this session may not reach: the engine's denied paths and the temporary
         #: locations of every other session
-        self.path_guard = PathGuard(
-            lambda: engine.denied_paths, self._temporary_locations
-        )
+        self.path_guard = PathGuard(lambda: engine.denied_paths, self._temporary_locations)
 
     def catalog(self) -> SessionCatalog:
         """What names mean in this session now: the engine's schemas (its denied paths

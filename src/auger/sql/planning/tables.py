@@ -293,10 +293,20 @@ def build_file_scan(
     never_missing: set[str] | frozenset[str] = frozenset(),
     check_types: bool = False,
     notes: Diagnostics | None = None,
+    values_read: bool = True,
 ) -> PlannedScan:
     """The scan spec of a discovered table for what the query requests of it (see
     :func:`~auger.scan.plan.plan_scan`), each named column no file has noted in ``notes``."""
-    planned = plan_scan(found, requested, options, allow_missing, limit, never_missing, check_types)
+    planned = plan_scan(
+        found,
+        requested,
+        options,
+        allow_missing,
+        limit,
+        never_missing,
+        check_types,
+        values_read=values_read,
+    )
     files = len(found.selection.files)
     for name in planned.missing:
         diagnostics.column_not_found(notes, found.label, name, files, found.schema.names())

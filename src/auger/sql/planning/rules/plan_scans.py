@@ -52,6 +52,7 @@ def plan_scans(plan: SelectPlan) -> None:
                 plan.limit,
                 check_types=True,
                 notes=plan.statement.diagnostics,
+                values_read=not plan.schema_only,
             )
         else:
             planned = build_file_scan(
@@ -62,6 +63,7 @@ def plan_scans(plan: SelectPlan) -> None:
                 limit=plan.limit,
                 never_missing=plan.defined,
                 notes=plan.statement.diagnostics,
+                values_read=not plan.schema_only,
             )
         planned = prune_scan(planned, node)  # files ruled out by WHERE on dirN etc.
         # an Iceberg or Delta table's files ruled out by their statistics
