@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from auger.scan.spec import FileSplit, ScanSpec
+from auger.storage.bounded_cache import BoundedCache
 
 __all__ = [
     "ScanReport",
@@ -84,7 +85,8 @@ class _FactsParam:
         return value1
 
 
-_accumulators: dict[int, Any] = {}  # id(SparkContext) -> its accumulator
+#: the accumulator of the SparkContext in use, by its id: a new context's replaces the old one's
+ACCUMULATORS: BoundedCache[int, Any] = BoundedCache("scan facts accumulator", 1)
 
 
 def _accumulator(spark: Any) -> Any:
@@ -100,11 +102,10 @@ def _accumulator(spark: Any) -> Any:
     except Exception:
         return None
     with _lock:
-        acc = _accumulators.get(id(sc))
+        acc = ACCUMULATORS.get(id(sc))
         if acc is None:
             acc = sc.accumulator(OrderedDict(), _FactsParam())
-            _accumulators.clear()  # a new context: the old one's accumulator is dead
-            _accumulators[id(sc)] = acc
+            ACCUMULATORS.put(id(sc), acc)  # a new context: the old one's accumulator is dead
         return acc
 
 
