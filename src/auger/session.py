@@ -80,7 +80,6 @@ class UserSession:
             sql=sql,
             catalog=self.catalog(),
             options=self.options,
-            settings=self.options.snapshot(),
             user=self.user,
             admin=self.admin,
             engine=self.engine,

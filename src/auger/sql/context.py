@@ -9,7 +9,8 @@ which carries the context). What the context holds:
 * ``catalog``: the one name resolver (:class:`~auger.sql.catalog.resolution.SessionCatalog`),
   with the session's default schema, denied paths and temporary-table store;
 * ``options`` (the session's options, which ``SET``/``RESET`` change) and ``settings`` (their
-  values when the statement started, one snapshot the whole plan reads);
+  values, taken once when the statement first reads them: one snapshot the whole plan reads;
+  a statement that plans nothing, such as ``SET``, takes none);
 * the user, and whether they are an administrator;
 * ``engine``: the few things a statement asks of the engine (:class:`EngineServices`), Spark
   among them, started only when a statement first needs it;
@@ -24,6 +25,7 @@ What a statement changes of the session is written back by the session: the defa
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -68,7 +70,6 @@ class StatementContext:
         sql: the statement's text as the user sent it.
         catalog: the session's name resolver.
         options: the session's options (live: ``SET`` changes them).
-        settings: the options' values as the statement started.
         user: the session's user name.
         admin: whether the user may change system options and the like.
         engine: what the statement may ask of the engine.
@@ -78,11 +79,15 @@ class StatementContext:
     sql: str
     catalog: SessionCatalog
     options: SessionOptions
-    settings: Mapping[str, Any]
     user: str
     admin: bool
     engine: EngineServices
     recordings: Recordings = field(default_factory=Recordings)
+
+    @functools.cached_property
+    def settings(self) -> Mapping[str, Any]:
+        """The options' values, one snapshot for the whole statement (taken on first use)."""
+        return self.options.snapshot()
 
     @property
     def spark(self) -> Any:
