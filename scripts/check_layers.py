@@ -12,6 +12,8 @@ may put off an ``auger`` module too (to spare ``import auger`` or a Spark worker
 that import still counts, so it can never hide a cycle. ``from auger.a import b`` is an edge to
 ``auger.a.b`` when that is a module, else to ``auger.a`` (the package's ``__init__``); a bare
 ``import auger`` is none (every module of the package runs after the package itself).
+Any module of ``sql`` that names ``UserSession`` or imports ``auger.session`` is reported too
+(the SQL layer takes its own statement context).
 
 Usage: ``python scripts/check_layers.py [--report] [SRC]``. Prints each violation as
 ``file:line: importer -> imported``, each module cycle as its chain of imports with the
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
@@ -289,6 +292,33 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+_USER_SESSION = re.compile(r"\bUserSession\b")
+
+
+def session_in_sql(src: Path) -> list[str]:
+    """Each place a module of ``sql`` names ``UserSession`` (code, comment or docstring) or
+    imports ``auger.session`` (annotations and function bodies included), as ``file:line:
+    what``. The SQL layer is given the statement's context it defines itself
+    (``auger.sql.context``), never the session that builds it."""
+    found: list[tuple[Path, int, str]] = []
+    for path in sorted((src / "sql").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        module = f"auger.{_module_name(path, src)}"
+        for node in ast.walk(ast.parse(text, str(path))):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                targets = _targets(node, module, path.stem == "__init__")
+                if any(t == "auger.session" or t.startswith("auger.session.") for t in targets):
+                    found.append((path, node.lineno, "imports auger.session"))
+        for number, line in enumerate(text.splitlines(), 1):
+            if _USER_SESSION.search(line):
+                found.append((path, number, "names UserSession"))
+    return [
+        f"{path.relative_to(src.parent)}:{line}: sql {what}; the SQL layer takes "
+        "auger.sql.context.StatementContext, never the session"
+        for path, line, what in sorted(found)
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("src", nargs="?", default=str(Path(__file__).parent.parent / "src/auger"))
@@ -315,7 +345,10 @@ def main(argv: list[str] | None = None) -> int:
         f"functions) in {len(pairs)} package pairs; {len(groups)} cycles; "
         f"{len(loops)} module cycles"
     )
-    return 0 if args.report or not (bad or groups or loops) else 1
+    session_uses = session_in_sql(src)
+    for use in session_uses:
+        print(use)
+    return 0 if args.report or not (bad or groups or loops or session_uses) else 1
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ def requested(names: list[str] | None) -> Requested:
 
 
 def scan(session: Any, table: str, names: list[str] | None, limit: int | None = None) -> pa.Table:
-    ref = session.resolve_table(["dfs", "data", table])
+    ref = session.catalog().resolve_table(["dfs", "data", table])
     options = session.options.snapshot()
     spec = plan_file_scan(ref, requested(names), options, True, limit).spec
     batches = list(run_scan(spec, batch_rows=2))

@@ -164,16 +164,13 @@ def test_unreachable_spark_connect_master_is_one_clear_error(tmp_path: Path) -> 
 
 
 def test_unknown_function_is_named_as_the_user_wrote_it_with_argument_families() -> None:
-    from auger.spark.errors import statement_context
-
     spark_text = (
         "[UNRESOLVED_ROUTINE] Cannot resolve routine `NOSUCHFN` on search path "
         "[`system`.`builtin`, `system`.`session`, `spark_catalog`.`default`]. "
         "SQLSTATE: 42883; line 1 pos 896"
     )
     sql = "SELECT noSuchFn(a, 'x', CAST(b AS INT), DATE '2020-01-01') FROM t"
-    with statement_context(sql):
-        err = unwrap_spark_error(RuntimeError(spark_text))
+    err = unwrap_spark_error(RuntimeError(spark_text), sql)
     assert err.kind is ErrorKind.VALIDATION
     assert err.message == (
         "No match found for function signature noSuchFn(<ANY>, <CHARACTER>, <NUMERIC>, <DATE>)"

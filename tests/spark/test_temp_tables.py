@@ -423,8 +423,8 @@ def test_not_visible_from_another_session(make_conn: Any, tmp_workspace: Path) -
     rows(a, f"create temporary table private_tab as {SELECT_A}")
     assert error(b, "select * from private_tab").startswith("VALIDATION ERROR")
     assert error(b, "select * from dfs.tmp.private_tab").startswith("VALIDATION ERROR")
-    assert b.session.is_temporary_table(["private_tab"]) is False
-    assert a.session.is_temporary_table(["dfs", "tmp", "PRIVATE_TAB"]) is True
+    assert b.session.catalog().is_temporary_table(["private_tab"]) is False
+    assert a.session.catalog().is_temporary_table(["dfs", "tmp", "PRIVATE_TAB"]) is True
     # Beyond Drill: the generated path is refused to every other session.
     generated = a.session.temporary.get("private_tab").generated
     msg = error(b, f"select * from dfs.tmp.`{generated}`")
@@ -483,20 +483,26 @@ def test_views_cannot_use_temporary_tables(conn: Any) -> None:
     )
 
 
+def _generated_names(session: Any) -> dict[str, str]:
+    """Lower-cased temporary table name → generated name ``<session id>/<uuid>``."""
+    return {key: t.generated for key, t in session.temporary.tables.items()}
+
+
 def test_session_map_of_generated_names(conn: Any, tmp_workspace: Path) -> None:
     session = conn.session
-    assert session.temporary_tables == {} and session.temporary_locations == set()
+    assert _generated_names(session) == {} and session.temporary.locations == []
     rows(conn, f"create temporary table Mapped_Name as {SELECT_A}")
-    generated = session.resolve_temporary_table_name("MAPPED_NAME")
-    assert generated is not None
+    found = session.temporary.get("MAPPED_NAME")
+    assert found is not None
+    generated = found.generated
     sid, table_id = generated.split("/")
     assert sid == session.id and len(table_id) == 36
-    assert session.temporary_tables == {"mapped_name": generated}
-    assert session.temporary_locations == {str(tmp_workspace / session.id)}
+    assert _generated_names(session) == {"mapped_name": generated}
+    assert set(session.temporary.locations) == {str(tmp_workspace / session.id)}
     assert (tmp_workspace / generated).is_dir()
     rows(conn, "drop table mapped_name")
-    assert session.temporary_tables == {}
-    assert session.resolve_temporary_table_name("mapped_name") is None
+    assert _generated_names(session) == {}
+    assert session.temporary.get("mapped_name") is None
 
 
 def test_temporary_table_and_view_priority(conn: Any) -> None:

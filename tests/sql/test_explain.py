@@ -127,9 +127,9 @@ def test_profile_graph_is_explains_tree_with_spark_measures(session: Any, parts:
     )
     # both runs plan the same scan: not one building raw-file cache entries, one reading them
     session.options.set("auger.cache.enabled", False)
-    with drill_plan.recording() as scans:
-        df = session.execute(sql).dataframe
-    assert len(df.toArrow()) == 2
+    result = session.execute(sql, record_scans=True)
+    df, scans = result.dataframe, result.planned_scans
+    assert scans is not None and len(df.toArrow()) == 2
     graph = drill_plan.plan_graph(df, scans)
 
     def walk(node: dict[str, Any]) -> list[dict[str, Any]]:
@@ -144,9 +144,13 @@ def test_profile_graph_is_explains_tree_with_spark_measures(session: Any, parts:
     assert scan["rows"] == 2  # one record in each of the two files
     assert any(n["timeMs"] is not None for n in nodes)
     # the operators are EXPLAIN's, in the same order
-    with drill_plan.recording() as again:
-        planned = session.execute(sql).dataframe
-    text = drill_plan.explain_result(planned, again, True).table.column("text")[0].as_py()
+    again = session.execute(sql, record_scans=True)
+    assert again.planned_scans is not None
+    text = (
+        drill_plan.explain_result(again.dataframe, again.planned_scans, True)
+        .table.column("text")[0]
+        .as_py()
+    )
     assert [ln.split()[1].split("(")[0] for ln in text.splitlines()] == [n["name"] for n in nodes]
 
 

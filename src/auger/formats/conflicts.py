@@ -16,17 +16,15 @@ The conflict travels as a column property, so it survives every copy, pickle, ca
 of the schema, and it never reaches a reader: a conflicting column is never projected.
 
 A statement that only describes the table (``DESCRIBE``) reads no values, so it meets no
-conflict: it plans under :func:`schema_only`, where :func:`check_read` raises nothing and each
-conflicting column keeps the first type discovery saw.
+conflict: its plan does not call :func:`check_read`, and each conflicting column keeps the
+first type discovery saw.
 """
 
 from __future__ import annotations
 
 import base64
-import contextlib
-import contextvars
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from auger.errors import ErrorKind, UserError
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
@@ -43,7 +41,6 @@ __all__ = [
     "merge_deferring",
     "merge_file_schemas",
     "nullable",
-    "schema_only",
     "widen",
     "widen_deferring",
 ]
@@ -74,32 +71,14 @@ def conflict_of(column: ColumnMetadata) -> UserError | None:
     return UserError(ErrorKind(kind), message, context)
 
 
-#: Set while a statement plans that reads no values (see :func:`schema_only`).
-_SCHEMA_ONLY: contextvars.ContextVar[bool] = contextvars.ContextVar("schema_only", default=False)
-
-
-@contextlib.contextmanager
-def schema_only() -> Iterator[None]:
-    """Plan within this block for the schema alone: no deferred conflict is raised, since no
-    value is read (the thread's or task's own setting; others' plans are unaffected)."""
-    token = _SCHEMA_ONLY.set(True)
-    try:
-        yield
-    finally:
-        _SCHEMA_ONLY.reset(token)
-
-
 def check_read(column: ColumnMetadata, members: Sequence[Sequence[str]] | None = None) -> None:
-    """Raise the deferred conflict a query meets when it reads ``column`` (nothing under
-    :func:`schema_only`).
+    """Raise the deferred conflict a query meets when it reads ``column``.
 
     Args:
         column: a table column as discovery left it.
         members: the member paths the query reads of a map column (``[["a"], ["b", "c"]]`` for
             ``m.a`` and ``m.b.c``); None or empty when it reads the whole column.
     """
-    if _SCHEMA_ONLY.get():
-        return
     error = conflict_of(column)
     if error is not None:
         raise error

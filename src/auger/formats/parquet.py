@@ -32,8 +32,6 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +54,7 @@ from auger.formats.parquet_dates import (
 )
 from auger.formats.parquet_deletes import drop_deleted, position_deletes
 from auger.formats.vectors import unnull_structs
+from auger.storage.bounded_cache import BoundedCache
 from auger.storage.filesystem import (
     open_random,
     parallel_map,
@@ -168,29 +167,28 @@ class ParquetFooter:
 
 #: Footers kept: planning a table again reads none of its footers.
 _FOOTERS_SIZE = 50_000
-_footers: OrderedDict[tuple[str, float | None, int], ParquetFooter] = OrderedDict()
+#: by path, modification time and size
+FOOTERS: BoundedCache[tuple[str, float | None, int], ParquetFooter] = BoundedCache(
+    "planning footers of Parquet files", _FOOTERS_SIZE
+)
 #: One instance of each Arrow schema the kept footers have: the files of a table mostly share
-#: theirs, which then costs its memory once rather than once a file.
-_shapes: dict[bytes, pa.Schema] = {}
-_footers_lock = threading.Lock()
+#: theirs, which then costs its memory once rather than once a file (by serialized schema).
+SHAPES: BoundedCache[bytes, pa.Schema] = BoundedCache(
+    "Arrow schemas of kept Parquet footers", _FOOTERS_SIZE
+)
 
 
 def clear_footers() -> None:
     """Forget every kept footer (tests; after bulk file changes)."""
-    with _footers_lock:
-        _footers.clear()
-        _shapes.clear()
+    FOOTERS.clear()
+    SHAPES.clear()
     clear_footer_bytes()
 
 
 def _shared(schema: pa.Schema) -> pa.Schema:
     """The kept instance of an Arrow schema equal to ``schema``, metadata and all (the
     serialized form tells them apart: ``==`` on schemas disregards metadata)."""
-    key = schema.serialize().to_pybytes()
-    with _footers_lock:
-        if len(_shapes) > _FOOTERS_SIZE:
-            _shapes.clear()
-        return _shapes.setdefault(key, schema)
+    return SHAPES.setdefault(schema.serialize().to_pybytes(), schema)
 
 
 def planning_footer(
@@ -208,11 +206,9 @@ def planning_footer(
     """
     key = (path, mtime, size or 0) if mtime is not None else None
     if key is not None:
-        with _footers_lock:
-            hit = _footers.get(key)
-            if hit is not None:
-                _footers.move_to_end(key)
-                return hit
+        hit = FOOTERS.get(key)
+        if hit is not None:
+            return hit
     meta, arrow = read_parquet_footer(path, size)
     raw = footer_bytes_of(meta)
     footer = _planning_facts(meta, arrow, raw)
@@ -254,18 +250,13 @@ def keep_footer(
     """Keep a file's planning footer, and its serialized bytes
     (:mod:`auger.storage.parquet_footers`), for the file of this path, modification time and
     size."""
-    key = (path, mtime, size or 0)
-    with _footers_lock:
-        _footers[key] = footer
-        while len(_footers) > _FOOTERS_SIZE:
-            _footers.popitem(last=False)
+    FOOTERS.put((path, mtime, size or 0), footer)
     keep_footer_bytes(path, mtime, size, raw)
 
 
 def has_footer(path: str, mtime: float | None, size: int | None) -> bool:
     """Whether planning keeps this file's footer (reading it would open nothing)."""
-    with _footers_lock:
-        return (path, mtime, size or 0) in _footers
+    return (path, mtime, size or 0) in FOOTERS
 
 
 def _is_mark(marks: pa.DataType | None) -> bool:

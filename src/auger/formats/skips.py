@@ -6,8 +6,9 @@ the query; the count must not vanish. A reader reports through :func:`report_ski
 * logs a warning naming the file and the count (the ``auger.formats`` logger),
 * adds the count to a process-wide tally (:func:`skipped_records`, :func:`clear_skipped`),
 * calls every registered listener (``add_listener``), e.g. a session collecting query warnings,
-* adds the count and the records' line numbers to the calling thread's :func:`recording` sink, so
-  a scan task can tell its statement which records of which file it dropped.
+* adds the count and the records' line numbers to the calling thread's :func:`recording` sink
+  (it travels with the read in progress, :mod:`auger.storage.read_scope`), so a scan task can
+  tell its statement which records of which file it dropped.
 
 Readers also stamp each batch's schema metadata with ``auger.skipped`` (the count so far in that
 file, as decimal text), so a consumer of raw reader batches sees it without any hook.
@@ -19,6 +20,8 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+
+from auger.storage.read_scope import current, scoped
 
 __all__ = [
     "SKIPPED_KEY",
@@ -36,7 +39,6 @@ _log = logging.getLogger("auger.formats")
 _lock = threading.Lock()
 _tally: dict[str, int] = {}
 _listeners: list[Callable[[str, int], None]] = []
-_local = threading.local()
 
 #: The most line numbers a sink keeps per file (the count stays exact).
 MAX_LINES = 20
@@ -53,7 +55,7 @@ def report_skipped(path: str, count: int, lines: Iterable[int] = ()) -> None:
         listeners = list(_listeners)
     for fn in listeners:
         fn(path, count)
-    sink: dict[str, tuple[int, list[int]]] | None = getattr(_local, "sink", None)
+    sink = current().skipped
     if sink is not None:
         total, known = sink.get(path, (0, []))
         known = sorted(set(known).union(lines))[:MAX_LINES]
@@ -65,13 +67,12 @@ def recording() -> Iterator[dict[str, tuple[int, list[int]]]]:
     """Collect this thread's skips while the block runs: file -> (records skipped, the first
     :data:`MAX_LINES` of their line numbers). A scan runs in one thread, so each scan task (or
     driver-side scan) sees only its own skips; nested blocks each see theirs."""
-    outer = getattr(_local, "sink", None)
+    outer = current().skipped
     sink: dict[str, tuple[int, list[int]]] = {}
-    _local.sink = sink
     try:
-        yield sink
+        with scoped(skipped=sink):
+            yield sink
     finally:
-        _local.sink = outer
         if outer is not None:  # the enclosing block counts them too
             for path, (count, lines) in sink.items():
                 total, known = outer.get(path, (0, []))

@@ -356,6 +356,7 @@ def plan_scan(
     never_missing: set[str] | frozenset[str] = frozenset(),
     check_types: bool = False,
     cache: bool = True,
+    values_read: bool = True,
 ) -> PlannedScan:
     """The scan spec of a discovered table for what the query requests of it.
 
@@ -372,6 +373,8 @@ def plan_scan(
     so a column used against its type (``a[0]`` on a scalar) is refused as Drill does.
     ``cache``: note the columns the raw-file cache keeps of the table's files, when the
     session uses the cache (:func:`_cache_columns`).
+    ``values_read``: False when the plan is for its schema alone (``DESCRIBE``): no value is
+    read, so a conflict discovery deferred is not met (:func:`auger.formats.conflicts.check_read`).
     """
     selection, fmt = found.selection, found.fmt
     table_schema, absent = found.schema, found.absent
@@ -416,7 +419,8 @@ def plan_scan(
         if col.name in missing:
             sources[col.name] = ColumnSource.MISSING
         else:
-            check_read(col)  # a conflict discovery deferred, met by what the query reads
+            if values_read:  # a conflict discovery deferred, met by what the query reads
+                check_read(col)
             known = reader_schema.column(col.name)
             if known is not None:
                 col = _in_file_order(col, known)

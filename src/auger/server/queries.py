@@ -46,7 +46,7 @@ from auger.spark.errors import out_of_memory, spark_lost, unwrap_spark_error
 if TYPE_CHECKING:
     from auger.engine import Engine
     from auger.server.sessions import WebSession
-    from auger.sql.planning.explain import PlannedTableScan
+    from auger.sql.recordings import PlannedTableScan
 
 __all__ = ["QueryManager", "RunningQuery"]
 
@@ -404,12 +404,9 @@ class QueryManager:
         if rq.cancel_requested.is_set() or session.closed:
             raise _Canceled
         rq.profile.run_start = _now_ms()
-        # the SQL package loads with the first statement (see the session), so here too
-        from auger.sql.planning import explain
-
         # the scans planned are recorded: the profile's plan names them as EXPLAIN does
-        with explain.recording() as scans:
-            result = session.execute(sql)
+        result = session.execute(sql, record_scans=True)
+        scans = result.planned_scans or []
         rq.profile.planned = _now_ms()
         rq.profile.warnings = list(result.warnings)
         schema = result.schema

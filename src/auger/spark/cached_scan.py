@@ -44,6 +44,7 @@ from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 if TYPE_CHECKING:
     from auger.scan.plan import PlannedScan
+    from auger.spark.scan_report import ScanReport
 
 __all__ = ["cached_frame"]
 
@@ -83,8 +84,14 @@ def _key(spec: ScanSpec) -> str:
     )
 
 
-def cached_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> Any:
-    """The scan's frame with the raw-file cache, or None (the cache does not apply)."""
+def cached_frame(
+    spark: Any,
+    planned: PlannedScan,
+    options: Mapping[str, Any],
+    reports: list[ScanReport] | None = None,
+) -> Any:
+    """The scan's frame with the raw-file cache, or None (the cache does not apply); its
+    reports go to ``reports``."""
     if not cache_enabled(options):
         return None
     reads = _reads(planned)
@@ -108,7 +115,7 @@ def cached_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -
     misses = tuple(f for f, parts in zip(spec.files, found, strict=True) if not parts)
     frames = []
     if hits:
-        frame = _entries_frame(spark, planned, reads, hits)
+        frame = _entries_frame(spark, planned, reads, hits, reports)
         if frame is None:
             return None  # the entries cannot give the planned types: the data source reads
         for f, parts in zip(spec.files, found, strict=True):
@@ -119,7 +126,7 @@ def cached_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -
         from auger.spark.datasource_read import datasource_frame
 
         building = replace(spec, files=misses, cache_build=table)
-        frames.append(datasource_frame(spark, replace(planned, spec=building)))
+        frames.append(datasource_frame(spark, replace(planned, spec=building), reports))
         try:
             kept = frozenset(e for e, parts in zip(entries, found, strict=True) if parts)
             evict(cache_location(options), max_bytes(options), kept)
@@ -136,6 +143,7 @@ def _entries_frame(
     planned: PlannedScan,
     reads: Mapping[str, str],
     hits: Sequence[tuple[FileSplit, list[CachePart]]],
+    reports: list[ScanReport] | None,
 ) -> Any:
     """Spark's Parquet reader over the hit files' parts, delivering ``planned.schema``."""
     from auger.spark.native_parquet import parquet_files_frame
@@ -185,7 +193,7 @@ def _entries_frame(
     frame = parquet_files_frame(spark, replace(planned, spec=parquet, schema=schema), origins)
     if frame is None:
         return None
-    report = start_report(spark, spec, on_driver=True)
+    report = start_report(spark, spec, reports, on_driver=True)
     if report is not None:
         report.from_cache += len(hits)
         # the files and rows read, unless the files parsed beside them cannot say theirs (a

@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from auger.scan.spec import ScanSpec
-from auger.spark.scan_report import start_report
+from auger.spark.scan_report import ScanReport, start_report
 from auger.storage.parquet_footers import kept_footer_bytes
 from auger.types.spark import schema_to_spark
 
@@ -19,11 +19,13 @@ if TYPE_CHECKING:
 __all__ = ["SHIPPED_FOOTER_BYTES", "datasource_frame", "with_footers"]
 
 
-def datasource_frame(spark: Any, planned: PlannedScan) -> Any:
+def datasource_frame(
+    spark: Any, planned: PlannedScan, reports: list[ScanReport] | None = None
+) -> Any:
     """The scan framework inside Spark: the ``auger`` Python data source with the spec (and,
-    when the statement is watching, where its tasks report what they read)."""
+    when the statement wants ``reports``, where its tasks report what they read)."""
     reader = spark.read.format("auger").schema(schema_to_spark(planned.schema))
-    report = start_report(spark, planned.spec)
+    report = start_report(spark, planned.spec, reports)
     if report is not None and report.token is not None:
         reader = reader.option("report", report.token)
     return reader.option("spec", with_footers(planned.spec).to_json()).load()

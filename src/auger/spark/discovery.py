@@ -23,8 +23,6 @@ Connect no SparkContext: there discovery runs in place.
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any, Protocol, runtime_checkable
@@ -34,6 +32,7 @@ from auger.errors import UserError
 from auger.formats.conflicts import conflict_error, merge_deferring
 from auger.formats.registry import get_format
 from auger.scan.spec import FileSplit
+from auger.storage.bounded_cache import BoundedCache
 from auger.storage.filesystem import install, is_uri, parallel_map, shipped_for
 from auger.storage.read_budget import BudgetExceeded, budget
 from auger.storage.selection import FileSelection, FileStatus
@@ -52,10 +51,14 @@ DISCOVERY_BYTES = 64 * 1024 * 1024
 
 _CACHE_SIZE = 256
 #: table schemas kept as discovery gave them (a copy each time: a caller may add columns), not in
-#: their text form, which does not say whether a map may be null
-_cache: OrderedDict[tuple[Any, ...], TupleSchema] = OrderedDict()
-_file_cache: OrderedDict[tuple[Any, ...], tuple[tuple[str, str], ...]] = OrderedDict()
-_lock = threading.Lock()
+#: their text form, which does not say whether a map may be null; by files, format and options
+SCHEMAS: BoundedCache[tuple[Any, ...], TupleSchema] = BoundedCache(
+    "discovered table schemas", _CACHE_SIZE
+)
+#: each file's own schema (as text), for the scan diagnostics; by files, format and options
+FILE_SCHEMAS: BoundedCache[tuple[Any, ...], tuple[tuple[str, str], ...]] = BoundedCache(
+    "schemas of each file", _CACHE_SIZE
+)
 
 
 @runtime_checkable
@@ -103,11 +106,9 @@ def discover_schema(
 ) -> TupleSchema:
     """The table schema of a file selection in one format."""
     key = _key(selection.files, fmt, options)
-    with _lock:
-        hit = _cache.get(key)
-        if hit is not None:
-            _cache.move_to_end(key)
-            return hit.copy()
+    hit = SCHEMAS.get(key)
+    if hit is not None:
+        return hit.copy()
     paths = [f.path for f in selection.files]
     threshold = int(options.get("auger.scan.parallel_discovery_files", PARALLEL_FILES))
     plugin = get_format(fmt.type)
@@ -144,10 +145,7 @@ def discover_schema(
             if line not in exc.context:
                 exc.add_context(line)
         raise
-    with _lock:
-        _cache[key] = schema.copy()
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
+    SCHEMAS.put(key, schema.copy())
     return schema
 
 
@@ -196,10 +194,7 @@ def file_schemas(
     the scan diagnostics; the table schema is :func:`discover_schema`'s). Cached as it is;
     a Spark job examines them when they are many."""
     key = _key(files, fmt, options)
-    with _lock:
-        hit = _file_cache.get(key)
-        if hit is not None:
-            _file_cache.move_to_end(key)
+    hit = FILE_SCHEMAS.get(key)
     if hit is None:
         paths = [f.path for f in files]
         threshold = int(options.get("auger.scan.parallel_discovery_files", PARALLEL_FILES))
@@ -225,10 +220,7 @@ def file_schemas(
                     if spark is None
                     else _each_in_spark(spark, paths, fmt, options)
                 )
-        with _lock:
-            _file_cache[key] = hit
-            while len(_file_cache) > _CACHE_SIZE:
-                _file_cache.popitem(last=False)
+        FILE_SCHEMAS.put(key, hit)
     return [(path, parse_schema(text)) for path, text in hit]
 
 
@@ -274,9 +266,8 @@ def clear_cache() -> None:
     bulk file changes)."""
     from auger.formats.parquet import clear_footers  # not loaded for a plan of other formats
 
-    with _lock:
-        _cache.clear()
-        _file_cache.clear()
+    SCHEMAS.clear()
+    FILE_SCHEMAS.clear()
     clear_footers()
 
 

@@ -13,7 +13,6 @@ and words it as a DATA_WRITE error, or RESOURCE when space runs out.
 
 from __future__ import annotations
 
-import contextvars
 import errno
 import logging
 import os
@@ -30,7 +29,6 @@ __all__ = [
     "encode_user_error",
     "out_of_memory",
     "spark_lost",
-    "statement_context",
     "unwrap_spark_error",
     "worker_error",
     "write_errors",
@@ -96,23 +94,6 @@ def _decode(text: str) -> UserError | None:
     return UserError(m.group(1), m.group(2), context)
 
 
-# The statement the user sent, while it is planned and run: Spark's messages quote the SQL auger
-# rewrote, so the words and positions a user can act on are found in this text instead.
-_STATEMENT: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "auger_statement", default=None
-)
-
-
-@contextmanager
-def statement_context(sql: str) -> Iterator[None]:
-    """Name the user's statement to :func:`unwrap_spark_error` for the block's Spark calls."""
-    token = _STATEMENT.set(sql)
-    try:
-        yield
-    finally:
-        _STATEMENT.reset(token)
-
-
 # Spark error condition → Drill error kind, for conditions without a Drill text of their own
 # below. Checked in order; the first match wins.
 _CONDITION_KINDS: tuple[tuple[str, ErrorKind], ...] = (
@@ -155,8 +136,7 @@ def _clean(message: str) -> str:
     return re.sub(r"\s+", " ", first).strip()
 
 
-def _statement_query() -> list[str]:
-    statement = _STATEMENT.get()
+def _statement_query(statement: str | None) -> list[str]:
     return [f"SQL Query: {statement.strip()}"] if statement else []
 
 
@@ -269,13 +249,13 @@ def _argument_family(arg: str) -> str:
 _ROUTINE_RE = re.compile(r"routine `?([\w.`]+?)`? (?:on|cannot)", re.IGNORECASE)
 
 
-def _unknown_function(text: str) -> UserError | None:
+def _unknown_function(text: str, statement: str | None) -> UserError | None:
     """Drill's ``No match found for function signature f(<NUMERIC>, <ANY>)``."""
     m = _ROUTINE_RE.search(text)
     if not m:
         return None
     name = m.group(1).replace("`", "").split(".")[-1]
-    statement = _STATEMENT.get() or ""
+    statement = statement or ""
     args = _call_arguments(statement, name) if statement else None
     if args is not None:
         found = re.search(rf"(?<![\w.`]){re.escape(name)}(?=\s*\()", statement, re.IGNORECASE)
@@ -286,7 +266,7 @@ def _unknown_function(text: str) -> UserError | None:
     close = closest_name(name, _function_names())
     hint = f"; did you mean {close.upper()}?" if close else ""
     return UserError.validation(
-        f"No match found for function signature {signature}{hint}", _statement_query()
+        f"No match found for function signature {signature}{hint}", _statement_query(statement)
     )
 
 
@@ -314,7 +294,7 @@ def _function_names() -> tuple[str, ...]:
 _COLUMN_RE = re.compile(r"with name (`[^`]+`(?:\.`[^`]+`)*) cannot be resolved")
 
 
-def _unknown_column(text: str) -> UserError | None:
+def _unknown_column(text: str, statement: str | None) -> UserError | None:
     """Drill's ``Column 'c' not found in any table`` (``in table 't'`` when qualified)."""
     m = _COLUMN_RE.search(text)
     if not m:
@@ -324,7 +304,7 @@ def _unknown_column(text: str) -> UserError | None:
         message = f"Column '{parts[-1]}' not found in table '{parts[-2]}'"
     else:
         message = f"Column '{parts[-1]}' not found in any table"
-    return UserError.validation(message, _statement_query())
+    return UserError.validation(message, _statement_query(statement))
 
 
 _MISMATCH_FN_RE = re.compile(r'Cannot resolve "(\w+)\(')
@@ -337,7 +317,7 @@ _MISMATCH_OPERANDS_RE = re.compile(
 )
 
 
-def _type_mismatch(text: str) -> UserError | None:
+def _type_mismatch(text: str, statement: str | None) -> UserError | None:
     """Drill's ``Cannot apply 'f' to arguments of type ...`` for a wrong argument type."""
     operands = _MISMATCH_OPERANDS_RE.search(text)
     if operands:
@@ -346,16 +326,15 @@ def _type_mismatch(text: str) -> UserError | None:
         symbol = op.group(1) if op else "operator"
         return UserError.validation(
             f"Cannot apply '{symbol}' to arguments of type '<{left}> {symbol} <{right}>'",
-            _statement_query(),
+            _statement_query(statement),
         )
     fn = _MISMATCH_FN_RE.search(text)
     param = _MISMATCH_PARAM_RE.search(text)
     if not fn or not param:
         # Spark names the expression as it rewrote it: keep only what is wrong with it
         reason = _clean(text).split("due to data type mismatch:", 1)[-1].strip()
-        return UserError.validation(f"Type mismatch: {reason}", _statement_query())
+        return UserError.validation(f"Type mismatch: {reason}", _statement_query(statement))
     name = fn.group(1).lower()
-    statement = _STATEMENT.get()
     if statement and not re.search(rf"(?<![\w.`]){name}\s*\(", statement, re.IGNORECASE):
         # a function of auger's translation (``a + DATE '...'`` runs as ``date_add``)
         name = "an operator"
@@ -365,7 +344,7 @@ def _type_mismatch(text: str) -> UserError | None:
         f"Cannot apply {name if name == 'an operator' else repr(name)} to arguments of type: "
         f"its {ordinal} argument is {actual}, "
         f"where {wanted_types} is expected",
-        _statement_query(),
+        _statement_query(statement),
     )
 
 
@@ -374,7 +353,7 @@ _NUM_ARGS_RE = re.compile(
 )
 
 
-def _wrong_arguments(text: str) -> UserError | None:
+def _wrong_arguments(text: str, statement: str | None) -> UserError | None:
     """Drill's ``Invalid number of arguments to function 'f'. Was expecting n arguments``."""
     m = _NUM_ARGS_RE.search(text)
     if not m:
@@ -382,27 +361,27 @@ def _wrong_arguments(text: str) -> UserError | None:
     return UserError.validation(
         f"Invalid number of arguments to function '{m.group(1)}'. "
         f"Was expecting {m.group(2)} arguments",
-        _statement_query(),
+        _statement_query(statement),
     )
 
 
 _NEAR_RE = re.compile(r"Syntax error at or near (end of input|'((?:[^']|'')*)')")
 
 
-def _syntax_error(text: str) -> UserError | None:
+def _syntax_error(text: str, statement: str | None) -> UserError | None:
     """A statement sqlglot let through and Spark's parser refused, as Drill's PARSE error."""
     m = _NEAR_RE.search(text)
     if not m:
         return None
     image = "<EOF>" if m.group(1) == "end of input" else m.group(2)
-    statement = (_STATEMENT.get() or "").strip().rstrip(";").rstrip()
-    if statement and image == "<EOF>":
-        line, column = _end_position(statement)
+    written = (statement or "").strip().rstrip(";").rstrip()
+    if written and image == "<EOF>":
+        line, column = _end_position(written)
         return UserError.parse(
             f'Encountered "<EOF>" at line {line}, column {column}.',
-            [sql_with_caret(statement, line, column)],
+            [sql_with_caret(written, line, column)],
         )
-    return UserError.parse(f'Encountered "{image}"', _statement_query())
+    return UserError.parse(f'Encountered "{image}"', _statement_query(statement))
 
 
 def _end_position(text: str) -> tuple[int, int]:
@@ -413,12 +392,15 @@ def _end_position(text: str) -> tuple[int, int]:
 _GROUPED_RE = re.compile(r'non-aggregating expression "([^"]+)"')
 
 
-def _not_grouped(text: str) -> UserError:
+def _not_grouped(text: str, statement: str | None) -> UserError:
     m = _GROUPED_RE.search(text)
     what = f"Expression '{m.group(1)}'" if m else "An expression of the select list"
     return UserError.validation(
         f"{what} is not being grouped",
-        [*_statement_query(), "Fix: add it to GROUP BY, or aggregate it (MIN, MAX, ANY_VALUE)"],
+        [
+            *_statement_query(statement),
+            "Fix: add it to GROUP BY, or aggregate it (MIN, MAX, ANY_VALUE)",
+        ],
     )
 
 
@@ -437,28 +419,30 @@ def _failed_cast(text: str) -> UserError | None:
     )
 
 
-def _drill_error(condition: str, text: str) -> UserError | None:
+def _drill_error(condition: str, text: str, statement: str | None) -> UserError | None:
     """Drill's own words for the Spark conditions a user meets most."""
     if condition.startswith("UNRESOLVED_ROUTINE"):
-        return _unknown_function(text)
+        return _unknown_function(text, statement)
     if condition.startswith("UNRESOLVED_COLUMN"):
-        return _unknown_column(text)
+        return _unknown_column(text, statement)
     if condition.startswith("DATATYPE_MISMATCH"):
-        return _type_mismatch(text)
+        return _type_mismatch(text, statement)
     if condition.startswith("WRONG_NUM_ARGS"):
-        return _wrong_arguments(text)
+        return _wrong_arguments(text, statement)
     if condition.startswith("PARSE_SYNTAX_ERROR"):
-        return _syntax_error(text)
+        return _syntax_error(text, statement)
     if condition.startswith(("MISSING_AGGREGATION", "MISSING_GROUP_BY")):
-        return _not_grouped(text)
+        return _not_grouped(text, statement)
     if condition.startswith("CAST_INVALID_INPUT"):
         return _failed_cast(text)
     if condition.startswith("AMBIGUOUS_REFERENCE"):
         m = re.search(r"Reference `?([^`\s]+)`? is ambiguous", text)
         if m:
-            return UserError.validation(f"Column '{m.group(1)}' is ambiguous", _statement_query())
+            return UserError.validation(
+                f"Column '{m.group(1)}' is ambiguous", _statement_query(statement)
+            )
     if condition.startswith("ORDER_BY_POS_OUT_OF_RANGE"):
-        return UserError.validation("Ordinal out of range", _statement_query())
+        return UserError.validation("Ordinal out of range", _statement_query(statement))
     if condition.startswith("DIVIDE_BY_ZERO"):
         # Drill's generated code divides as Java does, and reports Java's exception
         return UserError.system("ArithmeticException: / by zero")
@@ -771,8 +755,15 @@ def _unattributed_write_failure(exc: BaseException) -> UserError | None:
     return write_failure(exc, "data", path)
 
 
-def unwrap_spark_error(exc: BaseException) -> UserError:
-    """Turn any exception from a Spark call into the ``UserError`` the user should see."""
+def unwrap_spark_error(exc: BaseException, statement: str | None = None) -> UserError:
+    """Turn any exception from a Spark call into the ``UserError`` the user should see.
+
+    Args:
+        exc: what the Spark call raised.
+        statement: the statement the user sent, when known: Spark's messages quote the SQL
+            auger rewrote, so the words and positions a user can act on are found in this
+            text instead (and it is quoted as ``SQL Query``).
+    """
     if isinstance(exc, UserError):
         return exc
     lost = spark_lost(exc)
@@ -803,7 +794,7 @@ def unwrap_spark_error(exc: BaseException) -> UserError:
     memory = out_of_memory(exc)
     if memory is not None:
         return memory
-    drill = _drill_error(condition, text)
+    drill = _drill_error(condition, text, statement)
     if drill is not None:
         return drill
     decimal = _decimal_error(condition, text)
@@ -811,11 +802,13 @@ def unwrap_spark_error(exc: BaseException) -> UserError:
         return decimal
     for prefix, kind in _CONDITION_KINDS:
         if condition.startswith(prefix):
-            return UserError(kind, _clean(text) or "The statement failed", _statement_query())
+            return UserError(
+                kind, _clean(text) or "The statement failed", _statement_query(statement)
+            )
     if type(exc).__name__ == "AnalysisException":
         # Spark's analyzer refused the statement: a name or type the user got wrong
         return UserError.validation(
-            _clean(text) or "The statement is not valid", _statement_query()
+            _clean(text) or "The statement is not valid", _statement_query(statement)
         )
     write = _unattributed_write_failure(exc)
     if write is not None:

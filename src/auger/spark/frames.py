@@ -14,12 +14,17 @@ from auger.spark.datasource_read import datasource_frame
 
 if TYPE_CHECKING:
     from auger.scan.plan import PlannedScan
+    from auger.spark.scan_report import ScanReport
 
 __all__ = ["scan_frame"]
 
 
 def scan_frame(
-    spark: Any, planned: PlannedScan, options: Mapping[str, Any], small_here: bool = False
+    spark: Any,
+    planned: PlannedScan,
+    options: Mapping[str, Any],
+    small_here: bool = False,
+    reports: list[ScanReport] | None = None,
 ) -> Any:
     """The DataFrame delivering ``planned.schema`` for the planned scan.
 
@@ -29,10 +34,12 @@ def scan_frame(
         options: the session's options.
         small_here: whether a scan of a few small files may be read now, on the driver (for a
             query about to run; not for one only explained or stored as a plan).
+        reports: the statement's scan reports, where this scan adds its own (None: nobody
+            will read it).
     """
     from auger.spark.local_scan import local_limit_frame
 
-    frame = local_limit_frame(spark, planned, options)
+    frame = local_limit_frame(spark, planned, options, reports)
     if frame is not None:
         return frame
     from auger.spark.native_parquet import native_parquet_frame
@@ -43,11 +50,11 @@ def scan_frame(
     from auger.spark.cached_scan import cached_frame
 
     # text and JSON files kept in the raw-file cache: Spark's Parquet reader over the entries
-    if (cached := cached_frame(spark, planned, options)) is not None:
+    if (cached := cached_frame(spark, planned, options, reports)) is not None:
         return cached
     from auger.spark.local_scan import small_input_frame
 
     # a few small files: read on the driver (no data source planning, no Python worker)
-    if small_here and (small := small_input_frame(spark, planned, options)) is not None:
+    if small_here and (small := small_input_frame(spark, planned, options, reports)) is not None:
         return small
-    return datasource_frame(spark, planned)
+    return datasource_frame(spark, planned, reports)

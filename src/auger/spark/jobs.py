@@ -35,6 +35,7 @@ import pyarrow as pa
 from auger.errors import UserError
 from auger.spark.bootstrap import connect_stages, interrupt_tag, tag_operations
 from auger.spark.handles import is_connect
+from auger.storage.bounded_cache import BoundedCache
 
 __all__ = [
     "BatchStream",
@@ -375,16 +376,18 @@ def _driver_table(df: Any) -> pa.Table | None:
 #: Arrow batches built on the driver are cut at this size (the rows are few: a bound only)
 _MAX_DRIVER_BATCH_BYTES = 64 * 1024 * 1024
 
-#: Spark's Arrow converter object, per JVM (looking it up takes several round trips)
-_converters: dict[int, Any] = {}
+#: Spark's Arrow converter object, per JVM (looking it up takes several round trips); a JVM
+#: started again after one died is a new key, so a few are kept
+CONVERTERS: BoundedCache[int, tuple[Any, Any]] = BoundedCache("Arrow converters by JVM", 4)
 
 
 def _arrow_converters(jvm: Any) -> Any:
     key = id(jvm)
-    found = _converters.get(key)
+    found = CONVERTERS.get(key)
     if found is None or found[0] is not jvm:
         package = jvm.org.apache.spark.sql.execution.arrow
-        found = _converters[key] = (jvm, getattr(getattr(package, "ArrowConverters$"), "MODULE$"))
+        found = (jvm, getattr(getattr(package, "ArrowConverters$"), "MODULE$"))
+        CONVERTERS.put(key, found)
     return found[1]
 
 

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from auger.scan.plan import PlannedScan
+    from auger.spark.scan_report import ScanReport
 
 __all__ = [
     "DEFAULT_LOCAL_BYTES",
@@ -53,9 +54,13 @@ DEFAULT_LOCAL_LIMIT_ROWS = 10_000
 DEFAULT_LOCAL_BYTES = 4 * 1024 * 1024
 
 
-def local_limit_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Table | None:
+def local_limit_table(
+    planned: PlannedScan,
+    options: Mapping[str, Any],
+    reports: list[ScanReport] | None = None,
+) -> pa.Table | None:
     """The scan's first rows read here, in Spark's Arrow schema; None when the scan is not a
-    small pushed LIMIT, or its rows pass the byte bound."""
+    small pushed LIMIT, or its rows pass the byte bound. What it read goes to ``reports``."""
     spec = planned.spec
     most = int(options.get("auger.scan.local_limit_rows", DEFAULT_LOCAL_LIMIT_ROWS) or 0)
     if most <= 0 or spec.limit is None or spec.limit > most:
@@ -64,10 +69,15 @@ def local_limit_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Ta
     # which files the LIMIT let it open is not known here: no files, only rows; a few rows
     # may still be huge ones (a compressed file of one enormous line): the byte bound holds
     bound = int(options.get("auger.scan.local_bytes", DEFAULT_LOCAL_BYTES) or 0)
-    return _driver_table(planned, batch_rows, (), bound if bound > 0 else DEFAULT_LOCAL_BYTES)
+    most = bound if bound > 0 else DEFAULT_LOCAL_BYTES
+    return _driver_table(planned, batch_rows, (), reports, most)
 
 
-def small_input_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Table | None:
+def small_input_table(
+    planned: PlannedScan,
+    options: Mapping[str, Any],
+    reports: list[ScanReport] | None = None,
+) -> pa.Table | None:
     """The whole scan read here, in Spark's Arrow schema; None unless every file's size is known
     and together they are at most ``auger.scan.local_bytes``."""
     spec = planned.spec
@@ -85,7 +95,7 @@ def small_input_table(planned: PlannedScan, options: Mapping[str, Any]) -> pa.Ta
         if total > most:
             return None
     batch_rows = max(1, int(spec.options.get("auger.scan.batch_rows", 4096)))
-    return _driver_table(planned, batch_rows, tuple(f.path for f in spec.files), most)
+    return _driver_table(planned, batch_rows, tuple(f.path for f in spec.files), reports, most)
 
 
 #: The Arrow batches of a read on the driver may come to this many times its byte bound (the
@@ -94,7 +104,11 @@ ARROW_ROOM = 4
 
 
 def _driver_table(
-    planned: PlannedScan, batch_rows: int, files: tuple[str, ...], most: int = 0
+    planned: PlannedScan,
+    batch_rows: int,
+    files: tuple[str, ...],
+    reports: list[ScanReport] | None,
+    most: int = 0,
 ) -> pa.Table | None:
     """Run the scan's reader here (the very code a data source task runs), reporting what it
     read as a task would.
@@ -129,20 +143,30 @@ def _driver_table(
                 return None
         else:
             batches = list(run_scan(spec, None, batch_rows, target))
-    report = start_report(None, spec, on_driver=True)
+    report = start_report(None, spec, reports, on_driver=True)
     if report is not None:
         report.add_local(TaskFacts(files, sum(b.num_rows for b in batches), skipped))
     return pa.Table.from_batches(batches, schema=target)
 
 
-def local_limit_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> Any:
+def local_limit_frame(
+    spark: Any,
+    planned: PlannedScan,
+    options: Mapping[str, Any],
+    reports: list[ScanReport] | None = None,
+) -> Any:
     """A DataFrame of the scan's first rows read here, or None when the scan is not small."""
-    return _frame(spark, planned, local_limit_table(planned, options))
+    return _frame(spark, planned, local_limit_table(planned, options, reports))
 
 
-def small_input_frame(spark: Any, planned: PlannedScan, options: Mapping[str, Any]) -> Any:
+def small_input_frame(
+    spark: Any,
+    planned: PlannedScan,
+    options: Mapping[str, Any],
+    reports: list[ScanReport] | None = None,
+) -> Any:
     """A DataFrame of the whole scan read here, or None when its files are not small."""
-    return _frame(spark, planned, small_input_table(planned, options))
+    return _frame(spark, planned, small_input_table(planned, options, reports))
 
 
 def _frame(spark: Any, planned: PlannedScan, table: pa.Table | None) -> Any:

@@ -2,11 +2,12 @@
 
 Rows read and records skipped under the skip options happen inside Spark tasks (the ``auger``
 data source's ``read``) or, for a small LIMIT, on the driver (:mod:`auger.spark.local_scan`).
-A statement that wants to hear about them opens :func:`watching`; every scan frame built inside
-it gets a :class:`ScanReport`. The report's :attr:`~ScanReport.token` travels to the executors in
-the data source's options; each task adds one :class:`TaskFacts` under it to a PySpark
-accumulator, whose updates Python workers send with the task's result (on ``local[*]`` and on a
-cluster alike). The driver reads them once the rows have been fetched.
+A statement that wants to hear about them passes a list of reports to the functions that build
+its scan frames; each frame adds its :class:`ScanReport` to it (:func:`start_report`). The
+report's :attr:`~ScanReport.token` travels to the executors in the data source's options; each
+task adds one :class:`TaskFacts` under it to a PySpark accumulator, whose updates Python
+workers send with the task's result (on ``local[*]`` and on a cluster alike). The driver reads
+them once the rows have been fetched.
 
 One accumulator serves every scan of a SparkContext (so none is left registered per query); its
 value maps a report's id to the facts of its tasks, keyed by the splits a task read, so a task
@@ -22,13 +23,12 @@ import itertools
 import pickle
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from auger.scan.spec import FileSplit, ScanSpec
+from auger.storage.bounded_cache import BoundedCache
 
 __all__ = [
     "ScanReport",
@@ -36,7 +36,6 @@ __all__ = [
     "add_task_facts",
     "start_report",
     "tasks_report",
-    "watching",
 ]
 
 #: Reports whose facts the accumulator keeps before dropping the oldest (unread ones).
@@ -86,7 +85,8 @@ class _FactsParam:
         return value1
 
 
-_accumulators: dict[int, Any] = {}  # id(SparkContext) -> its accumulator
+#: the accumulator of the SparkContext in use, by its id: a new context's replaces the old one's
+ACCUMULATORS: BoundedCache[int, Any] = BoundedCache("scan facts accumulator", 1)
 
 
 def _accumulator(spark: Any) -> Any:
@@ -102,11 +102,10 @@ def _accumulator(spark: Any) -> Any:
     except Exception:
         return None
     with _lock:
-        acc = _accumulators.get(id(sc))
+        acc = ACCUMULATORS.get(id(sc))
         if acc is None:
             acc = sc.accumulator(OrderedDict(), _FactsParam())
-            _accumulators.clear()  # a new context: the old one's accumulator is dead
-            _accumulators[id(sc)] = acc
+            ACCUMULATORS.put(id(sc), acc)  # a new context: the old one's accumulator is dead
         return acc
 
 
@@ -151,34 +150,17 @@ class ScanReport:
         return bool(self.facts())
 
 
-_watch: ContextVar[list[ScanReport] | None] = ContextVar("auger_scan_reports", default=None)
-
-
-@contextmanager
-def watching() -> Iterator[list[ScanReport]]:
-    """Give every scan frame built inside the block a report, listed in the yielded list (an
-    enclosing block's list, when nested)."""
-    outer = _watch.get()
-    if outer is not None:
-        yield outer
-        return
-    reports: list[ScanReport] = []
-    token = _watch.set(reports)
-    try:
-        yield reports
-    finally:
-        _watch.reset(token)
-
-
 def tasks_report(spark: Any) -> bool:
     """Whether the session's Spark tasks can report their facts (not over Spark Connect)."""
     return _accumulator(spark) is not None
 
 
-def start_report(spark: Any, spec: ScanSpec, on_driver: bool = False) -> ScanReport | None:
-    """A report for a scan about to be built, when a statement is watching (else None);
+def start_report(
+    spark: Any, spec: ScanSpec, reports: list[ScanReport] | None, on_driver: bool = False
+) -> ScanReport | None:
+    """A report for a scan about to be built, added to ``reports`` (None when the statement
+    does not want to hear, as when its DataFrame is planned again: then no report either);
     ``on_driver``: the scan runs here, no accumulator needed."""
-    reports = _watch.get()
     if reports is None:
         return None
     report = ScanReport(spec, None if on_driver else _accumulator(spark))

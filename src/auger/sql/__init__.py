@@ -10,4 +10,8 @@ analysis, pruning, row counts, ``columns[n]``, directory and table functions), `
 (``CREATE TABLE AS``, ``DROP TABLE``, views, provided schemas) and ``catalog`` (name
 resolution, ``INFORMATION_SCHEMA``, ``sys``, ``SHOW``/``DESCRIBE``/``EXPLAIN``). ``router``
 sends a statement to its handler; ``result`` is what every statement answers.
+
+``context`` defines what a statement runs with (``StatementContext``: the catalog, options,
+user, engine services and the statement's ``recordings``); the session builds one per
+statement, and nothing here names the session (``scripts/check_layers.py`` checks it).
 """

@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from auger.spark.errors import unwrap_spark_error
 from auger.sql.planning.diagnostics import Diagnostics
+from auger.sql.recordings import PlannedTableScan
 from auger.types import ColumnMetadata, TupleSchema
 from auger.types.arrow import schema_from_arrow
 from auger.types.spark import spark_to_column
@@ -35,6 +36,8 @@ class QueryResult:
         frame_factory: builds the DataFrame of such a SELECT when one is asked for.
         diagnostics: what the statement's scans noticed (:mod:`auger.sql.planning.diagnostics`); its
             run-time part fills in as the rows are fetched.
+        planned_scans: the tables the planner made DataFrames of, when the statement was asked
+            to record them (:mod:`auger.sql.planning.explain`: what the query profile names).
     """
 
     table: pa.Table | None = None
@@ -44,6 +47,7 @@ class QueryResult:
     spark_schema: Any = None
     frame_factory: Callable[[], Any] | None = None
     diagnostics: Diagnostics | None = None
+    planned_scans: list[PlannedTableScan] | None = None
 
     def messages(self) -> list[str]:
         """The warnings, with what the scans reported at run time so far (records skipped)."""

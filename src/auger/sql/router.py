@@ -1,7 +1,8 @@
 """Statement routing: Drill-only commands, DDL handlers, or the SELECT planner.
 
-``execute_statement`` is the single entry from a session: it parses, picks the handler, and
-returns a :class:`~auger.sql.result.QueryResult`. Handlers for further statement kinds register
+``execute_statement`` is the single entry from a session: given the statement's context
+(:mod:`auger.sql.context`), it parses, picks the handler, and returns a
+:class:`~auger.sql.result.QueryResult`. Handlers for further statement kinds register
 in ``HANDLERS`` (sqlglot expression type → handler) or ``COMMAND_HANDLERS`` (command value type
 → handler).
 """
@@ -24,26 +25,25 @@ from auger.sql.frontend import command_grammar as cmd
 from auger.sql.frontend import statement_grammar as st
 from auger.sql.frontend.nesting import too_deep
 from auger.sql.frontend.parser import parse_statement
-from auger.sql.planning.diagnostics import collecting
 from auger.sql.planning.local_answer import LocalAnswer
 from auger.sql.planning.planner import plan_select
 from auger.sql.result import QueryResult, ok_result
 
 if TYPE_CHECKING:
-    from auger.session import UserSession
+    from auger.sql.context import StatementContext
 
 __all__ = ["COMMAND_HANDLERS", "HANDLERS", "execute_statement"]
 
 
-def _set_option(c: cmd.SetOption, session: UserSession) -> QueryResult:
+def _set_option(c: cmd.SetOption, statement: StatementContext) -> QueryResult:
     if c.scope == "SYSTEM":
-        session.require_admin("ALTER SYSTEM")
-        target: Any = session.engine.system_options
+        statement.require_admin("ALTER SYSTEM")
+        target: Any = statement.engine.system_options
     else:
-        target = session.options
+        target = statement.options
     if not c.has_value:
-        name = session.engine.system_options.definition(c.name).name
-        value = (session.engine.system_options if c.scope == "SYSTEM" else session.options).get(
+        name = statement.engine.system_options.definition(c.name).name
+        value = (statement.engine.system_options if c.scope == "SYSTEM" else statement.options).get(
             name
         )
         table = pa.table(
@@ -55,16 +55,16 @@ def _set_option(c: cmd.SetOption, session: UserSession) -> QueryResult:
         return QueryResult(table=table, statement="SET")
     name = target.set(c.name, c.value)
     if name == "auger.cache.location":  # no query may reach the raw-file cache
-        session.engine.deny_cache_location(target.get(name))
+        statement.engine.deny_cache_location(target.get(name))
     return ok_result(True, f"{name} updated.", "SET")
 
 
-def _reset_option(c: cmd.ResetOption, session: UserSession) -> QueryResult:
+def _reset_option(c: cmd.ResetOption, statement: StatementContext) -> QueryResult:
     if c.scope == "SYSTEM":
-        session.require_admin("ALTER SYSTEM")
-        target: Any = session.engine.system_options
+        statement.require_admin("ALTER SYSTEM")
+        target: Any = statement.engine.system_options
     else:
-        target = session.options
+        target = statement.options
     if c.name is None:
         target.reset_all()
         return ok_result(True, "ALL updated.", "RESET")
@@ -72,14 +72,14 @@ def _reset_option(c: cmd.ResetOption, session: UserSession) -> QueryResult:
     return ok_result(True, f"{name} updated.", "RESET")
 
 
-def _use(c: cmd.UseSchema, session: UserSession) -> QueryResult:
-    name = session.use_schema(c.name)
+def _use(c: cmd.UseSchema, statement: StatementContext) -> QueryResult:
+    name = statement.catalog.use_schema(c.name)
     if name.endswith(".default") and c.name.rsplit(".", 1)[-1].lower() != "default":
         name = name.removesuffix(".default")  # ``USE dfs`` selects the plugin: Drill says [dfs]
     return ok_result(True, f"Default schema changed to [{name}]", "USE")
 
 
-COMMAND_HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
+COMMAND_HANDLERS: dict[type, Callable[[Any, StatementContext], QueryResult]] = {
     cmd.SetOption: _set_option,
     cmd.ResetOption: _reset_option,
     cmd.UseSchema: _use,
@@ -99,31 +99,32 @@ COMMAND_HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
 }
 
 
-def _select(tree: exp.Expression, session: UserSession) -> QueryResult:
-    planned = plan_select(tree, session, local=True)
+def _select(tree: exp.Expression, statement: StatementContext) -> QueryResult:
+    planned = plan_select(tree, statement, local=True)
     if isinstance(planned, LocalAnswer):
         return QueryResult(
             table=planned.table,
             spark_schema=planned.spark_schema,
-            frame_factory=lambda: plan_select(tree, session),
+            # planned again when a DataFrame is asked for: its scans were counted already
+            frame_factory=lambda: plan_select(tree, statement.unrecorded()),
             statement="SELECT",
         )
     return QueryResult(dataframe=planned, statement="SELECT")
 
 
-def _create(tree: exp.Create, session: UserSession) -> QueryResult:
+def _create(tree: exp.Create, statement: StatementContext) -> QueryResult:
     if str(tree.args.get("kind") or "").upper() != "TABLE":
         raise UserError.unsupported(f"CREATE {tree.args.get('kind')} is not supported")
-    return create_table(tree, session)
+    return create_table(tree, statement)
 
 
-def _drop(tree: exp.Drop, session: UserSession) -> QueryResult:
+def _drop(tree: exp.Drop, statement: StatementContext) -> QueryResult:
     if str(tree.args.get("kind") or "").upper() != "TABLE":
         raise UserError.unsupported(f"DROP {tree.args.get('kind')} is not supported")
-    return drop_table(tree, session)
+    return drop_table(tree, statement)
 
 
-HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
+HANDLERS: dict[type, Callable[[Any, StatementContext], QueryResult]] = {
     exp.Create: _create,
     exp.Drop: _drop,
     exp.Select: _select,
@@ -135,26 +136,30 @@ HANDLERS: dict[type, Callable[[Any, UserSession], QueryResult]] = {
 }
 
 
-def execute_statement(sql: str, session: UserSession) -> QueryResult:
-    """Run one statement in a session; what planning noticed becomes the result's warnings
-    (:mod:`auger.sql.planning.diagnostics`)."""
-    with collecting() as diagnostics:
-        result = _run_statement(sql, session)
-    result.warnings.extend(n for n in diagnostics.notes if n not in result.warnings)
-    result.diagnostics = diagnostics
+def execute_statement(statement: StatementContext) -> QueryResult:
+    """Run one statement (``statement.sql``) in the context its session built; what planning
+    noticed becomes the result's warnings (:mod:`auger.sql.planning.diagnostics`), and what it
+    recorded travels with the result."""
+    result = _run_statement(statement.sql, statement)
+    diagnostics = statement.recordings.diagnostics
+    if diagnostics is not None:
+        result.warnings.extend(n for n in diagnostics.notes if n not in result.warnings)
+        result.diagnostics = diagnostics
+    if result.planned_scans is None:
+        result.planned_scans = statement.recordings.scans
     return result
 
 
-def _run_statement(sql: str, session: UserSession) -> QueryResult:
+def _run_statement(sql: str, statement: StatementContext) -> QueryResult:
     command = cmd.parse_command(sql)
     if command is not None:
-        return COMMAND_HANDLERS[type(command)](command, session)
+        return COMMAND_HANDLERS[type(command)](command, statement)
     tree = parse_statement(sql)
     for kind in type(tree).__mro__:
         handler = HANDLERS.get(kind)
         if handler is not None:
             try:
-                return handler(tree, session)
+                return handler(tree, statement)
             except RecursionError:  # the planner's and generator's walks of a deep tree
                 raise too_deep(sql) from None
     if not isinstance(tree, exp.Query | exp.DDL | exp.DML | exp.Describe | exp.Use | exp.Show):

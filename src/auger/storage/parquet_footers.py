@@ -12,9 +12,9 @@ carries them (``ScanSpec.footers``).
 from __future__ import annotations
 
 import io
-import threading
-from collections import OrderedDict
 from typing import Any
+
+from auger.storage.bounded_cache import BoundedCache
 
 __all__ = [
     "KEPT_BYTES",
@@ -29,9 +29,8 @@ __all__ = [
 KEPT_BYTES = 64 * 1024 * 1024
 
 _Key = tuple[str, float | None, int]
-_kept: OrderedDict[_Key, bytes] = OrderedDict()
-_total = 0
-_lock = threading.Lock()
+#: serialized footers by path, modification time and size, weighed by their bytes
+KEPT: BoundedCache[_Key, bytes] = BoundedCache("serialized Parquet footers", KEPT_BYTES, len)
 
 
 def footer_bytes_of(meta: Any) -> bytes:
@@ -58,32 +57,18 @@ def _key(path: str, mtime: float | None, size: int | None) -> _Key:
 def keep_footer_bytes(path: str, mtime: float | None, size: int | None, raw: bytes) -> None:
     """Keep the serialized footer of the file of this path, modification time and size (one
     larger than a 64th of :data:`KEPT_BYTES` is not kept; the oldest go first)."""
-    global _total
     key = _key(path, mtime, size)
-    with _lock:
-        old = _kept.pop(key, None)
-        if old is not None:
-            _total -= len(old)
-        if len(raw) <= KEPT_BYTES // 64:
-            _kept[key] = raw
-            _total += len(raw)
-        while _total > KEPT_BYTES and _kept:
-            _total -= len(_kept.popitem(last=False)[1])
+    if len(raw) <= KEPT_BYTES // 64:
+        KEPT.put(key, raw)
+    else:
+        KEPT.discard(key)
 
 
 def kept_footer_bytes(path: str, mtime: float | None, size: int | None) -> bytes | None:
     """The serialized footer kept for this file, or None."""
-    key = _key(path, mtime, size)
-    with _lock:
-        raw = _kept.get(key)
-        if raw is not None:
-            _kept.move_to_end(key)
-        return raw
+    return KEPT.get(_key(path, mtime, size))
 
 
 def clear_footer_bytes() -> None:
     """Forget every kept footer (tests; after bulk file changes)."""
-    global _total
-    with _lock:
-        _kept.clear()
-        _total = 0
+    KEPT.clear()

@@ -7,17 +7,18 @@ gigabyte of text. So the choice goes by :func:`auger.storage.uncompressed.uncomp
 may lie about itself
 (a gzip of several members records the last one's size only), the decompressing streams charge
 what they produce to the thread's :func:`budget`: past it, :class:`BudgetExceeded` ends the read
-and the scan goes to Spark's tasks instead.
+and the scan goes to Spark's tasks instead. The budget travels with the read in progress
+(:mod:`auger.storage.read_scope`), not through every reader's arguments.
 """
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 
-__all__ = ["BudgetExceeded", "budget", "charge", "is_compressed"]
+from auger.storage.read_scope import Budget, current, scoped
+
+__all__ = ["BudgetExceeded", "active", "budget", "charge", "is_compressed"]
 
 _CODEC_SUFFIXES = (".gz", ".bz2", ".zst", ".zstd", ".deflate", ".snappy", ".lz4", ".zip")
 
@@ -31,41 +32,27 @@ class BudgetExceeded(BaseException):
     """
 
 
-@dataclass
-class _Budget:
-    limit: int
-    used: int = 0
-
-
-_CURRENT: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar(
-    "auger_read_budget", default=None
-)
-
-
 @contextmanager
 def budget(limit: int) -> Iterator[None]:
     """Charge the decompressed bytes this thread reads in the block against ``limit``."""
-    token = _CURRENT.set(_Budget(limit))
-    try:
+    with scoped(budget=Budget(limit)):
         yield
-    finally:
-        _CURRENT.reset(token)
 
 
 def active() -> bool:
     """Whether this thread's reads are being charged (a stream may then count its bytes)."""
-    return _CURRENT.get() is not None
+    return current().budget is not None
 
 
 def charge(n: int) -> None:
     """Count ``n`` bytes read; raises :class:`BudgetExceeded` past the budget (a no-op when
     none is set, as on Spark's executors)."""
-    current = _CURRENT.get()
-    if current is None:
+    bound = current().budget
+    if bound is None:
         return
-    current.used += n
-    if current.used > current.limit:
-        raise BudgetExceeded(f"read {current.used:,} bytes, more than {current.limit:,}")
+    bound.used += n
+    if bound.used > bound.limit:
+        raise BudgetExceeded(f"read {bound.used:,} bytes, more than {bound.limit:,}")
 
 
 def is_compressed(path: str) -> bool:

@@ -26,7 +26,7 @@ from auger.types import ColumnMetadata, DataMode, MinorType
 from auger.types.arrow import schema_from_arrow
 
 if TYPE_CHECKING:
-    from auger.session import UserSession
+    from auger.sql.context import StatementContext
 
 __all__ = [
     "INFO_TABLES",
@@ -68,7 +68,7 @@ def calcite_sql_name(type_name: str) -> str:
     return _CALCITE_SQL_NAMES.get(type_name.upper(), type_name.upper())
 
 
-def _catalogs(session: UserSession) -> pa.Table:
+def _catalogs(statement: StatementContext) -> pa.Table:
     return pa.table(
         {
             "CATALOG_NAME": pa.array([CATALOG], pa.string()),
@@ -78,10 +78,10 @@ def _catalogs(session: UserSession) -> pa.Table:
     )
 
 
-def _schemata(session: UserSession) -> pa.Table:
-    names = session.catalog.schema_names()
-    writable = {w.name for w in session.catalog.workspaces() if w.writable}
-    types = {w.name: w.plugin.type for w in session.catalog.workspaces()}
+def _schemata(statement: StatementContext) -> pa.Table:
+    names = statement.catalog.schema_names()
+    writable = {w.name for w in statement.catalog.workspaces() if w.writable}
+    types = {w.name: w.plugin.type for w in statement.catalog.workspaces()}
     return pa.table(
         {
             "CATALOG_NAME": pa.array([CATALOG] * len(names), pa.string()),
@@ -95,10 +95,10 @@ def _schemata(session: UserSession) -> pa.Table:
     )
 
 
-def _tables(session: UserSession) -> pa.Table:
+def _tables(statement: StatementContext) -> pa.Table:
     from auger.sql.catalog.table_listing import list_tables
 
-    rows = list_tables(session)
+    rows = list_tables(statement)
     return pa.table(
         {
             "TABLE_CATALOG": pa.array([CATALOG] * len(rows), pa.string()),
@@ -115,10 +115,10 @@ def _tables(session: UserSession) -> pa.Table:
     )
 
 
-def _views(session: UserSession) -> pa.Table:
+def _views(statement: StatementContext) -> pa.Table:
     from auger.sql.catalog.table_listing import list_tables
 
-    rows = [r for r in list_tables(session) if r.type == "VIEW"]
+    rows = [r for r in list_tables(statement) if r.type == "VIEW"]
     return pa.table(
         {
             "TABLE_CATALOG": pa.array([CATALOG] * len(rows), pa.string()),
@@ -170,11 +170,11 @@ _PARTITION_FIELDS: list[tuple[str, pa.DataType]] = [
 ]
 
 
-def _partitions(session: UserSession) -> pa.Table:
+def _partitions(statement: StatementContext) -> pa.Table:
     return pa.schema(_PARTITION_FIELDS).empty_table()
 
 
-def _columns(session: UserSession) -> pa.Table:
+def _columns(statement: StatementContext) -> pa.Table:
     from auger.sql.catalog.table_listing import list_tables
 
     rows: list[dict[str, object]] = []
@@ -193,7 +193,7 @@ def _columns(session: UserSession) -> pa.Table:
             }
         )
 
-    for entry in list_tables(session):
+    for entry in list_tables(statement):
         if entry.type == "VIEW" and entry.view is not None:
             for pos, f in enumerate(entry.view.fields, 1):
                 add(entry.schema, entry.name, pos, f.name, calcite_sql_name(f.type), f.nullable)
@@ -208,7 +208,7 @@ def _columns(session: UserSession) -> pa.Table:
                     col.mode is not DataMode.REQUIRED,
                 )
         elif entry.type == "SYSTEM_TABLE":
-            system = _system_table_columns(entry.schema, entry.name, session)
+            system = _system_table_columns(entry.schema, entry.name, statement)
             for pos, (name, dtype, nullable) in enumerate(system, 1):
                 add(entry.schema, entry.name, pos, name, dtype, nullable)
     fields = pa.schema(_COLUMN_FIELDS)
@@ -240,25 +240,25 @@ def _provided_columns(location: str) -> list[ColumnMetadata]:
 
 
 def _system_table_columns(
-    schema: str, name: str, session: UserSession
+    schema: str, name: str, statement: StatementContext
 ) -> list[tuple[str, str, bool]]:
     """A system table's columns: name, SQL type name, nullable."""
     if schema == IS_SCHEMA_NAME:
-        return info_schema_columns(name, session)
+        return info_schema_columns(name, statement)
     from auger.sql.catalog.sys_tables import sys_table
 
-    arrow_schema = sys_table(name, session).schema
+    arrow_schema = sys_table(name, statement).schema
     return [(c.name, c.type.sql_name, True) for c in schema_from_arrow(arrow_schema)]
 
 
-def info_schema_columns(name: str, session: UserSession) -> list[tuple[str, str, bool]]:
+def info_schema_columns(name: str, statement: StatementContext) -> list[tuple[str, str, bool]]:
     """An ``information_schema`` table's columns as Drill declares them: all NOT NULL."""
     static = {"COLUMNS": _COLUMN_FIELDS, "FILES": _FILE_FIELDS, "PARTITIONS": _PARTITION_FIELDS}
     key = name.upper()
     if key in static:
         arrow_schema = pa.schema(static[key])
     else:
-        arrow_schema = info_schema_table(key, session).schema
+        arrow_schema = info_schema_table(key, statement).schema
     return [(c.name, c.type.sql_name, False) for c in schema_from_arrow(arrow_schema)]
 
 
@@ -279,13 +279,13 @@ _FILE_FIELDS: list[tuple[str, pa.DataType]] = [
 ]
 
 
-def _files(session: UserSession) -> pa.Table:
+def _files(statement: StatementContext) -> pa.Table:
     """Entries of every workspace directory (recursively when
     ``storage.list_files_recursively`` is set; SHOW FILES never recurses). A directory that
     cannot be listed lists nothing."""
-    recursive = bool(session.options.get("storage.list_files_recursively"))
+    recursive = bool(statement.options.get("storage.list_files_recursively"))
     rows: list[dict[str, object]] = []
-    for ws in session.catalog.workspaces():
+    for ws in statement.catalog.workspaces():
         try:
             top = ws.resolve("", listing=True)
         except UserError:  # the workspace directory itself is denied
@@ -326,7 +326,7 @@ def _files(session: UserSession) -> pa.Table:
     return pa.table({f.name: pa.array([r[f.name] for r in rows], f.type) for f in fields})
 
 
-INFO_TABLES: dict[str, Callable[[UserSession], pa.Table]] = {
+INFO_TABLES: dict[str, Callable[[StatementContext], pa.Table]] = {
     "CATALOGS": _catalogs,
     "SCHEMATA": _schemata,
     "TABLES": _tables,
@@ -337,11 +337,11 @@ INFO_TABLES: dict[str, Callable[[UserSession], pa.Table]] = {
 }
 
 
-def info_schema_table(name: str, session: UserSession) -> pa.Table:
+def info_schema_table(name: str, statement: StatementContext) -> pa.Table:
     builder = INFO_TABLES.get(name.upper())
     if builder is None:
         raise UserError.validation(
             f"Object '{name}' not found within '{IS_SCHEMA_NAME}'",
             [f"Known tables: {', '.join(INFO_TABLES)}"],
         )
-    return builder(session)
+    return builder(statement)

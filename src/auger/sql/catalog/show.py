@@ -46,7 +46,7 @@ from auger.types import DataMode
 from auger.types.spark import spark_to_column
 
 if TYPE_CHECKING:
-    from auger.session import UserSession
+    from auger.sql.context import StatementContext
 
 __all__ = [
     "describe_schema_of",
@@ -70,22 +70,22 @@ def _like(pattern: str, value: str) -> bool:
     return fnmatch.fnmatchcase(value.lower(), glob.lower())
 
 
-def _filtered(select: str, where: str, order: str, session: UserSession) -> QueryResult:
+def _filtered(select: str, where: str, order: str, statement: StatementContext) -> QueryResult:
     """A SHOW statement's ``WHERE`` as Drill runs it: a query of ``information_schema``."""
     tree = parse_statement(f"{select} AND ({where}) ORDER BY {order}")
-    return QueryResult(dataframe=plan_select(tree, session), statement="SHOW")
+    return QueryResult(dataframe=plan_select(tree, statement), statement="SHOW")
 
 
 def _sql_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def show_schemas(c: ShowSchemas, session: UserSession) -> QueryResult:
+def show_schemas(c: ShowSchemas, statement: StatementContext) -> QueryResult:
     """``SHOW SCHEMAS|DATABASES [LIKE 'pattern' | WHERE condition]``."""
     if c.where is not None:
         select = f"SELECT SCHEMA_NAME FROM {IS_SCHEMA_NAME}.SCHEMATA WHERE TRUE"
-        return _filtered(select, c.where, "SCHEMA_NAME", session)
-    names = session.catalog.schema_names()
+        return _filtered(select, c.where, "SCHEMA_NAME", statement)
+    names = statement.catalog.schema_names()
     if c.like is not None:
         names = [n for n in names if _like(c.like, n)]
     return QueryResult(
@@ -93,15 +93,15 @@ def show_schemas(c: ShowSchemas, session: UserSession) -> QueryResult:
     )
 
 
-def show_tables(c: ShowTables, session: UserSession) -> QueryResult:
+def show_tables(c: ShowTables, statement: StatementContext) -> QueryResult:
     if c.schema is None:
-        if not session.default_schema:
+        if not statement.default_schema:
             raise UserError.validation(NO_DEFAULT_SCHEMA)
-        schema = session.default_schema
+        schema = statement.default_schema
     else:
         name = ".".join(split_schema_path(list(c.schema)))
         try:
-            found = session.catalog.resolve_schema(name, session.default_schema)
+            found = statement.catalog.resolve_schema(name)
         except UserError:
             raise UserError.validation(f"Invalid schema name [{name}]") from None
         schema = found if isinstance(found, str) else found.name
@@ -110,8 +110,8 @@ def show_tables(c: ShowTables, session: UserSession) -> QueryResult:
             f"SELECT TABLE_SCHEMA, TABLE_NAME FROM {IS_SCHEMA_NAME}.`TABLES` "
             f"WHERE TABLE_SCHEMA = {_sql_string(schema)}"
         )
-        return _filtered(select, c.where, "TABLE_NAME", session)
-    rows = [t for t in list_tables(session, schema) if c.like is None or _like(c.like, t.name)]
+        return _filtered(select, c.where, "TABLE_NAME", statement)
+    rows = [t for t in list_tables(statement, schema) if c.like is None or _like(c.like, t.name)]
     rows.sort(key=lambda t: t.name)
     return QueryResult(
         table=pa.table(
@@ -124,12 +124,12 @@ def show_tables(c: ShowTables, session: UserSession) -> QueryResult:
     )
 
 
-def _files_target(c: ShowFiles, session: UserSession) -> tuple[Workspace, str]:
+def _files_target(c: ShowFiles, statement: StatementContext) -> tuple[Workspace, str]:
     """The workspace and directory a SHOW FILES lists."""
     if c.target is None:
-        if not session.default_schema:
+        if not statement.default_schema:
             raise UserError.validation(NO_DEFAULT_SCHEMA)
-        found = session.catalog.resolve_schema(session.default_schema, None)
+        found = statement.catalog.resolve_schema(statement.default_schema, from_root=True)
         if isinstance(found, str):
             raise _not_workspace(found)
         return found, found.resolve("", listing=True)
@@ -139,7 +139,7 @@ def _files_target(c: ShowFiles, session: UserSession) -> tuple[Workspace, str]:
     for cut in range(len(parts), 0, -1):
         schema_parts = split_schema_path(parts[:cut])
         try:
-            found = session.catalog.resolve_schema(".".join(schema_parts), session.default_schema)
+            found = statement.catalog.resolve_schema(".".join(schema_parts))
         except UserError:
             continue
         if isinstance(found, str):
@@ -149,13 +149,13 @@ def _files_target(c: ShowFiles, session: UserSession) -> tuple[Workspace, str]:
         if not fs.isdir(path):
             break
         return found, path
-    if session.default_schema:  # a directory under the default workspace
-        found = session.catalog.resolve_schema(session.default_schema, None)
+    if statement.default_schema:  # a directory under the default workspace
+        found = statement.catalog.resolve_schema(statement.default_schema, from_root=True)
         if not isinstance(found, str):
             path = found.resolve("/".join(parts), listing=True)
             if fs.isdir(path):
                 return found, path
-    hint = session.catalog.schema_hint(written)
+    hint = statement.catalog.schema_hint(written)
     raise UserError.validation(f"Invalid FROM/IN clause [{written}]" + (f".{hint}" if hint else ""))
 
 
@@ -166,8 +166,8 @@ def _not_workspace(name: str) -> UserError:
     )
 
 
-def show_files(c: ShowFiles, session: UserSession) -> QueryResult:
-    ws, directory = _files_target(c, session)
+def show_files(c: ShowFiles, statement: StatementContext) -> QueryResult:
+    ws, directory = _files_target(c, statement)
     entries = [
         e
         for e in directory_facts(directory)
@@ -190,11 +190,10 @@ def show_files(c: ShowFiles, session: UserSession) -> QueryResult:
     return QueryResult(table=table, statement="SHOW", warnings=[where])
 
 
-def describe_table(c: Describe, session: UserSession) -> QueryResult:
+def describe_table(c: Describe, statement: StatementContext) -> QueryResult:
     parts = list(c.table)
-    probe = getattr(session, "is_temporary_table", None)
-    is_temporary = bool(probe(parts)) if probe is not None else False
-    if len(parts) == 1 and not session.default_schema and not is_temporary:
+    is_temporary = statement.catalog.is_temporary_table(parts)
+    if len(parts) == 1 and not statement.default_schema and not is_temporary:
         raise UserError.validation("No schema selected.")
     table = exp.Table(this=exp.to_identifier(parts[-1], quoted=True))
     schema_parts = parts[:-1]
@@ -204,13 +203,13 @@ def describe_table(c: Describe, session: UserSession) -> QueryResult:
             table.set("catalog", exp.to_identifier(".".join(schema_parts[:-1]), quoted=True))
     try:
         # the schema alone: a column whose files disagree is listed, not read (its first type)
-        df = plan_select(exp.select("*").from_(table), session, schema_only=True)
+        df = plan_select(exp.select("*").from_(table), statement, schema_only=True)
     except UserError as exc:
         if exc.kind is ErrorKind.VALIDATION and "not found" in exc.message:
-            where = ".".join(schema_parts) or str(session.default_schema)
+            where = ".".join(schema_parts) or str(statement.default_schema)
             raise UserError.validation(f"Unknown table [{parts[-1]}] in schema [{where}]") from None
         raise
-    known = _known_modes(parts, session)
+    known = _known_modes(parts, statement)
     cols = []
     for f in df.schema.fields:
         col = spark_to_column(f.name, f.dataType, f.nullable)
@@ -237,29 +236,29 @@ def describe_table(c: Describe, session: UserSession) -> QueryResult:
     )
 
 
-def _known_modes(parts: list[str], session: UserSession) -> dict[str, DataMode]:
+def _known_modes(parts: list[str], statement: StatementContext) -> dict[str, DataMode]:
     """Lower column names and their modes where the table knows them better than Spark's
     schema: the columns of an ``information_schema`` table, and a file table's discovered (or
     provided) columns, maps included (Spark calls every struct NOT NULL; a map's mode is the
     data's: a nullable Avro record or Parquet group is nullable). Other columns (``dirN``,
     views) take Spark's nullability."""
     try:
-        ref = session.resolve_table(parts)
+        ref = statement.catalog.resolve_table(parts)
     except UserError:
         return {}
     if isinstance(ref, SystemTable) and ref.schema == IS_SCHEMA_NAME:
-        columns = info_schema_columns(ref.name, session)
+        columns = info_schema_columns(ref.name, statement)
         return {
             name.lower(): DataMode.OPTIONAL if nullable else DataMode.REQUIRED
             for name, _, nullable in columns
         }
     if isinstance(ref, FileTable):
-        schema = discover_file_table(ref, session.options.snapshot()).schema
+        schema = discover_file_table(ref, statement.settings).schema
         return {col.name.lower(): col.mode for col in schema if col.mode is not DataMode.REPEATED}
     return {}
 
 
-def refresh_metadata(c: RefreshMetadata, session: UserSession) -> QueryResult:
+def refresh_metadata(c: RefreshMetadata, statement: StatementContext) -> QueryResult:
     """Write Drill's Parquet metadata cache into a directory of Parquet files
     (:mod:`auger.formats.parquet_metadata`), answering as Drill does: ``ok`` false and Drill's
     words for a table that has no such cache."""
@@ -275,7 +274,7 @@ def refresh_metadata(c: RefreshMetadata, session: UserSession) -> QueryResult:
     schema_parts = split_schema_path(list(c.table[:-1]))
     if schema_parts:
         try:
-            session.catalog.resolve_schema(".".join(schema_parts), session.default_schema)
+            statement.catalog.resolve_schema(".".join(schema_parts))
         except UserError:
             return answer(
                 False, f"Storage plugin or workspace does not exist [{'.'.join(schema_parts)}]"
@@ -283,7 +282,7 @@ def refresh_metadata(c: RefreshMetadata, session: UserSession) -> QueryResult:
     if "*" in name or "?" in name:
         return answer(False, f"Glob path {name} not supported for metadata refresh")
     try:
-        ref = session.resolve_table(list(c.table))
+        ref = statement.catalog.resolve_table(list(c.table))
     except UserError:
         return answer(False, f"Table {name} does not exist.")
     if isinstance(ref, ViewTable) or not isinstance(ref, FileTable):
@@ -309,21 +308,22 @@ def refresh_metadata(c: RefreshMetadata, session: UserSession) -> QueryResult:
     return answer(True, f"Successfully updated metadata for table {name}.")
 
 
-def explain(c: Explain, session: UserSession) -> QueryResult:
+def explain(c: Explain, statement: StatementContext) -> QueryResult:
     """The query's plan in Drill's layout and its JSON (see :mod:`auger.sql.planning.explain`)."""
     tree = parse_statement(c.query)
     if not isinstance(tree, exp.Query):
         raise UserError.validation("EXPLAIN PLAN FOR needs a query")
-    with drill_plan.recording() as scans:
-        df = plan_select(tree, session)
+    recording = statement.recording_scans()
+    df = plan_select(tree, recording)
+    scans = recording.recordings.scans or []
     return drill_plan.explain_result(df, scans, c.with_implementation)
 
 
-def describe_schema_of(c: DescribeSchemaOf, session: UserSession) -> QueryResult:
+def describe_schema_of(c: DescribeSchemaOf, statement: StatementContext) -> QueryResult:
     """A schema's name and its configuration as JSON (Drill's ``schema``, ``properties``)."""
     name = ".".join(split_schema_path(list(c.schema)))
     try:
-        found = session.catalog.resolve_schema(name, session.default_schema)
+        found = statement.catalog.resolve_schema(name)
     except UserError:
         raise UserError.validation(f"Invalid schema name [{name}]") from None
     if isinstance(found, str):

@@ -22,15 +22,15 @@ from auger.errors import UserError
 from auger.version import build_time
 
 if TYPE_CHECKING:
-    from auger.session import UserSession
+    from auger.sql.context import StatementContext
 
 __all__ = ["DRILL_VERSION", "SYS_TABLES", "sys_table"]
 
 DRILL_VERSION = "1.22.0"
 
 
-def _options(session: UserSession) -> pa.Table:
-    rows = list(session.options.values())
+def _options(statement: StatementContext) -> pa.Table:
+    rows = list(statement.options.values())
     num = [v.value if v.kind == "LONG" else None for v in rows]
     return pa.table(
         {
@@ -55,7 +55,7 @@ def _options(session: UserSession) -> pa.Table:
     )
 
 
-def _version(session: UserSession) -> pa.Table:
+def _version(statement: StatementContext) -> pa.Table:
     return pa.table(
         {
             "version": [DRILL_VERSION],
@@ -70,8 +70,8 @@ def _version(session: UserSession) -> pa.Table:
     )
 
 
-def _drillbits(session: UserSession) -> pa.Table:
-    ports = session.engine.drill_ports()
+def _drillbits(statement: StatementContext) -> pa.Table:
+    ports = statement.engine.drill_ports()
     return pa.table(
         {
             "hostname": [socket.gethostname()],
@@ -83,18 +83,18 @@ def _drillbits(session: UserSession) -> pa.Table:
     )
 
 
-SYS_TABLES: dict[str, Callable[[UserSession], pa.Table]] = {
+SYS_TABLES: dict[str, Callable[[StatementContext], pa.Table]] = {
     "options": _options,
     "version": _version,
     "drillbits": _drillbits,
 }
 
 
-def sys_table(name: str, session: UserSession) -> pa.Table:
+def sys_table(name: str, statement: StatementContext) -> pa.Table:
     builder = SYS_TABLES.get(name.lower())
     if builder is None:
         raise UserError.validation(
             f"Object '{name}' not found within 'sys'",
             [f"Known sys tables: {', '.join(sorted(SYS_TABLES))}"],
         )
-    return builder(session)
+    return builder(statement)

@@ -23,7 +23,7 @@ from auger.storage.views import VIEW_SUFFIX, View, list_views, read_view
 from auger.storage.workspace import Workspace
 
 if TYPE_CHECKING:
-    from auger.session import UserSession
+    from auger.sql.context import StatementContext
 
 __all__ = ["INFO_TABLE_NAMES", "TableEntry", "list_tables"]
 
@@ -87,10 +87,10 @@ def system_tables(schema: str) -> list[TableEntry]:
     return [TableEntry(IS_SCHEMA_NAME, n, "SYSTEM_TABLE") for n in sorted(INFO_TABLE_NAMES)]
 
 
-def list_tables(session: UserSession, schema: str | None = None) -> list[TableEntry]:
+def list_tables(statement: StatementContext, schema: str | None = None) -> list[TableEntry]:
     """Every table of every schema (or of one schema, by its full name)."""
     out: list[TableEntry] = []
-    for ws in session.catalog.workspaces():
+    for ws in statement.catalog.workspaces():
         if schema is None or ws.name.lower() == schema.lower():
             out.extend(workspace_tables(ws))
     for sys_name in SYSTEM_SCHEMAS:

@@ -39,7 +39,7 @@ from auger.storage.views import find_view_file
 from auger.storage.workspace import Workspace
 
 if TYPE_CHECKING:
-    from auger.session import UserSession
+    from auger.sql.context import StatementContext
 
 __all__ = [
     "ROOT_IMMUTABLE",
@@ -75,16 +75,16 @@ def display_name(schema: Workspace | str) -> str:
     return name.removesuffix(".default")
 
 
-def _not_valid(parts: Sequence[str], session: UserSession) -> UserError:
+def _not_valid(parts: Sequence[str], statement: StatementContext) -> UserError:
     return UserError.validation(
         f"Schema [{'.'.join(parts)}] is not valid with respect to either root schema or "
         "current default schema.",
-        [f"Current default schema: {session.default_schema or 'No default schema selected'}"],
+        [f"Current default schema: {statement.default_schema or 'No default schema selected'}"],
     )
 
 
 def mutable_workspace(
-    session: UserSession, schema_parts: Sequence[str], temporary: bool = False
+    statement: StatementContext, schema_parts: Sequence[str], temporary: bool = False
 ) -> Workspace:
     """The writable workspace a CREATE or DROP targets (the default schema when none is named).
 
@@ -93,20 +93,20 @@ def mutable_workspace(
             immutable message in Drill's temporary-table wording when ``temporary``).
     """
     parts = [x for p in schema_parts for x in p.split(".") if x]
-    if not parts and not session.default_schema:
+    if not parts and not statement.default_schema:
         raise UserError.validation(ROOT_IMMUTABLE)
-    found = session.find_schema(parts)
+    found = statement.catalog.find_schema(parts)
     if found is None:
-        raise _not_valid(parts, session)
+        raise _not_valid(parts, statement)
     template = _IMMUTABLE_TEMPORARY if temporary else _IMMUTABLE
     if isinstance(found, str) or not found.writable:
         raise UserError.validation(template.format(schema=display_name(found)))
     return found
 
 
-def table_exists(ws: Workspace, name: str, session: UserSession) -> bool:
+def table_exists(ws: Workspace, name: str, statement: StatementContext) -> bool:
     """Whether a table, a view or (in the temporary workspace) a temporary table has ``name``."""
-    if session.is_temporary_workspace(ws) and session.temporary.get(name) is not None:
+    if statement.catalog.is_temporary_workspace(ws) and statement.temporary.get(name) is not None:
         return True
     if not name:
         return True  # the workspace folder itself
@@ -242,41 +242,41 @@ def _partition_columns(stmt: _Statement, names: list[str]) -> list[str]:
     return out
 
 
-def _target(stmt: _Statement, session: UserSession) -> Workspace:
+def _target(stmt: _Statement, statement: StatementContext) -> Workspace:
     if not stmt.temporary:
-        return mutable_workspace(session, stmt.schema_parts)
-    temp_ws = session.temporary_workspace()
+        return mutable_workspace(statement, stmt.schema_parts)
+    temp_ws = statement.catalog.temporary_workspace()
     if not stmt.schema_parts:
         # regardless of USE, as in Drill; it may have been made read-only
         # since start-up through a workspace update
         if not temp_ws.writable:
             raise UserError.validation(_IMMUTABLE_TEMPORARY.format(schema=display_name(temp_ws)))
         return temp_ws
-    ws = mutable_workspace(session, stmt.schema_parts, temporary=True)
-    if not session.is_temporary_workspace(ws):
+    ws = mutable_workspace(statement, stmt.schema_parts, temporary=True)
+    if not statement.catalog.is_temporary_workspace(ws):
         raise UserError.validation(_OUTSIDE.format(workspace=temp_ws.name))
     return ws
 
 
-def create_table(tree: exp.Create, session: UserSession) -> QueryResult:
+def create_table(tree: exp.Create, statement: StatementContext) -> QueryResult:
     """Run a CTAS or CTTAS statement."""
     stmt = _statement(tree)
-    ws = _target(stmt, session)
+    ws = _target(stmt, statement)
     schema = display_name(ws)
-    if table_exists(ws, stmt.name, session):
+    if table_exists(ws, stmt.name, statement):
         summary = _EXISTS.format(name=stmt.name, schema=schema)
         if stmt.if_not_exists:
             return ok_result(False, summary, "CREATE TABLE")
         raise UserError.validation(summary + ".")
     _check_fields(stmt)
-    options = session.options
+    options = statement.options
     fmt = writer_format(str(options["store.format"]), ws.plugin.formats, options.snapshot())
     if stmt.partition_by and not fmt.supports_partitioning:
         raise UserError.unsupported(
             f"{fmt.name.capitalize()} format does not support auto-partitioning."
         )
 
-    df = plan_select(stmt.query, session)
+    df = plan_select(stmt.query, statement)
     names = _final_names(stmt, list(df.columns))
     if names != list(df.columns):
         df = df.toDF(*names)
@@ -285,14 +285,14 @@ def create_table(tree: exp.Create, session: UserSession) -> QueryResult:
     try:
         if stmt.temporary:
             _log.info("Temporary table [%s] is being created.", stmt.name)
-            result = _write_temporary(stmt, ws, df, fmt, partition_by, session)
+            result = _write_temporary(stmt, ws, df, fmt, partition_by, statement)
         else:
             _log.info("Creating persistent table [%s].", stmt.name)
             path = ws.resolve(stmt.name)
             strategy = StorageStrategy(str(options["exec.persistent_table.umask"]))
             with write_errors(f"table [{stmt.name}]", path):
                 result = write_table(
-                    df, path, fmt, strategy, partition_by, session.temporary.owner.engine_id
+                    df, path, fmt, strategy, partition_by, statement.temporary.owner.engine_id
                 )
     except FileExistsError:  # created by another statement while this one was writing
         raise UserError.validation(_EXISTS.format(name=stmt.name, schema=schema) + ".") from None
@@ -305,24 +305,24 @@ def _write_temporary(
     df: Any,
     fmt: WriterFormat,
     partition_by: list[str],
-    session: UserSession,
+    statement: StatementContext,
 ) -> WriteResult:
     """Write a temporary table into the session's location; a failed write leaves no trace.
 
     The session location is made on the first CTTAS; when that statement fails, the location
     goes again (unless it already holds tables), so the workspace is as it was.
     """
-    had_location = session.temporary.has_location(ws.location)
-    path = session.temporary.location_path(ws.location)
+    had_location = statement.temporary.has_location(ws.location)
+    path = statement.temporary.location_path(ws.location)
     try:
         with write_errors(f"temporary table [{stmt.name}]", path):
-            generated, path = session.temporary.allocate(ws.location)
+            generated, path = statement.temporary.allocate(ws.location)
             result = write_table(
-                df, path, fmt, TEMPORARY, partition_by, session.temporary.owner.engine_id
+                df, path, fmt, TEMPORARY, partition_by, statement.temporary.owner.engine_id
             )
     except BaseException:
         if not had_location:
-            session.temporary.discard_empty_location(ws.location)
+            statement.temporary.discard_empty_location(ws.location)
         raise
-    session.temporary.register(stmt.name, generated, path, ws.name)
+    statement.temporary.register(stmt.name, generated, path, ws.name)
     return result

@@ -25,7 +25,7 @@ from auger.storage.table_files import remove_tree_atomically
 from auger.storage.workspace import Workspace
 
 if TYPE_CHECKING:
-    from auger.session import UserSession
+    from auger.sql.context import StatementContext
 
 __all__ = ["drop_table", "table_formats"]
 
@@ -82,11 +82,11 @@ def _hidden_but_markers(name: str) -> bool:
     return is_hidden(name) and name != object_tables.PENDING_MARKER
 
 
-def _remove(path: str, session: UserSession) -> None:
+def _remove(path: str, statement: StatementContext) -> None:
     """Remove a table's directory (or file): renamed out of sight first on local disk, hidden
     by a pending marker first in an object store, so no reader sees half of it."""
     if fs.is_uri(path):
-        object_tables.remove_table(path, session.temporary.owner.engine_id)
+        object_tables.remove_table(path, statement.temporary.owner.engine_id)
     else:
         remove_tree_atomically(path)
 
@@ -104,47 +104,52 @@ def _target(tree: exp.Drop) -> tuple[list[str], str, bool]:
     return parts[:-1], parts[-1].lstrip("/"), bool(tree.args.get("exists"))
 
 
-def _default_schema_writable(session: UserSession) -> bool:
-    if not session.default_schema:
+def _default_schema_writable(statement: StatementContext) -> bool:
+    if not statement.default_schema:
         return False
-    found = session.find_schema([])
+    found = statement.catalog.find_schema([])
     return isinstance(found, Workspace) and found.writable
 
 
-def drop_table(tree: exp.Drop, session: UserSession) -> QueryResult:
+def drop_table(tree: exp.Drop, statement: StatementContext) -> QueryResult:
     """Run a DROP TABLE statement."""
     schema_parts, name, if_exists = _target(tree)
 
     # 1. the session's temporary table of that name (the schema, if named, must be mutable)
     temp_schema = (
-        mutable_workspace(session, schema_parts) if schema_parts else session.temporary_workspace()
+        mutable_workspace(statement, schema_parts)
+        if schema_parts
+        else statement.catalog.temporary_workspace()
     )
-    if session.is_temporary_workspace(temp_schema) and session.temporary.get(name) is not None:
+    if (
+        statement.catalog.is_temporary_workspace(temp_schema)
+        and statement.temporary.get(name) is not None
+    ):
         _log.info("Temporary table [%s] is being dropped.", name)
-        session.temporary.remove(name)
+        statement.temporary.remove(name)
         return ok_result(True, f"Temporary table [{name}] dropped", "DROP TABLE")
 
     # 2. a persistent table. A bare name could only have meant a temporary table when the
     # default schema cannot hold tables (none, the root, or a read-only or non-file schema):
     # that is "not found", not a complaint about a schema the user never named.
-    if not schema_parts and not _default_schema_writable(session):
+    if not schema_parts and not _default_schema_writable(statement):
         if if_exists:
             return ok_result(False, f"Table [{name}] not found", "DROP TABLE")
         raise UserError.validation(f"Table [{name}] is not found.")
-    ws = mutable_workspace(session, schema_parts)
+    ws = mutable_workspace(statement, schema_parts)
     path = ws.resolve(name)
     formats = table_formats(ws, path) if name else None
     if formats is None or formats == {None}:  # nothing there, or nothing Drill could read
         if if_exists:
             return ok_result(False, f"Table [{name}] not found", "DROP TABLE")
-        if session.is_temporary_workspace(temp_schema):
+        if statement.catalog.is_temporary_workspace(temp_schema):
             # the name could have meant a temporary table: Drill says "is not found." then
             raise UserError.validation(f"Table [{name}] is not found.")
         raise UserError.validation(f"Table [{name}] not found")
     if len(formats) > 1:
         raise UserError.validation(_MIXED)
     try:
-        _remove(path, session)
+        _remove(path, statement)
     except PermissionError as exc:
         raise UserError.permission("Unauthorized to drop table", [str(exc)]) from exc
     except OSError as exc:

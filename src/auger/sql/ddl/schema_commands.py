@@ -33,7 +33,7 @@ from auger.types import TupleSchema
 from auger.types.schema_text import parse_schema
 
 if TYPE_CHECKING:
-    from auger.session import UserSession
+    from auger.sql.context import StatementContext
 
 __all__ = ["alter_schema", "create_schema", "describe_schema", "drop_schema"]
 
@@ -42,23 +42,15 @@ def _local_path(path: str) -> str:
     return path[len("file://") :] if path.startswith("file://") else path
 
 
-def _is_temporary(session: UserSession, parts: list[str]) -> bool:
-    probe = getattr(session, "is_temporary_table", None)
-    if probe is None:
-        return False
-    try:
-        return bool(probe(parts))
-    except UserError:
-        return False
-
-
-def _table_dir(parts: list[str], session: UserSession, writing: bool) -> tuple[FileTable, str]:
+def _table_dir(
+    parts: list[str], statement: StatementContext, writing: bool
+) -> tuple[FileTable, str]:
     """The table a schema command names, checked: file-based, (writable), existing, a directory."""
     name = ".".join(parts)
-    if _is_temporary(session, parts):
+    if statement.catalog.is_temporary_table(parts):
         raise UserError.validation(f"Indicated table [{name}] is temporary table")
     try:
-        ref: TableRef = session.resolve_table(parts)
+        ref: TableRef = statement.catalog.resolve_table(parts)
     except UserError as exc:
         if "not valid" in exc.message:
             raise UserError.validation(f"Table [{parts[-1]}] was not found") from None
@@ -85,7 +77,7 @@ def _table_dir(parts: list[str], session: UserSession, writing: bool) -> tuple[F
     return ref, ref.path
 
 
-def create_schema(c: CreateSchema, session: UserSession) -> QueryResult:
+def create_schema(c: CreateSchema, statement: StatementContext) -> QueryResult:
     columns_text = c.columns
     if c.load is not None:
         raw = _local_path(c.load)
@@ -97,7 +89,7 @@ def create_schema(c: CreateSchema, session: UserSession) -> QueryResult:
     cols = schema if schema is not None else TupleSchema()
     if c.table is not None:
         parts = list(c.table)
-        ref, directory = _table_dir(parts, session, writing=True)
+        ref, directory = _table_dir(parts, statement, writing=True)
         target = schema_file_path(directory)
         source = ".".join(parts)
         table_name = f"{ref.schema}.`{ref.name.lstrip('/')}`"
@@ -115,9 +107,9 @@ def create_schema(c: CreateSchema, session: UserSession) -> QueryResult:
     return ok_result(True, f"Created schema for [{source}]", "CREATE SCHEMA")
 
 
-def drop_schema(c: DropSchema, session: UserSession) -> QueryResult:
+def drop_schema(c: DropSchema, statement: StatementContext) -> QueryResult:
     parts = list(c.table)
-    _ref, directory = _table_dir(parts, session, writing=True)
+    _ref, directory = _table_dir(parts, statement, writing=True)
     target = schema_file_path(directory)
     name = ".".join(parts)
     if not os.path.exists(target):
@@ -129,9 +121,9 @@ def drop_schema(c: DropSchema, session: UserSession) -> QueryResult:
     return ok_result(True, f"Dropped schema for table [{name}]", "DROP SCHEMA")
 
 
-def describe_schema(c: DescribeSchema, session: UserSession) -> QueryResult:
+def describe_schema(c: DescribeSchema, statement: StatementContext) -> QueryResult:
     parts = list(c.table)
-    _ref, directory = _table_dir(parts, session, writing=False)
+    _ref, directory = _table_dir(parts, statement, writing=False)
     target = schema_file_path(directory)
     if not os.path.exists(target):
         return ok_result(False, f"Schema for table [{'.'.join(parts)}] is absent", "DESCRIBE")
@@ -142,11 +134,11 @@ def describe_schema(c: DescribeSchema, session: UserSession) -> QueryResult:
     )
 
 
-def alter_schema(c: AlterSchema, session: UserSession) -> QueryResult:
+def alter_schema(c: AlterSchema, statement: StatementContext) -> QueryResult:
     """``ALTER SCHEMA ... ADD [OR REPLACE]`` / ``REMOVE`` columns and properties."""
     if c.table is not None:
         parts = list(c.table)
-        _ref, directory = _table_dir(parts, session, writing=True)
+        _ref, directory = _table_dir(parts, statement, writing=True)
         target = schema_file_path(directory)
         source = ".".join(parts)
     else:

@@ -28,7 +28,7 @@ from auger.types import ColumnMetadata, DataMode, MinorType
 from auger.types.spark import spark_to_column
 
 if TYPE_CHECKING:
-    from auger.session import UserSession
+    from auger.sql.context import StatementContext
 
 __all__ = ["create_view", "drop_view", "view_field", "view_sql"]
 
@@ -94,14 +94,8 @@ def view_sql(tree: exp.Expression) -> str:
     return "\n".join(lines)
 
 
-def _temporary_exists(session: UserSession, ws: Workspace, name: str) -> bool:
-    probe = getattr(session, "is_temporary_table", None)
-    if probe is None:
-        return False
-    try:
-        return bool(probe([*ws.name.split("."), name]))
-    except UserError:
-        return False
+def _temporary_exists(statement: StatementContext, ws: Workspace, name: str) -> bool:
+    return statement.catalog.is_temporary_table([*ws.name.split("."), name])
 
 
 def _table_exists(ws: Workspace, name: str) -> bool:
@@ -112,21 +106,21 @@ def _table_exists(ws: Workspace, name: str) -> bool:
         return False
 
 
-def create_view(c: CreateView, session: UserSession) -> QueryResult:
+def create_view(c: CreateView, statement: StatementContext) -> QueryResult:
     if c.replace and c.if_not_exists:
         raise UserError.validation(
             "Create view statement cannot have both <OR REPLACE> and <IF NOT EXISTS> clause"
         )
-    ws = session.catalog.resolve_mutable_schema(c.name[:-1], session.default_schema)
+    ws = statement.catalog.resolve_mutable_schema(c.name[:-1])
     name = c.name[-1].lstrip("/")
     schema = display_schema(ws.name)
     tree = parse_statement(c.query)
     if not isinstance(tree, exp.Query):
         raise UserError.validation("A view must be defined by a query (SELECT ...)")
-    check_no_temporary_tables(table_nodes(tree), session, session.default_schema)
+    check_no_temporary_tables(table_nodes(tree), statement.catalog, statement.default_schema)
 
     existing_view = find_view_file(ws, name)
-    non_view = _temporary_exists(session, ws, name) or _table_exists(ws, name)
+    non_view = _temporary_exists(statement, ws, name) or _table_exists(ws, name)
     if c.if_not_exists and (existing_view or non_view):
         return ok_result(
             False,
@@ -142,7 +136,7 @@ def create_view(c: CreateView, session: UserSession) -> QueryResult:
             f"A view with given name [{name}] already exists in schema [{schema}]"
         )
 
-    df = plan_select(tree, session, PlanContext(session.default_schema, in_view=True))
+    df = plan_select(tree, statement, PlanContext(statement.default_schema, in_view=True))
     cols = [spark_to_column(f.name, f.dataType, f.nullable) for f in df.schema.fields]
     if c.columns is not None:
         if _has_star(tree):
@@ -166,7 +160,7 @@ def create_view(c: CreateView, session: UserSession) -> QueryResult:
         name,
         view_sql(tree),
         tuple(view_field(col) for col in cols),
-        tuple(session.default_schema.split(".")) if session.default_schema else (),
+        tuple(statement.default_schema.split(".")) if statement.default_schema else (),
     )
     with write_errors(f"view [{name}]", view_path(ws, name)):
         if existing_view and fs.basename(existing_view) != f"{name}.view.drill":
@@ -208,13 +202,13 @@ def _has_star(tree: exp.Expression) -> bool:
     )
 
 
-def drop_view(c: DropView, session: UserSession) -> QueryResult:
-    ws = session.catalog.resolve_mutable_schema(c.name[:-1], session.default_schema)
+def drop_view(c: DropView, statement: StatementContext) -> QueryResult:
+    ws = statement.catalog.resolve_mutable_schema(c.name[:-1])
     name = c.name[-1].lstrip("/")
     schema = display_schema(ws.name)
     path = find_view_file(ws, name)
     if path is None:
-        non_view = _temporary_exists(session, ws, name) or _table_exists(ws, name)
+        non_view = _temporary_exists(statement, ws, name) or _table_exists(ws, name)
         if c.if_exists:
             return ok_result(False, f"View [{name}] not found in schema [{schema}].", "DROP VIEW")
         if non_view:

@@ -17,19 +17,19 @@ Messages (things that changed what the query sees) are:
 Statistics (what every scan has, so a clean query has them and no messages): per scan, the files
 listed, pruned by the WHERE clause on ``dirN``/implicit columns, and read, and the rows read.
 
-Both are collected per statement: :func:`collecting` opens a :class:`Diagnostics` around one
-statement and :func:`note` and :func:`scan_planned` add to it (nothing is collected outside a
-statement, e.g. when a result's DataFrame is re-planned at fetch time). Run-time facts come from
-the scans' reports (:mod:`auger.spark.scan_report`) once the rows are fetched. They reach the
+Both are collected per statement: the statement's context (:mod:`auger.sql.context`) carries
+one :class:`Diagnostics`, which the planner hands to :func:`scan_planned` and the other
+functions here (nothing is collected outside a statement, e.g. when a result's DataFrame is
+re-planned at fetch time: that context carries None). Run-time facts come from the scans'
+reports (:mod:`auger.spark.scan_report`), which the scans add to :attr:`Diagnostics.reports`,
+once the rows are fetched. They reach the
 user through the statement result: PEP 249's ``Cursor.messages`` in the DB-API, dimmed lines
 after the results in the shell, and the query profile over REST.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +37,7 @@ from auger.errors import closest_name
 from auger.formats.conflicts import conflict_of
 from auger.scan.spec import ColumnSource, FileSplit
 from auger.spark.discovery import discover_schema, file_schemas
-from auger.spark.scan_report import ScanReport, watching
+from auger.spark.scan_report import ScanReport
 from auger.sql.planning.header_hint import header_hint
 from auger.types import ColumnMetadata, DataMode, TupleSchema
 
@@ -49,9 +49,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Diagnostics",
     "ScanStats",
-    "collecting",
     "column_not_found",
-    "note",
     "scan_planned",
     "table_label",
 ]
@@ -91,7 +89,13 @@ class Diagnostics:
 
     notes: list[str] = field(default_factory=list)
     scans: list[ScanStats] = field(default_factory=list)
+    #: the scans' run-time reports: every scan frame the statement builds adds its own
     reports: list[ScanReport] = field(default_factory=list)
+
+    def note(self, text: str) -> None:
+        """Add one message (once)."""
+        if text not in self.notes:
+            self.notes.append(text)
 
     def _label(self, report: ScanReport) -> str:
         spec = report.spec
@@ -153,34 +157,6 @@ class Diagnostics:
         return out
 
 
-_current: ContextVar[Diagnostics | None] = ContextVar("auger_scan_diagnostics", default=None)
-
-
-@contextmanager
-def collecting() -> Iterator[Diagnostics]:
-    """Collect the diagnostics of one statement (nested statements, such as a view's query,
-    add to the outermost one)."""
-    outer = _current.get()
-    if outer is not None:
-        yield outer
-        return
-    diagnostics = Diagnostics()
-    token = _current.set(diagnostics)
-    try:
-        with watching() as reports:
-            diagnostics.reports = reports
-            yield diagnostics
-    finally:
-        _current.reset(token)
-
-
-def note(text: str) -> None:
-    """Add one message to the current statement's (once; outside a statement, nothing)."""
-    current = _current.get()
-    if current is not None and text not in current.notes:
-        current.notes.append(text)
-
-
 def table_label(table: FileTable) -> str:
     """The table as the user writes it: ``dfs.data.sales``, ``cp.employee.json``."""
     return f"{table.schema.removesuffix('.default')}.{table.name}"
@@ -198,6 +174,7 @@ def _files(paths: Sequence[str]) -> str:
 
 
 def scan_planned(
+    diagnostics: Diagnostics | None,
     found: ScanTable,
     requested: Requested,
     planned: PlannedScan,
@@ -206,9 +183,9 @@ def scan_planned(
     """Note what planning one file scan found: its files listed and pruned, the columns the
     query names that some of its files lack or type differently, and the columns a ``SELECT *``
     leaves out under a strict provided schema."""
-    current = _current.get()
-    if current is None:
+    if diagnostics is None:
         return
+    current = diagnostics
     table = found.label
     spec = planned.spec
     listed = len(found.selection.files)
@@ -216,11 +193,11 @@ def scan_planned(
     current.scans.append(
         ScanStats(table, listed, max(0, listed - len(read)), spec.selection_root, spec.table)
     )
-    _strict_star(found, requested, table, options)
+    _strict_star(current, found, requested, table, options)
     if _positional(found):
         hint = header_hint(found)
         if hint is not None:
-            note(hint)
+            current.note(hint)
     known = (found.schema.column(lname) for lname in requested.columns)
     named = [
         c.name for c in known if c is not None and spec.sources.get(c.name) == ColumnSource.TABLE
@@ -232,7 +209,7 @@ def scan_planned(
     if len(per_file) < 2:
         return
     for name in named:
-        _column_across_files(found, table, name, per_file, splits, options)
+        _column_across_files(current, found, table, name, per_file, splits, options)
 
 
 def _positional(found: ScanTable) -> bool:
@@ -241,6 +218,7 @@ def _positional(found: ScanTable) -> bool:
 
 
 def _column_across_files(
+    diagnostics: Diagnostics,
     found: ScanTable,
     table: str,
     name: str,
@@ -275,7 +253,7 @@ def _column_across_files(
                 f" (of large JSON files only the first {sample} records were looked at: "
                 f"{_JSON_SAMPLE_OPTION})"
             )
-        note(text)
+        diagnostics.note(text)
     by_type: dict[str, list[str]] = {}
     for path, col in having:
         by_type.setdefault(_type(col), []).append(path)
@@ -283,7 +261,7 @@ def _column_across_files(
         return  # maps merge member by member; a provided type or a conflict is no widening
     if len(by_type) > 1:
         kinds = " and ".join(f"{kind} in {_files(paths)}" for kind, paths in by_type.items())
-        note(f"Column [{name}] of {table} is {kinds}; read as {_type(merged)}")
+        diagnostics.note(f"Column [{name}] of {table} is {kinds}; read as {_type(merged)}")
 
 
 def _past_the_sample(
@@ -327,7 +305,11 @@ def _type(col: ColumnMetadata) -> str:
 
 
 def _strict_star(
-    found: ScanTable, requested: Requested, table: str, options: Mapping[str, Any]
+    diagnostics: Diagnostics,
+    found: ScanTable,
+    requested: Requested,
+    table: str,
+    options: Mapping[str, Any],
 ) -> None:
     provided = found.provided
     if not requested.star or provided is None or not provided.strict or not found.selection.files:
@@ -339,26 +321,32 @@ def _strict_star(
     left = [c.name for c in discovered if provided.schema.column(c.name) is None]
     if left:
         listed = ", ".join(f"[{n}]" for n in left)
-        note(
+        diagnostics.note(
             f"SELECT * over {table} left out {listed}: the table's provided schema is strict "
             "and does not name " + ("it" if len(left) == 1 else "them")
         )
 
 
 def column_not_found(
-    table: str, column: str, files: int, known: Iterable[str], within: str = ""
+    diagnostics: Diagnostics | None,
+    table: str,
+    column: str,
+    files: int,
+    known: Iterable[str],
+    within: str = "",
 ) -> None:
     """Note a column (or map member) the query names that no file of ``table`` has (its values
     are NULLs).
 
     Args:
+        diagnostics: the statement's, or None (nothing is noted).
         table: the table as the user wrote it (``dfs.data.sales``).
         column: the column as the query spells it; for a member, its name in its map.
         files: how many files the table's schema was learned from.
         known: the columns the files do have (the members of the map), for a "did you mean".
         within: for a member, the path of its map (``m``, ``m.inner``), put before the names.
     """
-    if files <= 0:
+    if diagnostics is None or files <= 0:
         return  # an empty directory has no columns at all: nothing is misspelt
     prefix = f"{within}." if within else ""
     where = "the file" if files == 1 else f"any of the {files} files"
@@ -366,4 +354,4 @@ def column_not_found(
     close = closest_name(column, known)
     if close:
         text += f"; did you mean [{prefix}{close}]?"
-    note(text)
+    diagnostics.note(text)

@@ -12,16 +12,12 @@ refused (UNSUPPORTED_OPERATION), whatever they are nested in.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from sqlglot import exp
 
 from auger.errors import UserError
+from auger.sql.catalog.resolution import SessionCatalog
 from auger.storage import filesystem as fs
 from auger.storage.selection import is_hidden
-
-if TYPE_CHECKING:
-    from auger.session import UserSession
 
 __all__ = ["DIRECTORY_FUNCTIONS", "query_directory_functions"]
 
@@ -32,14 +28,14 @@ _LISTED = "[MAXDIR, IMAXDIR, MINDIR, IMINDIR]"
 _JIRA = "See Apache Drill JIRA: DRILL-3944"
 
 
-def _value(name: str, args: list[str], session: UserSession) -> str:
+def _value(name: str, args: list[str], catalog: SessionCatalog) -> str:
     if len(args) not in (1, 2):
         raise UserError.validation(
             f"{name} takes one or two string literals: the schema and (optionally) the table, "
             f"e.g. {name}('dfs.tmp', 'logs') or {name}('dfs.tmp')"
         )
     schema, table = args[0], (args[1] if len(args) == 2 else "")
-    found = session.catalog.resolve_schema(schema, session.default_schema)
+    found = catalog.resolve_schema(schema)
     if isinstance(found, str):
         raise UserError.validation(f"{name}: schema [{schema}] is not a file workspace")
     path = found.resolve(table)
@@ -84,7 +80,7 @@ def _check_placement(tree: exp.Expression) -> None:
                 )
 
 
-def query_directory_functions(tree: exp.Expression, session: UserSession) -> exp.Expression:
+def query_directory_functions(tree: exp.Expression, catalog: SessionCatalog) -> exp.Expression:
     """Replace every directory function call by the directory name it answers.
 
     Raises:
@@ -100,7 +96,7 @@ def query_directory_functions(tree: exp.Expression, session: UserSession) -> exp
             args = node.expressions
             if not all(isinstance(a, exp.Literal) and a.is_string for a in args):
                 raise UserError.validation(f"{node.name.upper()} needs string literal arguments")
-            return exp.Literal.string(_value(node.name.upper(), [a.name for a in args], session))
+            return exp.Literal.string(_value(node.name.upper(), [a.name for a in args], catalog))
         return node
 
     return tree.transform(fix)

@@ -29,9 +29,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,59 +36,31 @@ import pyarrow as pa
 
 from auger.scan.plan import PlannedScan, ScanTable
 from auger.spark.plan_tree import PlanNode, logical_tree, output_ids, physical_tree
+from auger.sql.recordings import PlannedTableScan
 from auger.sql.result import QueryResult
 
 __all__ = [
     "PlannedTableScan",
     "explain_result",
     "plan_graph",
-    "recording",
     "scan_framed",
     "table_framed",
 ]
 
 
-@dataclass(frozen=True)
-class PlannedTableScan:
-    """One table read as planned, and the ids of its DataFrame's output columns.
-
-    ``planned`` is the file scan (None for a system or temporary table, which auger does not
-    scan through its scan framework); ``listed`` the table's files before pruning.
-    """
-
-    table: str
-    ids: tuple[int, ...]
-    planned: PlannedScan | None = None
-    listed: int = 0
-    names: tuple[str, ...] = ()  # the DataFrame's column names
-
-
-_recorded: ContextVar[list[PlannedTableScan] | None] = ContextVar("explain_scans", default=None)
-
-
-@contextmanager
-def recording() -> Iterator[list[PlannedTableScan]]:
-    """Record every scan planned inside the block (views' scans too)."""
-    scans: list[PlannedTableScan] = []
-    token = _recorded.set(scans)
-    try:
-        yield scans
-    finally:
-        _recorded.reset(token)
-
-
-def scan_framed(found: ScanTable, planned: PlannedScan, frame: Any) -> None:
-    """Note a scan's DataFrame for EXPLAIN (nothing unless an EXPLAIN is being planned)."""
-    scans = _recorded.get()
+def scan_framed(
+    scans: list[PlannedTableScan] | None, found: ScanTable, planned: PlannedScan, frame: Any
+) -> None:
+    """Note a scan's DataFrame in ``scans``, the statement's list of planned scans (None when
+    neither an EXPLAIN nor a query profile wants them: then nothing is asked of Spark)."""
     if scans is None:
         return
     ids = output_ids(frame) or ()
     scans.append(PlannedTableScan(found.label, ids, planned, len(found.selection.files)))
 
 
-def table_framed(table: str, frame: Any) -> None:
+def table_framed(scans: list[PlannedTableScan] | None, table: str, frame: Any) -> None:
     """Note the DataFrame of a table that is no file scan (a system or temporary table)."""
-    scans = _recorded.get()
     if scans is not None:
         scans.append(PlannedTableScan(table, output_ids(frame) or (), names=tuple(frame.columns)))
 
@@ -390,7 +359,8 @@ def plan_graph(frame: Any, scans: list[PlannedTableScan]) -> dict[str, Any]:
 
     Args:
         frame: the DataFrame that ran.
-        scans: the scans recorded (:func:`recording`) while it was planned.
+        scans: the scans recorded (:func:`scan_framed`, :func:`table_framed`) while it was
+            planned.
     """
 
     def node(op: _Op) -> dict[str, Any]:

@@ -8,14 +8,11 @@ temporary table may have appeared since under a name the view uses).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from auger.errors import UserError
-
-if TYPE_CHECKING:
-    from auger.session import UserSession
+from auger.sql.catalog.resolution import SessionCatalog
 
 __all__ = ["check_no_temporary_tables", "temporary_disallowed"]
 
@@ -26,18 +23,8 @@ def temporary_disallowed(name: str) -> UserError:
     )
 
 
-def _is_temporary(session: UserSession, parts: list[str]) -> bool:
-    probe = getattr(session, "is_temporary_table", None)
-    if probe is None:
-        return False
-    try:
-        return bool(probe(parts))
-    except UserError:
-        return False
-
-
 def check_no_temporary_tables(
-    tables: Iterable[exp.Table], session: UserSession, default_schema: str | None
+    tables: Iterable[exp.Table], catalog: SessionCatalog, default_schema: str | None
 ) -> None:
     """Raise when any of ``tables`` (as written in a view's SQL) is a temporary table.
 
@@ -49,5 +36,5 @@ def check_no_temporary_tables(
         candidates = [parts]
         if default_schema:
             candidates.append([*default_schema.split("."), *parts])
-        if any(_is_temporary(session, c) for c in candidates):
+        if any(catalog.is_temporary_table(c) for c in candidates):
             raise temporary_disallowed(parts[-1].lstrip("/"))

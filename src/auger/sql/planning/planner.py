@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlglot import exp
 
 from auger.errors import UserError
-from auger.formats.conflicts import schema_only as reading_no_values
 from auger.scan.plan import PlannedScan
 from auger.sql.catalog.resolution import ViewTable
+from auger.sql.context import StatementContext
 from auger.sql.frontend.parser import parse_statement
 from auger.sql.planning.rules.drill_to_spark import drill_to_spark
 from auger.sql.planning.rules.find_tables import find_tables
@@ -40,9 +40,6 @@ from auger.sql.planning.rules.run_spark_sql import run_spark_sql
 from auger.sql.planning.rules.tables_as_frames import tables_as_frames
 from auger.sql.planning.select_plan import PlanContext, SelectPlan
 from auger.sql.planning.tables import plan_file_scan
-
-if TYPE_CHECKING:
-    from auger.session import UserSession
 
 __all__ = ["RULES", "PlanContext", "PlannedScan", "plan_file_scan", "plan_select"]
 
@@ -64,7 +61,7 @@ MAX_VIEW_DEPTH = 32
 
 def plan_select(
     tree: exp.Expression,
-    session: UserSession,
+    statement: StatementContext,
     context: PlanContext | None = None,
     local: bool = False,
     schema_only: bool = False,
@@ -75,19 +72,20 @@ def plan_select(
     returns a :class:`~auger.sql.planning.local_answer.LocalAnswer` instead (see that module).
     With ``schema_only``, the plan is for its schema alone (``DESCRIBE``): no value will be
     read, so a column whose files disagree about its type is planned with its first type
-    rather than failing (:func:`auger.formats.conflicts.schema_only`).
+    rather than failing (:func:`auger.formats.conflicts.check_read` is not asked), in the
+    views it expands too.
     """
-    if schema_only:
-        with reading_no_values():
-            return plan_select(tree, session, context, local)
     plan = SelectPlan(
         tree.copy(),
-        session,
+        statement,
         context,
         local,
-        view_frame=functools.partial(view_dataframe, session=session, context=context),
-        spark=session.engine.spark,
-        options=session.options.snapshot(),
+        view_frame=functools.partial(
+            view_dataframe, statement=statement, context=context, schema_only=schema_only
+        ),
+        spark=statement.spark,
+        options=statement.settings,
+        schema_only=schema_only,
     )
     for rule in RULES:
         rule(plan)
@@ -96,7 +94,12 @@ def plan_select(
     return plan.answer
 
 
-def view_dataframe(ref: ViewTable, session: UserSession, context: PlanContext | None) -> Any:
+def view_dataframe(
+    ref: ViewTable,
+    statement: StatementContext,
+    context: PlanContext | None,
+    schema_only: bool = False,
+) -> Any:
     """Plan a view's SQL in the schema it was created in; name its columns as it says."""
     depth = (context.depth if context else 0) + 1
     if depth > MAX_VIEW_DEPTH:
@@ -105,7 +108,8 @@ def view_dataframe(ref: ViewTable, session: UserSession, context: PlanContext | 
         )
     schema_path = ".".join(ref.view.workspace_schema_path) or None
     tree = parse_statement(ref.view.sql)
-    df = plan_select(tree, session, PlanContext(schema_path, in_view=True, depth=depth))
+    where = PlanContext(schema_path, in_view=True, depth=depth)
+    df = plan_select(tree, statement, where, schema_only=schema_only)
     names = ref.view.column_names
     if names and len(names) == len(df.columns) and names != list(df.columns):
         df = df.toDF(*names)

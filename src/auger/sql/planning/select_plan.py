@@ -11,17 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlglot import exp
 
 from auger.scan.plan import Requested, ScanTable
 from auger.sql.catalog.resolution import ViewTable
+from auger.sql.context import StatementContext
 from auger.sql.planning.columns import Analysis
 from auger.types import TupleSchema
-
-if TYPE_CHECKING:
-    from auger.session import UserSession
 
 __all__ = ["PlanContext", "SelectPlan"]
 
@@ -44,12 +42,14 @@ class SelectPlan:
 
     Attributes:
         tree: the query, a copy the rules rewrite in place and replace.
-        session: the user session (catalog, options, user, Spark).
+        statement: the statement's context (catalog, options, user, Spark, recordings): with
+            the plan, all a rule reads and writes.
         context: where names resolve (a view's schema), or None for the session's default.
         local: whether a small answer read on the driver may be returned instead of a DataFrame.
         view_frame: plans a view's SQL (the planner itself, one level deeper).
         spark: the Spark session.
         options: the session's options, as one snapshot for the whole statement.
+        schema_only: the plan is for its schema alone (``DESCRIBE``): no value is read.
         tables: the physical table references of the query, in query order.
         names: each table's name in the Spark SQL, by position.
         limit: a ``LIMIT`` the scan may stop at, if any.
@@ -69,12 +69,13 @@ class SelectPlan:
     """
 
     tree: exp.Expression
-    session: UserSession
+    statement: StatementContext
     context: PlanContext | None
     local: bool
     view_frame: Callable[[ViewTable], Any]
     spark: Any = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    schema_only: bool = False
     tables: list[exp.Table] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     limit: int | None = None

@@ -29,8 +29,9 @@ from auger.scan.plan import (
     plan_scan,
 )
 from auger.spark.discovery import discover_schema
-from auger.sql.catalog.resolution import FileTable, TableRef
+from auger.sql.catalog.resolution import FileTable, SessionCatalog, TableRef
 from auger.sql.planning import diagnostics
+from auger.sql.planning.diagnostics import Diagnostics
 from auger.sql.planning.select_plan import PlanContext
 from auger.sql.planning.table_functions import (
     apply_table_function,
@@ -48,7 +49,6 @@ from auger.storage.selection import (
 from auger.types.spark import column_to_spark
 
 if TYPE_CHECKING:
-    from auger.session import UserSession
     from auger.types import TupleSchema
 
 __all__ = [
@@ -76,16 +76,16 @@ def table_nodes(tree: exp.Expression) -> list[exp.Table]:
 
 
 def resolve_table_node(
-    node: exp.Table, session: UserSession, context: PlanContext | None = None
+    node: exp.Table, catalog: SessionCatalog, context: PlanContext | None = None
 ) -> TableRef:
     function = table_function(node) if is_table_function(node) else None
     parts = function.parts if function else [p.name for p in node.parts]
     if context is not None and context.in_view:
         # a view sees no temporary table; its paths meet the session's denied paths (another
         # session's temporary location among them) in the workspace's resolution
-        ref = session.catalog.resolve_table(parts, context.default_schema)
+        ref = catalog.resolve_persistent_table(parts, context.default_schema)
     else:
-        ref = session.resolve_table(parts)
+        ref = catalog.resolve_table(parts)
     if function is not None:
         if not isinstance(ref, FileTable):
             raise UserError.validation(
@@ -113,7 +113,9 @@ def known_names(found: ScanTable, options: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
-def _linked_files(table: FileTable, selection: FileSelection) -> FileSelection:
+def _linked_files(
+    table: FileTable, selection: FileSelection, notes: Diagnostics | None
+) -> FileSelection:
     """The selection without the links that lead out of the workspace.
 
     A directory or glob scan finds links the way it finds files. Naming a link that leads out
@@ -136,7 +138,9 @@ def _linked_files(table: FileTable, selection: FileSelection) -> FileSelection:
             kept.append(f)
             continue
         link = os.path.relpath(f.path, os.path.realpath(ws.location))
-        diagnostics.note(
+        if notes is None:
+            continue
+        notes.note(
             f"Skipped [{link}] in {diagnostics.table_label(table)}: it is a link that leads "
             f"outside workspace [{ws.name}] (an administrator may set follow_links on the "
             "workspace to read such links)"
@@ -203,8 +207,11 @@ def _near_miss(table: FileTable, schema: str) -> str:
     return ""
 
 
-def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> ScanTable:
-    """List a file table's files, pick its format and discover (or read the provided) schema."""
+def discover_file_table(
+    table: FileTable, options: Mapping[str, Any], notes: Diagnostics | None = None
+) -> ScanTable:
+    """List a file table's files, pick its format and discover (or read the provided) schema;
+    what the user should hear of it (links left out) goes to ``notes``."""
     ttl_ms = int(options.get("auger.storage.listing_ttl_ms", LISTING_TTL_MS) or 0)
     kind = lakehouse_kind(table, ttl_ms / 1000)
     if kind is not None:
@@ -218,7 +225,7 @@ def discover_file_table(table: FileTable, options: Mapping[str, Any]) -> ScanTab
         message = f"Object '{table.name}' not found within '{schema}'"
         message += _near_miss(table, schema)
         raise UserError.validation(message, [f"Path: {table.path}", *exc.context]) from None
-    selection = _linked_files(table, selection)
+    selection = _linked_files(table, selection, notes)
     # the format comes from the first file that has one: a README listed first is no reason
     # to refuse a directory of JSON files
     known_files = (f.path for f in selection.files if table.workspace.format_for(f.path))
@@ -268,10 +275,13 @@ def plan_file_scan(
     allow_missing: bool,
     limit: int | None = None,
     never_missing: set[str] | frozenset[str] = frozenset(),
+    notes: Diagnostics | None = None,
 ) -> PlannedScan:
     """Plan the scan of one file table: files, format, discovered schema, output columns."""
-    found = discover_file_table(table, options)
-    return build_file_scan(found, requested, options, allow_missing, limit, never_missing)
+    found = discover_file_table(table, options, notes)
+    return build_file_scan(
+        found, requested, options, allow_missing, limit, never_missing, notes=notes
+    )
 
 
 def build_file_scan(
@@ -282,15 +292,26 @@ def build_file_scan(
     limit: int | None = None,
     never_missing: set[str] | frozenset[str] = frozenset(),
     check_types: bool = False,
+    notes: Diagnostics | None = None,
+    values_read: bool = True,
 ) -> PlannedScan:
     """The scan spec of a discovered table for what the query requests of it (see
-    :func:`~auger.scan.plan.plan_scan`), each named column no file has reported."""
-    planned = plan_scan(found, requested, options, allow_missing, limit, never_missing, check_types)
+    :func:`~auger.scan.plan.plan_scan`), each named column no file has noted in ``notes``."""
+    planned = plan_scan(
+        found,
+        requested,
+        options,
+        allow_missing,
+        limit,
+        never_missing,
+        check_types,
+        values_read=values_read,
+    )
     files = len(found.selection.files)
     for name in planned.missing:
-        diagnostics.column_not_found(found.label, name, files, found.schema.names())
+        diagnostics.column_not_found(notes, found.label, name, files, found.schema.names())
     for within, member, siblings in _missing_members(found.schema, requested):
-        diagnostics.column_not_found(found.label, member, files, siblings, within)
+        diagnostics.column_not_found(notes, found.label, member, files, siblings, within)
     return planned
 
 

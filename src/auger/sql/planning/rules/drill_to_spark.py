@@ -37,7 +37,7 @@ def drill_to_spark(plan: SelectPlan) -> None:
         if analysis.numeric_to_char:
             tree = _numeric_to_char(tree, analysis.numeric_to_char)
     columns = {name for schema in plan.schemas.values() for name in schema}
-    plan.tree = session_user(tree, plan.session.user, columns)
+    plan.tree = session_user(tree, plan.statement.user, columns)
 
 
 def _kvgen_over_structs(tree: exp.Expression, members: dict[int, list[str]]) -> exp.Expression:

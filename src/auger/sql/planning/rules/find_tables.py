@@ -18,10 +18,10 @@ __all__ = ["find_tables"]
 def find_tables(plan: SelectPlan) -> None:
     """``MAXDIR``... evaluated; the physical tables, their Spark names, and what the query's
     shape allows (a pushed-down ``LIMIT``, a counting scan, an answer on the driver)."""
-    plan.tree = query_directory_functions(plan.tree, plan.session)
+    plan.tree = query_directory_functions(plan.tree, plan.statement.catalog)
     plan.tables = table_nodes(plan.tree)
     if plan.context is not None and plan.context.in_view:
-        check_no_temporary_tables(plan.tables, plan.session, plan.context.default_schema)
+        check_no_temporary_tables(plan.tables, plan.statement.catalog, plan.context.default_schema)
     n_tables = len(plan.tables)
     plan.names = frame_names(n_tables)
     plan.limit = _pushable_limit(plan.tree, n_tables)

@@ -12,6 +12,7 @@ from auger.scan.plan import ROW_COUNT_COLUMN, PlannedScan
 from auger.scan.spec import ColumnSource
 from auger.spark.frames import scan_frame
 from auger.spark.local_scan import local_limit_table
+from auger.spark.scan_report import ScanReport
 from auger.sql.planning import diagnostics, explain
 from auger.sql.planning.columns import table_alias
 from auger.sql.planning.compact_columns import compact_columns_scan
@@ -33,6 +34,8 @@ def plan_scans(plan: SelectPlan) -> None:
     columns) and made a DataFrame; a bare ``SELECT * ... LIMIT n`` read on the driver is the
     answer itself."""
     options = plan.options
+    # every scan frame adds its run-time report to the statement's diagnostics
+    reports = None if plan.statement.diagnostics is None else plan.statement.diagnostics.reports
     n_tables = len(plan.tables)
     for n, node in enumerate(plan.tables):
         if n not in plan.discovered:
@@ -43,7 +46,14 @@ def plan_scans(plan: SelectPlan) -> None:
             plan.starred.setdefault(table_alias(node).lower(), plan.discovered[n].schema)
         if plan.analysis is not None:
             planned = build_file_scan(
-                plan.discovered[n], requested, options, True, plan.limit, check_types=True
+                plan.discovered[n],
+                requested,
+                options,
+                True,
+                plan.limit,
+                check_types=True,
+                notes=plan.statement.diagnostics,
+                values_read=not plan.schema_only,
             )
         else:
             planned = build_file_scan(
@@ -53,11 +63,15 @@ def plan_scans(plan: SelectPlan) -> None:
                 allow_missing=n_tables == 1,
                 limit=plan.limit,
                 never_missing=plan.defined,
+                notes=plan.statement.diagnostics,
+                values_read=not plan.schema_only,
             )
         planned = prune_scan(planned, node)  # files ruled out by WHERE on dirN etc.
         # an Iceberg or Delta table's files ruled out by their statistics
         planned = prune_by_statistics(planned, node, plan.discovered[n].selection)
-        diagnostics.scan_planned(plan.discovered[n], requested, planned, options)
+        diagnostics.scan_planned(
+            plan.statement.diagnostics, plan.discovered[n], requested, planned, options
+        )
         if plan.counting:
             weighted = counting_scan(planned)
             if weighted is None:
@@ -70,15 +84,16 @@ def plan_scans(plan: SelectPlan) -> None:
         # ``*`` over a table without columns: rows of no columns, as in Drill
         rows_only = star and planned.schema.names() == [ROW_COUNT_COLUMN]
         if plan.answer_here and not plan.counting and not planned.selects:
-            answer = _local_answer(plan.spark, planned, options, rows_only)
+            answer = _local_answer(plan.spark, planned, options, reports, rows_only)
             if answer is not None:
                 plan.answer = answer
                 return
         if star and not rows_only:
             _hide_implicit_from_star(node, planned)
         # small files are read here only for a query that runs now (not for EXPLAIN)
-        frame = scan_frame(plan.spark, planned, options, small_here=plan.local)
-        explain.scan_framed(plan.discovered[n], planned, frame)  # what EXPLAIN names
+        frame = scan_frame(plan.spark, planned, options, small_here=plan.local, reports=reports)
+        # what EXPLAIN names
+        explain.scan_framed(plan.statement.recordings.scans, plan.discovered[n], planned, frame)
         if rows_only:
             frame = frame.drop(ROW_COUNT_COLUMN)
             plan.no_columns = True
@@ -97,9 +112,13 @@ def _hide_implicit_from_star(node: exp.Table, planned: PlannedScan) -> None:
 
 
 def _local_answer(
-    spark: Any, planned: PlannedScan, options: Mapping[str, Any], rows_only: bool = False
+    spark: Any,
+    planned: PlannedScan,
+    options: Mapping[str, Any],
+    reports: list[ScanReport] | None,
+    rows_only: bool = False,
 ) -> Any:
-    table = local_limit_table(planned, options)
+    table = local_limit_table(planned, options, reports)
     if table is None or planned.spec.limit is None:
         return None
     # sliced while it has a column: pyarrow slices a table of no columns to the length asked

@@ -23,7 +23,7 @@ def resolve_tables(plan: SelectPlan) -> None:
     """Each table through the catalog: a file table's files listed and its schema discovered;
     a view, system or temporary table as its DataFrame. Records every table's column names."""
     for n, node in enumerate(plan.tables):
-        ref = resolve_table_node(node, plan.session, plan.context)
+        ref = resolve_table_node(node, plan.statement.catalog, plan.context)
         metadata = lakehouse_metadata_table(ref) if isinstance(ref, FileTable) else None
         if metadata is not None:
             plan.frames[n] = _local_frame(plan.spark, metadata)
@@ -31,12 +31,13 @@ def resolve_tables(plan: SelectPlan) -> None:
                 f.name.lower(): f.dataType.simpleString() for f in plan.frames[n].schema.fields
             }
         elif isinstance(ref, FileTable):
-            plan.discovered[n] = discover_file_table(ref, plan.options)
+            plan.discovered[n] = discover_file_table(ref, plan.options, plan.statement.diagnostics)
             plan.schemas[plan.names[n]] = known_names(plan.discovered[n], plan.options)
         else:
             plan.frames[n] = _table_frame(ref, plan)
             if not isinstance(ref, ViewTable):  # a view's own scans are noted as it is planned
-                explain.table_framed(f"{ref.schema}.{ref.name}", plan.frames[n])
+                scans = plan.statement.recordings.scans
+                explain.table_framed(scans, f"{ref.schema}.{ref.name}", plan.frames[n])
             plan.schemas[plan.names[n]] = {
                 f.name.lower(): f.dataType.simpleString() for f in plan.frames[n].schema.fields
             }
@@ -48,8 +49,8 @@ def _table_frame(ref: TableRef, plan: SelectPlan) -> Any:
         return plan.view_frame(ref)
     if isinstance(ref, SystemTable):
         if ref.schema == "sys":
-            return _local_frame(plan.spark, sys_table(ref.name, plan.session))
-        return _local_frame(plan.spark, info_schema_table(ref.name, plan.session))
+            return _local_frame(plan.spark, sys_table(ref.name, plan.statement))
+        return _local_frame(plan.spark, info_schema_table(ref.name, plan.statement))
     # every kind of table the catalog resolves is one of the above or a file table
     raise TypeError(f"no DataFrame for a {type(ref).__name__}")
 

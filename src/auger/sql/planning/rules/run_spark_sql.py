@@ -34,7 +34,7 @@ def run_spark_sql(plan: SelectPlan) -> None:
         else:
             plan.answer = frame
     except Exception as exc:
-        raise unwrap_spark_error(exc) from exc
+        raise unwrap_spark_error(exc, plan.statement.sql) from exc
 
 
 def _no_columns(rows: int) -> Any:
