@@ -8,6 +8,7 @@ from auger.spark.frame_sql import frame_names
 from auger.sql.planning.dirfunctions import query_directory_functions
 from auger.sql.planning.local_answer import is_star_limit
 from auger.sql.planning.no_temporary_in_views import check_no_temporary_tables
+from auger.sql.planning.qualified_columns import unqualify_schema_columns
 from auger.sql.planning.row_counts import count_rows_query
 from auger.sql.planning.select_plan import SelectPlan
 from auger.sql.planning.tables import table_nodes
@@ -20,6 +21,7 @@ def find_tables(plan: SelectPlan) -> None:
     shape allows (a pushed-down ``LIMIT``, a counting scan, an answer on the driver)."""
     plan.tree = query_directory_functions(plan.tree, plan.statement.catalog)
     plan.tables = table_nodes(plan.tree)
+    unqualify_schema_columns(plan.tree, plan.tables)
     if plan.context is not None and plan.context.in_view:
         check_no_temporary_tables(plan.tables, plan.statement.catalog, plan.context.default_schema)
     n_tables = len(plan.tables)
