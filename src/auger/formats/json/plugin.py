@@ -35,6 +35,7 @@ from auger.formats.json.infer import SchemaBuilder
 from auger.formats.json.projector import ProjectedStream, projector_available
 from auger.formats.json.stream import JsonStream, lone_surrogate
 from auger.formats.skips import SKIPPED_KEY, report_skipped
+from auger.storage import read_budget
 from auger.storage.filesystem import arrow_input_stream
 from auger.storage.splits import FileSplit
 from auger.types import TupleSchema
@@ -478,11 +479,12 @@ class JsonFormat(FormatPlugin):
                         yield batch  # whole: the scan cuts it to its batch limits
                     return
                 except _Fallback as exc:
-                    if _STRADDLE not in str(exc) or block >= _MAX_BLOCK:
+                    if _STRADDLE not in str(exc) or block >= _MAX_BLOCK or read_budget.active():
                         break
                     # a record longer than a block (a value of megabytes among small
                     # records): pyarrow reads it in larger blocks, the Python path only
-                    # past the largest
+                    # past the largest, or in the server's own bounded read of a small
+                    # scan (whose budget counts what the Python path decompresses)
                     block = min(max(block, _BLOCK) * 4, _MAX_BLOCK)
         allow_nan = _on(options, "store.json.reader.allow_nan_inf", True)
         print_lines = _on(options, "store.json.reader.print_skipped_invalid_record_number")
