@@ -188,3 +188,44 @@ def test_sample_rows_option_limits_the_sample(tmp_path: Path) -> None:
     path = tmp_path / "f.json"
     path.write_text('{"a": 1}\n{"b": 2}\n{"c": 3}\n')
     assert discover(path, {"auger.scan.json_sample_rows": 2}) == "`a` BIGINT, `b` BIGINT"
+
+
+@pytest.mark.parametrize("first", [0, 2500])
+def test_a_record_longer_than_a_block_is_read_in_larger_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: int
+) -> None:
+    """A value of megabytes among small records keeps the file on pyarrow's path: the parse
+    is tried again in larger blocks, and rows already sent are not sent twice."""
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("fell back to the Python reader")
+
+    monkeypatch.setattr(json_plugin, "_BLOCK", 64 << 10)
+    monkeypatch.setattr(json_plugin, "_MAX_BLOCK", 1 << 20)
+    monkeypatch.setattr(json_plugin.JsonFormat, "_python_batches", refuse)
+    rows = [{"a": i, "s": "y" * 300_000 if i == first else f"s{i}"} for i in range(5000)]
+    path = tmp_path / "f.json"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    got = [r for batch in run_scan(spec([path], None, {})) for r in batch.to_pylist()]
+    assert got == rows
+
+
+def test_a_record_longer_than_the_largest_block_goes_to_the_python_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(json_plugin, "_BLOCK", 64 << 10)
+    monkeypatch.setattr(json_plugin, "_MAX_BLOCK", 256 << 10)
+    python_reads: list[int] = []
+    real = json_plugin.JsonFormat._python_batches
+
+    def spy(self: Any, *args: Any, **kwargs: Any) -> Any:
+        python_reads.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(json_plugin.JsonFormat, "_python_batches", spy)
+    rows = [{"a": i, "s": "y" * 600_000 if i == 3000 else f"s{i}"} for i in range(5000)]
+    path = tmp_path / "f.json"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    got = [r for batch in run_scan(spec([path], None, {})) for r in batch.to_pylist()]
+    assert got == rows
+    assert python_reads == [1]

@@ -247,3 +247,46 @@ def test_blocks_hand_every_byte_over_once_in_order(
             pytest.fail("no end of input")
     finally:
         blocks.close()
+
+
+@pytest.mark.parametrize("first", [1, 5, 64])
+def test_blocks_start_small_and_grow_to_the_block(
+    monkeypatch: pytest.MonkeyPatch, first: int
+) -> None:
+    """A buffer starts at what the first read needs (a file of a few bytes, one of thousands,
+    costs no block of megabytes) and grows to the block once the input fills it; the bytes
+    answered are the file's all the same."""
+    import io
+
+    from auger.formats.text import native_reader
+
+    monkeypatch.setattr(native_reader, "_ROOM", 4)
+    monkeypatch.setattr(native_reader, "_FIRST_READ", first)
+    small = native_reader._Blocks(io.BufferedReader(io.BytesIO(b"a,b\n")), 1 << 20)  # type: ignore[arg-type]
+    try:
+        view, final = small.next()
+        assert bytes(view) == b"a,b\n" and not final
+        view.release()
+        small.consumed(4)
+        view, final = small.next()
+        assert bytes(view) == b"" and final
+        view.release()
+        assert all(len(buf) <= 4 + max(first, 8) for buf in small._bufs)  # far from 1 MiB
+    finally:
+        small.close()
+    data = bytes(range(256)) * 40  # 10 240 bytes: blocks of 1 000
+    big = native_reader._Blocks(io.BufferedReader(io.BytesIO(data)), 1000)  # type: ignore[arg-type]
+    seen = b""
+    try:
+        while True:
+            view, final = big.next()
+            seen += bytes(view)
+            n = len(view)
+            view.release()
+            if final:
+                break
+            big.consumed(n)
+    finally:
+        big.close()
+    assert seen == data
+    assert max(len(buf) for buf in big._bufs) == 4 + 1000

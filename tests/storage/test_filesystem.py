@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import socket
 import threading
 import time
@@ -316,3 +317,22 @@ def test_unreadable_timeout_settings_are_validation_errors(key: str, value: str)
         select_files(ws.resolve("x.csv"))
     assert info.value.kind is ErrorKind.VALIDATION
     assert key in str(info.value) and value in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("path", "start"),
+    [
+        ("/a/b/c", "/a"),
+        ("/a", "/a"),
+        ("/a/b", "/"),
+        ("/a/b/", "/a"),
+        ("/a/./b", "/a"),
+        ("/ab/c", "/a"),
+        ("/a/.h/x", "/a"),
+        ("/a/b", "/a/"),
+        ("/a/../b", "/a"),
+        ("/x/y", "/a/b"),
+    ],
+)
+def test_relpath_by_text_agrees_with_the_general_one(path: str, start: str) -> None:
+    assert fs.relpath(path, start) == os.path.relpath(path, start)

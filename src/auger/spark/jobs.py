@@ -53,7 +53,6 @@ __all__ = [
 
 _log = logging.getLogger(__name__)
 
-_GROUP_KEYS = ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")
 #: Spark shows this much of a statement as its job description.
 DESCRIPTION_CHARS = 200
 
@@ -95,15 +94,27 @@ def job_group(group: str, description: str, spark: Any = None) -> Iterator[None]
         finally:
             untag()
         return
-    old = [sc.getLocalProperty(k) for k in _GROUP_KEYS]
-    values = (group, description[:DESCRIPTION_CHARS], "true")
-    for key, value in zip(_GROUP_KEYS, values, strict=True):
-        sc.setLocalProperty(key, value)
+    # the thread's properties as they were (a copy, restored whole afterwards), then the three
+    # of a job group in one call: four round trips where reading and restoring each key took nine
+    scala = _scala_context(sc)
+    saved = scala.getLocalProperties().clone()
+    sc._jsc.setJobGroup(group, description[:DESCRIPTION_CHARS], True)
     try:
         yield
     finally:
-        for key, value in zip(_GROUP_KEYS, old, strict=True):
-            sc.setLocalProperty(key, value)
+        scala.setLocalProperties(saved)
+
+
+#: The JVM's SparkContext of a Python SparkContext (``sc._jsc.sc()`` is a round trip each time)
+_scala_contexts: dict[int, tuple[Any, Any]] = {}
+
+
+def _scala_context(sc: Any) -> Any:
+    found = _scala_contexts.get(id(sc))
+    if found is None or found[0] is not sc:
+        _scala_contexts.clear()  # a stopped context's entry goes with it
+        found = _scala_contexts[id(sc)] = (sc, sc._jsc.sc())
+    return found[1]
 
 
 def cancel_group(group: str) -> None:
@@ -294,7 +305,51 @@ def to_arrow(df: Any) -> pa.Table:
     (and Spark Connect) takes ``toArrow``.
     """
     table = _driver_table(df)
-    return df.toArrow() if table is None else table
+    if table is not None:
+        return table
+    if is_connect(df.sparkSession):
+        return df.toArrow()
+    return _collected(df)
+
+
+def _collected(df: Any) -> pa.Table:
+    """``df.toArrow()`` of a classic session, in fewer round trips: the settings it reads come
+    from the session's kept conf object (pyspark fetches the conf object and converts a Java list
+    of names and of values for them, a dozen round trips), and Spark's call site (a label in its
+    UI) is not set around the job."""
+    from pyspark.errors.exceptions.captured import unwrap_spark_exception
+    from pyspark.sql.pandas.serializers import ArrowCollectSerializer
+    from pyspark.util import _load_from_socket
+
+    conf = _session_conf(df.sparkSession)
+    large = conf.getConfString("spark.sql.execution.arrow.useLargeVarTypes") == "true"
+    schema = _arrow_schema(df, large)
+    served = df._jdf.collectAsArrowToPython()
+    # by index: unpacking a Java array asks its length again before every element
+    port, secret, server = served[0], served[1], served[2]
+    try:
+        with _load_from_socket((port, secret), ArrowCollectSerializer()) as stream:
+            batches = list(stream)
+    finally:
+        with unwrap_spark_exception():
+            server.getResult()  # the job's failure, raised as pyspark raises it
+    if not batches:
+        return schema.empty_table()
+    return pa.Table.from_batches(batches).cast(schema)
+
+
+#: The SQL conf object of a classic session (``spark._jconf`` is two round trips each time; the
+#: object is the session's own for its life, and ``SET`` changes it in place)
+_confs: dict[int, tuple[Any, Any]] = {}
+
+
+def _session_conf(spark: Any) -> Any:
+    found = _confs.get(id(spark))
+    if found is None or found[0] is not spark:
+        if len(_confs) > 16:  # sessions come and go in tests: keep a few
+            _confs.clear()
+        found = _confs[id(spark)] = (spark, spark._jconf)
+    return found[1]
 
 
 #: the physical plan's root when its rows are on the driver: the local rows, or those rows
@@ -345,7 +400,7 @@ def _driver_table(df: Any) -> pa.Table | None:
         return None
     spark = df.sparkSession
     # one round trip each (a Python list handed to the JVM costs one per element)
-    conf = spark._jconf
+    conf = _session_conf(spark)
     zone = conf.getConfString("spark.sql.session.timeZone")
     large = conf.getConfString("spark.sql.execution.arrow.useLargeVarTypes") == "true"
     structs = conf.getConfString("spark.sql.execution.pandas.structHandlingMode")

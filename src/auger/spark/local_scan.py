@@ -21,12 +21,21 @@ decompressed (:mod:`auger.storage.read_budget`), not their size on disk: a small
 expands past it is read by Spark's tasks. The estimate is checked while reading too: the
 decompressed bytes and the Arrow batches the read produces are counted, and past the bound the
 read stops and the scan goes to Spark's tasks after all.
+
+A whole-file read's DataFrame is kept for the next statement over the same files
+(:class:`KeptFrames`): the rows, and the local relation Spark built of them, are the same for as
+long as the spec is (its files' paths, sizes and modification times, the format's and the
+session's reader options, the columns). A warm query over a small file then neither reads it nor
+ships it to the JVM again; only its scan figures are reported again, as the read reported them.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from auger.types.spark import schema_to_spark
@@ -35,11 +44,13 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from auger.scan.plan import PlannedScan
-    from auger.spark.scan_report import ScanReport
+    from auger.spark.scan_report import ScanReport, TaskFacts
 
 __all__ = [
     "DEFAULT_LOCAL_BYTES",
     "DEFAULT_LOCAL_LIMIT_ROWS",
+    "KEPT_FRAME_BYTES",
+    "KeptFrames",
     "local_limit_frame",
     "local_limit_table",
     "small_input_frame",
@@ -80,6 +91,23 @@ def small_input_table(
 ) -> pa.Table | None:
     """The whole scan read here, in Spark's Arrow schema; None unless every file's size is known
     and together they are at most ``auger.scan.local_bytes``."""
+    read = _small_input_read(planned, options, reports)
+    return None if read is None else read[0]
+
+
+def _small_input_read(
+    planned: PlannedScan, options: Mapping[str, Any], reports: list[ScanReport] | None
+) -> tuple[pa.Table, TaskFacts] | None:
+    most = _small_input_bound(planned, options)
+    if most is None:
+        return None
+    batch_rows = max(1, int(planned.spec.options.get("auger.scan.batch_rows", 4096)))
+    files = tuple(f.path for f in planned.spec.files)
+    return _driver_read(planned, batch_rows, files, reports, most)
+
+
+def _small_input_bound(planned: PlannedScan, options: Mapping[str, Any]) -> int | None:
+    """``auger.scan.local_bytes`` when the scan's whole files fit it, else None."""
     spec = planned.spec
     most = int(options.get("auger.scan.local_bytes", DEFAULT_LOCAL_BYTES) or 0)
     if most <= 0 or not spec.files:
@@ -94,8 +122,7 @@ def small_input_table(
         total += uncompressed_estimate(split.path, split.size)
         if total > most:
             return None
-    batch_rows = max(1, int(spec.options.get("auger.scan.batch_rows", 4096)))
-    return _driver_table(planned, batch_rows, tuple(f.path for f in spec.files), reports, most)
+    return most
 
 
 #: The Arrow batches of a read on the driver may come to this many times its byte bound (the
@@ -117,11 +144,23 @@ def _driver_table(
     ``ARROW_ROOM`` times that in Arrow batches, it stops and the answer is None (Spark's tasks
     read the scan instead).
     """
+    read = _driver_read(planned, batch_rows, files, reports, most)
+    return None if read is None else read[0]
+
+
+def _driver_read(
+    planned: PlannedScan,
+    batch_rows: int,
+    files: tuple[str, ...],
+    reports: list[ScanReport] | None,
+    most: int = 0,
+) -> tuple[pa.Table, TaskFacts] | None:
+    """:func:`_driver_table`'s table, with the facts it reported."""
     import pyarrow as pa
 
     from auger.formats.skips import recording
     from auger.scan.run import run_scan
-    from auger.spark.scan_report import TaskFacts, start_report
+    from auger.spark.scan_report import TaskFacts
     from auger.storage.read_budget import BudgetExceeded, budget
     from auger.types.spark import spark_arrow_schema
 
@@ -143,10 +182,18 @@ def _driver_table(
                 return None
         else:
             batches = list(run_scan(spec, None, batch_rows, target))
-    report = start_report(None, spec, reports, on_driver=True)
+    facts = TaskFacts(files, sum(b.num_rows for b in batches), skipped)
+    _report(planned, facts, reports)
+    return pa.Table.from_batches(batches, schema=target), facts
+
+
+def _report(planned: PlannedScan, facts: TaskFacts, reports: list[ScanReport] | None) -> None:
+    """Tell the statement (when it wants ``reports``) what the driver-side scan read."""
+    from auger.spark.scan_report import start_report
+
+    report = start_report(None, planned.spec, reports, on_driver=True)
     if report is not None:
-        report.add_local(TaskFacts(files, sum(b.num_rows for b in batches), skipped))
-    return pa.Table.from_batches(batches, schema=target)
+        report.add_local(facts)
 
 
 def local_limit_frame(
@@ -165,8 +212,114 @@ def small_input_frame(
     options: Mapping[str, Any],
     reports: list[ScanReport] | None = None,
 ) -> Any:
-    """A DataFrame of the whole scan read here, or None when its files are not small."""
-    return _frame(spark, planned, small_input_table(planned, options, reports))
+    """A DataFrame of the whole scan read here, or None when its files are not small; the
+    frame an earlier statement built for the same spec when it is still kept."""
+    if _small_input_bound(planned, options) is None:
+        return None
+    key = _kept_key(planned)
+    if key is not None and (kept := KEPT.get(spark, key)) is not None:
+        frame, facts = kept
+        _report(planned, facts, reports)
+        return frame
+    read = _small_input_read(planned, options, reports)
+    if read is None:
+        return None
+    table, facts = read
+    frame = _frame(spark, planned, table)
+    if key is not None and not facts.skipped:
+        # a read that skipped bad records is read again: its warnings come from the read
+        KEPT.put(spark, key, frame, facts, table.nbytes)
+    return frame
+
+
+def _kept_key(planned: PlannedScan) -> str | None:
+    """What a kept frame is found by: the spec (files with their sizes and modification times,
+    formats and reader options, columns); None when a file's identity is not fully known."""
+    spec = planned.spec
+    files = []
+    for split in spec.files:
+        if split.mtime <= 0 or split.size <= 0:
+            return None
+        files.append(f"{split.path}\0{split.size}\0{split.mtime!r}\0{split.row_groups}")
+    # the rest of the spec as its JSON form has it (the files' part of that is slow to build
+    # for thousands of them)
+    return "\n".join([replace(spec, files=()).to_json(), *files])
+
+
+#: The most Arrow bytes of whole-file reads whose frames are kept, in all.
+KEPT_FRAME_BYTES = 32 * 1024 * 1024
+
+
+@dataclass
+class _Kept:
+    frame: Any
+    facts: TaskFacts
+    nbytes: int
+
+
+class KeptFrames:
+    """The DataFrames of recent small whole-file reads, by spec, least recently used dropped
+    first past :data:`KEPT_FRAME_BYTES`.
+
+    Owned by one SparkSession (the JVM holds the rows of each kept frame): a frame asked for
+    under another session empties it. A changed file has another spec (its size or modification
+    time), so its old frame is never found again and ages out.
+    """
+
+    def __init__(self, most_bytes: int = KEPT_FRAME_BYTES) -> None:
+        self.most_bytes = most_bytes
+        self._owner: Any = None
+        self._entries: OrderedDict[str, _Kept] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, spark: Any, key: str) -> tuple[Any, TaskFacts] | None:
+        """The frame and read facts kept for ``key`` under ``spark``, or None."""
+        with self._lock:
+            if spark is not self._owner:
+                return None
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            self._entries.move_to_end(key)
+            return entry.frame, entry.facts
+
+    def put(self, spark: Any, key: str, frame: Any, facts: TaskFacts, nbytes: int) -> None:
+        """Keep ``frame`` (built from ``nbytes`` of Arrow data) under ``key``."""
+        if nbytes > self.most_bytes:
+            return
+        with self._lock:
+            if spark is not self._owner:
+                self._entries.clear()
+                self._bytes = 0
+                self._owner = spark
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= old.nbytes
+            self._entries[key] = _Kept(frame, facts, nbytes)
+            self._bytes += nbytes
+            while self._bytes > self.most_bytes:
+                _, dropped = self._entries.popitem(last=False)
+                self._bytes -= dropped.nbytes
+
+    def clear(self) -> None:
+        """Forget every kept frame."""
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+            self._owner = None
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def nbytes(self) -> int:
+        """The Arrow bytes the kept frames were built from."""
+        return self._bytes
+
+
+#: The process's kept frames (one engine, one SparkSession).
+KEPT = KeptFrames()
 
 
 def _frame(spark: Any, planned: PlannedScan, table: pa.Table | None) -> Any:

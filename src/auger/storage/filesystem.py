@@ -178,10 +178,36 @@ def relpath(path: str, start: str) -> str:
     root, key = _parts(path)
     sroot, skey = _parts(start)
     if not root and not sroot:
+        if os.sep == "/" and (below := _below(key, skey)) is not None:
+            return below
         return os.path.relpath(key, skey)
     if root != sroot:
         raise ValueError(f"{path} is not below {start}")
+    if (below := _below(key, skey)) is not None:
+        return below
     return posixpath.relpath(key, skey)
+
+
+def _below(key: str, start: str) -> str | None:
+    """``key`` relative to ``start`` by its text, when both are plain absolute ``/`` paths
+    (no ``.``/``..`` steps, doubled or trailing slashes) and ``key`` is ``start`` or lies below
+    it; else None. The general ``relpath`` normalizes both first, which is most of a listing's
+    planning for thousands of files."""
+    if not (_plain(key) and _plain(start)):
+        return None
+    if key == start:
+        return "."
+    prefix = start if start == "/" else start + "/"
+    return key[len(prefix) :] if key.startswith(prefix) else None
+
+
+def _plain(path: str) -> bool:
+    return (
+        path.startswith("/")
+        and "//" not in path
+        and "/." not in path
+        and (path == "/" or not path.endswith("/"))
+    )
 
 
 # --- configuration ---------------------------------------------------------------------------

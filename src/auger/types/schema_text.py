@@ -14,6 +14,7 @@ REPEATED when the element is an array); a DICT has two children, ``key`` and ``v
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -295,7 +296,16 @@ def _as_array(elem: ColumnMetadata) -> ColumnMetadata:
 
 
 def parse_schema(text: str) -> TupleSchema:
-    """Parse a column list (optionally wrapped in parentheses) into a ``TupleSchema``."""
+    """Parse a column list (optionally wrapped in parentheses) into a ``TupleSchema``.
+
+    The same few texts are parsed again and again (a scan's schema, once per file of thousands
+    of small ones), so parses are kept: each call gets its own copy of the schema (its columns
+    are immutable values and are shared)."""
+    return _parsed(text).copy()
+
+
+@functools.lru_cache(maxsize=512)
+def _parsed(text: str) -> TupleSchema:
     return _Parser(text).schema()
 
 

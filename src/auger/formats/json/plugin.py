@@ -35,6 +35,7 @@ from auger.formats.json.infer import SchemaBuilder
 from auger.formats.json.projector import ProjectedStream, projector_available
 from auger.formats.json.stream import JsonStream, lone_surrogate
 from auger.formats.skips import SKIPPED_KEY, report_skipped
+from auger.storage import read_budget
 from auger.storage.filesystem import arrow_input_stream
 from auger.storage.splits import FileSplit
 from auger.types import TupleSchema
@@ -46,6 +47,12 @@ __all__ = ["FORMAT_OPTIONS", "JsonFormat", "with_format_options"]
 _log = logging.getLogger("auger.formats")
 
 _BLOCK = 4 << 20
+#: The largest block pyarrow parses: a record longer than a block fails its parse, and the
+#: read is tried again in blocks four times as large, up to this one (records longer still are
+#: read by the Python path)
+_MAX_BLOCK = 64 << 20
+#: pyarrow's complaint about a record longer than its block
+_STRADDLE = "straddles two block boundaries"
 _MIN_BLOCK = 64 << 10
 _HEAD = 64 << 10
 
@@ -456,14 +463,30 @@ class JsonFormat(FormatPlugin):
                 and late is not None  # every member counts: none may be cut away
                 and len(target) < _members_of_first(head)
             )
-            try:
-                block = _block_for(limit, head)
-                for batch in self._arrow_batches(path, target, block, project, late, maps):
-                    emitted += batch.num_rows
-                    yield batch  # whole: the scan cuts it to its batch limits
-                return
-            except _Fallback:
-                pass
+            block = _block_for(limit, head)
+            while True:
+                # a retry with larger blocks parses the file again from its start: the rows
+                # already sent are dropped as they come again
+                again = emitted
+                try:
+                    for batch in self._arrow_batches(path, target, block, project, late, maps):
+                        if again:
+                            drop = min(again, batch.num_rows)
+                            again -= drop
+                            batch = batch.slice(drop)
+                            if not batch.num_rows:
+                                continue
+                        emitted += batch.num_rows
+                        yield batch  # whole: the scan cuts it to its batch limits
+                    return
+                except _Fallback as exc:
+                    if _STRADDLE not in str(exc) or block >= _MAX_BLOCK or read_budget.active():
+                        break
+                    # a record longer than a block (a value of megabytes among small
+                    # records): pyarrow reads it in larger blocks, the Python path only
+                    # past the largest, or in the server's own bounded read of a small
+                    # scan (whose budget counts what the Python path decompresses)
+                    block = min(max(block, _BLOCK) * 4, _MAX_BLOCK)
         allow_nan = _on(options, "store.json.reader.allow_nan_inf", True)
         print_lines = _on(options, "store.json.reader.print_skipped_invalid_record_number")
         escape_any = _on(options, "store.json.reader.allow_escape_any_char")

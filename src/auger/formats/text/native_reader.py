@@ -140,6 +140,8 @@ def native_batches(
 # room before a block for the unparsed tail of the one before (a record it cut); grown for a
 # longer tail
 _ROOM = 64 << 10
+# what a buffer holds before the input shows it needs a whole block
+_FIRST_READ = 64 << 10
 
 
 class _Blocks:
@@ -155,7 +157,7 @@ class _Blocks:
         self._fh = fh
         self._size = block_size
         self._room = _ROOM
-        self._bufs = [bytearray(self._room + block_size)]
+        self._bufs: list[bytearray] = []  # made by the first read into each
         self._cur = 0  # the buffer holding the last block answered
         self._start = self._end = 0  # that block's bytes in it
         self._used = 0  # how many of them were parsed
@@ -167,8 +169,8 @@ class _Blocks:
         """The carried bytes and the next block read after them; True when the input ended."""
         if not self._started:
             self._started = True
-            buf = self._bufs[0]
             got = self._fill(0, self._size)
+            buf = self._bufs[0]
             self._start, self._end = self._room, self._room + got
             if buf[self._start : self._start + 3] == codecs.BOM_UTF8:  # a byte order mark
                 self._start += 3  # is not data (nor the end when the block holds it alone)
@@ -219,25 +221,35 @@ class _Blocks:
         self._ahead = self._pool.submit(self._fill, 1 - self._cur, self._size)
 
     def _fill(self, which: int, size: int) -> int:
-        """Read up to ``size`` bytes after the room of buffer ``which`` (made first when there
-        is none, or grown); fewer only at the end of the input."""
+        """Read up to ``size`` bytes after the room of buffer ``which``; fewer only at the end
+        of the input.
+
+        A buffer is made small (:data:`_FIRST_READ`) and doubled, up to the block's size, as
+        the input fills it: a file of a few hundred bytes, one of thousands in a directory,
+        would otherwise cost two zeroed blocks of megabytes (page faults worth more than its
+        parse)."""
         if which == len(self._bufs):
-            self._bufs.append(bytearray(self._room + size))
+            self._bufs.append(bytearray(self._room + min(size, _FIRST_READ)))
         buf = self._bufs[which]
-        if len(buf) < self._room + size:
-            buf.extend(bytes(self._room + size - len(buf)))
-        view = memoryview(buf)
         at, got = self._room, 0
         try:
             while got < size:
-                n = self._fh.readinto(view[at + got : at + size])  # type: ignore[attr-defined]
+                if len(buf) <= at + got:  # full before the block is: twice as large
+                    held = max(len(buf) - at, 0)  # (less than the room when the room grew)
+                    want = at + min(size, max(2 * held, _FIRST_READ))
+                    buf.extend(bytes(want - len(buf)))
+                view = memoryview(buf)
+                try:
+                    n = self._fh.readinto(  # type: ignore[attr-defined]
+                        view[at + got : min(len(buf), at + size)]
+                    )
+                finally:
+                    view.release()
                 if not n:
                     break
                 got += n
         except (OSError, EOFError) as exc:  # a corrupt or truncated compressed file
             raise NeedsFallback(str(exc)) from exc
-        finally:
-            view.release()
         return got
 
 

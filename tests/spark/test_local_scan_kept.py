@@ -1,0 +1,126 @@
+"""A small whole-file scan read on the driver keeps its DataFrame for the next statement over
+the same files: the same answer and scan figures, never a stale one once a file changes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from auger.spark import local_scan
+from auger.spark.local_scan import KeptFrames
+from auger.spark.scan_report import TaskFacts
+
+SQL = "SELECT k, COUNT(*) AS n, SUM(v) AS s FROM dfs.`{path}` GROUP BY k ORDER BY k"
+
+
+def _write(path: Path, rows: list[tuple[str, int]], mtime: float) -> None:
+    path.write_text("".join(f'{{"k": "{k}", "v": {v}}}\n' for k, v in rows))
+    os.utime(path, (mtime, mtime))
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the driver-side reads of whole files."""
+    calls: list[int] = []
+    real = local_scan._driver_read
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(local_scan, "_driver_read", counted)
+    return calls
+
+
+def test_a_second_statement_reuses_the_frame_and_reports_the_same(
+    conn: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "kept.json"
+    _write(path, [("a", 1), ("b", 2), ("a", 3)], 1_600_000_000)
+    reads = _reads(monkeypatch)
+    cur = conn.cursor()
+    cur.execute(SQL.format(path=path))
+    first = cur.fetchall()
+    first_stats = cur.scan_statistics
+    cur.execute(SQL.format(path=path))
+    assert cur.fetchall() == first == [("a", 2, 4), ("b", 1, 2)]
+    assert len(reads) == 1
+    assert cur.scan_statistics == first_stats
+    assert first_stats and first_stats[0]["rows_read"] == 3
+
+
+def test_a_changed_file_is_read_again(
+    conn: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "changing.json"
+    _write(path, [("a", 1)], 1_600_000_000)
+    reads = _reads(monkeypatch)
+    cur = conn.cursor()
+    cur.execute(SQL.format(path=path))
+    assert cur.fetchall() == [("a", 1, 1)]
+    # the same size, another modification time
+    _write(path, [("b", 7)], 1_600_000_100)
+    cur.execute(SQL.format(path=path))
+    assert cur.fetchall() == [("b", 1, 7)]
+    # another size, the same modification time
+    _write(path, [("c", 10)], 1_600_000_100)
+    cur.execute(SQL.format(path=path))
+    assert cur.fetchall() == [("c", 1, 10)]
+    assert len(reads) == 3
+
+
+def test_turning_driver_reads_off_bypasses_kept_frames(
+    conn: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "off.json"
+    _write(path, [("a", 1)], 1_600_000_000)
+    cur = conn.cursor()
+    cur.execute(SQL.format(path=path))
+    cur.fetchall()
+    cur.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
+    try:
+        cur.execute(SQL.format(path=path))
+        frame = cur._result.dataframe
+        assert "LocalRelation" not in frame._jdf.queryExecution().optimizedPlan().toString()
+        assert cur.fetchall() == [("a", 1, 1)]
+    finally:
+        cur.execute("RESET `auger.scan.local_bytes`")
+
+
+def test_a_read_that_skipped_records_is_not_kept(
+    conn: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text('{"k": "a", "v": 1}\n{"k": "b", "v": 2}\n{"k": \n')
+    os.utime(path, (1_600_000_000, 1_600_000_000))
+    reads = _reads(monkeypatch)
+    cur = conn.cursor()
+    cur.execute("ALTER SESSION SET `store.json.reader.skip_invalid_records` = true")
+    try:
+        for _ in range(2):
+            cur.execute(SQL.format(path=path))
+            assert cur.fetchall() == [("a", 1, 1), ("b", 1, 2)]
+            assert any("skip" in text.lower() for text in cur.warnings)
+    finally:
+        cur.execute("RESET `store.json.reader.skip_invalid_records`")
+    assert len(reads) == 2
+
+
+def test_kept_frames_are_bounded_and_owned_by_one_session() -> None:
+    kept = KeptFrames(most_bytes=100)
+    owner, other = object(), object()
+    facts = TaskFacts(("f",), 1)
+    kept.put(owner, "a", "frame a", facts, 40)
+    kept.put(owner, "b", "frame b", facts, 40)
+    assert kept.get(owner, "a") == ("frame a", facts)  # now the most recently used
+    kept.put(owner, "c", "frame c", facts, 40)  # past the bound: "b" goes
+    assert kept.get(owner, "b") is None
+    assert kept.get(owner, "a") is not None and kept.get(owner, "c") is not None
+    assert kept.nbytes == 80
+    kept.put(owner, "huge", "frame", facts, 101)  # larger than the bound: not kept
+    assert kept.get(owner, "huge") is None
+    assert kept.get(other, "a") is None  # another session's frames are not its
+    kept.put(other, "d", "frame d", facts, 10)  # and a new owner empties it
+    assert kept.get(other, "a") is None and len(kept) == 1
