@@ -341,5 +341,6 @@ def test_running_stages_report_the_statement_under_way(conn: Any) -> None:
     worker.join(300)
     assert seen, "the statement ended before any stage was seen running"
     stage, finished, tasks = seen[0]
-    assert stage >= 0 and 0 <= finished < tasks
+    # a stage may be seen in the instant its last task finished, before Spark retires it
+    assert stage >= 0 and tasks > 0 and 0 <= finished <= tasks
     assert cur.running_stages() == []  # over: nothing left running
