@@ -1,8 +1,10 @@
-"""The raw-file cache against the scan framework: the same answers with it off, on while it
-builds, and on when files come from it; never stale; bounded.
+"""The raw-file cache against the scan framework: the same answers with it off, on before its
+entries are built, and on when files come from them; never stale; bounded.
 
 Each query runs three times: cache off (the scan framework, the oracle), cache on with no entry
-(the scan framework, writing entries), cache on again (Spark's Parquet reader over them).
+(the scan framework; the entries are built after the answer), cache on again once the build
+is done (Spark's Parquet reader over them). The connections read no scan on the driver
+(``auger.scan.local_bytes`` = 0): the test files are small, and such scans skip the cache.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import pytest
 
 from auger.dbapi import Connection, Error
 from auger.scan.cache import complete_parts, evict, part_name
+from auger.spark.cache_builds import wait_for_builds
 from tests.formats.bad_input import cases, counted_together, write_corpus
 
 
@@ -36,6 +39,7 @@ def cc(make_conn: Any, cache_dir: Path) -> Iterator[Connection]:
     cur = conn.cursor()
     cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{cache_dir}'")
     cur.execute("ALTER SESSION SET `auger.cache.enabled` = true")
+    cur.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
     yield conn
 
 
@@ -46,6 +50,7 @@ def _run(conn: Connection, sql: str, cache: bool) -> tuple[list[str], list[Any],
     rows = cur.fetchall()
     names = [d[0] for d in cur.description]
     cached = sum(s["files_from_cache"] for s in cur.scan_statistics)
+    wait_for_builds()  # the entries the query left to build after its answer
     return names, sorted(rows, key=_key), cached
 
 
@@ -139,10 +144,12 @@ def test_implicit_partition_missing_and_types(cc: Connection, tree: str) -> None
 def test_headerless_positions_and_array(cc: Connection, data_dir: Path) -> None:
     d = data_dir / "cache_headerless"
     d.mkdir(exist_ok=True)
-    (d / "a.csv").write_text('1,x,2.5\n2,"y, z"\n3,,4,5\n')
+    wide = ",".join(f"w{n}" for n in range(40))  # past the positions an entry keeps apart
+    (d / "a.csv").write_text(f'1,x,2.5\n2,"y, z"\n3,,4,5\n{wide}\n')
     table = "dfs.data.`cache_headerless`"
     _same_three_ways(cc, f"SELECT columns[0], columns[3], columns[1] FROM {table}", files=1)
     _same_three_ways(cc, f"SELECT columns, columns[2] FROM {table}", files=1)
+    _same_three_ways(cc, f"SELECT columns[31], columns[32], columns[39], columns[40] FROM {table}")
     _same_three_ways(cc, f"SELECT * FROM {table}", files=1)
 
 
@@ -234,7 +241,9 @@ def test_cache_location_is_denied(make_conn: Any, data_dir: Path) -> None:
     cur = conn.cursor()
     cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{inside}'")
     cur.execute("ALTER SESSION SET `auger.cache.enabled` = true")
+    cur.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
     assert cur.execute("SELECT a FROM dfs.data.`cache_denied.csvh`").fetchall() == [("1",)]
+    wait_for_builds()
     assert any(p.suffix == ".parquet" for p in inside.rglob("*"))
     with pytest.raises(Error) as info:
         cur.execute("SELECT * FROM dfs.data.`_cache_inside`").fetchall()
@@ -269,3 +278,29 @@ def test_least_recently_used_entries_go_first(tmp_path: Path) -> None:
     assert removed == 1000
     assert sorted(os.listdir(tmp_path / "key")) == ["e0", "e2"]  # e1: oldest not in use
     assert evict(str(tmp_path), 10_000) == 0
+
+
+def test_many_files_come_from_the_cache(cc: Connection, data_dir: Path) -> None:
+    """More files than Spark lists on the driver by default (32) still come from the cache."""
+    d = data_dir / "cache_many"
+    d.mkdir(exist_ok=True)
+    for n in range(40):
+        (d / f"f{n:02d}.json").write_text(f'{{"n": {n}, "g": "{"ab"[n % 2]}"}}\n')
+    sql = (
+        "SELECT g, SUM(n) AS s, COUNT(*) AS c, COUNT(DISTINCT filename) AS f "
+        "FROM dfs.data.`cache_many` GROUP BY g"
+    )
+    assert _same_three_ways(cc, sql, files=40) == [("a", 380, 20, 20), ("b", 400, 20, 20)]
+
+
+def test_builds_wait_for_the_end_of_the_statement() -> None:
+    """Work left for after the answer runs when the watched statement ends, not before."""
+    from auger.spark.scan_report import after_statement, watching
+
+    ran: list[str] = []
+    with watching():
+        after_statement(lambda: ran.append("build"))
+        assert ran == []
+    assert ran == ["build"]
+    after_statement(lambda: ran.append("now"))  # outside a statement: at once
+    assert ran == ["build", "now"]

@@ -22,7 +22,7 @@ import itertools
 import pickle
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -164,10 +164,28 @@ def watching() -> Iterator[list[ScanReport]]:
         return
     reports: list[ScanReport] = []
     token = _watch.set(reports)
+    later: list[Callable[[], None]] = []
+    after = _after.set(later)
     try:
         yield reports
     finally:
+        _after.reset(after)
         _watch.reset(token)
+        for call in later:
+            call()
+
+
+_after: ContextVar[list[Callable[[], None]] | None] = ContextVar("auger_after", default=None)
+
+
+def after_statement(call: Callable[[], None]) -> None:
+    """Run ``call`` when the statement being watched ends (now, outside a statement): work a
+    scan leaves for after the answer, such as building raw-file cache entries."""
+    later = _after.get()
+    if later is None:
+        call()
+    else:
+        later.append(call)
 
 
 def tasks_report(spark: Any) -> bool:
