@@ -19,6 +19,7 @@ import pytest
 
 from auger.dbapi import Connection, Error
 from auger.scan.cache import complete_parts, evict, part_name
+from auger.scan.spec import FileSplit
 from auger.spark.cache_builds import wait_for_builds
 from tests.formats.bad_input import cases, counted_together, write_corpus
 
@@ -304,3 +305,36 @@ def test_builds_wait_for_the_end_of_the_statement() -> None:
     assert ran == ["build"]
     after_statement(lambda: ran.append("now"))  # outside a statement: at once
     assert ran == ["build", "now"]
+
+
+def test_one_build_per_entry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Two queries over a file whose entry is being built schedule one build of it; once that
+    build is over, another may be scheduled (a failed build is tried again)."""
+    from auger.scan.plan import PlannedScan
+    from auger.scan.spec import ScanSpec
+    from auger.spark import cache_builds
+    from auger.spark.scan_report import watching
+    from auger.types import TupleSchema
+
+    built: list[list[str]] = []
+    monkeypatch.setattr(
+        cache_builds,
+        "_build",
+        lambda spark, job, entries, location, limit: (
+            built.append([f.path for f in job.spec.files]),
+            cache_builds._building.difference_update(entries),
+        ),
+    )
+    a, b = FileSplit("/d/a.json", 10, 1.0), FileSplit("/d/b.json", 10, 1.0)
+    spec = ScanSpec("json", "json", {}, "/d", (a,), "", {}, cache_columns="`x` BIGINT")
+    planned = PlannedScan(spec, TupleSchema())
+    table = str(tmp_path / "key")
+    with watching():
+        cache_builds.schedule_build(None, planned, table, [a], str(tmp_path), 1000)
+        cache_builds.schedule_build(None, planned, table, [a, b], str(tmp_path), 1000)
+        assert built == []  # after the statement
+    wait_for_builds()
+    assert built == [["/d/a.json"], ["/d/b.json"]]
+    cache_builds.schedule_build(None, planned, table, [a], str(tmp_path), 1000)
+    wait_for_builds()
+    assert built[-1] == ["/d/a.json"]

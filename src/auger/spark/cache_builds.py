@@ -16,10 +16,11 @@ fails a query; the files are parsed again by the next query, which schedules ano
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 import time
-from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -41,18 +42,37 @@ IDLE_WAIT_S = 30.0
 #: The job group of build jobs (a statement's cancel never names it).
 JOB_GROUP = "auger-raw-cache-build"
 
-_pool: ThreadPoolExecutor | None = None
 _lock = threading.Lock()
 _building: set[str] = set()  # entry directories a scheduled build writes
 _pending: list[Future[None]] = []
+_queue: queue.Queue[tuple[Future[None], Callable[[], None]]] = queue.Queue()
+_worker: threading.Thread | None = None
 
 
-def _builder() -> ThreadPoolExecutor:
-    global _pool
+def _submit(call: Callable[[], None]) -> Future[None]:
+    """Hand ``call`` to the one builder thread. A daemon: a process that ends does not wait
+    for builds (a part cut short stays under its hidden temporary name, never read)."""
+    global _worker
+    future: Future[None] = Future()
+    _queue.put((future, call))
     with _lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(1, thread_name_prefix="auger-cache-build")
-        return _pool
+        if _worker is None or not _worker.is_alive():
+            _worker = threading.Thread(target=_work, name="auger-cache-build", daemon=True)
+            _worker.start()
+    return future
+
+
+def _work() -> None:
+    while True:
+        future, call = _queue.get()
+        if not future.set_running_or_notify_cancel():
+            continue
+        try:
+            call()
+        except BaseException as exc:  # never the thread's end
+            future.set_exception(exc)
+        else:
+            future.set_result(None)
 
 
 def _quoted(name: str) -> str:
@@ -88,7 +108,7 @@ def schedule_build(
     job = replace(planned, spec=spec, schema=kept, selects=None, missing=())
 
     def start() -> None:
-        future = _builder().submit(_build, spark, job, entries, location, limit)
+        future = _submit(lambda: _build(spark, job, entries, location, limit))
         with _lock:
             _pending[:] = [f for f in _pending if not f.done()]
             _pending.append(future)
