@@ -1,13 +1,16 @@
-"""The raw-file cache against the scan framework: the same answers with it off, on while it
-builds, and on when files come from it; never stale; bounded.
+"""The raw-file cache against the scan framework: the same answers with it off, on before its
+entries are built, and on when files come from them; never stale; bounded.
 
 Each query runs three times: cache off (the scan framework, the oracle), cache on with no entry
-(the scan framework, writing entries), cache on again (Spark's Parquet reader over them).
+(the scan framework; the entries are built after the answer), cache on again once the build
+is done (Spark's Parquet reader over them). The connections read no scan on the driver
+(``auger.scan.local_bytes`` = 0): the test files are small, and such scans skip the cache.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +20,8 @@ import pytest
 
 from auger.dbapi import Connection, Error
 from auger.scan.cache import complete_parts, evict, part_name
+from auger.scan.spec import FileSplit
+from auger.spark.cache_builds import wait_for_builds
 from tests.formats.bad_input import cases, counted_together, write_corpus
 
 
@@ -36,6 +41,7 @@ def cc(make_conn: Any, cache_dir: Path) -> Iterator[Connection]:
     cur = conn.cursor()
     cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{cache_dir}'")
     cur.execute("ALTER SESSION SET `auger.cache.enabled` = true")
+    cur.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
     yield conn
 
 
@@ -46,6 +52,7 @@ def _run(conn: Connection, sql: str, cache: bool) -> tuple[list[str], list[Any],
     rows = cur.fetchall()
     names = [d[0] for d in cur.description]
     cached = sum(s["files_from_cache"] for s in cur.scan_statistics)
+    wait_for_builds()  # the entries the query left to build after its answer
     return names, sorted(rows, key=_key), cached
 
 
@@ -139,10 +146,12 @@ def test_implicit_partition_missing_and_types(cc: Connection, tree: str) -> None
 def test_headerless_positions_and_array(cc: Connection, data_dir: Path) -> None:
     d = data_dir / "cache_headerless"
     d.mkdir(exist_ok=True)
-    (d / "a.csv").write_text('1,x,2.5\n2,"y, z"\n3,,4,5\n')
+    wide = ",".join(f"w{n}" for n in range(40))  # past the positions an entry keeps apart
+    (d / "a.csv").write_text(f'1,x,2.5\n2,"y, z"\n3,,4,5\n{wide}\n')
     table = "dfs.data.`cache_headerless`"
     _same_three_ways(cc, f"SELECT columns[0], columns[3], columns[1] FROM {table}", files=1)
     _same_three_ways(cc, f"SELECT columns, columns[2] FROM {table}", files=1)
+    _same_three_ways(cc, f"SELECT columns[31], columns[32], columns[39], columns[40] FROM {table}")
     _same_three_ways(cc, f"SELECT * FROM {table}", files=1)
 
 
@@ -234,7 +243,9 @@ def test_cache_location_is_denied(make_conn: Any, data_dir: Path) -> None:
     cur = conn.cursor()
     cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{inside}'")
     cur.execute("ALTER SESSION SET `auger.cache.enabled` = true")
+    cur.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
     assert cur.execute("SELECT a FROM dfs.data.`cache_denied.csvh`").fetchall() == [("1",)]
+    wait_for_builds()
     assert any(p.suffix == ".parquet" for p in inside.rglob("*"))
     with pytest.raises(Error) as info:
         cur.execute("SELECT * FROM dfs.data.`_cache_inside`").fetchall()
@@ -269,3 +280,74 @@ def test_least_recently_used_entries_go_first(tmp_path: Path) -> None:
     assert removed == 1000
     assert sorted(os.listdir(tmp_path / "key")) == ["e0", "e2"]  # e1: oldest not in use
     assert evict(str(tmp_path), 10_000) == 0
+
+
+def test_many_files_come_from_the_cache(cc: Connection, data_dir: Path) -> None:
+    """More files than Spark lists on the driver by default (32) still come from the cache."""
+    d = data_dir / "cache_many"
+    d.mkdir(exist_ok=True)
+    for n in range(40):
+        (d / f"f{n:02d}.json").write_text(f'{{"n": {n}, "g": "{"ab"[n % 2]}"}}\n')
+    sql = (
+        "SELECT g, SUM(n) AS s, COUNT(*) AS c, COUNT(DISTINCT filename) AS f "
+        "FROM dfs.data.`cache_many` GROUP BY g"
+    )
+    assert _same_three_ways(cc, sql, files=40) == [("a", 380, 20, 20), ("b", 400, 20, 20)]
+
+
+def test_a_build_waits_until_spark_has_run_no_stage_for_a_moment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The statement's own job first: a build starts once Spark has been quiet."""
+    from auger.spark import cache_builds
+
+    busy = [[3], [3], [4], [], [], [], [], [], [], [], []]
+    asked: list[int] = []
+
+    class Tracker:
+        def getActiveStageIds(self) -> list[int]:
+            asked.append(1)
+            return busy.pop(0) if busy else []
+
+    class Context:
+        def statusTracker(self) -> Tracker:
+            return Tracker()
+
+    class Spark:
+        sparkContext = Context()
+
+    monkeypatch.setattr(cache_builds, "QUIET_S", 0.2)
+    cache_builds._wait_idle(Spark())
+    # it asked past the three busy answers, then stayed quiet for a while before starting
+    assert len(asked) >= 4 and not any(busy[:1])
+
+
+def test_one_build_per_entry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Two queries over a file whose entry is being built schedule one build of it; once that
+    build is over, another may be scheduled (a failed build is tried again)."""
+    from auger.scan.plan import PlannedScan
+    from auger.scan.spec import ScanSpec
+    from auger.spark import cache_builds
+    from auger.types import TupleSchema
+
+    built: list[list[str]] = []
+    release = threading.Event()
+
+    def build(spark: Any, job: Any, entries: list[str], location: str, limit: int) -> None:
+        release.wait(30)  # still building while the second query schedules
+        built.append([f.path for f in job.spec.files])
+        cache_builds._building.difference_update(entries)
+
+    monkeypatch.setattr(cache_builds, "_build", build)
+    a, b = FileSplit("/d/a.json", 10, 1.0), FileSplit("/d/b.json", 10, 1.0)
+    spec = ScanSpec("json", "json", {}, "/d", (a,), "", {}, cache_columns="`x` BIGINT")
+    planned = PlannedScan(spec, TupleSchema())
+    table = str(tmp_path / "key")
+    cache_builds.schedule_build(None, planned, table, [a], str(tmp_path), 1000)
+    cache_builds.schedule_build(None, planned, table, [a, b], str(tmp_path), 1000)
+    release.set()
+    wait_for_builds()
+    assert built == [["/d/a.json"], ["/d/b.json"]]
+    cache_builds.schedule_build(None, planned, table, [a], str(tmp_path), 1000)
+    wait_for_builds()
+    assert built[-1] == ["/d/a.json"]

@@ -50,8 +50,10 @@ from auger.version import __version__
 
 __all__ = [
     "ENABLED",
+    "KEPT_POSITIONS",
     "LOCATION",
     "MAX_BYTES",
+    "REST_COLUMN",
     "CachePart",
     "cache_enabled",
     "cache_location",
@@ -60,6 +62,7 @@ __all__ = [
     "entry_dir",
     "evict",
     "part_name",
+    "positional_array",
     "table_dir",
     "table_key",
     "touch",
@@ -287,3 +290,23 @@ def _within(col: ColumnMetadata, held: ColumnMetadata) -> bool:
 
 def entry_schema(columns_text: str) -> TupleSchema:
     return parse_schema(columns_text) if columns_text else TupleSchema()
+
+
+#: A headerless text file's ``columns`` array is kept as one Parquet column per position for
+#: its first this many fields (named as the reader names a single position, ``__columns_<n>``,
+#: NULL past a row's end), and the fields after them as one array, :data:`REST_COLUMN`: so
+#: ``columns[n]`` reads one column of the entry, and Spark's reader prunes the others. Every
+#: entry of a table has the same columns, however wide its rows.
+KEPT_POSITIONS = 32
+REST_COLUMN = "__columns_rest"
+
+
+def positional_array(kept: TupleSchema) -> bool:
+    """Whether the entries keep a headerless file's ``columns`` array by position."""
+    array = kept.column("columns")
+    return (
+        array is not None
+        and array.name == "columns"
+        and array.type is MinorType.VARCHAR
+        and array.mode is DataMode.REPEATED
+    )

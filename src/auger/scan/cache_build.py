@@ -1,11 +1,11 @@
-"""Writing raw-file cache entries from the scan that reads the files anyway.
+"""Writing raw-file cache entries in the tasks of the ``auger`` data source.
 
-A query over files the cache does not hold yet is read by the scan framework as always; its
-tasks (the ``auger`` data source's ``read``) then run a *widened* scan of each split: the query's
-own columns plus every other column the cache keeps of the table (``ScanSpec.cache_columns``).
-The kept columns of each batch go to a Parquet part (:mod:`auger.scan.cache`), the query's
-columns go on to Spark. So the file is parsed once, by the query itself, and a later query of
-the same or other columns reads the part instead.
+A query over files the cache does not hold yet is answered by the scan framework as always;
+after the answer a build job (:mod:`auger.spark.cache_builds`) reads the files again with the
+data source, whose tasks run a *widened* scan of each split: the spec's own columns plus every
+other column the cache keeps of the table (``ScanSpec.cache_columns``). The kept columns of
+each batch go to a Parquet part (:mod:`auger.scan.cache`; a headerless file's ``columns`` by
+position), the spec's columns go on to Spark.
 
 A part is published (renamed from its hidden temporary name) only when its split was read to
 the end without a skipped record: a LIMIT that stopped early, a failed read or a skip option
@@ -29,8 +29,16 @@ import pyarrow.parquet as pq
 
 from auger.errors import UserError
 from auger.formats.skips import recording
-from auger.formats.text.positions import compact_position
-from auger.scan.cache import entry_dir, entry_schema, part_name, part_range
+from auger.formats.text.positions import compact_name, compact_position
+from auger.scan.cache import (
+    KEPT_POSITIONS,
+    REST_COLUMN,
+    entry_dir,
+    entry_schema,
+    part_name,
+    part_range,
+    positional_array,
+)
 from auger.scan.run import run_scan
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.storage import filesystem as fs
@@ -38,7 +46,7 @@ from auger.types import TupleSchema
 from auger.types.metadata import column_type_text
 from auger.types.spark import schema_to_spark, spark_arrow_schema
 
-__all__ = ["PartWriter", "building_scan", "widened_spec"]
+__all__ = ["PartWriter", "building_scan", "entry_arrow_schema", "entry_batch", "widened_spec"]
 
 _log = logging.getLogger(__name__)
 
@@ -145,6 +153,36 @@ def _query_batch(batch: pa.RecordBatch, target: pa.Schema) -> pa.RecordBatch:
     )
 
 
+def entry_arrow_schema(kept: TupleSchema, wide: pa.Schema) -> pa.Schema:
+    """The Arrow schema of an entry's parts: the kept columns as the scan delivers them, a
+    headerless file's ``columns`` by position (:data:`auger.scan.cache.KEPT_POSITIONS`)."""
+    fields: list[pa.Field] = []
+    for col in kept:
+        if col.name == "columns" and positional_array(kept):
+            fields.extend(pa.field(compact_name(n), pa.string()) for n in range(KEPT_POSITIONS))
+            fields.append(pa.field(REST_COLUMN, wide.field("columns").type))
+        else:
+            fields.append(wide.field(col.name))
+    return pa.schema(fields)
+
+
+def entry_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    """A scan batch as an entry's part holds it (:func:`entry_arrow_schema`)."""
+    names = batch.schema.names
+    arrays = []
+    for f in schema:
+        if f.name in names:
+            arrays.append(batch.column(names.index(f.name)))
+        elif f.name == REST_COLUMN:
+            array = batch.column(names.index("columns"))
+            arrays.append(pc.list_slice(array, KEPT_POSITIONS).cast(f.type))
+        else:
+            position = compact_position(f.name)
+            assert position is not None, f.name
+            arrays.append(_position(batch.column(names.index("columns")), position))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
@@ -181,11 +219,10 @@ class PartWriter:
         try:
             fs.makedirs(entry)
             self.sink = fs.open_output(self.path)
-            # no dictionaries: writing them for columns of unique values (ids, names) costs
-            # more than the whole parse, and Snappy keeps repeated values small anyway
-            self.writer = pq.ParquetWriter(
-                self.sink, schema, compression="snappy", use_dictionary=False
-            )
+            # dictionaries where values repeat (pyarrow falls back to plain pages past its
+            # dictionary size): the entry is written after the answer, and Spark reads
+            # dictionary pages of repeated values faster
+            self.writer = pq.ParquetWriter(self.sink, schema, compression="snappy")
         except Exception as exc:
             self._fail(exc)
 
@@ -264,7 +301,7 @@ def building_scan(
     wide = widened_spec(spec)
     wide_target = spark_arrow_schema(schema_to_spark(wide.schema()))
     kept = entry_schema(spec.cache_columns)
-    part_schema = pa.schema([wide_target.field(c.name) for c in kept])
+    part_schema = entry_arrow_schema(kept, wide_target)
     plain = replace(spec, cache_build="", cache_columns="")
     planned = {f.path: f for f in spec.files}
     for split in files:
@@ -278,7 +315,7 @@ def building_scan(
         try:
             with recording() as skipped:
                 for batch in run_scan(wide, [split], batch_rows, wide_target):
-                    part.write(batch)
+                    part.write(entry_batch(batch, part_schema))
                     sent += batch.num_rows
                     yield _query_batch(batch, target)
             complete = not skipped

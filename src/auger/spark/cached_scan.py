@@ -24,7 +24,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from auger.formats.text.positions import compact_name, compact_position
 from auger.scan.cache import (
+    KEPT_POSITIONS,
+    REST_COLUMN,
     CachePart,
     cache_enabled,
     cache_location,
@@ -32,8 +35,8 @@ from auger.scan.cache import (
     complete_parts,
     entry_dir,
     entry_schema,
-    evict,
     max_bytes,
+    positional_array,
     table_dir,
     table_key,
     touch,
@@ -97,12 +100,13 @@ def cached_frame(
     reads = _reads(planned)
     if reads is None:
         return None
-    spec = planned.spec
     from auger.spark.native_parquet import file_limit
 
-    if len(spec.files) > file_limit(spark):
-        return None  # more files than Spark's reader is given: entries would never be read
-    table = table_dir(cache_location(options), _key(spec))
+    spec = planned.spec
+    location = cache_location(options)
+    if len(spec.files) > file_limit(spark, local=not is_uri(location)):
+        return None  # more entries than Spark's reader is handed without a listing job
+    table = table_dir(location, _key(spec))
     entries = [entry_dir(table, f) for f in spec.files]
     found = list(
         parallel_map(
@@ -123,15 +127,14 @@ def cached_frame(
                 touch(entry_dir(table, f))
         frames.append(frame)
     if misses:
+        from auger.spark.cache_builds import schedule_build
         from auger.spark.datasource_read import datasource_frame
 
-        building = replace(spec, files=misses, cache_build=table)
-        frames.append(datasource_frame(spark, replace(planned, spec=building), reports))
-        try:
-            kept = frozenset(e for e, parts in zip(entries, found, strict=True) if parts)
-            evict(cache_location(options), max_bytes(options), kept)
-        except OSError as exc:
-            _log.info("raw-file cache not trimmed: %s", exc)
+        # read as with the cache off; the entries are written after the answer
+        frames.append(
+            datasource_frame(spark, replace(planned, spec=replace(spec, files=misses)), reports)
+        )
+        schedule_build(spark, planned, table, misses, location, max_bytes(options))
     out = frames[0]
     for other in frames[1:]:
         out = out.union(other)
@@ -150,26 +153,43 @@ def _entries_frame(
     from auger.spark.scan_report import TaskFacts, start_report, tasks_report
 
     spec = planned.spec
+    positional = positional_array(entry_schema(spec.cache_columns))
     schema = TupleSchema()
     sources: dict[str, str] = {}
     selects: list[str] = []
+
+    def read(name: str, mode: DataMode = DataMode.OPTIONAL) -> str:
+        """An entry column of a headerless file's array, read once."""
+        if name not in schema:
+            schema.add(ColumnMetadata(name, MinorType.VARCHAR, mode))
+            sources[name] = ColumnSource.TABLE
+        return _ident(name)
+
     for col in planned.schema:
         source = spec.sources.get(col.name, ColumnSource.TABLE)
         how = reads.get(col.name, col.name)
+        if source == ColumnSource.TABLE and positional and col.name == "columns":
+            # the whole array: its kept positions up to the row's end, then the rest
+            fields = ", ".join(read(compact_name(n)) for n in range(KEPT_POSITIONS))
+            rest = read(REST_COLUMN, DataMode.REPEATED)
+            selects.append(
+                f"concat(filter(array({fields}), x -> x IS NOT NULL), {rest}) AS `columns`"
+            )
+            continue
         if source == ColumnSource.TABLE and how != col.name:
-            # columns[n]: the array read once, its position taken over it
-            if "columns" not in schema:
-                array = ColumnMetadata("columns", MinorType.VARCHAR, DataMode.REPEATED)
-                schema.add(array)
-                sources["columns"] = ColumnSource.TABLE
-            position = how.split("[", 1)[1].rstrip("]")
-            selects.append(f"get(`columns`, {position}) AS {_ident(col.name)}")
+            # columns[n]: its own column of the entry, or an element of the rest
+            position = int(how.split("[", 1)[1].rstrip("]"))
+            if position < KEPT_POSITIONS:
+                value = read(compact_name(position))
+            else:
+                value = f"get({read(REST_COLUMN, DataMode.REPEATED)}, {position - KEPT_POSITIONS})"
+            selects.append(f"{value} AS {_ident(col.name)}")
             continue
         schema.add(col)
         sources[col.name] = source
         selects.append(_ident(col.name))
     projection = tuple(
-        "columns" if p.strip("`").lower().startswith("__columns_") else p for p in spec.projection
+        p for p in spec.projection if compact_position(p.strip("`")) is None and p != "columns"
     )
     files: list[FileSplit] = []
     origins: list[FileSplit] = []
@@ -190,7 +210,10 @@ def _entries_frame(
         cache_columns="",
         cache_build="",
     )
-    frame = parquet_files_frame(spark, replace(planned, spec=parquet, schema=schema), origins)
+    local = not is_uri(files[0].path) if files else True
+    frame = parquet_files_frame(
+        spark, replace(planned, spec=parquet, schema=schema), origins, local
+    )
     if frame is None:
         return None
     report = start_report(spark, spec, reports, on_driver=True)
@@ -201,7 +224,7 @@ def _entries_frame(
         if len(hits) == len(spec.files) or tasks_report(spark):
             paths = tuple(dict.fromkeys(f.path for f, _ in hits))
             report.add_local(TaskFacts(paths, _rows(files)))
-    if list(schema.names()) != planned.schema.names():
+    if selects != [_ident(n) for n in schema.names()]:
         frame = frame.selectExpr(*selects)
     return frame
 

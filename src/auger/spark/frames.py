@@ -47,14 +47,15 @@ def scan_frame(
     # after the driver-side small LIMIT, which needs no Spark job at all (faster still)
     if (native := native_parquet_frame(spark, planned, options)) is not None:
         return native
+    from auger.spark.local_scan import small_input_frame
+
+    # a few small files: read on the driver (no data source planning, no Python worker, and
+    # quicker than any Spark job over a cache entry of them)
+    if small_here and (small := small_input_frame(spark, planned, options, reports)) is not None:
+        return small
     from auger.spark.cached_scan import cached_frame
 
     # text and JSON files kept in the raw-file cache: Spark's Parquet reader over the entries
     if (cached := cached_frame(spark, planned, options, reports)) is not None:
         return cached
-    from auger.spark.local_scan import small_input_frame
-
-    # a few small files: read on the driver (no data source planning, no Python worker)
-    if small_here and (small := small_input_frame(spark, planned, options, reports)) is not None:
-        return small
     return datasource_frame(spark, planned, reports)

@@ -33,7 +33,9 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -446,9 +448,12 @@ def _missing_value(col: ColumnMetadata) -> tuple[bool, Any]:
     return False, None
 
 
-def file_limit(spark: Any) -> int:
+def file_limit(spark: Any, local: bool = False) -> int:
     """The most files Spark's reader is given: as many as it lists on the driver (not by a
-    job), at most :data:`MAX_FILES`."""
+    job), at most :data:`MAX_FILES`; ``local``: files of the local disk, which the driver
+    lists itself however many there are (:func:`_listed_here`), so :data:`MAX_FILES`."""
+    if local:
+        return MAX_FILES
     try:
         return min(MAX_FILES, int(spark.conf.get(_LISTING_JOB_THRESHOLD, "32")))
     except Exception:  # a setting that is not a number: Spark's default
@@ -471,13 +476,18 @@ def native_parquet_frame(spark: Any, planned: PlannedScan, options: Mapping[str,
 
 
 def parquet_files_frame(
-    spark: Any, planned: PlannedScan, origins: Sequence[FileSplit] | None = None
+    spark: Any,
+    planned: PlannedScan,
+    origins: Sequence[FileSplit] | None = None,
+    local: bool = False,
 ) -> Any:
     """Spark's Parquet reader over the Parquet files of ``planned.spec``, or None.
 
     ``origins``: the file each of the spec's files stands for (the raw file a cache part
     holds, see :mod:`auger.spark.cached_scan`), whose path, directories and modification time
-    give the implicit and partition columns; by default the files themselves.
+    give the implicit and partition columns; by default the files themselves. ``local``: the
+    files are on the local disk, and Spark lists them on the driver however many there are
+    (raw-file cache entries; a Parquet table keeps Spark's listing job past its threshold).
     """
     spec = planned.spec
     if spec.reader_schema or len(spec.files) > MAX_FILES:
@@ -490,7 +500,8 @@ def parquet_files_frame(
     try:
         if _row_count_only(planned):
             return _count_frame(spark, planned)
-        if len(spec.files) > file_limit(spark):
+        local = local and not any(is_uri(f.path) for f in spec.files)
+        if len(spec.files) > file_limit(spark, local):
             return None  # Spark would list every file again, by a job
         if not spec.files or any(f.is_range or f.row_groups is not None for f in spec.files):
             return None
@@ -504,7 +515,7 @@ def parquet_files_frame(
             return None  # a codec only the data source's pyarrow reads
         if auto_correct_dates(spec.format_options) and any(ft.shifted_dates for ft in footers):
             return None  # dates written by Drill before 1.9: the scan corrects them
-        return _scan_frame(spark, planned, footers, origins or spec.files)
+        return _scan_frame(spark, planned, footers, origins or spec.files, local)
     except (OSError, pa.ArrowException) as exc:
         # an unreadable footer: the data source reports it with the file and the reason
         _log.debug("native Parquet path declined: %s", exc)
@@ -512,7 +523,11 @@ def parquet_files_frame(
 
 
 def _scan_frame(
-    spark: Any, planned: PlannedScan, footers: list[_Footer], origins: Sequence[FileSplit]
+    spark: Any,
+    planned: PlannedScan,
+    footers: list[_Footer],
+    origins: Sequence[FileSplit],
+    local: bool = False,
 ) -> Any:
     from pyspark.sql import types as T
 
@@ -598,7 +613,33 @@ def _scan_frame(
     reader = spark.read.schema(T.StructType(read_fields)).option("recursiveFileLookup", "true")
     # No ``limit`` here: a pushed LIMIT is still the query's own (one table, nothing between),
     # and Spark stops this reader as early as it stops the data source.
-    return reader.parquet(*[f.path for f in spec.files]).selectExpr(*selects)
+    paths = [f.path for f in spec.files]
+    if not local:
+        return reader.parquet(*paths).selectExpr(*selects)
+    with _listed_here(spark, len(paths)):
+        return reader.parquet(*paths).selectExpr(*selects)
+
+
+_listing_lock = threading.Lock()
+
+
+@contextmanager
+def _listed_here(spark: Any, files: int) -> Iterator[None]:
+    """Spark lists ``files`` local files on the driver rather than by a job of a task a file
+    (which costs more than the scan over thousands of small cache entries): its threshold is
+    raised while the reader resolves its files, which it does as the frame is made. The
+    setting only says where the listing runs, so another scan planned meanwhile is answered
+    the same either way."""
+    with _listing_lock:
+        before = str(spark.conf.get(_LISTING_JOB_THRESHOLD))
+        if before.isdigit() and int(before) >= files:
+            yield
+            return
+        spark.conf.set(_LISTING_JOB_THRESHOLD, str(files + 1))
+        try:
+            yield
+        finally:
+            spark.conf.set(_LISTING_JOB_THRESHOLD, before)
 
 
 def _file_index(files: Sequence[FileSplit]) -> str:

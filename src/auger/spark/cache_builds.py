@@ -1,0 +1,161 @@
+"""Building raw-file cache entries after the answer, in the background.
+
+A query over files the cache does not hold is answered by the scan framework exactly as with
+the cache off; the files' entries are written afterwards by a Spark job of their own (the
+``auger`` data source reading every column the cache keeps, its tasks writing the parts, see
+:mod:`auger.scan.cache_build`). So a first query is never slowed by the build, and the next one
+over the same files reads the entries once they are published.
+
+Bounded: one builder thread per process, handed the build when a scan schedules it, which
+starts a job only once Spark has run no stage for a moment (the statement's own job has run
+and its answer is out, also when it was streamed; it waits at most :data:`IDLE_WAIT_S`), and
+one build per entry at a time
+(a file already being built is left to that build). A failed build leaves no entry and never
+fails a query; the files are parsed again by the next query, which schedules another build.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from auger.scan.cache import entry_dir, entry_schema, evict
+from auger.scan.spec import ColumnSource, FileSplit
+
+if TYPE_CHECKING:
+    from auger.scan.plan import PlannedScan
+
+__all__ = ["IDLE_WAIT_S", "schedule_build", "wait_for_builds"]
+
+_log = logging.getLogger(__name__)
+
+#: The longest a build waits for Spark to finish the jobs running when it was scheduled (a
+#: busy server still gets its entries, a little later).
+IDLE_WAIT_S = 30.0
+
+#: The job group of build jobs (a statement's cancel never names it).
+JOB_GROUP = "auger-raw-cache-build"
+
+_lock = threading.Lock()
+_building: set[str] = set()  # entry directories a scheduled build writes
+_pending: list[Future[None]] = []
+_queue: queue.Queue[tuple[Future[None], Callable[[], None]]] = queue.Queue()
+_worker: threading.Thread | None = None
+
+
+def _submit(call: Callable[[], None]) -> Future[None]:
+    """Hand ``call`` to the one builder thread. A daemon: a process that ends does not wait
+    for builds (a part cut short stays under its hidden temporary name, never read)."""
+    global _worker
+    future: Future[None] = Future()
+    _queue.put((future, call))
+    with _lock:
+        if _worker is None or not _worker.is_alive():
+            _worker = threading.Thread(target=_work, name="auger-cache-build", daemon=True)
+            _worker.start()
+    return future
+
+
+def _work() -> None:
+    while True:
+        future, call = _queue.get()
+        if not future.set_running_or_notify_cancel():
+            continue
+        try:
+            call()
+        except BaseException as exc:  # never the thread's end
+            future.set_exception(exc)
+        else:
+            future.set_result(None)
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def schedule_build(
+    spark: Any,
+    planned: PlannedScan,
+    table: str,
+    files: Sequence[FileSplit],
+    location: str,
+    limit: int,
+) -> None:
+    """Write the entries of ``files`` (of ``planned``'s table, under the table directory
+    ``table``) once Spark is idle; files some build already writes are skipped."""
+    with _lock:
+        todo = [f for f in files if entry_dir(table, f) not in _building]
+        entries = [entry_dir(table, f) for f in todo]
+        _building.update(entries)
+    if not todo:
+        return
+    kept = entry_schema(planned.spec.cache_columns)
+    spec = replace(
+        planned.spec,
+        files=tuple(todo),
+        output_schema=kept.to_text(),
+        sources={c.name: ColumnSource.TABLE for c in kept},
+        projection=tuple(_quoted(c.name) for c in kept),
+        limit=None,
+        cache_build=table,
+    )
+    job = replace(planned, spec=spec, schema=kept, selects=None, missing=())
+
+    def start() -> None:
+        future = _submit(lambda: _build(spark, job, entries, location, limit))
+        with _lock:
+            _pending[:] = [f for f in _pending if not f.done()]
+            _pending.append(future)
+
+    start()  # the build waits for the answer: see _wait_idle
+
+
+def _build(spark: Any, job: PlannedScan, entries: list[str], location: str, limit: int) -> None:
+    from auger.spark.datasource_read import datasource_frame
+
+    try:
+        _wait_idle(spark)
+        sc = spark.sparkContext
+        sc.setJobGroup(JOB_GROUP, "auger: raw-file cache entries", False)
+        datasource_frame(spark, job).write.format("noop").mode("overwrite").save()
+        evict(location, limit, frozenset(entries))
+    except Exception as exc:  # a build that fails only means no entry
+        _log.info("raw-file cache entries not built: %s", exc)
+    finally:
+        with _lock:
+            _building.difference_update(entries)
+
+
+#: How long Spark must have run no stage before a build starts: the statement that scheduled
+#: it has ended when its answer is ready to run, and the job computing it starts a moment later.
+QUIET_S = 1.0
+
+
+def _wait_idle(spark: Any) -> None:
+    """Until Spark has run no stage for :data:`QUIET_S` (the query that scheduled the build
+    has answered), at most :data:`IDLE_WAIT_S`."""
+    tracker = spark.sparkContext.statusTracker()
+    deadline = time.monotonic() + IDLE_WAIT_S
+    quiet_since = time.monotonic()
+    while time.monotonic() < deadline:
+        now = time.monotonic()
+        if tracker.getActiveStageIds():
+            quiet_since = now
+        elif now - quiet_since >= QUIET_S:
+            return
+        time.sleep(0.05)
+
+
+def wait_for_builds(timeout: float | None = None) -> None:
+    """Until every build scheduled so far has finished (tests and benchmarks, which read the
+    entries next; a query never waits for them)."""
+    with _lock:
+        pending = list(_pending)
+    for future in pending:
+        future.result(timeout)
