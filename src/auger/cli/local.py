@@ -337,7 +337,7 @@ def _start(config: str | None) -> LocalServer:
         if found is not None and found.pid == proc.pid:
             return found
         if proc.poll() is not None:
-            raise _start_failure(log)
+            raise _start_failure(log, proc.returncode)
         if time.monotonic() > deadline:
             proc.kill()
             raise UserError.system(
@@ -347,15 +347,21 @@ def _start(config: str | None) -> LocalServer:
         time.sleep(0.05)
 
 
-def _start_failure(log: Path) -> UserError:
+def _start_failure(log: Path, status: int | None = None) -> UserError:
     """The error a server that exited while starting printed (a bad ``[server]`` setting is
-    a VALIDATION error, as in-process), else the end of its log."""
+    a VALIDATION error, as in-process), else the end of its log and how it ended (``status``:
+    its exit status, negative for the signal that ended it)."""
     tail = _tail(log, 20)
     for line in reversed(tail):
         m = re.match(r"([A-Z_]+) ERROR: (.+)", line)
         if m and m.group(1) in ErrorKind.__members__:
             return UserError(m.group(1), m.group(2), [f"Log: {log}"])
-    return UserError.system("The local auger server could not start", [*tail[-5:], f"Log: {log}"])
+    how = []
+    if status is not None:
+        how = [f"Killed by signal {-status}" if status < 0 else f"Exit status: {status}"]
+    return UserError.system(
+        "The local auger server could not start", [*tail[-5:], *how, f"Log: {log}"]
+    )
 
 
 def _tail(log: Path, lines: int = 5) -> list[str]:
