@@ -428,6 +428,7 @@ def _os_user() -> str:
 def run_local_server(config: str | None, state_path: str, log_file: str) -> int:
     """The background server itself (``auger serve --local-state``): 127.0.0.1, a free port,
     a token guard, the idle watch, and the state file while it runs."""
+    _check_settings(config)  # a server that cannot serve says so before any JVM starts
     _start_spark_early(config)
     from auger.server.app import serve
     from auger.server.local import Activity, TokenGuard, watch_idle, watch_installation
@@ -477,7 +478,7 @@ def run_local_server(config: str | None, state_path: str, log_file: str) -> int:
         )
         _write_state(state, server)
 
-    overrides = {"host": "127.0.0.1", "port": port, "auth": False, "anonymous_sessions": "cookie"}
+    overrides = {**_LOCAL_SETTINGS, "port": port}
     try:
         return serve(config, overrides=overrides, sock=sock, prepare=prepare, log_to_file=False)
     finally:
@@ -489,6 +490,20 @@ def installation_files() -> list[Path]:
     module imported late) and the ``cp`` plugin's sample data."""
     here = package_dir()
     return [here / "__init__.py", here / "data"]
+
+
+#: What the local server's ``[server]`` settings are, whatever the configuration says.
+_LOCAL_SETTINGS = {"host": "127.0.0.1", "auth": False, "anonymous_sessions": "cookie"}
+
+
+def _check_settings(config: str | None) -> None:
+    """Raise the VALIDATION error a bad ``[server]`` setting gets, before Spark starts: an
+    error printed while a JVM is being launched beside it could be lost with the process."""
+    from auger.config import load_config
+    from auger.server.settings import ServerSettings  # the server's modules load late
+
+    server = dict(load_config(config).server)
+    ServerSettings.from_config({**server, **_LOCAL_SETTINGS})
 
 
 def _start_spark_early(config: str | None) -> None:
