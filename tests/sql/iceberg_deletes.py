@@ -44,7 +44,19 @@ class _AddDeleteFiles(_FastAppendFiles):
         )
 
 
-def _commit(table: Any, data_file: Any) -> None:
+def _commit(table: Any, content: DataFileContent, rows: pa.Table, out: str, **more: Any) -> None:
+    """Write ``rows`` as the delete file ``out`` and commit it, of ``content``, to ``table``."""
+    pq.write_table(rows, out)
+    data_file = DataFile.from_args(
+        content=content,
+        file_path="file://" + out,
+        file_format=FileFormat.PARQUET,
+        partition=Record(),
+        record_count=rows.num_rows,
+        file_size_in_bytes=os.path.getsize(out),
+        spec_id=0,
+        **more,
+    )
     tx = table.transaction()
     producer = _AddDeleteFiles(operation=Operation.DELETE, transaction=tx, io=table.io)
     producer.append_data_file(data_file)
@@ -62,19 +74,7 @@ def add_position_deletes(table: Any, data_path: str, positions: list[int], out: 
         ]
     )
     rows = {"file_path": [data_path] * len(positions), "pos": positions}
-    pq.write_table(pa.table(rows, schema=schema), out)
-    _commit(
-        table,
-        DataFile.from_args(
-            content=DataFileContent.POSITION_DELETES,
-            file_path="file://" + out,
-            file_format=FileFormat.PARQUET,
-            partition=Record(),
-            record_count=len(positions),
-            file_size_in_bytes=os.path.getsize(out),
-            spec_id=0,
-        ),
-    )
+    _commit(table, DataFileContent.POSITION_DELETES, pa.table(rows, schema=schema), out)
 
 
 def add_equality_deletes(table: Any, column: str, values: list[int], out: str) -> None:
@@ -83,18 +83,5 @@ def add_equality_deletes(table: Any, column: str, values: list[int], out: str) -
     field_id = table.schema().find_field(column).field_id
     meta = {b"PARQUET:field_id": str(field_id).encode()}
     schema = pa.schema([pa.field(column, pa.int64(), metadata=meta)])
-    arrow = pa.array(values, pa.int64())
-    pq.write_table(pa.table({column: arrow}, schema=schema), out)
-    _commit(
-        table,
-        DataFile.from_args(
-            content=DataFileContent.EQUALITY_DELETES,
-            file_path="file://" + out,
-            file_format=FileFormat.PARQUET,
-            partition=Record(),
-            record_count=len(values),
-            file_size_in_bytes=os.path.getsize(out),
-            equality_ids=[field_id],
-            spec_id=0,
-        ),
-    )
+    rows = pa.table({column: pa.array(values, pa.int64())}, schema=schema)
+    _commit(table, DataFileContent.EQUALITY_DELETES, rows, out, equality_ids=[field_id])
