@@ -13,7 +13,11 @@ that import still counts, so it can never hide a cycle. ``from auger.a import b`
 ``auger.a.b`` when that is a module, else to ``auger.a`` (the package's ``__init__``); a bare
 ``import auger`` is none (every module of the package runs after the package itself).
 Any module of ``sql`` that names ``UserSession`` or imports ``auger.session`` is reported too
-(the SQL layer takes its own statement context).
+(the SQL layer takes its own statement context), and so is any import inside a function that
+does not say, in a ``# deferred: <why>`` comment on its line or the line above, what it puts
+off: an import belongs at the top of its module unless it defers a heavy or optional
+dependency (pyspark, pyarrow, sqlglot, the server's stack...) that importing the module would
+otherwise load.
 
 Usage: ``python scripts/check_layers.py [--report] [SRC]``. Prints each violation as
 ``file:line: importer -> imported``, each module cycle as its chain of imports with the
@@ -319,6 +323,30 @@ def session_in_sql(src: Path) -> list[str]:
     ]
 
 
+#: The comment that says why an import sits inside a function.
+DEFERRED = "# deferred:"
+
+
+def undeclared_deferred_imports(src: Path) -> list[str]:
+    """Each import inside a function (none under ``if TYPE_CHECKING:``) with no
+    :data:`DEFERRED` comment on its lines or the line above, as ``file:line: what``."""
+    found: list[str] = []
+    for path in sorted(src.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for node, in_function in _imports(ast.parse(text, str(path))):
+            if not in_function:
+                continue
+            around = lines[max(node.lineno - 2, 0) : node.end_lineno]
+            if not any(DEFERRED in line for line in around):
+                found.append(
+                    f"{path.relative_to(src.parent)}:{node.lineno}: an import inside a function "
+                    f"with no '{DEFERRED} <why>' comment: import it at the top of the module "
+                    "unless it puts off a heavy or optional dependency"
+                )
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("src", nargs="?", default=str(Path(__file__).parent.parent / "src/auger"))
@@ -339,6 +367,9 @@ def main(argv: list[str] | None = None) -> int:
         for i in loop:
             where = " (inside a function)" if i.in_function else ""
             print(f"  {i.path.relative_to(src.parent)}:{i.line}: imports {i.imported}{where}")
+    undeclared = undeclared_deferred_imports(src)
+    for line in undeclared:
+        print(line)
     pairs = sorted({(i.importer, i.imported) for i in bad})
     print(
         f"{len(bad)} imports of a higher layer ({sum(i.in_function for i in bad)} inside "
@@ -348,7 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     session_uses = session_in_sql(src)
     for use in session_uses:
         print(use)
-    return 0 if args.report or not (bad or groups or loops or session_uses) else 1
+    failed = bad or groups or loops or session_uses or undeclared
+    return 0 if args.report or not failed else 1
 
 
 if __name__ == "__main__":

@@ -373,3 +373,21 @@ def test_module_check_tells_a_package_facade_from_its_modules(tmp_path: Path) ->
         ("auger.resultset", "auger.resultset.writer", 1),
         ("auger.resultset.writer", "auger.resultset", 2),
     ]
+
+
+def test_an_import_inside_a_function_must_say_what_it_defers(tmp_path: Path) -> None:
+    """``make lint`` fails on an import inside a function with no ``# deferred:`` comment (it
+    belongs at the top of the module), and passes once the comment says what it puts off."""
+    src = tmp_path / "auger"
+    body = "def f():\n    {comment}import json\n    return json.dumps(1)\n"
+    _plant(src, {"__init__.py": "", "storage/__init__.py": "", "storage/a.py": ""})
+    script = [sys.executable, str(ROOT / "scripts/check_layers.py"), str(src)]
+    (src / "storage" / "a.py").write_text(body.format(comment=""))
+    bare = subprocess.run(script, capture_output=True, text=True, check=False)
+    assert bare.returncode == 1
+    assert "auger/storage/a.py:2: an import inside a function with no '# deferred:" in bare.stdout
+    said = "# deferred: loads nothing heavy, for this test\n    "
+    (src / "storage" / "a.py").write_text(body.format(comment=said))
+    ok = subprocess.run(script, capture_output=True, text=True, check=False)
+    assert ok.returncode == 0, ok.stdout
+    assert "deferred" not in ok.stdout

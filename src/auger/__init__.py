@@ -53,6 +53,7 @@ _DBAPI_NAMES = frozenset(
 
 def __getattr__(name: str) -> Any:
     if name in _DBAPI_NAMES:
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         from auger import dbapi
 
         value = getattr(dbapi, name)
@@ -63,6 +64,7 @@ def __getattr__(name: str) -> Any:
 
 def connect(config=None, user=None):  # type: ignore[no-untyped-def]
     """Open a DB-API connection (one user session) on the embedded engine. See ``auger.dbapi``."""
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from auger.dbapi import connect as _connect
 
     return _connect(config=config, user=user)

@@ -93,6 +93,7 @@ FORMAT_ENTRY_POINTS = "auger.formats"
 @functools.cache
 def format_entry_points() -> tuple[EntryPoint, ...]:
     """The installed format plugins' entry points, looked up once per process."""
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from importlib.metadata import entry_points
 
     return tuple(entry_points(group=FORMAT_ENTRY_POINTS))
@@ -117,6 +118,7 @@ def default_tmp_location() -> str:
     home = os.environ.get("AUGER_HOME")
     if home:
         return os.path.join(os.path.abspath(os.path.expanduser(home)), "tmp")
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     import tempfile  # only for the shared default
 
     user = os.environ.get("USER") or (str(os.getuid()) if hasattr(os, "getuid") else "user")
@@ -537,6 +539,7 @@ def load_config(
         return build_config()
     if isinstance(source, Mapping):
         return build_config(source)
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     import tomllib
 
     path = Path(source)

@@ -267,9 +267,13 @@ def bind_parameters(sql: str, params: Sequence[Any] | Mapping[str, Any] | None) 
             "paramstyle is qmark: pass parameters as a sequence such as a tuple or a list"
         )
     params = list(params)
+    # deferred: loads sqlglot (heavy)
     from sqlglot.errors import TokenError
+
+    # deferred: loads sqlglot (heavy)
     from sqlglot.tokens import TokenType
 
+    # deferred: loads sqlglot (heavy)
     from auger.sql.frontend.dialect import AugerDrill
 
     try:
@@ -315,6 +319,7 @@ def _values(column: Any) -> list[Any]:
     Spark ships TIMESTAMP as UTC instants (the session time zone is UTC), so the UTC wall clock
     is the Drill value.
     """
+    # deferred: loads pyarrow (heavy)
     import pyarrow as pa
 
     kind = column.type
@@ -413,6 +418,7 @@ class Cursor:
         tasks)``, for a progress line; empty when nothing runs."""
         if not self._group:
             return []
+        # deferred: loads pyarrow (heavy)
         from auger.spark import jobs
 
         return jobs.running_stages(self._group)
@@ -429,6 +435,7 @@ class Cursor:
         Raises:
             ProgrammingError, DataError, ...: the statement failed; ``str(exc)`` is Drill's text.
         """
+        # deferred: loads pyarrow (heavy)
         from auger.spark import jobs
 
         self._check()
@@ -465,6 +472,7 @@ class Cursor:
         The thread waiting on the statement gets an ``OperationalError``; the session, its
         options and its temporary tables are unaffected.
         """
+        # deferred: loads pyarrow (heavy)
         from auger.spark import jobs
 
         self._cancelled = True
@@ -524,6 +532,7 @@ class Cursor:
         stream, self._stream = self._stream, None
         if stream is None or isinstance(stream, _TableStream) or self._exhausted:
             return
+        # deferred: loads pyarrow (heavy)
         from auger.spark import jobs
 
         if self._group is not None:
@@ -538,6 +547,7 @@ class Cursor:
 
     # ----- the row stream
     def _open_stream(self) -> jobs.BatchStream | _TableStream:
+        # deferred: loads pyarrow (heavy)
         from auger.spark import jobs
 
         result = self._need_result()
@@ -624,8 +634,10 @@ class Cursor:
 
     def fetch_arrow_table(self) -> pa.Table:
         """The remaining rows as one ``pyarrow.Table`` (column types as Spark ships them)."""
+        # deferred: loads pyarrow (heavy)
         import pyarrow as pa
 
+        # deferred: loads pyarrow (heavy)
         from auger.spark import jobs
 
         result = self._need_result()
@@ -832,6 +844,7 @@ def connect(config: Any = None, user: str | None = None) -> Connection:
         OperationalError, InternalError: the configuration is invalid or the engine cannot start.
     """
     # start-up cost: `import auger` does not load the engine, its sessions or the SQL package
+    # deferred: loads pyarrow (heavy)
     from auger.engine import Engine
 
     try:

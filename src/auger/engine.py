@@ -29,10 +29,20 @@ from collections.abc import Mapping
 from types import FrameType
 from typing import Any
 
-from auger.config import Config, PluginConfig, load_config, state_dir
+from auger.config import (
+    Config,
+    PluginConfig,
+    build_plugin,
+    check_temporary_workspace,
+    load_config,
+    state_dir,
+)
 from auger.errors import UserError
+from auger.formats.registry import known_formats
 from auger.options import SystemOptions
+from auger.scan.cache import LOCATION, cache_location
 from auger.session import UserSession
+from auger.spark.bootstrap import forget_dead_spark, get_spark, spark_alive
 from auger.storage import filesystem as fs
 from auger.storage.denied import DeniedPath
 from auger.storage.object_tables import DEFAULT_LEASE_INTERVAL, ServerLease, sweep_workspace
@@ -140,8 +150,6 @@ class Engine:
             return spark
         with self._lock:
             if self._spark is not None and not self._spark_checked(self._spark):
-                from auger.spark.bootstrap import forget_dead_spark
-
                 _log.error("Spark stopped under the engine; starting it again")
                 forget_dead_spark(self._spark)
                 self._spark = None
@@ -149,14 +157,12 @@ class Engine:
             if self._spark is None:
                 # start-up cost: Spark (and pyspark) start with the first statement, not
                 # the engine
-                from auger.spark.bootstrap import get_spark
 
                 self._spark = get_spark(self.config.spark_master, self.config.spark_conf)
             return self._spark
 
     @staticmethod
     def _spark_checked(spark: Any) -> bool:
-        from auger.spark.bootstrap import spark_alive
 
         return spark_alive(spark)
 
@@ -190,7 +196,6 @@ class Engine:
     def deny_cache_location(self, location: Any) -> None:
         """Make a local raw-file cache location a denied path (the default one lies in the
         state directory, denied already; an object-store prefix is no workspace's)."""
-        from auger.scan.cache import LOCATION, cache_location
 
         path = cache_location({LOCATION: location})
         if not fs.is_uri(path):
@@ -307,9 +312,6 @@ class Engine:
         Returns:
             the new plugin. It lasts until the server restarts: the config file stays as it is.
         """
-        from auger.config import build_plugin, check_temporary_workspace
-        from auger.errors import UserError
-        from auger.formats.registry import known_formats
 
         old = self.config.plugins.get(name)
         if old is None:

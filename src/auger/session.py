@@ -17,6 +17,8 @@ from auger.errors import UserError
 from auger.options import SessionOptions
 from auger.spark.errors import unwrap_spark_error
 from auger.sql.catalog.resolution import SessionCatalog
+from auger.sql.context import StatementContext
+from auger.sql.recordings import Recordings
 from auger.storage.denied import PathGuard, TemporaryLocations
 from auger.storage.temporary import SessionTemporaryTables
 
@@ -73,8 +75,6 @@ class UserSession:
                 query profile draws its plan with them: ``QueryResult.planned_scans``).
         """
         # start-up cost: the planner's modules load with the first statement, not the session
-        from auger.sql.context import StatementContext
-        from auger.sql.recordings import Recordings
 
         return StatementContext(
             sql=sql,
@@ -103,6 +103,7 @@ class UserSession:
         (``QueryResult.planned_scans``, for a query profile).
         """
         # start-up cost: the SQL package (and sqlglot) load with the first statement
+        # deferred: loads sqlglot (heavy)
         from auger.sql.router import execute_statement
 
         if self.closed:

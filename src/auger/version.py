@@ -23,6 +23,7 @@ BUILD_INFO = "_build.json"
 def installed_version() -> str:
     """The installed package's version (its metadata), or the source tree's."""
     # importlib.metadata is loaded only when asked: every command's start-up would pay for it
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -55,6 +56,7 @@ def build_time(where: Path | None = None) -> str:
 
 def _commit_time(where: Path) -> str:
     """The checked-out commit's time (UTC) when ``where`` lies in a git work tree, else ""."""
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     import subprocess  # only when asked: every command imports this module at start-up
 
     try:
@@ -74,6 +76,7 @@ def _commit_time(where: Path) -> str:
 
 
 def _iso_utc(seconds: int) -> str:
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     import datetime as dt
 
     return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

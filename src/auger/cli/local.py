@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import getpass
 import hashlib
 import json
 import logging
@@ -45,8 +46,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from auger.config import state_dir
+from auger.cli.remote import RemoteConnection
+from auger.config import load_config, server_log_dir, state_dir
 from auger.errors import ErrorKind, UserError
+from auger.spark.bootstrap import get_spark
 from auger.version import __version__, package_dir
 
 if TYPE_CHECKING:
@@ -252,7 +255,6 @@ def connect_local(
     Raises:
         UserError: the configuration is invalid, or the server could not be started.
     """
-    from auger.cli.remote import RemoteConnection
 
     server = _running_server(config)
     if server is None or not server.same_auger():
@@ -282,6 +284,7 @@ def _running_server(config: str | None, clean: bool = False) -> LocalServer | No
     """The live server, checked by a request (which also tells its idle watch it is in use);
     with ``clean`` (the lock held), a state file whose server is gone or does not listen is
     removed."""
+    # deferred: loads requests and more (heavy)
     import requests
 
     server = live_server(config, clean)
@@ -309,7 +312,6 @@ def _running_server(config: str | None, clean: bool = False) -> LocalServer | No
 
 def _start(config: str | None) -> LocalServer:
     """Start a server in the background and wait for its state file (the lock is held)."""
-    from auger.config import load_config, server_log_dir
 
     path = _config_path(config)
     cfg = load_config(path)  # a bad config is reported here, as in-process
@@ -416,7 +418,6 @@ def _stop_pid(state: Path, pid: int) -> None:
 
 
 def _os_user() -> str:
-    import getpass
 
     try:
         return getpass.getuser()
@@ -430,7 +431,10 @@ def run_local_server(config: str | None, state_path: str, log_file: str) -> int:
     a token guard, the idle watch, and the state file while it runs."""
     _check_settings(config)  # a server that cannot serve says so before any JVM starts
     _start_spark_early(config)
+    # deferred: loads starlette, pyarrow and more (heavy)
     from auger.server.app import serve
+
+    # deferred: loads starlette, pyarrow and more (heavy)
     from auger.server.local import Activity, TokenGuard, watch_idle, watch_installation
 
     state = Path(state_path)
@@ -499,7 +503,7 @@ _LOCAL_SETTINGS = {"host": "127.0.0.1", "auth": False, "anonymous_sessions": "co
 def _check_settings(config: str | None) -> None:
     """Raise the VALIDATION error a bad ``[server]`` setting gets, before Spark starts: an
     error printed while a JVM is being launched beside it could be lost with the process."""
-    from auger.config import load_config
+    # deferred: loads starlette, pyarrow and more (heavy)
     from auger.server.settings import ServerSettings  # the server's modules load late
 
     server = dict(load_config(config).server)
@@ -511,14 +515,11 @@ def _start_spark_early(config: str | None) -> None:
     process of its own, so its seconds overlap the imports instead of following them (the
     engine later finds the running session). A failure (no Java) is left for the first query
     to report, as in-process."""
-    from auger.config import load_config
 
     cfg = load_config(config)
 
     def start() -> None:
         try:
-            from auger.spark.bootstrap import get_spark
-
             get_spark(cfg.spark_master, cfg.spark_conf)
         except Exception:
             _log.debug("starting Spark early failed", exc_info=True)

@@ -15,7 +15,9 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
+import auger
 from auger.errors import UserError
+from auger.version import installed_version
 
 __all__ = ["main", "run_statements", "split_script"]
 
@@ -63,8 +65,13 @@ def run_statements(
     cancelled one. A progress line appears only when ``err`` is a terminal, so pipes and files
     never see escape codes.
     """
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from auger.cli.output import plan_text, render, render_warnings, rows_selected
+
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from auger.cli.runner import Cancelled, run_statement
+
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from auger.dbapi import Error
 
     statements = list(statements)
@@ -80,6 +87,7 @@ def run_statements(
         except Error as exc:
             _print(str(exc), err)
             if verbose:
+                # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
                 import traceback
 
                 traceback.print_exc(file=err)
@@ -119,10 +127,10 @@ def _connect(args: argparse.Namespace) -> Any:
     if url:
         return _connect_remote(url, getattr(args, "user", None), getattr(args, "password", None))
     if not getattr(args, "embedded", False):
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         from auger.cli.local import connect_local
 
         return connect_local(args.config, getattr(args, "user", None), sys.stderr)
-    import auger
 
     return auger.connect(config=args.config, user=getattr(args, "user", None))
 
@@ -133,8 +141,10 @@ def _connect_remote(url: str, user: str | None, password: str | None = None) -> 
     When the server has authentication, the user comes from ``--user`` (or is asked for on a
     terminal) and the password from ``--password``, ``$AUGER_PASSWORD`` or a getpass prompt.
     """
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     import os
 
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from auger.cli.remote import RemoteConnection, server_has_auth
 
     if "://" not in url:
@@ -148,6 +158,7 @@ def _connect_remote(url: str, user: str | None, password: str | None = None) -> 
     if password is None:
         password = os.environ.get("AUGER_PASSWORD")
     if password is None:
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         import getpass
 
         password = getpass.getpass(f"Password for {user}: ")
@@ -168,6 +179,7 @@ def split_script(text: str) -> list[str]:
         body = body[:-1].rstrip()  # quotes of one kind, balanced: the last ';' ends it
     if ";" not in body and "--" not in body and "/*" not in body:
         return [body] if body else []
+    # deferred: loads sqlglot (heavy)
     from auger.sql.frontend.parser import split_statements
 
     return split_statements(text)
@@ -197,12 +209,14 @@ def _cmd_sql(args: argparse.Namespace) -> int:
         return 1
     with _connect(args) as conn:
         if statements is None:
+            # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
             from auger.cli.shell import Settings, run_shell
 
             chosen = args.output is not None
             settings = Settings(outputformat=args.output or "table", format_chosen=chosen)
             return run_shell(conn, settings, verbose=bool(args.verbose))
         if not args.verbose:
+            # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
             from auger.cli.runner import start_engine
 
             start_engine(conn, background=False)
@@ -220,6 +234,7 @@ def _cmd_sql(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     with _connect(args) as conn:
         if not args.verbose:
+            # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
             from auger.cli.runner import start_engine
 
             start_engine(conn, background=False)
@@ -235,9 +250,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     if args.local_state:
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         from auger.cli.local import run_local_server
 
         return run_local_server(args.config, args.local_state, args.log_file or "")
+    # deferred: loads starlette, pyarrow and more (heavy)
     from auger.server.app import serve
 
     return int(
@@ -246,6 +263,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_stop(args: argparse.Namespace) -> int:
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from auger.cli.local import stop_all, stop_local
 
     if args.all:
@@ -254,6 +272,7 @@ def _cmd_stop(args: argparse.Namespace) -> int:
 
 
 def _cmd_passwd(args: argparse.Namespace) -> int:
+    # deferred: loads starlette, pyarrow and more (heavy)
     from auger.server.passwd import run_passwd
 
     return run_passwd(args.config, args.user, admin=args.admin, users_file=args.users_file)
@@ -304,7 +323,6 @@ class _VersionAction(argparse.Action):
     measurable part of every command's start)."""
 
     def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
-        from auger.version import installed_version
 
         print(f"auger {installed_version()}")  # on stdout, as argparse's own version action
         parser.exit()
@@ -397,6 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _quiet_engine_loggers() -> None:
     """PySpark logs every failed query's Java stack as JSON; the CLI prints Drill's text instead."""
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     import logging
 
     for name in ("SQLQueryContextLogger", "py4j", "pyspark"):
@@ -422,12 +441,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # The reader went away (`auger sql -e ... | head`): stop quietly, as other tools do.
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         import os
 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     except Exception as exc:  # last resort: never a bare traceback unless asked
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         from auger.dbapi import Error
 
         if isinstance(exc, Error):

@@ -282,6 +282,7 @@ class RemoteConnection:
         timeout: float | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
+        # deferred: loads requests and more (heavy)
         import requests
 
         self.url = url.rstrip("/")
@@ -297,6 +298,7 @@ class RemoteConnection:
 
     # ----- HTTP
     def _request(self, method: str, path: str, **kwargs: Any) -> Any:
+        # deferred: loads requests and more (heavy)
         import requests
 
         if self.closed:
@@ -373,6 +375,7 @@ class RemoteConnection:
         return body
 
     def _read_streamed(self, answer: Any, on_query_id: Callable[[str], None] | None) -> str:
+        # deferred: loads requests and more (heavy)
         import requests
 
         chunks: list[bytes] = []
@@ -432,6 +435,7 @@ def server_has_auth(url: str, timeout: float = 10.0) -> bool:
     ``/cluster.json`` says so (``authEnabled``, open to everyone on Drill and auger); a server
     without it has authentication when it has a login page (Drill registers one only then).
     """
+    # deferred: loads requests and more (heavy)
     import requests
 
     base = url.rstrip("/")

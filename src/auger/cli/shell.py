@@ -22,10 +22,15 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shlex
+import signal
+import subprocess
 import sys
+import threading
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +45,9 @@ from auger.cli.output import (
     rows_selected,
     rows_shown,
 )
-from auger.cli.runner import Cancelled, run_statement
+from auger.cli.runner import Cancelled, run_statement, start_engine
+from auger.dbapi import Error
+from auger.errors import UserError
 
 __all__ = ["MODES", "Settings", "Shell", "history_path", "run_shell", "statement_complete"]
 
@@ -106,9 +113,13 @@ def statement_complete(text: str) -> bool:
     stripped = text.strip()
     if not stripped or stripped.startswith(("!", ".")):
         return True
+    # deferred: loads sqlglot (heavy)
     from sqlglot.errors import TokenError
+
+    # deferred: loads sqlglot (heavy)
     from sqlglot.tokens import TokenType
 
+    # deferred: loads sqlglot (heavy)
     from auger.sql.frontend.dialect import AugerDrill
 
     try:
@@ -195,6 +206,7 @@ class Shell:
         interactive_err: bool = False,
         verbose: bool = False,
     ) -> None:
+        # deferred: loads prompt_toolkit (heavy)
         from auger.cli.completion import MetadataCache
 
         self.conn = conn
@@ -274,7 +286,7 @@ class Shell:
             return self.command(stripped[1:])
         if stripped.startswith("."):
             return self.command(stripped[1:], dot=True)
-        from auger.errors import UserError
+        # deferred: loads sqlglot (heavy)
         from auger.sql.frontend.parser import split_statements
 
         try:
@@ -289,7 +301,6 @@ class Shell:
 
     def run_sql(self, sql: str) -> bool:
         """Run one statement and print its result; False if it failed or was cancelled."""
-        from auger.dbapi import Error
 
         progress = self.err if (self.interactive_err and self.settings.progress) else None
         cap = self._cap()
@@ -306,8 +317,6 @@ class Shell:
         except Error as exc:
             self._print(str(exc), self.err)
             if self.verbose:
-                import traceback
-
                 traceback.print_exc(file=self.err)
             return False
         rows, total = outcome.rows, None
@@ -379,8 +388,6 @@ class Shell:
         name, args = words[0].lower(), words[1:]
         handler = table.get(name)
         if handler is None:
-            import difflib
-
             close = difflib.get_close_matches(name, table, n=1)
             hint = f"; did you mean {mark}{close[0]}?" if close else f"; try {mark}help"
             self._print(f"Unknown command: {mark}{name}{hint}", self.err)
@@ -403,7 +410,6 @@ class Shell:
         INFORMATION_SCHEMA when it has them, then the files of ``cp`` and of the default schema
         (what a new user queries first; INFORMATION_SCHEMA does not list files, as in Drill);
         ``.tables PATTERN`` keeps names LIKE the pattern."""
-        from auger.dbapi import Error
 
         if len(args) > 1:
             raise ValueError("Usage: .tables [PATTERN]  (a LIKE pattern: .tables emp%)")
@@ -554,9 +560,6 @@ def pager_command() -> str:
 
 def _page(text: str) -> bool:
     """Show ``text`` through the pager; False if no pager could run (the caller prints it)."""
-    import signal
-    import subprocess
-    import threading
 
     command = pager_command()
     if command.strip().lower() in ("", "cat", "none"):
@@ -579,11 +582,19 @@ def _page(text: str) -> bool:
 
 
 def _prompt_session(shell: Shell) -> Any:
+    # deferred: loads prompt_toolkit (heavy)
     from prompt_toolkit import PromptSession
+
+    # deferred: loads prompt_toolkit (heavy)
     from prompt_toolkit.completion import ThreadedCompleter
+
+    # deferred: loads prompt_toolkit (heavy)
     from prompt_toolkit.history import FileHistory
+
+    # deferred: loads prompt_toolkit (heavy)
     from prompt_toolkit.key_binding import KeyBindings
 
+    # deferred: loads prompt_toolkit (heavy)
     from auger.cli.completion import SqlCompleter
 
     bindings = KeyBindings()
@@ -604,6 +615,7 @@ def _prompt_session(shell: Shell) -> Any:
         path.parent.mkdir(parents=True, exist_ok=True)
         history: Any = FileHistory(str(path))
     except OSError:
+        # deferred: loads prompt_toolkit (heavy)
         from prompt_toolkit.history import InMemoryHistory
 
         history = InMemoryHistory()
@@ -635,7 +647,6 @@ def _terminal_err() -> TextIO:
 
 def run_shell(conn: Any, settings: Settings, verbose: bool = False) -> int:
     """Read statements from the terminal until ``!quit`` or Ctrl-D; returns the exit status."""
-    from auger.cli.runner import start_engine
 
     err = _terminal_err()
     shell = Shell(conn, sys.stdout, err, settings, interactive_err=err.isatty(), verbose=verbose)

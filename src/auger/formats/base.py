@@ -17,6 +17,7 @@ from abc import ABC
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
+import numpy as np
 import pyarrow as pa
 
 from auger.config import FormatConfig
@@ -269,6 +270,7 @@ class _ZstdReader(_DecodedReader):
     bz2's readers raise."""
 
     def __init__(self, fh: IO[bytes]) -> None:
+        # deferred: loads zstandard (heavy)
         import zstandard  # optional: only .zst input needs it
 
         super().__init__(fh)
@@ -338,6 +340,7 @@ class _HadoopBlockReader(_DecodedReader):
 
 def _first_zip_entry(path: str) -> io.RawIOBase:
     """The first entry of a zip archive (Drill's ZipCodec ignores the others)."""
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     import zipfile
 
     try:
@@ -375,8 +378,6 @@ def valid_utf8(data: bytes | memoryview, size: int) -> bool:
     """Whether the first ``size`` bytes are valid UTF-8, checked by Arrow's vectorised
     validator (the input of the compiled readers, before any value cut from it is trusted:
     their delimiters are ASCII, which never occurs inside a multi-byte character)."""
-    import numpy as np
-    import pyarrow as pa
 
     whole = pa.StringArray.from_buffers(
         1, pa.py_buffer(np.array([0, size], dtype=np.int32)), pa.py_buffer(data)

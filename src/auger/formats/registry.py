@@ -13,6 +13,8 @@ spec, and :func:`install_shipped` registers it in the worker before the scan run
 from __future__ import annotations
 
 import importlib
+import pickle
+import sys
 from typing import Any
 
 from auger.errors import AugerError, UserError
@@ -77,6 +79,7 @@ def unregister_format(name: str) -> None:
 def entry_points(group: str) -> Any:
     """The installed entry points of ``group``. ``importlib.metadata`` is imported here, on
     first use: a Python worker Spark starts for a scan of a built-in format never needs it."""
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from importlib.metadata import entry_points as installed
 
     return installed(group=group)
@@ -136,9 +139,10 @@ def shipped_plugin(name: str) -> str:
     if name in _BUILTIN or name in _from_entry_points or name not in _registered:
         return ""
     if name not in _shipped:
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         import base64
-        import sys
 
+        # deferred: loads pyspark (heavy)
         from pyspark import cloudpickle
 
         plugin: object = _instances.get(name) or _registered[name]
@@ -163,8 +167,8 @@ def install_shipped(name: str, shipped: str) -> None:
     _load_entry_points()
     if name in _registered:
         return
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     import base64
-    import pickle
 
     plugin = pickle.loads(base64.b64decode(shipped))  # the driver pickled it for us
     register_format(name, plugin)

@@ -580,6 +580,7 @@ def _named(part: Any, major: bool = False) -> str | None:
 
 def _user_agent_parser() -> Callable[[str], Any]:
     try:
+        # deferred: optional dependency, absent in some installs
         from ua_parser import parse
     except ImportError:  # pragma: no cover - a dependency of auger
         raise UserError.validation(

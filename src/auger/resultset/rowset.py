@@ -121,6 +121,7 @@ class RowSetLoader(TupleWriter):
         many rows went into the current batch; the rest wait in the loader and fill the next
         batches as they are started (``loader.has_look_ahead()`` tells whether any remain).
         """
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         from auger.resultset.appender import append_arrow
 
         return append_arrow(self, batch)

@@ -101,6 +101,7 @@ def discover_through_reader(
 ) -> TupleSchema:
     """A reader plugin's table schema, from its readers (see
     :func:`auger.scan.operator.discover_through_reader`)."""
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from auger.scan.operator import discover_through_reader as discover
 
     return discover(plugin, files, config, options)

@@ -36,11 +36,13 @@ import json
 import logging
 import os
 import re
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from auger.config import state_dir
+from auger.formats.text.positions import compact_position
 from auger.storage import filesystem as fs
 from auger.storage.splits import FileSplit
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
@@ -245,8 +247,6 @@ def evict(location: str, limit: int, keep: frozenset[str] = frozenset()) -> int:
         if path in keep:
             continue
         try:
-            import shutil
-
             shutil.rmtree(path)
         except OSError as exc:
             _log.debug("cache entry %s not removed: %s", path, exc)
@@ -260,7 +260,6 @@ def cached_column(col: ColumnMetadata, entry_columns: TupleSchema) -> str | None
     """How a scan column is read from an entry: its name there, or ``columns[<n>]`` for a
     headerless file's single position (``__columns_<n>``) taken from the ``columns`` array;
     None when the entry does not hold it with the same type."""
-    from auger.formats.text.positions import compact_position
 
     held = entry_columns.column(col.name)
     if held is not None:

@@ -436,6 +436,7 @@ class FrozenScan:
 
     @staticmethod
     def _text_converter(col: ColumnMetadata, dst: pa.DataType) -> Converter | None:
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         from auger.scan.provided import text_converter
 
         convert = text_converter(col, dst)

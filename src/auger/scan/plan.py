@@ -29,6 +29,7 @@ from auger.errors import UserError
 from auger.formats.conflicts import check_read
 from auger.formats.registry import shipped_plugin
 from auger.projection import RequestedTuple, is_consistent, path_segment, split_root
+from auger.scan.cache import cache_enabled
 from auger.scan.conflicts import ErrorContext
 from auger.scan.implicit import (
     ImplicitKind,
@@ -459,7 +460,6 @@ def _cache_columns(found: ScanTable, options: Mapping[str, Any]) -> str:
     module gives them: what the raw-file cache keeps of each file (:mod:`auger.scan.cache`).
     Empty when the session does not use the cache, for Parquet (already columnar), and when
     the ``*`` scan itself is refused (a type conflict the query's own columns avoid)."""
-    from auger.scan.cache import cache_enabled
 
     if not cache_enabled(options) or found.fmt.type == "parquet" or not found.selection.files:
         return ""

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 import pyarrow as pa
 
 from auger.config import FormatConfig
+from auger.formats.registry import get_format
 from auger.scan.conflicts import ErrorContext
 from auger.scan.implicit import ImplicitColumn, ImplicitColumns, source_marker
 from auger.scan.lifecycle import quote_name
@@ -66,7 +67,6 @@ def spec_tracker(spec: ScanSpec) -> tuple[ScanSchemaTracker, ImplicitColumns, Tu
         defined.add(col)
         if source == ColumnSource.TABLE:
             table.add(col)
-    from auger.formats.registry import get_format
 
     # every error of the scan's readers names the format as Drill's file scans do
     config = FormatConfig(spec.format_name, spec.format_type, (), dict(spec.format_options))
@@ -102,7 +102,6 @@ def run_scan(
     INTERVAL as text); the scan's one conversion step produces it, worked out once per reader
     schema. By default :func:`output_arrow_schema`.
     """
-    from auger.formats.registry import get_format
 
     tracker, implicit, table = spec_tracker(spec)
     config = FormatConfig(spec.format_name, spec.format_type, (), dict(spec.format_options))

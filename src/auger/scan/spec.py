@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from auger.storage import filesystem as fs
@@ -162,6 +162,5 @@ class ScanSpec:
         return cls(**raw)
 
     def with_files(self, files: tuple[FileSplit, ...]) -> ScanSpec:
-        from dataclasses import replace
 
         return replace(self, files=files)

@@ -20,6 +20,8 @@ from dataclasses import replace
 
 from auger.config import FormatConfig
 from auger.formats.registry import get_format
+from auger.formats.text.plugin import COLUMNS_WITH_HEADER, text_validation_error
+from auger.formats.text.text_options import TextOptions
 from auger.storage.schema_file import SchemaFile
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
@@ -49,7 +51,6 @@ def positional_schema(
     """The table schema of a headerless text table whose provided schema names its fields by
     position (Drill's ``ConstrainedFieldOutput``); None where the usual merge applies (no
     schema, an empty one, which Drill treats as none, or a file with headers)."""
-    from auger.formats.text.text_options import TextOptions
 
     if fmt.type != "text" or provided is None or not len(provided.schema):
         return None
@@ -74,8 +75,6 @@ def check_text_projection(
     fmt: FormatConfig, schema: TupleSchema, paths: Mapping[str, str], options: Mapping[str, object]
 ) -> None:
     """Raise Drill's errors for ``columns[n]`` / ``columns.x`` where the table cannot have them."""
-    from auger.formats.text.plugin import COLUMNS_WITH_HEADER, text_validation_error
-    from auger.formats.text.text_options import TextOptions
 
     used = [lower for lower in paths if lower.startswith(("columns[", "columns."))]
     if not used:

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import socket
 import sys
 import threading
@@ -723,7 +724,6 @@ async def _reap(sessions: SessionStore, timeout: float) -> None:
 def _log_to_file(settings: ServerSettings) -> None:
     """Also write the log to ``server-<port>.log`` in the log directory (the Logs page lists
     it); a directory that cannot be written leaves the log on stderr only."""
-    import os
 
     try:
         os.makedirs(settings.log_dir, mode=0o700, exist_ok=True)  # logs quote users' queries
@@ -759,6 +759,7 @@ def serve(
             request is served (the local server adds its token guard and idle watch there).
         log_to_file: also log to ``server-<port>.log`` in the log directory.
     """
+    # deferred: loads uvicorn (heavy)
     import uvicorn
 
     # before the engine: its start-up sweep logs what crashed processes left behind
@@ -790,6 +791,7 @@ def serve(
     flight_server = None
     flight: Listener | None = None
     if settings.flight_port:
+        # deferred: loads protobuf (heavy)
         from auger.server.flight_sql import start_flight_server
 
         flight_server = start_flight_server(app.state.auger, settings.host, settings.flight_port)

@@ -36,6 +36,7 @@ import logging
 import pyarrow.flight as flight
 
 from auger.errors import ErrorKind, UserError
+from auger.spark.errors import unwrap_spark_error
 
 __all__ = ["CANCELLED", "flight_error"]
 
@@ -57,8 +58,6 @@ def flight_error(exc: BaseException) -> Exception:
     if isinstance(exc, flight.FlightError):
         return exc
     if not isinstance(exc, UserError):
-        from auger.spark.errors import unwrap_spark_error
-
         _log.info("Flight SQL call failed", exc_info=exc)
         try:
             exc = unwrap_spark_error(exc)

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.flight as flight
 
+from auger.dbapi import Error, bind_parameters
 from auger.errors import UserError
 from auger.server import flight_catalog as catalog
 from auger.server.flight_auth import MIDDLEWARE_KEY, CallSession, FlightAuth, HandshakeHandler
@@ -509,7 +510,6 @@ class FlightSqlServer(flight.FlightServerBase):  # type: ignore[misc]
 
 
 def _bind(sql: str, row: tuple[Any, ...]) -> str:
-    from auger.dbapi import Error, bind_parameters
 
     try:
         return bind_parameters(sql, list(row))

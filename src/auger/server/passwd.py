@@ -10,7 +10,10 @@ import getpass
 import sys
 from typing import Any
 
+from auger.config import load_config
 from auger.errors import UserError
+from auger.server.settings import ServerSettings
+from auger.server.users import UserStore
 
 __all__ = ["run_passwd"]
 
@@ -33,13 +36,9 @@ def run_passwd(
     config: Any, user: str, admin: bool | None = None, users_file: str | None = None
 ) -> int:
     """Set ``user``'s password; ``admin=True`` grants the admin role, None keeps the current."""
-    from auger.server.users import UserStore
 
     path = users_file
     if not path:
-        from auger.config import load_config
-        from auger.server.settings import ServerSettings
-
         path = ServerSettings.from_config(load_config(config).server).users_file
     password = _read_password(user)
     store = UserStore(path)

@@ -42,6 +42,7 @@ from auger.server.encoding import encode_batch_rows, json_string, type_name
 from auger.server.profiles import Profile, ProfileStore
 from auger.spark import jobs
 from auger.spark.errors import out_of_memory, spark_lost, unwrap_spark_error
+from auger.sql.planning import explain
 
 if TYPE_CHECKING:
     from auger.engine import Engine
@@ -482,7 +483,6 @@ class _Answer:
 def _plan_graph(df: Any, scans: list[PlannedTableScan]) -> dict[str, Any] | None:
     """The plan that ran, for the profile; None where it cannot be read (the query's answer
     does not depend on it)."""
-    from auger.sql.planning import explain
 
     try:
         return explain.plan_graph(df, scans)

@@ -7,9 +7,12 @@ Shapes follow Drill's Jackson output (``StatusResources``, ``StorageResources``,
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
+import time
 import traceback
+from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -144,7 +147,6 @@ def cluster_json(address: str, ports: Mapping[str, int | None], auth: bool) -> d
 
 def metrics_json(sessions: int, running: int) -> dict[str, Any]:
     """A Dropwizard-shaped metrics document (pydrill's ``metrics()`` reads ``gauges``)."""
-    import os
 
     def gauge(value: Any) -> dict[str, Any]:
         return {"value": value}
@@ -174,7 +176,6 @@ def server_status_json(
     ``executors`` counts Spark's block managers (the driver included, which is where a local
     master runs its tasks); None when Spark runs behind Spark Connect, which does not say.
     """
-    import time
 
     running = engine.spark_running()  # a live check: a JVM that died is not running
     spark = engine._spark if running else None
@@ -211,8 +212,6 @@ def log_files_json(directory: str) -> list[dict[str, Any]]:
 
     A directory that does not exist yet has no log files.
     """
-    import os
-    import time
 
     try:
         names = sorted(os.listdir(directory))
@@ -244,8 +243,6 @@ LOG_LINES = 5000
 def log_lines(directory: str, name: str) -> list[str] | None:
     """The last :data:`LOG_LINES` lines of the log file ``name`` in ``directory``; None when
     there is no such file (a name with a path in it never matches)."""
-    import os
-    from collections import deque
 
     if not name or name != os.path.basename(name) or name.startswith("."):
         return None

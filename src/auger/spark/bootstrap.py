@@ -18,18 +18,23 @@ Why each setting:
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+import auger
 from auger.errors import UserError
 from auger.spark.handles import is_connect
 from auger.spark.jvm_stderr import jvm_notice_filtered
@@ -140,7 +145,10 @@ def forget_dead_spark(dead: Any) -> None:
     :func:`get_spark` starts a new one (pyspark would otherwise hand out the dead session and
     context again). A no-op when the process's Spark is another one by now (another engine of
     the process started it again first)."""
+    # deferred: loads pyspark (heavy)
     from pyspark import SparkContext
+
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import SparkSession, SQLContext
 
     with _lock:
@@ -173,6 +181,7 @@ def forget_dead_spark(dead: Any) -> None:
 
 
 def spark_is_running() -> bool:
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import SparkSession
 
     return SparkSession.getActiveSession() is not None
@@ -276,7 +285,10 @@ def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -
     with _lock:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        # deferred: loads pyspark (heavy)
         from pyspark import SparkContext
+
+        # deferred: loads pyspark (heavy)
         from pyspark.sql import SparkSession
 
         if master.startswith("sc://"):
@@ -379,7 +391,6 @@ def _connect(master: str, conf: Mapping[str, str] | None) -> Any:
                 f"{_connect_session.url} already"
             )
         return _connect_session
-    import importlib.util
 
     missing = [
         m
@@ -392,6 +403,7 @@ def _connect(master: str, conf: Mapping[str, str] | None) -> Any:
             ["Fix: pip install 'auger[connect]' (or 'pyspark[connect]')"],
         )
     _probe_server(master)
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.remote(master)
@@ -423,8 +435,6 @@ def _connect(master: str, conf: Mapping[str, str] | None) -> Any:
 def _probe_server(master: str) -> None:
     """Fail at once when nothing listens at the address: the Connect client would retry (with
     back-off) for minutes before giving up."""
-    import socket
-    from urllib.parse import urlsplit
 
     try:
         parts = urlsplit("http://" + master[len("sc://") :].split(";", 1)[0])
@@ -461,9 +471,6 @@ class ConnectSession:
 
 def package_zip() -> str:
     """Zip the installed ``auger`` package (sources only) for shipping to executors."""
-    import zipfile
-
-    import auger
 
     pkg_dir = Path(auger.__file__).resolve().parent
     out = Path(tempfile.mkdtemp(prefix="auger-pyfiles-")) / "auger.zip"
@@ -512,6 +519,7 @@ def _known_statically(spark: Any) -> bool:
 
 
 def _data_source_class() -> Any:
+    # deferred: loads pyspark, pyarrow and more (heavy)
     from auger.spark.datasource import AugerDataSource
 
     return AugerDataSource

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from auger.scan.cache import entry_dir, entry_schema, evict
 from auger.scan.spec import ColumnSource, FileSplit
+from auger.spark.datasource_read import datasource_frame
 
 if TYPE_CHECKING:
     from auger.scan.plan import PlannedScan
@@ -117,7 +118,6 @@ def schedule_build(
 
 
 def _build(spark: Any, job: PlannedScan, entries: list[str], location: str, limit: int) -> None:
-    from auger.spark.datasource_read import datasource_frame
 
     try:
         _wait_idle(spark)

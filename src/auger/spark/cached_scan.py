@@ -42,6 +42,10 @@ from auger.scan.cache import (
     touch,
 )
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
+from auger.spark.cache_builds import schedule_build
+from auger.spark.datasource_read import datasource_frame
+from auger.spark.native_parquet import file_limit, footer_row_count, parquet_files_frame
+from auger.spark.scan_report import TaskFacts, start_report, tasks_report
 from auger.storage.filesystem import is_uri, parallel_map
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
@@ -100,7 +104,6 @@ def cached_frame(
     reads = _reads(planned)
     if reads is None:
         return None
-    from auger.spark.native_parquet import file_limit
 
     spec = planned.spec
     location = cache_location(options)
@@ -127,9 +130,6 @@ def cached_frame(
                 touch(entry_dir(table, f))
         frames.append(frame)
     if misses:
-        from auger.spark.cache_builds import schedule_build
-        from auger.spark.datasource_read import datasource_frame
-
         # read as with the cache off; the entries are written after the answer
         frames.append(
             datasource_frame(spark, replace(planned, spec=replace(spec, files=misses)), reports)
@@ -149,8 +149,6 @@ def _entries_frame(
     reports: list[ScanReport] | None,
 ) -> Any:
     """Spark's Parquet reader over the hit files' parts, delivering ``planned.schema``."""
-    from auger.spark.native_parquet import parquet_files_frame
-    from auger.spark.scan_report import TaskFacts, start_report, tasks_report
 
     spec = planned.spec
     positional = positional_array(entry_schema(spec.cache_columns))
@@ -231,7 +229,6 @@ def _entries_frame(
 
 def _rows(files: Sequence[FileSplit]) -> int:
     """Rows the parts hold (their footers, which the frame builder has read already)."""
-    from auger.spark.native_parquet import footer_row_count
 
     try:
         return footer_row_count(files)

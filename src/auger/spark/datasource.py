@@ -20,11 +20,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
+import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from auger.errors import UserError
-from auger.scan.spec import FileSplit, ScanSpec
-from auger.types.spark import schema_to_spark
+from auger.formats.registry import get_format, install_shipped
+from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
+from auger.types.spark import schema_to_spark, spark_arrow_schema
 
 __all__ = ["AugerDataSource", "AugerReader", "FilesPartition"]
 
@@ -52,6 +54,7 @@ class AugerDataSource(DataSource):  # type: ignore[misc]
             if text:
                 cached = ScanSpec.from_json(text)
             else:
+                # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
                 from auger.spark.direct import plan_direct_read
 
                 cached = plan_direct_read(dict(self.options), given)
@@ -68,6 +71,7 @@ class AugerDataSource(DataSource):  # type: ignore[misc]
         try:
             spec = self._spec(schema)
             if schema != schema_to_spark(spec.schema()):  # the user's .schema(...) wins
+                # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
                 from auger.spark.direct import respec_for_schema
 
                 spec = respec_for_schema(spec, schema)
@@ -81,6 +85,7 @@ def _encoded(exc: UserError) -> RuntimeError:
     """The error Spark carries from a Python worker to the driver, where
     :func:`auger.spark.errors.unwrap_spark_error` restores the ``UserError``. Imported here, on
     failure only: the error translation is large, and a worker that never fails needs none."""
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from auger.spark.errors import worker_error
 
     return worker_error(exc)
@@ -115,7 +120,7 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
         return state
 
     def partitions(self) -> list[InputPartition]:
-        from auger.formats.registry import get_format, install_shipped
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         from auger.spark.partitions import plan_partitions
 
         try:
@@ -123,6 +128,7 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
             install_shipped(spec.format_type, spec.plugin)
             row_group_filter = None
             if self.predicates:
+                # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
                 from auger.spark.pushdown import file_may_match
 
                 kept = tuple(f for f in spec.files if file_may_match(spec, f, self.predicates))
@@ -136,7 +142,7 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
         return [FilesPartition(g) for g in groups] or [FilesPartition([])]
 
     def _row_group_filter(self) -> Any:
-        from auger.scan.spec import ColumnSource
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         from auger.spark.pushdown import row_groups_may_match
 
         table_cols = {
@@ -152,13 +158,15 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
         return keep
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
-        import pyarrow as pa
 
-        from auger.formats.registry import install_shipped
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         from auger.formats.skips import recording
+
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         from auger.scan.run import run_scan
+
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         from auger.spark.scan_report import TaskFacts, add_task_facts
-        from auger.types.spark import spark_arrow_schema
 
         target = spark_arrow_schema(self.spark_schema)
         files = getattr(partition, "files", None) or []
@@ -169,6 +177,7 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
             install_shipped(self.spec.format_type, self.spec.plugin)
             scan: Callable[..., Iterator[Any]] = run_scan
             if self.spec.cache_build:  # the files' raw-file cache entries are written too
+                # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
                 from auger.scan.cache_build import building_scan
 
                 scan = building_scan
@@ -197,6 +206,7 @@ class AugerPushdownReader(AugerReader):
     them all (see :mod:`auger.spark.pushdown`)."""
 
     def pushFilters(self, filters: list[Any]) -> Iterator[Any]:
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         from auger.spark.pushdown import to_predicates
 
         self.predicates = to_predicates(filters)

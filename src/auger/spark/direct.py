@@ -39,6 +39,8 @@ from typing import Any
 from auger.config import DEFAULT_FORMATS, FormatConfig, PluginConfig, default_formats
 from auger.errors import UserError
 from auger.formats.lakehouse import DELTA, ICEBERG, table_kind
+from auger.formats.registry import known_formats
+from auger.options import OPTIONS
 from auger.scan.lakehouse import lakehouse_scan_table
 from auger.scan.missing import planned_fill
 from auger.scan.plan import (
@@ -52,9 +54,11 @@ from auger.scan.plan import (
     plan_scan,
 )
 from auger.scan.spec import ColumnSource, ScanSpec
+from auger.spark.discovery import discover_schema
 from auger.storage import filesystem as fs
 from auger.storage.selection import FileSelection, select_files
 from auger.types import TupleSchema
+from auger.types.spark import spark_to_column
 
 __all__ = ["plan_direct_read", "respec_for_schema"]
 
@@ -127,8 +131,6 @@ def _format(options: Mapping[str, str], selection: FileSelection) -> FormatConfi
     # a built-in format needs no look-up of the installed plugins' entry points
     raw: dict[str, Any] | None = DEFAULT_FORMATS.get(name) or default_formats().get(name)
     if raw is None:
-        from auger.formats.registry import known_formats
-
         if name not in known_formats():
             raise UserError.validation(
                 f"Unknown format [{name}]",
@@ -181,7 +183,6 @@ def _projection(options: Mapping[str, str]) -> list[str]:
 
 
 def _session_options(options: Mapping[str, str]) -> dict[str, Any]:
-    from auger.options import OPTIONS
 
     out: dict[str, Any] = {name: d.default for name, d in OPTIONS.items()}
     lowered = {name.lower(): name for name in OPTIONS}
@@ -207,7 +208,6 @@ def plan_direct_read(options: Mapping[str, str], given_schema: Any = None) -> Sc
     replaces discovery (the footers are read by the tasks anyway, and the scan converts); text and
     JSON are still discovered, so that their readers produce the files' own types.
     """
-    from auger.spark.discovery import discover_schema
 
     options = {k.lower(): v for k, v in options.items()}
     paths = _paths(options)
@@ -220,8 +220,6 @@ def plan_direct_read(options: Mapping[str, str], given_schema: Any = None) -> Sc
     labels = implicit_labels(session)
     discover: Discover = discover_schema
     if given_schema is not None and fmt.type == "parquet":
-        from auger.types.spark import spark_to_column
-
         dir_label = partition_label(session)
         hive = {k.lower() for k in selection.hive_keys()}
         given = TupleSchema(
@@ -313,7 +311,6 @@ def _special_source(low: str, labels: Mapping[str, str], dir_label: str) -> str 
 def respec_for_schema(spec: ScanSpec, spark_schema: Any) -> ScanSpec:
     """The spec delivering a schema the user gave with ``.schema(...)`` instead of the
     discovered one: that schema becomes the defined schema files are conformed to."""
-    from auger.types.spark import spark_to_column
 
     session = dict(spec.options)
     labels = implicit_labels(session)

@@ -122,6 +122,7 @@ def discover_schema(
         elif isinstance(plugin, _PerFileSchemas):
             if fmt.type == "parquet":
                 # loaded for a plan of Parquet files only
+                # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
                 from auger.formats.parquet_metadata import use_metadata_cache
 
                 # a directory's valid metadata cache gives every footer: none is read
@@ -264,6 +265,7 @@ def _each_in_spark(
 def clear_cache() -> None:
     """Forget every cached schema and the Parquet footers kept for discovery (tests; after
     bulk file changes)."""
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from auger.formats.parquet import clear_footers  # not loaded for a plan of other formats
 
     SCHEMAS.clear()
@@ -274,8 +276,10 @@ def clear_cache() -> None:
 def _active_spark() -> Any:
     """The SparkSession of this process, or None (Spark's planner worker has none)."""
     try:
+        # deferred: loads pyspark (heavy)
         from pyspark.sql import SparkSession
 
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         from auger.spark.handles import is_connect
 
         spark = SparkSession.getActiveSession() or SparkSession._instantiatedSession
@@ -296,6 +300,7 @@ def _discover_group(
 ) -> list[tuple[str, TupleSchema]]:
     """Executor side: the schema of one group of files, as (first file, schema); the schema
     travels as itself, not as text, which would lose whether a map may be null."""
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from auger.spark.errors import worker_error
 
     install(stores)
@@ -311,6 +316,7 @@ def _discover_group(
 def _discover_in_spark(
     spark: Any, paths: list[str], fmt: FormatConfig, options: Mapping[str, Any]
 ) -> TupleSchema:
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from auger.spark.errors import unwrap_spark_error
 
     sc = spark.sparkContext

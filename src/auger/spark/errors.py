@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 from auger.errors import ErrorKind, UserError, closest_name, sql_with_caret
 
@@ -278,6 +279,7 @@ def _function_names() -> tuple[str, ...]:
     mean" on an unknown one; none when no Spark session is active."""
     if _FUNCTION_NAMES:
         return _FUNCTION_NAMES[0]
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import SparkSession  # loaded already wherever Spark raised this error
 
     spark = SparkSession.getActiveSession()
@@ -465,7 +467,6 @@ def _failed_read(text: str) -> UserError | None:
     m = _FAILED_READ_RE.search(text)
     if not m:
         return None
-    from urllib.parse import unquote
 
     uri = m.group(1).rstrip(".")
     path = unquote(re.sub(r"^file:(//)?", "", uri))
@@ -545,6 +546,7 @@ def spark_lost(exc: BaseException) -> UserError | None:
         text = str(exc)[:2000]
         if "Connection refused" not in text and "Answer from Java side is empty" not in text:
             return None
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from auger.spark.handles import jvm_exited
 
     if not jvm_exited(wait=2.0):

@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from auger.spark.cached_scan import cached_frame
 from auger.spark.datasource_read import datasource_frame
+from auger.spark.local_scan import local_limit_frame, small_input_frame
+from auger.spark.native_parquet import native_parquet_frame
 
 if TYPE_CHECKING:
     from auger.scan.plan import PlannedScan
@@ -37,23 +40,19 @@ def scan_frame(
         reports: the statement's scan reports, where this scan adds its own (None: nobody
             will read it).
     """
-    from auger.spark.local_scan import local_limit_frame
 
     frame = local_limit_frame(spark, planned, options, reports)
     if frame is not None:
         return frame
-    from auger.spark.native_parquet import native_parquet_frame
 
     # after the driver-side small LIMIT, which needs no Spark job at all (faster still)
     if (native := native_parquet_frame(spark, planned, options)) is not None:
         return native
-    from auger.spark.local_scan import small_input_frame
 
     # a few small files: read on the driver (no data source planning, no Python worker, and
     # quicker than any Spark job over a cache entry of them)
     if small_here and (small := small_input_frame(spark, planned, options, reports)) is not None:
         return small
-    from auger.spark.cached_scan import cached_frame
 
     # text and JSON files kept in the raw-file cache: Spark's Parquet reader over the entries
     if (cached := cached_frame(spark, planned, options, reports)) is not None:

@@ -17,6 +17,7 @@ __all__ = ["executor_count", "is_connect", "jvm_exited", "spark_context"]
 def jvm_exited(wait: float = 0.0) -> bool:
     """Whether the JVM pyspark launched in this process has exited (waiting up to ``wait``
     seconds for it: a connection that just broke may be the JVM on its way out)."""
+    # deferred: loads pyspark (heavy)
     from pyspark import SparkContext
 
     proc = getattr(SparkContext._gateway, "proc", None)

@@ -68,6 +68,7 @@ def _active_context(spark: Any = None) -> Any:
         except Exception:
             return None
     try:
+        # deferred: loads pyspark (heavy)
         from pyspark import SparkContext
     except ImportError:  # pragma: no cover - pyspark is a dependency
         return None
@@ -317,8 +318,13 @@ def _collected(df: Any) -> pa.Table:
     from the session's kept conf object (pyspark fetches the conf object and converts a Java list
     of names and of values for them, a dozen round trips), and Spark's call site (a label in its
     UI) is not set around the job."""
+    # deferred: loads pyspark (heavy)
     from pyspark.errors.exceptions.captured import unwrap_spark_exception
+
+    # deferred: loads pyspark (heavy)
     from pyspark.sql.pandas.serializers import ArrowCollectSerializer
+
+    # deferred: loads pyspark (heavy)
     from pyspark.util import _load_from_socket
 
     conf = _session_conf(df.sparkSession)
@@ -449,6 +455,7 @@ def _arrow_converters(jvm: Any) -> Any:
 def _arrow_schema(df: Any, large: bool | None = None) -> pa.Schema:
     """The Arrow schema Spark uses to ship ``df``'s batches (as ``DataFrame.toArrow`` builds it);
     ``large``: the session's large-types setting, when already read."""
+    # deferred: loads pyspark (heavy)
     from pyspark.sql.pandas.types import to_arrow_schema
 
     if large is None:
@@ -575,7 +582,10 @@ class BatchStream:
         if held is not None:
             self._frames = iter(held.to_batches())
             return
+        # deferred: loads pyspark (heavy)
         from pyspark.serializers import NoOpSerializer
+
+        # deferred: loads pyspark (heavy)
         from pyspark.util import _local_iterator_from_socket
 
         sc = df.sparkSession.sparkContext

@@ -38,7 +38,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from auger.types.spark import schema_to_spark
+import pyarrow as pa
+
+from auger.formats.skips import recording
+from auger.scan.run import run_scan
+from auger.spark.scan_report import TaskFacts, start_report
+from auger.storage.read_budget import BudgetExceeded, budget
+from auger.storage.uncompressed import uncompressed_estimate
+from auger.types.spark import schema_to_spark, spark_arrow_schema
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -112,7 +119,6 @@ def _small_input_bound(planned: PlannedScan, options: Mapping[str, Any]) -> int 
     most = int(options.get("auger.scan.local_bytes", DEFAULT_LOCAL_BYTES) or 0)
     if most <= 0 or not spec.files:
         return None
-    from auger.storage.uncompressed import uncompressed_estimate
 
     total = 0
     for split in spec.files:
@@ -156,13 +162,6 @@ def _driver_read(
     most: int = 0,
 ) -> tuple[pa.Table, TaskFacts] | None:
     """:func:`_driver_table`'s table, with the facts it reported."""
-    import pyarrow as pa
-
-    from auger.formats.skips import recording
-    from auger.scan.run import run_scan
-    from auger.spark.scan_report import TaskFacts
-    from auger.storage.read_budget import BudgetExceeded, budget
-    from auger.types.spark import spark_arrow_schema
 
     spec = planned.spec
     target = spark_arrow_schema(schema_to_spark(planned.schema))
@@ -189,7 +188,6 @@ def _driver_read(
 
 def _report(planned: PlannedScan, facts: TaskFacts, reports: list[ScanReport] | None) -> None:
     """Tell the statement (when it wants ``reports``) what the driver-side scan read."""
-    from auger.spark.scan_report import start_report
 
     report = start_report(None, planned.spec, reports, on_driver=True)
     if report is not None:

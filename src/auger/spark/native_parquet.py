@@ -48,6 +48,7 @@ from auger.formats.parquet_dates import auto_correct_dates
 from auger.formats.parquet_deletes import POSITION_DELETES
 from auger.scan.implicit import implicit_value
 from auger.scan.missing import missing_value, planned_fill
+from auger.scan.plan import ROW_COUNT_COLUMN
 from auger.scan.spec import ColumnSource, FileSplit
 from auger.spark.object_store import hadoop_reads
 from auger.storage.filesystem import basename as fs_basename
@@ -144,6 +145,7 @@ def _read_type(t: pa.DataType) -> Any:
     """The Spark type Spark's Parquet reader gives for a column pyarrow sees as ``t``, when it
     holds the same values the scan framework delivers (None: it does not, or cannot be read).
     """
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import types as T
 
     if pa.types.is_dictionary(t):
@@ -244,6 +246,7 @@ def _projection_tree(root: str, projection: Sequence[str], target: Any) -> _Tree
     Mirrors :func:`auger.formats.parquet.nested_selection`: a bare name or an array index
     reads the whole column; otherwise each dotted path is followed while the type is a struct.
     """
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import types as T
 
     if "*" in projection or not isinstance(target, T.StructType):
@@ -275,6 +278,7 @@ def _projection_tree(root: str, projection: Sequence[str], target: Any) -> _Tree
 
 def _prune(t: Any, tree: _Tree) -> Any:
     """``t`` reduced to the tree's members (None: a member ``t`` lacks, as a file may)."""
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import types as T
 
     if not isinstance(t, T.StructType):
@@ -296,6 +300,7 @@ def _prune(t: Any, tree: _Tree) -> Any:
 
 def _rebuild(t: Any, tree: _Tree, value: str) -> str:
     """SQL for the full struct type ``t`` from its projected members; the others typed nulls."""
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import types as T
 
     if not isinstance(t, T.StructType):
@@ -316,6 +321,7 @@ def _never_null(value: str, t: Any, depth: int = 0) -> str:
     """SQL for ``value`` as Drill's vectors hold it: a null struct is a struct of null
     members and a null array an empty one, at any depth (the data source's rule, see
     :func:`auger.formats.vectors.unnull_structs`); scalars, and elements, as they are."""
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import types as T
 
     if isinstance(t, T.StructType) and t.fields:
@@ -354,6 +360,7 @@ def _string(value: str) -> str:
 
 def _type_sql(t: Any) -> str:
     """A Spark type as SQL, member names quoted (``simpleString`` leaves them bare)."""
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import types as T
 
     if isinstance(t, T.StructType):
@@ -410,7 +417,6 @@ def _plain_path(path: str) -> bool:
 
 
 def _row_count_only(planned: PlannedScan) -> bool:
-    from auger.scan.plan import ROW_COUNT_COLUMN
 
     cols = list(planned.schema)
     return (
@@ -426,7 +432,6 @@ def _count_frame(spark: Any, planned: PlannedScan) -> Any:
     The row-count column's values are never looked at (nothing else is projected), so it is
     a typed null rather than the file name the data source carries.
     """
-    from auger.scan.plan import ROW_COUNT_COLUMN
 
     total = footer_row_count(planned.spec.files)
     if planned.spec.limit is not None:
@@ -529,6 +534,7 @@ def _scan_frame(
     origins: Sequence[FileSplit],
     local: bool = False,
 ) -> Any:
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import types as T
 
     spec = planned.spec

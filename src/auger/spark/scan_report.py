@@ -91,6 +91,7 @@ ACCUMULATORS: BoundedCache[int, Any] = BoundedCache("scan facts accumulator", 1)
 
 def _accumulator(spark: Any) -> Any:
     """The SparkContext's facts accumulator, or None where there is none (Spark Connect)."""
+    # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
     from auger.spark.handles import is_connect
 
     try:

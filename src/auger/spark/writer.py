@@ -32,6 +32,8 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from auger.errors import UserError
@@ -56,7 +58,10 @@ _PARTITION_KEY = "__auger_partition_key"
 
 def _spark_write(df: Any, fmt: WriterFormat, staging: str, partition_by: Sequence[str]) -> Any:
     """Run the Spark write into ``staging``; returns the Observation that counts rows."""
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import Observation
+
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import functions as F
 
     observation = Observation(f"auger_write_{uuid.uuid4().hex}")
@@ -89,7 +94,10 @@ def _spark_write(df: Any, fmt: WriterFormat, staging: str, partition_by: Sequenc
 
 def _complex_as_json(df: Any) -> Any:
     """Text files hold scalars only: maps, structs and arrays are written as JSON text."""
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import functions as F
+
+    # deferred: loads pyspark (heavy)
     from pyspark.sql.types import ArrayType, MapType, StructType
 
     complex_types = (ArrayType, MapType, StructType)
@@ -370,6 +378,7 @@ def _spark_write_objects(
     and ``to_csv`` with the format's options), so the objects hold what the local writer's
     files hold; Parquet goes through pyarrow's writer.
     """
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import functions as F
 
     if fmt.kind == "text":
@@ -435,7 +444,7 @@ def _write_partition(
     The table is hidden by its pending marker meanwhile; a retried task writes the same names
     again, and a failed write is removed whole by the driver.
     """
-    import pyarrow as pa
+    # deferred: loads pyspark (heavy)
     from pyspark import TaskContext  # executor side: the task's partition number
 
     fs.install(shipped)
@@ -515,7 +524,6 @@ def _write_partition(
 def _runs(batch: Any) -> Iterator[tuple[Any, Any]]:
     """Pieces of a batch with one partition key each (rows arrive sorted by the key), without
     the key column; the whole batch (key None) when the table is not partitioned."""
-    import pyarrow.compute as pc
 
     if batch.num_rows == 0:
         return

@@ -13,6 +13,7 @@ from typing import Any
 import pyarrow as pa
 
 from auger.spark.errors import unwrap_spark_error
+from auger.spark.jobs import to_arrow
 from auger.sql.planning.diagnostics import Diagnostics
 from auger.sql.recordings import PlannedTableScan
 from auger.types import ColumnMetadata, TupleSchema
@@ -88,8 +89,6 @@ class QueryResult:
     def to_arrow(self) -> pa.Table:
         """All rows as one Arrow table (runs the query)."""
         if self.table is None:
-            from auger.spark.jobs import to_arrow
-
             try:
                 self.table = to_arrow(self.dataframe)
             except Exception as exc:

@@ -329,6 +329,7 @@ def _seconds(text: str | None, default_ms: int, key: str) -> float:
 
 @lru_cache(maxsize=64)
 def _filesystem(config: FileSystemConfig) -> Any:
+    # deferred: loads pyarrow (heavy)
     import pyarrow.fs as pafs  # optional dependency of local reads: loaded on first remote use
 
     scheme = config.root.partition("://")[0]
@@ -484,6 +485,7 @@ class FileInfo:
 
 
 def _info_of(path: str, info: Any) -> FileInfo:
+    # deferred: loads pyarrow (heavy)
     import pyarrow.fs as pafs  # loaded on first remote use
 
     mtime = info.mtime.timestamp() if info.mtime is not None else 0.0
@@ -503,6 +505,7 @@ def file_info(path: str) -> FileInfo | None:
         except OSError:
             return None
         return FileInfo(path, os.path.isdir(local), st.st_size, st.st_mtime)
+    # deferred: loads pyarrow (heavy)
     import pyarrow.fs as pafs  # loaded on first remote use
 
     fs, inner = _resolve(path)
@@ -546,6 +549,7 @@ def isfile(path: str) -> bool:
 
 
 def _children(path: str, recursive: bool) -> list[FileInfo]:
+    # deferred: loads pyarrow (heavy)
     import pyarrow.fs as pafs  # loaded on first remote use
 
     fs, inner = _resolve(path)
@@ -662,6 +666,7 @@ def glob_paths(pattern: str) -> list[str]:
     """Entries (files and directories) matching a glob whose wildcards stay within one path
     level each (``*``, ``?``, ``[a-b]``; braces expanded by the caller)."""
     if not is_uri(pattern):
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         import glob
 
         return glob.glob(_local(pattern))
@@ -746,6 +751,7 @@ def read_parquet_footer(path: str, size: int | None = None, int96_unit: str = "u
         OSError, pyarrow.ArrowException: the file cannot be read or is not Parquet.
         UserError: an object that cannot be opened (:func:`storage_error`).
     """
+    # deferred: loads pyarrow (heavy)
     import pyarrow.parquet as pq  # loaded with the readers that use it
 
     fragment = parquet_fragment(path, size, int96_unit)
@@ -767,6 +773,7 @@ def parquet_fragment(path: str, size: int | None, int96_unit: str = "us") -> Any
     asking (its footer by a ranged GET, then its column chunks)."""
     if not (size and is_uri(path)):
         return None
+    # deferred: loads pyarrow and more (heavy)
     import pyarrow.dataset as ds  # loaded on first remote use
 
     fs, inner = _resolve(path)
@@ -779,6 +786,7 @@ def parquet_fragment(path: str, size: int | None, int96_unit: str = "us") -> Any
 def arrow_input_stream(path: str, compression: str | None = "detect") -> Any:
     """A pyarrow input stream of the file, decompressed by suffix when ``compression`` is
     ``"detect"`` (gzip, bz2, zstd, lz4 frames), for pyarrow's own CSV and JSON readers."""
+    # deferred: loads pyarrow (heavy)
     import pyarrow as pa  # loaded with the readers that use it
 
     if not is_uri(path):
@@ -908,6 +916,7 @@ def delete_dir(path: str) -> None:
     """Remove a directory and every file below it (every object under the prefix)."""
     _wrote()
     if not is_uri(path):
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         import shutil
 
         shutil.rmtree(_local(path))

@@ -43,7 +43,10 @@ def footer_bytes_of(meta: Any) -> bytes:
 def footer_from_bytes(raw: bytes, int96_unit: str = "us") -> Any:
     """The footer :func:`footer_bytes_of` serialized: (``FileMetaData``, its Arrow schema with
     INT96 values as timestamps of ``int96_unit``), as reading the file itself gives them."""
+    # deferred: loads pyarrow (heavy)
     import pyarrow as pa  # loaded with the readers that use it
+
+    # deferred: loads pyarrow (heavy)
     import pyarrow.parquet as pq
 
     with pq.ParquetFile(pa.BufferReader(raw), coerce_int96_timestamp_unit=int96_unit) as pf:

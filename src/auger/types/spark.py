@@ -21,6 +21,7 @@ __all__ = ["column_to_spark", "schema_to_spark", "spark_arrow_schema", "spark_to
 
 
 def _scalar_rules() -> dict[MinorType, Any]:
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import types as T
 
     return {
@@ -47,6 +48,7 @@ def _scalar_rules() -> dict[MinorType, Any]:
 
 
 def _value_to_spark(col: ColumnMetadata) -> Any:
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import types as T
 
     t = col.type
@@ -71,6 +73,7 @@ def _value_to_spark(col: ColumnMetadata) -> Any:
 
 
 def column_to_spark(col: ColumnMetadata) -> Any:
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import types as T
 
     value = _value_to_spark(col)
@@ -81,6 +84,7 @@ def column_to_spark(col: ColumnMetadata) -> Any:
 
 def schema_to_spark(schema: TupleSchema) -> Any:
     """Spark ``StructType`` for a tuple schema; all fields nullable."""
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import types as T
 
     return T.StructType([T.StructField(c.name, column_to_spark(c), True) for c in schema])
@@ -88,6 +92,7 @@ def schema_to_spark(schema: TupleSchema) -> Any:
 
 def spark_arrow_schema(spark_schema: Any) -> pa.Schema:
     """The exact Arrow schema Spark validates Python data source batches against."""
+    # deferred: loads pyspark (heavy)
     from pyspark.sql.pandas.types import to_arrow_schema
 
     try:
@@ -98,6 +103,7 @@ def spark_arrow_schema(spark_schema: Any) -> pa.Schema:
 
 def spark_to_column(name: str, dtype: Any, nullable: bool = True) -> ColumnMetadata:
     """Drill column for a Spark type (used for results and temporary tables)."""
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import types as T
 
     mode = DataMode.OPTIONAL if nullable else DataMode.REQUIRED

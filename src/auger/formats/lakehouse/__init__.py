@@ -37,9 +37,11 @@ def read_snapshot(kind: str, location: str, options: Mapping[str, Any]) -> Table
     # pyiceberg and deltalake are optional: their modules load when such a table is read
     try:
         if kind == ICEBERG:
+            # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
             from auger.formats.lakehouse.iceberg import iceberg_snapshot
 
             return iceberg_snapshot(location, options)
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         from auger.formats.lakehouse.delta import delta_snapshot
 
         return delta_snapshot(location, options)
@@ -55,9 +57,11 @@ def read_schema(kind: str, location: str) -> TupleSchema:
     """
     try:
         if kind == ICEBERG:
+            # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
             from auger.formats.lakehouse.iceberg import current_schema
 
             return current_schema(location)
+        # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
         from auger.formats.lakehouse.delta import current_schema as delta_schema
 
         return delta_schema(location)

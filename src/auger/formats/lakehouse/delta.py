@@ -14,6 +14,9 @@ from datetime import UTC, date, datetime
 from typing import Any
 from urllib.parse import unquote
 
+import numpy as np
+import pyarrow as pa
+
 from auger.errors import UserError
 from auger.formats.lakehouse.snapshot import TableSnapshot, first_line, number_option
 from auger.formats.lakehouse.stores import delta_storage_options, same_store_path
@@ -28,6 +31,7 @@ __all__ = ["current_schema", "data_file_path", "delta_snapshot", "open_version"]
 
 
 def _open(location: str, options: Mapping[str, Any]) -> Any:
+    # deferred: loads deltalake (heavy)
     from deltalake import DeltaTable  # optional dependency, loaded when a table is read
 
     version = number_option(options, "version", "Delta")
@@ -62,6 +66,7 @@ def _open(location: str, options: Mapping[str, Any]) -> Any:
 
 
 def _latest(location: str, store: dict[str, str]) -> str:
+    # deferred: loads deltalake (heavy)
     from deltalake import DeltaTable
 
     try:
@@ -87,8 +92,6 @@ def _check_features(table: Any, location: str) -> None:
 def _deleted_positions(table: Any, location: str) -> dict[str, list[int]]:
     """The positions each file's deletion vector deletes, by the path a scan reads (none
     unless the table's protocol has deletion vectors)."""
-    import numpy as np
-    import pyarrow as pa
 
     if "deletionVectors" not in set(table.protocol().reader_features or ()):
         return {}
@@ -137,7 +140,6 @@ def _column_mapping(table: Any, location: str) -> tuple[tuple[int | None, str, s
 
 def current_schema(location: str) -> TupleSchema:
     """The table's current columns, from its log alone (partition columns included)."""
-    import pyarrow as pa
 
     return schema_from_arrow(pa.schema(_open(location, {}).schema().to_arrow()))
 
@@ -171,7 +173,6 @@ def delta_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
             UNSUPPORTED_OPERATION for features auger does not apply (column mapping of nested
             columns, reader versions past 3).
     """
-    import pyarrow as pa
 
     table = _open(location, options)
     _check_features(table, location)

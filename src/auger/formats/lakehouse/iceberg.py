@@ -62,6 +62,7 @@ def current_metadata_file(location: str) -> str:
 
 def load_table(location: str) -> Any:
     """The pyiceberg table at ``location``, as of its current metadata file."""
+    # deferred: loads pyiceberg and more (heavy)
     from pyiceberg.table import StaticTable  # optional dependency, loaded when a table is read
 
     path = current_metadata_file(location)
@@ -143,6 +144,7 @@ def _schema_of(table: Any, snapshot_id: int | None) -> Any:
 
 def table_schema(table: Any, snapshot_id: int | None) -> TupleSchema:
     """The schema of the snapshot, in Drill's types."""
+    # deferred: loads pyiceberg and more (heavy)
     from pyiceberg.io.pyarrow import schema_to_pyarrow
 
     arrow = schema_to_pyarrow(_schema_of(table, snapshot_id), include_field_ids=False)
@@ -274,6 +276,7 @@ def _position_delete_files(delete_files: Any, location: str, snapshot_id: int) -
     Raises:
         UserError: UNSUPPORTED_OPERATION for equality deletes, or delete files not in Parquet.
     """
+    # deferred: loads pyiceberg and more (heavy)
     from pyiceberg.manifest import DataFileContent
 
     out = []

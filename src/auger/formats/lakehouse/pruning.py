@@ -10,8 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow as pa
+
+from auger.formats.lakehouse.delta import data_file_path, open_version
 from auger.formats.lakehouse.detect import ICEBERG
+from auger.formats.lakehouse.iceberg import load_table
 from auger.formats.lakehouse.snapshot import TableSnapshot
+from auger.formats.lakehouse.stores import same_store_path
 
 __all__ = ["Comparison", "files_matching"]
 
@@ -51,10 +56,8 @@ def files_matching(snapshot: TableSnapshot, filters: Sequence[Comparison]) -> fr
 
 
 def _iceberg(snapshot: TableSnapshot, filters: Sequence[Comparison]) -> frozenset[str]:
+    # deferred: loads pyiceberg (heavy)
     from pyiceberg import expressions as ex
-
-    from auger.formats.lakehouse.iceberg import load_table
-    from auger.formats.lakehouse.stores import same_store_path
 
     make = {
         "=": ex.EqualTo,
@@ -71,9 +74,6 @@ def _iceberg(snapshot: TableSnapshot, filters: Sequence[Comparison]) -> frozense
 
 
 def _delta(snapshot: TableSnapshot, filters: Sequence[Comparison]) -> frozenset[str] | None:
-    import pyarrow as pa
-
-    from auger.formats.lakehouse.delta import data_file_path, open_version
 
     if snapshot.version is None:
         return None

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from auger.resultset import vectors
+from auger.resultset.bulk import align, list_parts, null_positions, rebased, rows_within
 from auger.resultset.exceptions import ConversionError
 from auger.resultset.writers.base import ColumnWriter, Index, LoaderHooks, fits_accessor
 from auger.types import ColumnMetadata, DataMode, MinorType
@@ -227,7 +228,6 @@ class ArrayWriter(ColumnWriter):
 
     # ----- bulk
     def _bulk_room(self, arr: pa.Array) -> int:
-        from auger.resultset.bulk import list_parts, rows_within
 
         offsets, values = list_parts(arr)
         return rows_within(offsets, self._element_room(values))
@@ -236,7 +236,6 @@ class ArrayWriter(ColumnWriter):
         return self._element._bulk_room(values)  # type: ignore[attr-defined, no-any-return]
 
     def _bulk_append(self, arr: pa.Array) -> None:
-        from auger.resultset.bulk import align, list_parts, null_positions, rebased
 
         if self._n != self._idx.pos:
             self._sync()

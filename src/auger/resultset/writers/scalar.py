@@ -26,6 +26,14 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from auger.resultset import vectors
+from auger.resultset.bulk import (
+    bool_bytes,
+    coerce,
+    fixed_values,
+    null_positions,
+    var_room,
+    var_values,
+)
 from auger.resultset.convert import TYPECODES, Converter, converter_for, decimal_width
 from auger.resultset.exceptions import ConversionError
 from auger.resultset.writers.base import ColumnWriter, Index, LoaderHooks
@@ -266,12 +274,10 @@ class ScalarWriter(ColumnWriter):
 
     # ----- bulk (Arrow) appends; see auger.resultset.bulk
     def _bulk_room(self, arr: pa.Array) -> int:
-        from auger.resultset.bulk import coerce
 
         return self._room_for(coerce(self, arr))
 
     def _bulk_append(self, arr: pa.Array) -> None:
-        from auger.resultset.bulk import coerce
 
         self._append_arrow(coerce(self, arr))
 
@@ -285,7 +291,6 @@ class ScalarWriter(ColumnWriter):
         if arr.null_count:
             if not self._nullable:
                 raise self._not_null()
-            from auger.resultset.bulk import null_positions
 
             self._nulls.extend(null_positions(arr, self._n))
 
@@ -353,7 +358,6 @@ class FixedWriter(ScalarWriter):
         return max(0, self._cap - len(self._data))
 
     def _append_arrow(self, arr: pa.Array) -> None:
-        from auger.resultset.bulk import fixed_values
 
         self._bulk_nulls(arr)
         self._data.frombytes(fixed_values(arr, self._itemsize))
@@ -476,7 +480,6 @@ class BitWriter(ScalarWriter):
         return max(0, self._cap - len(self._data))
 
     def _append_arrow(self, arr: pa.Array) -> None:
-        from auger.resultset.bulk import bool_bytes
 
         self._bulk_nulls(arr)
         self._data += bool_bytes(arr)
@@ -550,12 +553,10 @@ class VarWriter(ScalarWriter):
         return len(self._data) + 4 * len(self._offsets) + (self._n + 7) // 8 * self._nullable
 
     def _room_for(self, arr: pa.Array) -> int:
-        from auger.resultset.bulk import var_room
 
         return min(var_room(arr, self._limit - len(self._data)), max(0, self._ocap - self._n))
 
     def _append_arrow(self, arr: pa.Array) -> None:
-        from auger.resultset.bulk import var_values
 
         self._bulk_nulls(arr)
         data = self._data
@@ -651,7 +652,6 @@ class WideWriter(ScalarWriter):
         return max(0, (self._limit - len(self._data)) // self._width)
 
     def _append_arrow(self, arr: pa.Array) -> None:
-        from auger.resultset.bulk import fixed_values
 
         self._bulk_nulls(arr)
         self._data += fixed_values(arr, self._width)

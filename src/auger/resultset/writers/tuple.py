@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from auger.errors import UserError
 from auger.resultset import vectors
+from auger.resultset.bulk import align, null_positions, struct_fields
 from auger.resultset.exceptions import ConversionError, UndefinedColumnError
 from auger.resultset.projection import ProjectionSet
 from auger.resultset.writers.base import ColumnWriter, Index, LoaderHooks, fits_accessor
@@ -243,7 +244,6 @@ class TupleWriter(ColumnWriter):
 
     # ----- bulk
     def _bulk_room(self, arr: pa.Array) -> int:
-        from auger.resultset.bulk import struct_fields
 
         room = len(arr)
         for writer, child in struct_fields(self, arr):
@@ -251,7 +251,6 @@ class TupleWriter(ColumnWriter):
         return room
 
     def _bulk_append(self, arr: pa.Array) -> None:
-        from auger.resultset.bulk import align, null_positions, struct_fields
 
         pos = self._idx.pos
         if arr.null_count:

@@ -19,9 +19,13 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from auger.errors import UserError
+from auger.formats.lakehouse import read_schema, table_kind
 from auger.sql.catalog.resolution import IS_SCHEMA_NAME
+from auger.sql.catalog.sys_tables import sys_table
+from auger.sql.catalog.table_listing import list_tables
 from auger.storage import filesystem as fs
 from auger.storage.file_facts import directory_facts
+from auger.storage.schema_file import read_schema_file, schema_file_path
 from auger.types import ColumnMetadata, DataMode, MinorType
 from auger.types.arrow import schema_from_arrow
 
@@ -96,7 +100,6 @@ def _schemata(statement: StatementContext) -> pa.Table:
 
 
 def _tables(statement: StatementContext) -> pa.Table:
-    from auger.sql.catalog.table_listing import list_tables
 
     rows = list_tables(statement)
     return pa.table(
@@ -116,7 +119,6 @@ def _tables(statement: StatementContext) -> pa.Table:
 
 
 def _views(statement: StatementContext) -> pa.Table:
-    from auger.sql.catalog.table_listing import list_tables
 
     rows = [r for r in list_tables(statement) if r.type == "VIEW"]
     return pa.table(
@@ -175,7 +177,6 @@ def _partitions(statement: StatementContext) -> pa.Table:
 
 
 def _columns(statement: StatementContext) -> pa.Table:
-    from auger.sql.catalog.table_listing import list_tables
 
     rows: list[dict[str, object]] = []
 
@@ -218,8 +219,6 @@ def _columns(statement: StatementContext) -> pa.Table:
 def _provided_columns(location: str) -> list[ColumnMetadata]:
     """A table directory's columns known without reading a data file: an Iceberg or Delta
     table's from its metadata, else its provided schema's."""
-    from auger.formats.lakehouse import read_schema, table_kind
-    from auger.storage.schema_file import read_schema_file, schema_file_path
 
     kind = table_kind(location)
     if kind is not None:
@@ -245,7 +244,6 @@ def _system_table_columns(
     """A system table's columns: name, SQL type name, nullable."""
     if schema == IS_SCHEMA_NAME:
         return info_schema_columns(name, statement)
-    from auger.sql.catalog.sys_tables import sys_table
 
     arrow_schema = sys_table(name, statement).schema
     return [(c.name, c.type.sql_name, True) for c in schema_from_arrow(arrow_schema)]

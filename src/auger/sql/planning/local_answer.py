@@ -57,6 +57,7 @@ def is_star_limit(tree: exp.Expression) -> bool:
 def spark_result_table(table: pa.Table, spark_schema: Any, spark: Any) -> pa.Table:
     """The table as ``DataFrame.toArrow()`` would return it for this schema (that method casts
     to ``to_arrow_schema`` with the session's large-types setting)."""
+    # deferred: loads pyspark (heavy)
     from pyspark.sql.pandas.types import to_arrow_schema
 
     large = spark.conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false") == "true"

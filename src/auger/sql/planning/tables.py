@@ -17,6 +17,7 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from auger.errors import ErrorKind, UserError, closest_name
 from auger.formats.lakehouse import DELTA, ICEBERG, table_kind
+from auger.formats.lakehouse.iceberg import metadata_table
 from auger.projection import PathSegment, format_path, parse_path
 from auger.scan.lakehouse import lakehouse_scan_table
 from auger.scan.plan import (
@@ -171,7 +172,6 @@ def lakehouse_metadata_table(table: FileTable) -> Any:
     head, sep, suffix = table.path.rpartition("#")
     if not sep or "/" in suffix or table_kind(head) != ICEBERG:
         return None
-    from auger.formats.lakehouse.iceberg import metadata_table
 
     return metadata_table(head, suffix)
 

@@ -58,7 +58,10 @@ def _table_frame(ref: TableRef, plan: SelectPlan) -> Any:
 def _local_frame(spark: Any, table: Any) -> Any:
     """A DataFrame of a small Arrow table; its timestamps stay zone-less, as Drill's are."""
     # start-up cost: pyspark loads when Spark first works, not when the planner is imported
+    # deferred: loads pyspark (heavy)
     from pyspark.sql import functions as F
+
+    # deferred: loads pyspark (heavy)
     from pyspark.sql.types import TimestampType
 
     df = spark.createDataFrame(table)
