@@ -322,6 +322,132 @@ def test_a_build_waits_until_spark_has_run_no_stage_for_a_moment(
     assert len(asked) >= 4 and not any(busy[:1])
 
 
+class _Jobs:
+    """Spark's side of a build, faked: the build's job runs until ``user_job`` is set (then
+    Spark sees a user's job beside it) or until ``finish`` is set."""
+
+    def __init__(self) -> None:
+        self.user_job = threading.Event()
+        self.finish = threading.Event()
+        self.cancelled = threading.Event()
+        self.groups: list[str] = []
+
+    # the SparkContext
+    def statusTracker(self) -> _Jobs:
+        return self
+
+    def setJobGroup(self, group: str, description: str, interrupt: bool) -> None:
+        self.groups.append(group)
+
+    def cancelJobGroup(self, group: str) -> None:
+        assert group == self.groups[-1]
+        self.cancelled.set()
+
+    # the status tracker
+    def getJobIdsForGroup(self, group: str) -> list[int]:
+        return [1]
+
+    def getActiveJobsIds(self) -> list[int]:
+        return [1, 2] if self.user_job.is_set() else [1]
+
+    def getActiveStageIds(self) -> list[int]:
+        return []
+
+    # the build's job
+    def run(self) -> None:
+        while not (self.cancelled.is_set() or self.finish.is_set()):
+            time.sleep(0.01)
+        if self.cancelled.is_set():
+            raise RuntimeError("Job 1 cancelled part of cancelled job group")
+
+
+def _fake_build(monkeypatch: pytest.MonkeyPatch, jobs: _Jobs) -> Any:
+    from auger.spark import cache_builds
+
+    class Writer:
+        def format(self, name: str) -> Writer:
+            return self
+
+        def mode(self, name: str) -> Writer:
+            return self
+
+        def save(self) -> None:
+            jobs.run()
+
+    class Frame:
+        write = Writer()
+
+    read: list[list[str]] = []
+
+    def frame(spark: Any, job: Any) -> Frame:
+        read.append([f.path for f in job.spec.files])
+        return Frame()
+
+    class Spark:
+        sparkContext = jobs
+
+    monkeypatch.setattr(cache_builds, "datasource_frame", frame)
+    monkeypatch.setattr(cache_builds, "QUIET_S", 0.0)
+    return Spark(), read
+
+
+def test_a_build_gives_way_to_a_users_job(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user's job appearing while a build's job runs cancels the build's job group; the build
+    reports it gave way instead of failing. With no user's job it runs to its end."""
+    from auger.scan.plan import PlannedScan
+    from auger.scan.spec import ScanSpec
+    from auger.spark import cache_builds
+    from auger.types import TupleSchema
+
+    jobs = _Jobs()
+    spark, read = _fake_build(monkeypatch, jobs)
+    spec = ScanSpec("json", "json", {}, "/d", (FileSplit("/d/a.json", 10, 1.0),), "", {})
+    job = PlannedScan(spec, TupleSchema())
+    jobs.user_job.set()
+    assert cache_builds._run_giving_way(spark, job) is False
+    assert jobs.cancelled.is_set() and jobs.groups == [cache_builds.JOB_GROUP]
+    jobs2 = _Jobs()
+    spark2, read2 = _fake_build(monkeypatch, jobs2)
+    jobs2.finish.set()
+    assert cache_builds._run_giving_way(spark2, job) is True
+    assert not jobs2.cancelled.is_set()
+    assert read == read2 == [["/d/a.json"]]
+
+
+def test_a_build_that_gave_way_builds_only_the_entries_still_missing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """After giving way the build waits for quiet and runs again over the files whose entries
+    its cut job did not publish; an entry published before the cut is not built twice."""
+    from auger.scan.plan import PlannedScan
+    from auger.scan.spec import ScanSpec
+    from auger.spark import cache_builds
+    from auger.types import TupleSchema
+
+    a, b = FileSplit("/d/a.json", 10, 1.0), FileSplit("/d/b.json", 10, 1.0)
+    table = str(tmp_path / "key")
+    spec = ScanSpec("json", "json", {}, "/d", (a, b), "", {}, cache_build=table)
+    job = PlannedScan(spec, TupleSchema())
+    runs: list[list[str]] = []
+
+    def run(spark: Any, todo: Any) -> bool:
+        runs.append([f.path for f in todo.spec.files])
+        if len(runs) == 1:  # a's entry is published, then a user's job cuts the build
+            entry = Path(cache_builds.entry_dir(table, a))
+            entry.mkdir(parents=True)
+            (entry / part_name(0, 10)).write_bytes(b"x")
+            return False
+        return True
+
+    monkeypatch.setattr(cache_builds, "_run_giving_way", run)
+    monkeypatch.setattr(cache_builds, "_wait_idle", lambda spark: None)
+    before = cache_builds.yields
+    entries = [cache_builds.entry_dir(table, f) for f in (a, b)]
+    cache_builds._build(None, job, entries, str(tmp_path), 10**9)
+    assert runs == [["/d/a.json", "/d/b.json"], ["/d/b.json"]]
+    assert cache_builds.yields == before + 1
+
+
 def test_one_build_per_entry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Two queries over a file whose entry is being built schedule one build of it; once that
     build is over, another may be scheduled (a failed build is tried again)."""

@@ -12,6 +12,16 @@ and its answer is out, also when it was streamed; it waits at most :data:`IDLE_W
 one build per entry at a time
 (a file already being built is left to that build). A failed build leaves no entry and never
 fails a query; the files are parsed again by the next query, which schedules another build.
+
+A build gives way to users' queries: Spark runs jobs first in, first out, so a query whose job
+starts while a build's tasks hold the cores would wait for the build (on a fresh session the
+build may even start first, while the statement is still being planned). So while its job
+runs, the build watches Spark for any job outside its own group; on seeing one it cancels its
+job (the parts already published stay, a cut part is never published) and waits for quiet
+again, then builds the entries still missing, at most :data:`MAX_YIELDS` times.
+
+One builder per process: its thread, queue and the entries under way belong to the process's
+one SparkContext, which every engine of the process shares.
 """
 
 from __future__ import annotations
@@ -25,14 +35,14 @@ from concurrent.futures import Future
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from auger.scan.cache import entry_dir, entry_schema, evict
+from auger.scan.cache import complete_parts, entry_dir, entry_schema, evict
 from auger.scan.spec import ColumnSource, FileSplit
 from auger.spark.datasource_read import datasource_frame
 
 if TYPE_CHECKING:
     from auger.scan.plan import PlannedScan
 
-__all__ = ["IDLE_WAIT_S", "schedule_build", "wait_for_builds"]
+__all__ = ["IDLE_WAIT_S", "MAX_YIELDS", "schedule_build", "wait_for_builds"]
 
 _log = logging.getLogger(__name__)
 
@@ -117,19 +127,81 @@ def schedule_build(
     start()  # the build waits for the answer: see _wait_idle
 
 
-def _build(spark: Any, job: PlannedScan, entries: list[str], location: str, limit: int) -> None:
+#: How many times a build gives way to users' jobs before it leaves its files to the next
+#: query over them (which schedules them again).
+MAX_YIELDS = 5
 
+#: How often a running build looks for a user's job to give way to.
+YIELD_POLL_S = 0.05
+
+#: Builds that gave way to a user's job since the process started (the tests read it).
+yields = 0
+
+
+def _build(spark: Any, job: PlannedScan, entries: list[str], location: str, limit: int) -> None:
+    global yields
     try:
-        _wait_idle(spark)
-        sc = spark.sparkContext
-        sc.setJobGroup(JOB_GROUP, "auger: raw-file cache entries", False)
-        datasource_frame(spark, job).write.format("noop").mode("overwrite").save()
+        for _ in range(MAX_YIELDS + 1):
+            _wait_idle(spark)
+            todo = _missing(job)
+            if todo is None:
+                break
+            if _run_giving_way(spark, todo):
+                break
+            yields += 1
         evict(location, limit, frozenset(entries))
     except Exception as exc:  # a build that fails only means no entry
         _log.info("raw-file cache entries not built: %s", exc)
     finally:
         with _lock:
             _building.difference_update(entries)
+
+
+def _missing(job: PlannedScan) -> PlannedScan | None:
+    """``job`` over the files whose entries are not complete yet (a build that gave way may
+    have published some), or None when every entry is."""
+    table = job.spec.cache_build
+    files = tuple(
+        f
+        for f in job.spec.files
+        if table is None or complete_parts(entry_dir(table, f), f.size) is None
+    )
+    if not files:
+        return None
+    return replace(job, spec=replace(job.spec, files=files))
+
+
+def _run_giving_way(spark: Any, job: PlannedScan) -> bool:
+    """Run the build's job; False when it was cancelled to give way to a user's job."""
+    sc = spark.sparkContext
+    tracker = sc.statusTracker()
+    done = threading.Event()
+    gave_way = threading.Event()
+
+    def watch() -> None:
+        try:
+            while not done.wait(YIELD_POLL_S):
+                ours = set(tracker.getJobIdsForGroup(JOB_GROUP))
+                if set(tracker.getActiveJobsIds()) - ours:
+                    gave_way.set()
+                    sc.cancelJobGroup(JOB_GROUP)
+                    return
+        except Exception as exc:  # Spark stopping under the build: the build's job fails too
+            _log.debug("raw-file cache build stopped watching for users' jobs: %s", exc)
+
+    watcher = threading.Thread(target=watch, name="auger-cache-build-watch", daemon=True)
+    sc.setJobGroup(JOB_GROUP, "auger: raw-file cache entries", True)
+    watcher.start()
+    try:
+        datasource_frame(spark, job).write.format("noop").mode("overwrite").save()
+    except Exception:
+        if gave_way.is_set():
+            return False
+        raise
+    finally:
+        done.set()
+        watcher.join()
+    return not gave_way.is_set()
 
 
 #: How long Spark must have run no stage before a build starts: the statement that scheduled
