@@ -51,9 +51,10 @@ __all__ = ["PartWriter", "building_scan", "entry_arrow_schema", "entry_batch", "
 _log = logging.getLogger(__name__)
 
 #: A part's row groups: about this many rows, or bytes of Arrow data, each (Spark's reader
-#: splits a part between tasks at row groups; a task holds one group's batches at a time).
+#: splits a part between tasks at row groups; a building task holds the group it gathers and
+#: the one being written, so 16 MiB keeps a Python worker near its size when it only reads).
 ROW_GROUP_ROWS = 256 * 1024
-ROW_GROUP_BYTES = 64 * 1024 * 1024
+ROW_GROUP_BYTES = 16 * 1024 * 1024
 
 
 def _quoted(name: str) -> str:
