@@ -391,3 +391,94 @@ def test_an_import_inside_a_function_must_say_what_it_defers(tmp_path: Path) -> 
     ok = subprocess.run(script, capture_output=True, text=True, check=False)
     assert ok.returncode == 0, ok.stdout
     assert "deferred" not in ok.stdout
+
+
+#: Calls whose result, bound at module level, is state the process keeps.
+_STATE_CALLS = {
+    "set",
+    "dict",
+    "list",
+    "OrderedDict",
+    "BoundedCache",
+    "KeptAnswers",
+    "KeptFrames",
+    "Queue",
+    "WeakKeyDictionary",
+    "WeakValueDictionary",
+}
+_MEMOS = {"cache", "lru_cache"}
+
+
+def _called(node: ast.expr) -> str:
+    func = node.func if isinstance(node, ast.Call) else node
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _process_state(tree: ast.Module) -> list[tuple[str, int, str]]:
+    """Module-level names bound to an empty container or a cache object, and functions
+    memoized by ``functools``: (name, line, kind)."""
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            value = node.value
+            empty = isinstance(value, ast.Dict | ast.List | ast.Set) and not (
+                value.keys if isinstance(value, ast.Dict) else value.elts
+            )
+            made = isinstance(value, ast.Call) and _called(value) in _STATE_CALLS
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id != "__all__" and (empty or made):
+                    found.append((target.id, node.lineno, "state"))
+        if isinstance(node, ast.FunctionDef):
+            for deco in node.decorator_list:
+                if _called(deco) in _MEMOS:
+                    bounded = isinstance(deco, ast.Call) and any(
+                        k.arg == "maxsize" and isinstance(k.value, ast.Constant) and k.value.value
+                        for k in deco.keywords
+                    )
+                    argless = not node.args.args
+                    found.append(
+                        (node.name, node.lineno, "memo" if bounded or argless else "unbounded")
+                    )
+    return found
+
+
+def test_state_a_process_keeps_is_listed_and_memos_are_bounded() -> None:
+    """Every module-level container, cache object and ``functools`` memo of ``src`` is named in
+    the architecture document's list of the state a process keeps (so a new cache has a stated
+    owner and bound), and no memo of a function with arguments is unbounded."""
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    listed = doc[doc.index("## State a process keeps") :]
+    missing, unbounded = [], []
+    for path in sorted(SRC.rglob("*.py")):
+        module = ".".join(path.relative_to(SRC).with_suffix("").parts)
+        for name, line, kind in _process_state(ast.parse(path.read_text(encoding="utf-8"))):
+            if f"`{module}.{name}`" not in listed:
+                missing.append(f"{path.relative_to(ROOT)}:{line}: {module}.{name}")
+            if kind == "unbounded":
+                unbounded.append(f"{path.relative_to(ROOT)}:{line}: {module}.{name}")
+    assert missing == []
+    assert unbounded == []
+
+
+def test_the_process_state_check_sees_containers_caches_and_memos() -> None:
+    """The check's finder, on planted code: what counts and what does not."""
+    tree = ast.parse(
+        "import functools\n"
+        "TABLE = {'a': 1}\n"  # a constant table: not state
+        "_seen: dict[str, int] = {}\n"
+        "KEPT = BoundedCache('x', 4)\n"
+        "@functools.lru_cache(maxsize=8)\n"
+        "def parsed(text): ...\n"
+        "@functools.cache\n"
+        "def grows(key): ...\n"
+        "@functools.cache\n"
+        "def once(): ...\n"
+    )
+    assert _process_state(tree) == [
+        ("_seen", 3, "state"),
+        ("KEPT", 4, "state"),
+        ("parsed", 6, "memo"),
+        ("grows", 8, "unbounded"),
+        ("once", 10, "memo"),
+    ]

@@ -37,7 +37,7 @@ def package_dir() -> Path:
     return Path(__file__).resolve().parent
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)
 def build_time(where: Path | None = None) -> str:
     """When the package in ``where`` (default: this one) was built, as ISO 8601 in UTC.
 

@@ -4,8 +4,6 @@ Drill's ``store.json.reader.skip_invalid_records`` drops malformed records inste
 the query; the count must not vanish. A reader reports through :func:`report_skipped`, which
 
 * logs a warning naming the file and the count (the ``auger.formats`` logger),
-* adds the count to a process-wide tally (:func:`skipped_records`, :func:`clear_skipped`),
-* calls every registered listener (``add_listener``), e.g. a session collecting query warnings,
 * adds the count and the records' line numbers to the calling thread's :func:`recording` sink
   (it travels with the read in progress, :mod:`auger.storage.read_scope`), so a scan task can
   tell its statement which records of which file it dropped.
@@ -17,28 +15,20 @@ file, as decimal text), so a consumer of raw reader batches sees it without any 
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from auger.storage.read_scope import current, scoped
 
 __all__ = [
     "SKIPPED_KEY",
-    "add_listener",
-    "clear_skipped",
     "recording",
-    "remove_listener",
     "report_skipped",
-    "skipped_records",
 ]
 
 SKIPPED_KEY = b"auger.skipped"
 
 _log = logging.getLogger("auger.formats")
-_lock = threading.Lock()
-_tally: dict[str, int] = {}
-_listeners: list[Callable[[str, int], None]] = []
 
 #: The most line numbers a sink keeps per file (the count stays exact).
 MAX_LINES = 20
@@ -50,11 +40,6 @@ def report_skipped(path: str, count: int, lines: Iterable[int] = ()) -> None:
     if count <= 0:
         return
     _log.warning("Skipped %d invalid record(s) in %s", count, path)
-    with _lock:
-        _tally[path] = _tally.get(path, 0) + count
-        listeners = list(_listeners)
-    for fn in listeners:
-        fn(path, count)
     sink = current().skipped
     if sink is not None:
         total, known = sink.get(path, (0, []))
@@ -77,25 +62,3 @@ def recording() -> Iterator[dict[str, tuple[int, list[int]]]]:
             for path, (count, lines) in sink.items():
                 total, known = outer.get(path, (0, []))
                 outer[path] = (total + count, sorted(set(known).union(lines))[:MAX_LINES])
-
-
-def skipped_records() -> dict[str, int]:
-    """File → records skipped, since the last :func:`clear_skipped` (this process)."""
-    with _lock:
-        return dict(_tally)
-
-
-def clear_skipped() -> None:
-    with _lock:
-        _tally.clear()
-
-
-def add_listener(fn: Callable[[str, int], None]) -> None:
-    with _lock:
-        _listeners.append(fn)
-
-
-def remove_listener(fn: Callable[[str, int], None]) -> None:
-    with _lock:
-        if fn in _listeners:
-            _listeners.remove(fn)
