@@ -43,6 +43,7 @@ from auger.options import SystemOptions
 from auger.scan.cache import LOCATION, cache_location
 from auger.session import UserSession
 from auger.spark.bootstrap import forget_dead_spark, get_spark, spark_alive
+from auger.spark.kept_frames import KeptFrames
 from auger.storage import filesystem as fs
 from auger.storage.denied import DeniedPath
 from auger.storage.object_tables import DEFAULT_LEASE_INTERVAL, ServerLease, sweep_workspace
@@ -108,6 +109,9 @@ class Engine:
         self._lock = threading.RLock()  # re-entrant: a signal handler may run while held
         self.deny_cache_location(self.system_options.get("auger.cache.location"))
         self._spark: Any = None
+        #: the DataFrames of small whole-file reads, kept for the next statement over the same
+        #: files; this engine's own, emptied when it shuts down
+        self.kept_frames = KeptFrames()
         #: how many times Spark was started again after it died under the engine
         self.spark_restarts = 0
         self.closed = False
@@ -369,6 +373,7 @@ class Engine:
                 session.close()
             except Exception:  # keep closing the others
                 _log.exception("closing session %s failed", session.id)
+        self.kept_frames.clear()
         self.lease.stop()
         with _live_lock:
             _live.pop(self.id, None)

@@ -1,5 +1,7 @@
 """A small whole-file scan read on the driver keeps its DataFrame for the next statement over
-the same files: the same answer and scan figures, never a stale one once a file changes."""
+the same files: the same answer and scan figures, never a stale one once a file changes. The
+kept frames are the engine's own: another engine of the process reads the file itself, and an
+engine that shuts down keeps none."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from auger.dbapi import Connection
+from auger.engine import Engine
 from auger.spark import local_scan
-from auger.spark.local_scan import KeptFrames
+from auger.spark.kept_frames import KeptFrames
 from auger.spark.scan_report import TaskFacts
 
 SQL = "SELECT k, COUNT(*) AS n, SUM(v) AS s FROM dfs.`{path}` GROUP BY k ORDER BY k"
@@ -124,3 +128,32 @@ def test_kept_frames_are_bounded_and_owned_by_one_session() -> None:
     assert kept.get(other, "a") is None  # another session's frames are not its
     kept.put(other, "d", "frame d", facts, 10)  # and a new owner empties it
     assert kept.get(other, "a") is None and len(kept) == 1
+
+
+def test_each_engine_keeps_its_own_frames_and_drops_them_on_shutdown(
+    engine: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "per_engine.json"
+    _write(path, [("a", 1), ("b", 2)], 1_600_000_000)
+    reads = _reads(monkeypatch)
+    sql = SQL.format(path=path)
+    other = Engine({"spark": {"master": "local[2]"}})  # the same process, the same Spark
+    try:
+        with Connection(engine.open_session("tester")) as first:
+            first.cursor().execute(sql)
+        assert len(reads) == 1 and len(engine.kept_frames) >= 1
+        assert len(other.kept_frames) == 0  # the shared engine's frame is not the other's
+        with Connection(other.open_session("tester")) as second:
+            cur = second.cursor()
+            cur.execute(sql)
+            assert cur.fetchall() == [("a", 1, 1), ("b", 1, 2)]
+            assert len(reads) == 2  # read again: nothing kept by this engine yet
+            cur.execute(sql)
+            assert len(reads) == 2  # then kept by it
+        assert len(other.kept_frames) == 1
+    finally:
+        other.shutdown()
+    assert len(other.kept_frames) == 0 and other.kept_frames.nbytes == 0
+    with Connection(engine.open_session("tester")) as again:
+        again.cursor().execute(sql)
+    assert len(reads) == 2  # the shared engine's frame outlived the other engine

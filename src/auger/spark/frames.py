@@ -17,6 +17,7 @@ from auger.spark.native_parquet import native_parquet_frame
 
 if TYPE_CHECKING:
     from auger.scan.plan import PlannedScan
+    from auger.spark.kept_frames import KeptFrames
     from auger.spark.scan_report import ScanReport
 
 __all__ = ["scan_frame"]
@@ -28,6 +29,7 @@ def scan_frame(
     options: Mapping[str, Any],
     small_here: bool = False,
     reports: list[ScanReport] | None = None,
+    kept: KeptFrames | None = None,
 ) -> Any:
     """The DataFrame delivering ``planned.schema`` for the planned scan.
 
@@ -39,6 +41,7 @@ def scan_frame(
             query about to run; not for one only explained or stored as a plan).
         reports: the statement's scan reports, where this scan adds its own (None: nobody
             will read it).
+        kept: the engine's kept frames of small whole-file reads (None: keep none).
     """
 
     frame = local_limit_frame(spark, planned, options, reports)
@@ -51,7 +54,10 @@ def scan_frame(
 
     # a few small files: read on the driver (no data source planning, no Python worker, and
     # quicker than any Spark job over a cache entry of them)
-    if small_here and (small := small_input_frame(spark, planned, options, reports)) is not None:
+    if (
+        small_here
+        and (small := small_input_frame(spark, planned, options, reports, kept)) is not None
+    ):
         return small
 
     # text and JSON files kept in the raw-file cache: Spark's Parquet reader over the entries

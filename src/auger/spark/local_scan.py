@@ -22,20 +22,19 @@ expands past it is read by Spark's tasks. The estimate is checked while reading 
 decompressed bytes and the Arrow batches the read produces are counted, and past the bound the
 read stops and the scan goes to Spark's tasks after all.
 
-A whole-file read's DataFrame is kept for the next statement over the same files
-(:class:`KeptFrames`): the rows, and the local relation Spark built of them, are the same for as
-long as the spec is (its files' paths, sizes and modification times, the format's and the
-session's reader options, the columns). A warm query over a small file then neither reads it nor
-ships it to the JVM again; only its scan figures are reported again, as the read reported them.
+A whole-file read's DataFrame is kept for the next statement over the same files, in the
+engine's :class:`~auger.spark.kept_frames.KeptFrames` the caller passes: the rows, and the local
+relation Spark built of them, are the same for as long as the spec is (its files' paths, sizes
+and modification times, the format's and the session's reader options, the columns). A warm
+query over a small file then neither reads it nor ships it to the JVM again; only its scan
+figures are reported again, as the read reported them.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -48,16 +47,13 @@ from auger.storage.uncompressed import uncompressed_estimate
 from auger.types.spark import schema_to_spark, spark_arrow_schema
 
 if TYPE_CHECKING:
-    import pyarrow as pa
-
     from auger.scan.plan import PlannedScan
+    from auger.spark.kept_frames import KeptFrames
     from auger.spark.scan_report import ScanReport, TaskFacts
 
 __all__ = [
     "DEFAULT_LOCAL_BYTES",
     "DEFAULT_LOCAL_LIMIT_ROWS",
-    "KEPT_FRAME_BYTES",
-    "KeptFrames",
     "local_limit_frame",
     "local_limit_table",
     "small_input_frame",
@@ -209,14 +205,16 @@ def small_input_frame(
     planned: PlannedScan,
     options: Mapping[str, Any],
     reports: list[ScanReport] | None = None,
+    kept: KeptFrames | None = None,
 ) -> Any:
     """A DataFrame of the whole scan read here, or None when its files are not small; the
-    frame an earlier statement built for the same spec when it is still kept."""
+    frame an earlier statement built for the same spec when ``kept`` (the engine's kept
+    frames; None: keep none) still has it."""
     if _small_input_bound(planned, options) is None:
         return None
-    key = _kept_key(planned)
-    if key is not None and (kept := KEPT.get(spark, key)) is not None:
-        frame, facts = kept
+    key = _kept_key(planned) if kept is not None else None
+    if kept is not None and key is not None and (found := kept.get(spark, key)) is not None:
+        frame, facts = found
         _report(planned, facts, reports)
         return frame
     read = _small_input_read(planned, options, reports)
@@ -224,9 +222,9 @@ def small_input_frame(
         return None
     table, facts = read
     frame = _frame(spark, planned, table)
-    if key is not None and not facts.skipped:
+    if kept is not None and key is not None and not facts.skipped:
         # a read that skipped bad records is read again: its warnings come from the read
-        KEPT.put(spark, key, frame, facts, table.nbytes)
+        kept.put(spark, key, frame, facts, table.nbytes)
     return frame
 
 
@@ -242,82 +240,6 @@ def _kept_key(planned: PlannedScan) -> str | None:
     # the rest of the spec as its JSON form has it (the files' part of that is slow to build
     # for thousands of them)
     return "\n".join([replace(spec, files=()).to_json(), *files])
-
-
-#: The most Arrow bytes of whole-file reads whose frames are kept, in all.
-KEPT_FRAME_BYTES = 32 * 1024 * 1024
-
-
-@dataclass
-class _Kept:
-    frame: Any
-    facts: TaskFacts
-    nbytes: int
-
-
-class KeptFrames:
-    """The DataFrames of recent small whole-file reads, by spec, least recently used dropped
-    first past :data:`KEPT_FRAME_BYTES`.
-
-    Owned by one SparkSession (the JVM holds the rows of each kept frame): a frame asked for
-    under another session empties it. A changed file has another spec (its size or modification
-    time), so its old frame is never found again and ages out.
-    """
-
-    def __init__(self, most_bytes: int = KEPT_FRAME_BYTES) -> None:
-        self.most_bytes = most_bytes
-        self._owner: Any = None
-        self._entries: OrderedDict[str, _Kept] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    def get(self, spark: Any, key: str) -> tuple[Any, TaskFacts] | None:
-        """The frame and read facts kept for ``key`` under ``spark``, or None."""
-        with self._lock:
-            if spark is not self._owner:
-                return None
-            entry = self._entries.get(key)
-            if entry is None:
-                return None
-            self._entries.move_to_end(key)
-            return entry.frame, entry.facts
-
-    def put(self, spark: Any, key: str, frame: Any, facts: TaskFacts, nbytes: int) -> None:
-        """Keep ``frame`` (built from ``nbytes`` of Arrow data) under ``key``."""
-        if nbytes > self.most_bytes:
-            return
-        with self._lock:
-            if spark is not self._owner:
-                self._entries.clear()
-                self._bytes = 0
-                self._owner = spark
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self._bytes -= old.nbytes
-            self._entries[key] = _Kept(frame, facts, nbytes)
-            self._bytes += nbytes
-            while self._bytes > self.most_bytes:
-                _, dropped = self._entries.popitem(last=False)
-                self._bytes -= dropped.nbytes
-
-    def clear(self) -> None:
-        """Forget every kept frame."""
-        with self._lock:
-            self._entries.clear()
-            self._bytes = 0
-            self._owner = None
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    @property
-    def nbytes(self) -> int:
-        """The Arrow bytes the kept frames were built from."""
-        return self._bytes
-
-
-#: The process's kept frames (one engine, one SparkSession).
-KEPT = KeptFrames()
 
 
 def _frame(spark: Any, planned: PlannedScan, table: pa.Table | None) -> Any:

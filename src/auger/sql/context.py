@@ -13,7 +13,8 @@ which carries the context). What the context holds:
   a statement that plans nothing, such as ``SET``, takes none);
 * the user, and whether they are an administrator;
 * ``engine``: the few things a statement asks of the engine (:class:`EngineServices`), Spark
-  among them, started only when a statement first needs it;
+  among them, started only when a statement first needs it, and the frames of small reads it
+  keeps for the next statement;
 * ``recordings``: what the statement notes on its way
   (:class:`~auger.sql.recordings.Recordings`): its scan diagnostics, whose scan reports the
   scans fill in, and the scans EXPLAIN or a query profile names.
@@ -32,6 +33,7 @@ from typing import Any, Protocol
 
 from auger.errors import UserError
 from auger.options import SessionOptions, SystemOptions
+from auger.spark.kept_frames import KeptFrames
 from auger.sql.catalog.resolution import SessionCatalog
 from auger.sql.planning.diagnostics import Diagnostics
 from auger.sql.recordings import Recordings
@@ -51,6 +53,11 @@ class EngineServices(Protocol):
     @property
     def spark(self) -> Any:
         """The SparkSession (started on first use)."""
+        ...
+
+    @property
+    def kept_frames(self) -> KeptFrames:
+        """The engine's DataFrames of small whole-file reads, kept for the next statement."""
         ...
 
     def drill_ports(self) -> dict[str, int | None]:

@@ -91,7 +91,10 @@ def plan_scans(plan: SelectPlan) -> None:
         if star and not rows_only:
             _hide_implicit_from_star(node, planned)
         # small files are read here only for a query that runs now (not for EXPLAIN)
-        frame = scan_frame(plan.spark, planned, options, small_here=plan.local, reports=reports)
+        kept = plan.statement.engine.kept_frames
+        frame = scan_frame(
+            plan.spark, planned, options, small_here=plan.local, reports=reports, kept=kept
+        )
         # what EXPLAIN names
         explain.scan_framed(plan.statement.recordings.scans, plan.discovered[n], planned, frame)
         if rows_only:
