@@ -90,7 +90,7 @@ PLUGIN_DEFAULT_FORMATS: dict[str, dict[str, Any]] = {
 FORMAT_ENTRY_POINTS = "auger.formats"
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1)
 def format_entry_points() -> tuple[EntryPoint, ...]:
     """The installed format plugins' entry points, looked up once per process."""
     # deferred: keeps start-up light (import auger, the CLI, Spark's workers)

@@ -107,14 +107,15 @@ def job_group(group: str, description: str, spark: Any = None) -> Iterator[None]
 
 
 #: The JVM's SparkContext of a Python SparkContext (``sc._jsc.sc()`` is a round trip each time)
-_scala_contexts: dict[int, tuple[Any, Any]] = {}
+#: (one: a process has one live SparkContext; a stopped context's entry goes with the next one)
+SCALA_CONTEXTS: BoundedCache[int, tuple[Any, Any]] = BoundedCache("Scala SparkContexts", 1)
 
 
 def _scala_context(sc: Any) -> Any:
-    found = _scala_contexts.get(id(sc))
+    found = SCALA_CONTEXTS.get(id(sc))
     if found is None or found[0] is not sc:
-        _scala_contexts.clear()  # a stopped context's entry goes with it
-        found = _scala_contexts[id(sc)] = (sc, sc._jsc.sc())
+        found = (sc, sc._jsc.sc())
+        SCALA_CONTEXTS.put(id(sc), found)
     return found[1]
 
 
@@ -346,15 +347,15 @@ def _collected(df: Any) -> pa.Table:
 
 #: The SQL conf object of a classic session (``spark._jconf`` is two round trips each time; the
 #: object is the session's own for its life, and ``SET`` changes it in place)
-_confs: dict[int, tuple[Any, Any]] = {}
+#: (a few: each engine's session, and sessions come and go in tests)
+SESSION_CONFS: BoundedCache[int, tuple[Any, Any]] = BoundedCache("SQL confs by session", 16)
 
 
 def _session_conf(spark: Any) -> Any:
-    found = _confs.get(id(spark))
+    found = SESSION_CONFS.get(id(spark))
     if found is None or found[0] is not spark:
-        if len(_confs) > 16:  # sessions come and go in tests: keep a few
-            _confs.clear()
-        found = _confs[id(spark)] = (spark, spark._jconf)
+        found = (spark, spark._jconf)
+        SESSION_CONFS.put(id(spark), found)
     return found[1]
 
 
