@@ -278,15 +278,53 @@ def test_delta_column_mapping_reads_the_physical_columns(make_conn: Any, data_di
     ]
 
 
-def test_delta_column_mapping_of_a_struct_is_refused_not_misread(
+def test_delta_column_mapping_reads_struct_members_by_physical_name(
     make_conn: Any, data_dir: Path
 ) -> None:
     path = data_dir / "lake" / "mapped_struct"
-    write_deltalake(str(path), pa.table({"id": [1], "s": [{"x": 1}]}),
-                    configuration={"delta.columnMapping.mode": "name"})  # fmt: skip
-    text = error(make_conn(), "SELECT * FROM dfs.data.`lake/mapped_struct`")
-    assert "UNSUPPORTED_OPERATION ERROR" in text and "column mapping" in text
-    assert "lake/mapped_struct" in text and "[s]" in text
+    data = pa.table({"id": [1, 2, 3], "s": [{"x": 1, "y": "p"}, None, {"x": 3, "y": "r"}]})
+    write_deltalake(str(path), data, configuration={"delta.columnMapping.mode": "name"})
+    schema = pq.read_schema(next(path.rglob("*.parquet")))
+    inner = schema.field(1).type
+    assert schema.names[1] != "s" and inner[0].name != "x"  # the files hold physical names
+    conn = make_conn()
+    name = "dfs.data.`lake/mapped_struct`"
+    assert rows(conn, f"SELECT t.s.x, t.s.y FROM {name} t ORDER BY id") == [
+        (1, "p"),
+        (None, None),
+        (3, "r"),
+    ]
+    assert rows(conn, f"SELECT id FROM {name} t WHERE t.s.y = 'r'") == [(3,)]
+    got = rows(conn, f"SELECT * FROM {name} ORDER BY id")
+    assert [r[0] for r in got] == [1, 2, 3]
+    assert "x" in str(got[0][1]) and "p" in str(got[0][1])
+
+
+def test_iceberg_renamed_struct_member_reads_by_field_id(make_conn: Any, data_dir: Path) -> None:
+    root = data_dir / "lake" / "renamed_member"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    catalog = SqlCatalog("m", uri=f"sqlite:///{root}/catalog.db", warehouse=f"file://{root}")
+    catalog.create_namespace("ns")
+    struct = pa.struct([("a", pa.int64()), ("c", pa.string())])
+    table = catalog.create_table("ns.t", schema=pa.schema([("id", pa.int64()), ("s", struct)]))
+    first = {"id": [1, 2], "s": [{"a": 10, "c": "u"}, {"a": 20, "c": "v"}]}
+    table.append(pa.table(first, table.schema().as_arrow()))
+    with table.update_schema() as update:
+        update.rename_column("s.a", "b")
+    table.append(pa.table({"id": [3], "s": [{"b": 30, "c": "w"}]}, table.schema().as_arrow()))
+    conn = make_conn()
+    name = "dfs.data.`lake/renamed_member/ns/t`"
+    # the first file names the member `a`; its field id says it is `b` now
+    assert rows(conn, f"SELECT t.s.b, t.s.c FROM {name} t ORDER BY id") == [
+        (10, "u"),
+        (20, "v"),
+        (30, "w"),
+    ]
+    assert rows(conn, f"SELECT id FROM {name} t WHERE t.s.b >= 20 ORDER BY id") == [(2,), (3,)]
+    got = rows(conn, f"SELECT * FROM {name} ORDER BY id")
+    assert [r[0] for r in got] == [1, 2, 3]
+    assert all("b" in str(r[1]) and "'a'" not in str(r[1]) for r in got), got
 
 
 def test_iceberg_renamed_and_reused_column_names_read_by_field_id(

@@ -45,7 +45,12 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.base import FormatPlugin
 from auger.formats.conflicts import merge_file_schemas
-from auger.formats.parquet_columns import column_mapping, file_paths, partition_constants
+from auger.formats.parquet_columns import (
+    column_mapping,
+    file_paths,
+    partition_constants,
+    rename_members,
+)
 from auger.formats.parquet_dates import (
     DateCorruption,
     auto_correct_dates,
@@ -697,8 +702,10 @@ class ParquetFormat(FormatPlugin):
         )
         mapping = column_mapping(config.options)
         physical: dict[str, str] | None = None
+        members: dict[str, str] = {}
         if mapping is not None:
             # a table that tracks columns by id (Iceberg, Delta): this file's names for them
+            members = mapping.member_names(schema)
             schema, physical = mapping.table_view(schema)
         selected = nested_selection(schema, columns, options.get("__projection__"))
         if selected is not None and not selected:
@@ -751,6 +758,10 @@ class ParquetFormat(FormatPlugin):
                     for c in columns_in
                 ]
                 names = batch.schema.names
+                if members:
+                    arrays = [
+                        rename_members(a, n, members) for a, n in zip(arrays, names, strict=True)
+                    ]
                 if renamed:
                     names = [renamed[n] for n in names]
                 yield pa.RecordBatch.from_arrays(arrays, names=names)

@@ -30,10 +30,13 @@ __all__ = [
     "column_mapping",
     "file_paths",
     "partition_constants",
+    "rename_members",
 ]
 
 #: The format option that carries a table's mapping to the Parquet reader: a list of
-#: ``[field id or None, name in the files, name in the table]``, one per top-level column.
+#: ``[field id or None, name in the files, name in the table]``, one per top-level column, and
+#: one per member of a struct column, whose names are dotted paths (``s.a`` in the files,
+#: ``s.b`` in the table).
 COLUMN_MAPPING = "column_mapping"
 
 #: The format option that carries a table's partition columns to the Parquet reader:
@@ -51,9 +54,56 @@ def _field_id(field: pa.Field) -> int | None:
         return None
 
 
+def _members(field: pa.Field, path: str, by_id: dict[int, str], by_name: dict[str, str]) -> None:
+    """The members of a struct column (through nested structs): id -> dotted path in the
+    file, and lower-cased dotted path -> dotted path."""
+    if not pa.types.is_struct(field.type):
+        return
+    for member in field.type:
+        sub = f"{path}.{member.name}"
+        if (i := _field_id(member)) is not None:
+            by_id[i] = sub
+        by_name[sub.lower()] = sub
+        _members(member, sub, by_id, by_name)
+
+
+def _rename_type(t: pa.DataType, path: str, names: Mapping[str, str]) -> pa.DataType:
+    """A struct type with its members under their table names (``names``: dotted path in the
+    file -> member name in the table)."""
+    if not pa.types.is_struct(t):
+        return t
+    fields = []
+    for member in t:
+        sub = f"{path}.{member.name}"
+        fields.append(
+            member.with_name(names.get(sub, member.name)).with_type(
+                _rename_type(member.type, sub, names)
+            )
+        )
+    return pa.struct(fields)
+
+
+def rename_members(arr: pa.Array, path: str, names: Mapping[str, str]) -> pa.Array:
+    """A column read from a file (``path``: its name in the file) with its struct members
+    under the table's names (``names``: :meth:`ColumnMapping.member_names`), nulls kept."""
+    if not pa.types.is_struct(arr.type):
+        return arr
+    children = [
+        rename_members(child, f"{path}.{member.name}", names)
+        for child, member in zip(arr.flatten(), arr.type, strict=True)
+    ]
+    fields = [
+        pa.field(names.get(f"{path}.{m.name}", m.name), c.type, m.nullable, m.metadata)
+        for c, m in zip(children, arr.type, strict=True)
+    ]
+    mask = arr.is_null() if arr.null_count else None
+    return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
+
+
 @dataclass(frozen=True)
 class ColumnMapping:
-    """The table's top-level columns as (field id or None, name in the files, table name)."""
+    """The table's columns as (field id or None, name in the files, table name): top-level
+    columns by name, struct members by dotted path."""
 
     entries: tuple[tuple[int | None, str, str], ...]
 
@@ -69,6 +119,8 @@ class ColumnMapping:
         by_name = {f.name.lower(): f for f in schema}
         out: dict[str, str] = {}
         for field_id, physical, logical in self.entries:
+            if "." in logical:
+                continue
             if by_id and field_id is not None:
                 field = by_id.get(field_id)
             else:
@@ -77,15 +129,53 @@ class ColumnMapping:
                 out[field.name] = logical
         return out
 
+    def member_names(self, schema: pa.Schema) -> dict[str, str]:
+        """The file's struct members that are table members: dotted path in this file ->
+        the member's name in the table (by field id where both have ids, else by path)."""
+        by_id: dict[int, str] = {}
+        by_name: dict[str, str] = {}
+        for f in schema:
+            _members(f, f.name, by_id, by_name)
+        out: dict[str, str] = {}
+        for field_id, physical, logical in self.entries:
+            if "." not in logical:
+                continue
+            if by_id and field_id is not None:
+                path = by_id.get(field_id)
+            else:
+                path = by_name.get(physical.lower())
+            if path is not None:
+                out[path] = logical.rsplit(".", 1)[1]
+        return out
+
     def table_view(self, schema: pa.Schema) -> tuple[pa.Schema, dict[str, str]]:
-        """The file's schema under the table's names, and table name (lower case) -> the
-        name to read in this file."""
+        """The file's schema under the table's names, and table name or member path (lower
+        case) -> the name or dotted path to read in this file."""
         names = self.file_names(schema)
-        view = pa.schema([f.with_name(names[f.name]) for f in schema if f.name in names])
-        return view, {logical.lower(): physical for physical, logical in names.items()}
+        members = self.member_names(schema)
+        view = pa.schema(
+            [
+                f.with_name(names[f.name]).with_type(_rename_type(f.type, f.name, members))
+                for f in schema
+                if f.name in names
+            ]
+        )
+        physical = {logical.lower(): name for name, logical in names.items()}
+        for path in members:
+            physical[_table_path(path, names, members).lower()] = path
+        return view, physical
 
     def to_option(self) -> list[list[Any]]:
         return [list(e) for e in self.entries]
+
+
+def _table_path(path: str, names: Mapping[str, str], members: Mapping[str, str]) -> str:
+    """A dotted path in the file under the table's names."""
+    parts = path.split(".")
+    out = [names.get(parts[0], parts[0])]
+    for i in range(1, len(parts)):
+        out.append(members.get(".".join(parts[: i + 1]), parts[i]))
+    return ".".join(out)
 
 
 def column_mapping(format_options: Mapping[str, Any]) -> ColumnMapping | None:
@@ -99,11 +189,18 @@ def column_mapping(format_options: Mapping[str, Any]) -> ColumnMapping | None:
 
 
 def file_paths(selected: Sequence[str], physical: Mapping[str, str]) -> list[str]:
-    """Column paths under the table's names (``m.b``) as this file names them."""
+    """Column paths under the table's names (``m.b``) as this file names them: the longest
+    prefix the mapping knows (a renamed member), the rest as it is."""
     out = []
     for path in selected:
-        root, dot, rest = path.partition(".")
-        out.append(physical[root.lower()] + dot + rest)
+        parts = path.split(".")
+        for i in range(len(parts), 0, -1):
+            known = physical.get(".".join(parts[:i]).lower())
+            if known is not None:
+                out.append(".".join([known, *parts[i:]]))
+                break
+        else:
+            out.append(path)
     return out
 
 

@@ -111,31 +111,41 @@ def _deleted_positions(table: Any, location: str) -> dict[str, list[int]]:
 
 def _column_mapping(table: Any, location: str) -> tuple[tuple[int | None, str, str], ...]:
     """The physical name (mode ``name``) or field id (mode ``id``) of each column, when the
-    table maps its columns; empty when it does not.
+    table maps its columns (struct members too, by dotted paths); empty when it does not.
 
     Raises:
-        UserError: UNSUPPORTED_OPERATION for what the scan cannot map: struct members (they
-            have physical names of their own).
+        UserError: UNSUPPORTED_OPERATION for a struct inside a list or map (its members have
+            physical names the scan cannot map).
     """
     mode = (table.metadata().configuration or {}).get("delta.columnMapping.mode") or "none"
     if mode == "none":
         return ()
     fields = json.loads(table.schema().to_json())["fields"]
-    refused = [f["name"] for f in fields if isinstance(f["type"], dict)]
-    if refused:
-        raise UserError.unsupported(
-            f"Delta table [{location}] version [{table.version()}] maps column names (column "
-            f"mapping mode {mode}) of nested column [{refused[0]}], which auger does not read "
-            "yet",
-            ["Fix: rewrite the table without column mapping (for example CREATE TABLE AS)"],
-        )
+    return tuple(_mapped(fields, mode, location, "", ""))
+
+
+def _mapped(
+    fields: list[dict[str, Any]], mode: str, location: str, physical_prefix: str, prefix: str
+) -> list[tuple[int | None, str, str]]:
+    """Each column, and each member of a struct column (dotted paths), as column mapping
+    names it in the files."""
     out: list[tuple[int | None, str, str]] = []
     for f in fields:
         meta = f.get("metadata") or {}
         field_id = meta.get("delta.columnMapping.id") if mode == "id" else None
-        physical = meta.get("delta.columnMapping.physicalName") or f["name"]
-        out.append((None if field_id is None else int(field_id), physical, f["name"]))
-    return tuple(out)
+        physical = physical_prefix + (meta.get("delta.columnMapping.physicalName") or f["name"])
+        logical = prefix + f["name"]
+        out.append((None if field_id is None else int(field_id), physical, logical))
+        t = f["type"]
+        if isinstance(t, dict) and t.get("type") == "struct":
+            out.extend(_mapped(t["fields"], mode, location, physical + ".", logical + "."))
+        elif isinstance(t, dict) and '"struct"' in json.dumps(t):
+            raise UserError.unsupported(
+                f"Delta table [{location}] maps column names (column mapping mode {mode}) of "
+                f"a struct inside list or map column [{logical}], which auger does not read yet",
+                ["Fix: rewrite the table without column mapping (for example CREATE TABLE AS)"],
+            )
+    return out
 
 
 def current_schema(location: str) -> TupleSchema:
@@ -170,8 +180,8 @@ def delta_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
 
     Raises:
         UserError: VALIDATION for a version that does not exist or an unreadable log;
-            UNSUPPORTED_OPERATION for features auger does not apply (column mapping of nested
-            columns, reader versions past 3).
+            UNSUPPORTED_OPERATION for features auger does not apply (column mapping of a
+            struct inside a list or map, reader versions past 3).
     """
 
     table = _open(location, options)

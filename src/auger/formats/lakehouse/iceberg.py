@@ -194,12 +194,12 @@ def _column_mapping(
     table: Any, schema: Any, location: str
 ) -> tuple[tuple[int | None, str, str], ...]:
     """How the data files name the columns of ``schema``: empty while every column has kept
-    its name and no name went to another column; else each top-level column by its field id
-    (files written before a rename hold the old name).
+    its name and no name went to another column; else each column by its field id (files
+    written before a rename hold the old name), struct members by their dotted paths.
 
     Raises:
-        UserError: UNSUPPORTED_OPERATION for a renamed member of a struct, which the scan
-            cannot rename.
+        UserError: UNSUPPORTED_OPERATION for a renamed member under a list or map, which the
+            scan cannot rename.
     """
     history = [_paths_by_id(s.fields) for s in table.schemas().values()]
     ids_of: dict[str, set[int]] = {}
@@ -209,8 +209,9 @@ def _column_mapping(
             ids_of.setdefault(path.lower(), set()).add(field_id)
             names_of.setdefault(field_id, set()).add(path.lower())
     top = {int(f.field_id) for s in table.schemas().values() for f in s.fields}
+    members = _struct_members(schema.fields)
     for field_id, names in names_of.items():
-        if len(names) > 1 and field_id not in top:
+        if len(names) > 1 and field_id not in top and field_id not in members:
             old, new = sorted(names)[:2]
             raise UserError.unsupported(
                 f"Iceberg table [{location}] renamed struct member [{old}] to [{new}], which "
@@ -220,7 +221,21 @@ def _column_mapping(
     moved = any(len(n) > 1 for n in names_of.values()) or any(len(i) > 1 for i in ids_of.values())
     if not moved:
         return ()
-    return tuple((int(f.field_id), f.name, f.name) for f in schema.fields)
+    columns = [(int(f.field_id), f.name, f.name) for f in schema.fields]
+    return tuple(columns + [(i, path, path) for i, path in members.items()])
+
+
+def _struct_members(fields: Any, prefix: str = "") -> dict[int, str]:
+    """The members of the struct columns (through nested structs only), by id: their dotted
+    paths."""
+    out: dict[int, str] = {}
+    for f in fields:
+        if f.field_type.is_struct:
+            path = prefix + f.name
+            for member in f.field_type.fields:
+                out[int(member.field_id)] = f"{path}.{member.name}"
+            out.update(_struct_members(f.field_type.fields, path + "."))
+    return out
 
 
 def iceberg_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
