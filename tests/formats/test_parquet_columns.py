@@ -15,7 +15,9 @@ from auger.formats.parquet_columns import (
     ColumnMapping,
     PartitionConstants,
     column_mapping,
+    file_paths,
     partition_constants,
+    rename_members,
 )
 from auger.storage.splits import FileSplit
 
@@ -68,3 +70,31 @@ def test_partition_values_travel_as_an_option_and_come_back_typed() -> None:
     assert str(got["at"][0]) == "2024-01-01 10:00:00+00:00"
     assert got["flag"].null_count == 2 and got["flag"].type == pa.bool_()
     assert [n for n, _ in carried.arrays("/t/a.parquet", ["flag"], 1)] == ["flag"]
+
+
+def test_struct_members_are_renamed_by_id_nested_structs_and_nulls_kept() -> None:
+    # the file names the column `s0` with members `a` (id 2) and `t` (id 3, holding `x`, id 4);
+    # the table renamed `a` to `b` and `t.x` to `t.y`
+    inner = pa.struct([_field("x", pa.int64(), 4)])
+    struct = pa.struct([_field("a", pa.int64(), 2), _field("t", inner, 3)])
+    schema = pa.schema([_field("s0", struct, 1)])
+    mapping = ColumnMapping(
+        ((1, "s", "s"), (2, "s.b", "s.b"), (3, "s.t", "s.t"), (4, "s.t.y", "s.t.y"))
+    )
+    members = mapping.member_names(schema)
+    assert members == {"s0.a": "b", "s0.t": "t", "s0.t.x": "y"}
+    view, physical = mapping.table_view(schema)
+    assert [m.name for m in view.field("s").type] == ["b", "t"]
+    assert file_paths(["s.b", "S.T.Y", "s"], physical) == ["s0.a", "s0.t.x", "s0"]
+    data = pa.array([{"a": 1, "t": {"x": 5}}, None, {"a": 3, "t": None}], struct)
+    got = rename_members(data, "s0", members)
+    assert got.to_pylist() == [{"b": 1, "t": {"y": 5}}, None, {"b": 3, "t": None}]
+
+
+def test_struct_members_without_ids_are_matched_by_physical_path() -> None:
+    struct = pa.struct([_field("col-2", pa.string(), None)])
+    schema = pa.schema([_field("col-1", struct, None)])
+    mapping = ColumnMapping(((None, "col-1", "s"), (None, "col-1.col-2", "s.name")))
+    view, physical = mapping.table_view(schema)
+    assert view.field("s").type[0].name == "name"
+    assert file_paths(["s.name"], physical) == ["col-1.col-2"]

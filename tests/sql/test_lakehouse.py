@@ -300,6 +300,17 @@ def test_delta_column_mapping_reads_struct_members_by_physical_name(
     assert "x" in str(got[0][1]) and "p" in str(got[0][1])
 
 
+def test_delta_column_mapping_of_a_struct_in_a_list_is_refused_not_misread(
+    make_conn: Any, data_dir: Path
+) -> None:
+    path = data_dir / "lake" / "mapped_list"
+    data = pa.table({"id": [1], "l": [[{"x": 1}]]})
+    write_deltalake(str(path), data, configuration={"delta.columnMapping.mode": "name"})
+    text = error(make_conn(), "SELECT * FROM dfs.data.`lake/mapped_list`")
+    assert "UNSUPPORTED_OPERATION ERROR" in text and "column mapping" in text
+    assert "lake/mapped_list" in text and "[l]" in text
+
+
 def test_iceberg_renamed_struct_member_reads_by_field_id(make_conn: Any, data_dir: Path) -> None:
     root = data_dir / "lake" / "renamed_member"
     shutil.rmtree(root, ignore_errors=True)
