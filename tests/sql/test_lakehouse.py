@@ -311,12 +311,18 @@ def test_delta_column_mapping_of_a_struct_in_a_list_is_refused_not_misread(
     assert "lake/mapped_list" in text and "[l]" in text
 
 
-def test_iceberg_renamed_struct_member_reads_by_field_id(make_conn: Any, data_dir: Path) -> None:
-    root = data_dir / "lake" / "renamed_member"
+def _fresh_catalog(root: Path) -> SqlCatalog:
+    """A SQL catalog on SQLite in an emptied ``root``, with the namespace ``ns``."""
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
     catalog = SqlCatalog("m", uri=f"sqlite:///{root}/catalog.db", warehouse=f"file://{root}")
     catalog.create_namespace("ns")
+    return catalog
+
+
+def test_iceberg_renamed_struct_member_reads_by_field_id(make_conn: Any, data_dir: Path) -> None:
+    root = data_dir / "lake" / "renamed_member"
+    catalog = _fresh_catalog(root)
     struct = pa.struct([("a", pa.int64()), ("c", pa.string())])
     table = catalog.create_table("ns.t", schema=pa.schema([("id", pa.int64()), ("s", struct)]))
     first = {"id": [1, 2], "s": [{"a": 10, "c": "u"}, {"a": 20, "c": "v"}]}
@@ -421,10 +427,7 @@ def test_statistics_rule_files_out(make_conn: Any, data_dir: Path, lake: Any) ->
 
 def test_iceberg_position_deletes_leave_their_rows_out(make_conn: Any, data_dir: Path) -> None:
     root = data_dir / "lake" / "merge_on_read"
-    shutil.rmtree(root, ignore_errors=True)
-    root.mkdir(parents=True)
-    catalog = SqlCatalog("m", uri=f"sqlite:///{root}/catalog.db", warehouse=f"file://{root}")
-    catalog.create_namespace("ns")
+    catalog = _fresh_catalog(root)
     table = catalog.create_table(
         "ns.t",
         schema=pa.schema([("id", pa.int64()), ("v", pa.string())]),
