@@ -596,3 +596,20 @@ def test_delta_deletion_vectors_leave_their_rows_out(make_conn: Any, data_dir: P
     assert rows(conn, f"SELECT COUNT(*) FROM {name}") == [(8,)]
     got = rows(conn, f"SELECT COUNT(*) FROM table({name}(version => 0))")
     assert got == [(10,)]
+
+
+def test_iceberg_equality_deletes_keyed_by_a_struct_member_are_refused(
+    make_conn: Any, data_dir: Path
+) -> None:
+    root = data_dir / "lake" / "equality_member"
+    s = pa.struct([("a", pa.int64())])
+    table = _iceberg_table(root, pa.schema([("id", pa.int64()), ("s", s)]))
+    table.append(
+        pa.table({"id": [1, 2], "s": [{"a": 1}, {"a": 2}]}, schema=table.schema().as_arrow())
+    )
+    add_equality_deletes(
+        table, pa.table({"s.a": pa.array([1], pa.int64())}), str(root / "m.parquet")
+    )
+    text = error(make_conn(), "SELECT * FROM dfs.data.`lake/equality_member/ns/t`")
+    assert "UNSUPPORTED_OPERATION ERROR" in text and "equality deletes" in text
+    assert "equality_member/ns/t" in text and "m.parquet" in text
