@@ -613,3 +613,20 @@ def test_iceberg_equality_deletes_keyed_by_a_struct_member_are_refused(
     text = error(make_conn(), "SELECT * FROM dfs.data.`lake/equality_member/ns/t`")
     assert "UNSUPPORTED_OPERATION ERROR" in text and "equality deletes" in text
     assert "equality_member/ns/t" in text and "m.parquet" in text
+
+
+def test_iceberg_equality_deletes_follow_a_renamed_key_column(
+    make_conn: Any, data_dir: Path
+) -> None:
+    root = data_dir / "lake" / "equality_renamed"
+    table = _iceberg_table(root, pa.schema([("id", pa.int64()), ("v", pa.string())]))
+    table.append(pa.table({"id": [1, 2, 3], "v": ["a", "b", "c"]}))
+    data = table.scan().to_arrow()
+    keys = pa.table({"id": pa.array([2], pa.int64())})
+    add_equality_deletes(table, keys, str(root / "eq-1.parquet"))
+    expected = _in_order(_without(data, keys))
+    # the files (data and deletes) name the key `id`; the table now calls it `key`
+    with table.update_schema() as update:
+        update.rename_column("id", "key")
+    got = rows(make_conn(), "SELECT key, v FROM dfs.data.`lake/equality_renamed/ns/t`")
+    assert _in_order(got) == expected

@@ -138,7 +138,10 @@ def _schema_of(table: Any, snapshot_id: int | None) -> Any:
     """The pyiceberg schema of the snapshot (the table's current one for the current
     snapshot)."""
     schema = table.schema()
-    if snapshot_id is not None:
+    current = table.current_snapshot()
+    if snapshot_id is not None and (current is None or snapshot_id != current.snapshot_id):
+        # an earlier snapshot: its own schema (a later change, say a rename, committed no
+        # snapshot of its own, so the current snapshot still names the schema before it)
         snap = table.snapshot_by_id(snapshot_id)
         if snap is not None and snap.schema_id is not None:
             schema = table.schemas().get(snap.schema_id, schema)
