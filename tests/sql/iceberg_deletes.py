@@ -44,17 +44,25 @@ class _AddDeleteFiles(_FastAppendFiles):
         )
 
 
-def _commit(table: Any, content: DataFileContent, rows: pa.Table, out: str, **more: Any) -> None:
-    """Write ``rows`` as the delete file ``out`` and commit it, of ``content``, to ``table``."""
+def _commit(
+    table: Any,
+    content: DataFileContent,
+    rows: pa.Table,
+    out: str,
+    partition: Record | None = None,
+    **more: Any,
+) -> None:
+    """Write ``rows`` as the delete file ``out`` and commit it, of ``content``, to ``table``
+    (in ``partition`` of its current spec; none: unpartitioned)."""
     pq.write_table(rows, out)
     data_file = DataFile.from_args(
         content=content,
         file_path="file://" + out,
         file_format=FileFormat.PARQUET,
-        partition=Record(),
+        partition=partition if partition is not None else Record(),
         record_count=rows.num_rows,
         file_size_in_bytes=os.path.getsize(out),
-        spec_id=0,
+        spec_id=table.spec().spec_id,
         **more,
     )
     tx = table.transaction()
@@ -77,11 +85,17 @@ def add_position_deletes(table: Any, data_path: str, positions: list[int], out: 
     _commit(table, DataFileContent.POSITION_DELETES, pa.table(rows, schema=schema), out)
 
 
-def add_equality_deletes(table: Any, column: str, values: list[int], out: str) -> None:
-    """Delete the rows whose BIGINT ``column`` is one of ``values`` by an equality delete
-    file."""
-    field_id = table.schema().find_field(column).field_id
-    meta = {b"PARQUET:field_id": str(field_id).encode()}
-    schema = pa.schema([pa.field(column, pa.int64(), metadata=meta)])
-    rows = pa.table({column: pa.array(values, pa.int64())}, schema=schema)
-    _commit(table, DataFileContent.EQUALITY_DELETES, rows, out, equality_ids=[field_id])
+def add_equality_deletes(
+    table: Any, keys: pa.Table, out: str, partition: Record | None = None
+) -> None:
+    """Delete the rows whose columns named as ``keys``'s equal one of its rows (nulls equal
+    nulls) by an equality delete file written at ``out``, in ``partition`` if given."""
+    ids = [table.schema().find_field(name).field_id for name in keys.column_names]
+    schema = pa.schema(
+        [
+            f.with_metadata({b"PARQUET:field_id": str(i).encode()})
+            for f, i in zip(keys.schema, ids, strict=True)
+        ]
+    )
+    rows = keys.cast(schema)
+    _commit(table, DataFileContent.EQUALITY_DELETES, rows, out, partition, equality_ids=ids)

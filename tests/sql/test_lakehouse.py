@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable, write_deltalake
@@ -21,6 +22,7 @@ from pyiceberg.types import LongType, StringType
 from auger.errors import UserError
 from tests.sql.delta_deletion_vectors import delete_positions
 from tests.sql.helpers import error, rows
+from tests.sql.helpers import names as names_of
 from tests.sql.iceberg_deletes import add_equality_deletes, add_position_deletes
 
 
@@ -456,11 +458,132 @@ def test_iceberg_position_deletes_leave_their_rows_out(make_conn: Any, data_dir:
     before = table.history()[-2].snapshot_id
     got = rows(conn, f"SELECT COUNT(*) FROM table({name}(snapshotId => {before}))")
     assert got == [(5002,)]
-    # an equality delete is refused, naming the table
-    add_equality_deletes(table, "id", [9000], str(root / "deletes-2.parquet"))
-    text = error(conn, f"SELECT * FROM {name}")
-    assert "UNSUPPORTED_OPERATION ERROR" in text and "equality deletes" in text
-    assert "merge_on_read/ns/t" in text
+    # an equality delete beside them: the snapshot is planned from its manifests, and both
+    # kinds apply
+    keys = pa.table({"id": pa.array([9000, 2500], pa.int64())})
+    add_equality_deletes(table, keys, str(root / "deletes-2.parquet"))
+    gone_too = set(keys.column("id").to_pylist())
+    left = [i for i in expected.column("id").to_pylist() if i not in gone_too]
+    assert rows(conn, f"SELECT COUNT(*), SUM(id) FROM {name}") == [(len(left), sum(left))]
+    assert rows(conn, f"SELECT id FROM {name} WHERE id IN (1, 2, 9000, 9001) ORDER BY id") == [
+        (2,),
+        (9001,),
+    ]
+
+
+def _iceberg_table(root: Path, schema: Any, partition_spec: Any = None) -> Any:
+    """An empty Iceberg table ``ns.t`` in a SQL catalog under ``root`` (emptied first)."""
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    catalog = SqlCatalog("e", uri=f"sqlite:///{root}/catalog.db", warehouse=f"file://{root}")
+    catalog.create_namespace("ns")
+    if partition_spec is None:
+        return catalog.create_table("ns.t", schema=schema)
+    return catalog.create_table("ns.t", schema=schema, partition_spec=partition_spec)
+
+
+def _without(data: pa.Table, keys: pa.Table) -> list[tuple[Any, ...]]:
+    """The rows of ``data`` whose values in ``keys``'s columns are none of ``keys``'s rows
+    (None equal to None, as Iceberg's equality deletes compare), in ``data``'s order."""
+    deleted = set(zip(*(keys.column(c).to_pylist() for c in keys.column_names), strict=True))
+    key_of = zip(*(data.column(c).to_pylist() for c in keys.column_names), strict=True)
+    return [r for r, k in zip(_tuples(data), key_of, strict=True) if k not in deleted]
+
+
+def _tuples(data: pa.Table) -> list[tuple[Any, ...]]:
+    return list(zip(*(c.to_pylist() for c in data.columns), strict=True))
+
+
+def _in_order(found: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    return sorted(found, key=lambda r: tuple((v is None, v) for v in r))
+
+
+def test_iceberg_equality_deletes_leave_their_keys_out(make_conn: Any, data_dir: Path) -> None:
+    root = data_dir / "lake" / "equality"
+    table = _iceberg_table(root, pa.schema([("id", pa.int64()), ("v", pa.string())]))
+    table.append(pa.table({"id": [1, 2, 3, 4, None, 2], "v": ["a", "b", "c", "d", "n", "b2"]}))
+    table.append(pa.table({"id": [5, 6], "v": ["e", "f"]}))
+    before = table.current_snapshot().snapshot_id
+    data = table.scan().to_arrow()  # pyiceberg's rows of the table before the delete
+    keys = pa.table({"id": pa.array([2, 5, None, 77], pa.int64())})
+    add_equality_deletes(table, keys, str(root / "eq-1.parquet"))
+    # appended after the delete (a later sequence number): its key 5 is not deleted
+    table.append(pa.table({"id": [5], "v": ["e-again"]}))
+    later = [(5, "e-again")]
+    expected = _in_order(_without(data, keys) + later)
+    assert (2, "b") in _tuples(data) and (2, "b") not in expected
+    conn = make_conn()
+    name = "dfs.data.`lake/equality/ns/t`"
+    cur = conn.cursor()  # through the DB-API: rows and their description
+    cur.execute(f"SELECT id, v FROM {name}")
+    assert [d[0] for d in cur.description] == ["id", "v"]
+    assert _in_order(cur.fetchall()) == expected
+    # the key column not projected: read for the filter, not returned
+    assert names_of(conn, f"SELECT v FROM {name}") == ["v"]
+    assert sorted(r[0] for r in rows(conn, f"SELECT v FROM {name}")) == sorted(
+        v for _, v in expected
+    )
+    assert rows(conn, f"SELECT COUNT(*) FROM {name}") == [(len(expected),)]
+    assert rows(conn, f"SELECT v FROM {name} WHERE id = 5") == [("e-again",)]
+    # the manifests' statistics still rule files out: ids 1 to 4 are in the first file only
+    cur.execute(f"SELECT v FROM {name} WHERE id = 1")
+    assert cur.fetchall() == [("a",)]
+    (stats,) = cur.scan_statistics
+    assert stats["files_listed"] == 3 and stats["files_pruned"] == 2, stats
+    # the snapshot before the delete still has every row
+    got = rows(conn, f"SELECT id, v FROM table({name}(snapshotId => {before}))")
+    assert _in_order(got) == _in_order(_tuples(data))
+
+
+def test_iceberg_equality_deletes_by_several_columns_with_nulls(
+    make_conn: Any, data_dir: Path
+) -> None:
+    root = data_dir / "lake" / "equality_pairs"
+    schema = pa.schema([("a", pa.int64()), ("b", pa.string()), ("v", pa.int64())])
+    table = _iceberg_table(root, schema)
+    a = [1, 1, 2, 2, None, None, 3]
+    b = ["x", "y", None, "z", None, "x", "x"]
+    table.append(pa.table({"a": a, "b": b, "v": list(range(len(a)))}, schema=schema))
+    data = table.scan().to_arrow()
+    keys = pa.table({"a": pa.array([1, 2, None, 3], pa.int64()), "b": ["x", None, None, "q"]})
+    add_equality_deletes(table, keys, str(root / "eq-pairs.parquet"))
+    expected = _without(data, keys)
+    # (1, x), (2, NULL) and (NULL, NULL) are gone; (1, y), (2, z), (NULL, x), (3, x) stay
+    assert len(expected) == len(a) - 3
+    conn = make_conn()
+    name = "dfs.data.`lake/equality_pairs/ns/t`"
+    assert _in_order(rows(conn, f"SELECT a, b, v FROM {name}")) == _in_order(expected)
+    assert sorted(r[0] for r in rows(conn, f"SELECT v FROM {name}")) == sorted(
+        r[2] for r in expected
+    )
+
+
+def test_iceberg_equality_deletes_in_one_partition(make_conn: Any, data_dir: Path) -> None:
+    from pyiceberg.partitioning import PartitionField, PartitionSpec
+    from pyiceberg.schema import Schema
+    from pyiceberg.transforms import IdentityTransform
+    from pyiceberg.typedef import Record
+    from pyiceberg.types import NestedField
+
+    root = data_dir / "lake" / "equality_parts"
+    schema = Schema(
+        NestedField(1, "id", LongType(), required=False),
+        NestedField(2, "p", StringType(), required=False),
+    )
+    spec = PartitionSpec(PartitionField(2, 1000, IdentityTransform(), "p"))
+    table = _iceberg_table(root, schema, spec)
+    table.append(pa.table({"id": [1, 2, 1, 2], "p": ["a", "a", "b", "b"]}))
+    data = table.scan().to_arrow()
+    keys = pa.table({"id": pa.array([1], pa.int64())})
+    add_equality_deletes(table, keys, str(root / "eq-a.parquet"), partition=Record("a"))
+    # only partition a's row with key 1 is gone: the delete is scoped to its partition
+    in_a = data.filter(pc.equal(data.column("p"), "a"))
+    in_b = data.filter(pc.equal(data.column("p"), "b"))
+    expected = _in_order(_without(in_a, keys) + _tuples(in_b))
+    assert len(expected) == data.num_rows - 1
+    conn = make_conn()
+    name = "dfs.data.`lake/equality_parts/ns/t`"
+    assert _in_order(rows(conn, f"SELECT id, p FROM {name}")) == expected
 
 
 def test_delta_deletion_vectors_leave_their_rows_out(make_conn: Any, data_dir: Path) -> None:
@@ -481,3 +604,37 @@ def test_delta_deletion_vectors_leave_their_rows_out(make_conn: Any, data_dir: P
     assert rows(conn, f"SELECT COUNT(*) FROM {name}") == [(8,)]
     got = rows(conn, f"SELECT COUNT(*) FROM table({name}(version => 0))")
     assert got == [(10,)]
+
+
+def test_iceberg_equality_deletes_keyed_by_a_struct_member_are_refused(
+    make_conn: Any, data_dir: Path
+) -> None:
+    root = data_dir / "lake" / "equality_member"
+    s = pa.struct([("a", pa.int64())])
+    table = _iceberg_table(root, pa.schema([("id", pa.int64()), ("s", s)]))
+    table.append(
+        pa.table({"id": [1, 2], "s": [{"a": 1}, {"a": 2}]}, schema=table.schema().as_arrow())
+    )
+    add_equality_deletes(
+        table, pa.table({"s.a": pa.array([1], pa.int64())}), str(root / "m.parquet")
+    )
+    text = error(make_conn(), "SELECT * FROM dfs.data.`lake/equality_member/ns/t`")
+    assert "UNSUPPORTED_OPERATION ERROR" in text and "equality deletes" in text
+    assert "equality_member/ns/t" in text and "m.parquet" in text
+
+
+def test_iceberg_equality_deletes_follow_a_renamed_key_column(
+    make_conn: Any, data_dir: Path
+) -> None:
+    root = data_dir / "lake" / "equality_renamed"
+    table = _iceberg_table(root, pa.schema([("id", pa.int64()), ("v", pa.string())]))
+    table.append(pa.table({"id": [1, 2, 3], "v": ["a", "b", "c"]}))
+    data = table.scan().to_arrow()
+    keys = pa.table({"id": pa.array([2], pa.int64())})
+    add_equality_deletes(table, keys, str(root / "eq-1.parquet"))
+    expected = _in_order(_without(data, keys))
+    # the files (data and deletes) name the key `id`; the table now calls it `key`
+    with table.update_schema() as update:
+        update.rename_column("id", "key")
+    got = rows(make_conn(), "SELECT key, v FROM dfs.data.`lake/equality_renamed/ns/t`")
+    assert _in_order(got) == expected

@@ -57,7 +57,7 @@ from auger.formats.parquet_dates import (
     correct_dates,
     date_corruption,
 )
-from auger.formats.parquet_deletes import drop_deleted, position_deletes
+from auger.formats.parquet_deletes import drop_deleted, row_deletes
 from auger.formats.vectors import unnull_structs
 from auger.storage.bounded_cache import BoundedCache
 from auger.storage.filesystem import (
@@ -614,6 +614,24 @@ def _group_spans(split: FileSplit) -> list[tuple[int, int]]:
     return [(starts[g], starts[g + 1] - starts[g]) for g in groups]
 
 
+def _project(
+    batches: Iterator[pa.RecordBatch], columns: Sequence[str] | None
+) -> Iterator[pa.RecordBatch]:
+    """``batches`` holding only the lower-cased ``columns`` (None: all); without any, the
+    batches of a row count (one column of nulls)."""
+    if columns is None:
+        yield from batches
+        return
+    keep = set(columns)
+    for batch in batches:
+        names = batch.schema.names
+        wanted = [i for i, n in enumerate(names) if n.lower() in keep]
+        if not wanted:
+            yield pa.RecordBatch.from_arrays([pa.nulls(batch.num_rows)], names=[ROWS_ONLY])
+        else:
+            yield batch if len(wanted) == len(names) else batch.select(wanted)
+
+
 class ParquetFormat(FormatPlugin):
     """Drill's Parquet format plugin (``type = "parquet"``)."""
 
@@ -656,12 +674,20 @@ class ParquetFormat(FormatPlugin):
         columns: Sequence[str] | None,
         batch_rows: int,
     ) -> Iterator[pa.RecordBatch]:
-        batches = self._read_file(split, config, options, columns, batch_rows)
-        deletes = position_deletes(config.options)
+        deletes = row_deletes(config.options)
+        equality = deletes.equality(split.path) if deletes is not None else None
+        wanted = columns
+        if equality is not None and columns is not None:
+            # the key columns of equality deletes are read for the filter, projected or not
+            wanted = [*columns, *(k for k in equality.columns() if k not in columns)]
+        batches = self._read_file(split, config, options, wanted, batch_rows)
         deleted = deletes.deleted(split.path) if deletes is not None else None
         if deleted is not None and len(deleted):
-            # rows an Iceberg table deleted from this file by position, not by a rewrite
+            # rows a table deleted from this file by position, not by a rewrite
             batches = drop_deleted(batches, deleted, _group_spans(split))
+        if equality is not None:
+            # rows an Iceberg table deleted by key: then only the columns the scan wants
+            batches = _project(equality.drop_deleted(batches), columns)
         constants = partition_constants(config.options)
         if constants is None:
             yield from batches

@@ -1,12 +1,13 @@
-"""Rows a table deleted from a Parquet file without rewriting it: Iceberg's position deletes
-and Delta's deletion vectors.
+"""Rows a table deleted from a Parquet file without rewriting it: Iceberg's position and
+equality deletes, and Delta's deletion vectors.
 
-An Iceberg table written merge-on-read records a delete as a small file of (data file, row
-position) pairs instead of a new copy of the data file; the table's metadata says which delete
-files apply to which data file, and the Parquet reader of that data file reads those pairs. A
-Delta table records the deleted positions of a file as a deletion vector in its log, which the
-log reader decodes on the driver. Either way the reader leaves the rows at those positions out,
-so the scan above never sees them.
+An Iceberg table written merge-on-read records a delete as a small file instead of a new copy
+of the data file: a position delete file lists (data file, row position) pairs, an equality
+delete file lists values of some key columns (any row whose key equals one of them is gone).
+The table's metadata says which delete files apply to which data file, and the Parquet reader
+of that data file reads them. A Delta table records the deleted positions of a file as a
+deletion vector in its log, which the log reader decodes on the driver. Either way the reader
+leaves those rows out, so the scan above never sees them.
 """
 
 from __future__ import annotations
@@ -20,26 +21,66 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from auger.errors import UserError
 from auger.storage.filesystem import open_random
 
-__all__ = ["POSITION_DELETES", "PositionDeletes", "drop_deleted", "position_deletes"]
+__all__ = [
+    "ROW_DELETES",
+    "EqualityDeleteFile",
+    "EqualityDeletes",
+    "FileDeletes",
+    "RowDeletes",
+    "drop_deleted",
+    "row_deletes",
+]
 
-#: The format option that carries a table's deleted positions to the Parquet reader:
-#: ``{"files": {path the scan reads: [the path the delete files name it by, [delete file...]]},
-#: "positions": {path the scan reads: [position, ...]}}``.
-POSITION_DELETES = "position_deletes"
+#: The format option that carries a table's deleted rows to the Parquet reader:
+#: ``{"files": {path the scan reads: {"name": the path the delete files name it by,
+#: "positions": [position delete file...], "equality": [[equality delete file, [field id...],
+#: [column...]]...]}}, "positions": {path the scan reads: [position, ...]}}``.
+ROW_DELETES = "row_deletes"
+
+_FIELD_ID = b"PARQUET:field_id"
 
 
 @dataclass(frozen=True)
-class PositionDeletes:
-    """Deleted positions of data files: delete files to read (Iceberg: for each data file, the
-    path the delete files name it by and those files), or the positions themselves (Delta)."""
+class EqualityDeleteFile:
+    """A file of deleted keys: a row whose key columns equal one of its rows is deleted."""
 
-    files: Mapping[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    path: str
+    #: the key columns' field ids (how the delete file names them) ...
+    field_ids: tuple[int, ...]
+    #: ... and their names in the table (how the data file's rows are read)
+    columns: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FileDeletes:
+    """The delete files that apply to one data file."""
+
+    #: the path the delete files name the data file by (position delete files name it)
+    name: str
+    positions: tuple[str, ...] = ()
+    equality: tuple[EqualityDeleteFile, ...] = ()
+
+
+@dataclass(frozen=True)
+class RowDeletes:
+    """Deleted rows of data files: delete files to read (Iceberg), or the deleted positions
+    themselves (Delta), by the path the scan reads."""
+
+    files: Mapping[str, FileDeletes] = field(default_factory=dict)
     positions: Mapping[str, Sequence[int]] = field(default_factory=dict)
 
     def to_option(self) -> dict[str, Any]:
-        files = {path: [name, list(deletes)] for path, (name, deletes) in self.files.items()}
+        files = {
+            path: {
+                "name": d.name,
+                "positions": list(d.positions),
+                "equality": [[e.path, list(e.field_ids), list(e.columns)] for e in d.equality],
+            }
+            for path, d in self.files.items()
+        }
         return {"files": files, "positions": {p: list(v) for p, v in self.positions.items()}}
 
     def deleted(self, path: str) -> np.ndarray | None:
@@ -48,21 +89,148 @@ class PositionDeletes:
         if path in self.positions:
             found.append(np.asarray(self.positions[path], dtype=np.int64))
         if path in self.files:
-            name, deletes = self.files[path]
+            name, deletes = self.files[path].name, self.files[path].positions
             for delete_file in deletes:
                 pairs = pq.read_table(open_random(delete_file), columns=["file_path", "pos"])
                 mine = pairs.filter(pc.equal(pairs.column("file_path"), name))
                 found.append(mine.column("pos").to_numpy())
         return np.unique(np.concatenate(found)) if found else None
 
+    def equality(self, path: str) -> EqualityDeletes | None:
+        """The keys deleted from the data file at ``path`` (None: none)."""
+        deletes = self.files.get(path)
+        if deletes is None or not deletes.equality:
+            return None
+        by_key: dict[tuple[str, ...], list[pa.Table]] = {}
+        for delete_file in deletes.equality:
+            by_key.setdefault(delete_file.columns, []).append(_read_keys(delete_file))
+        return EqualityDeletes(
+            [(key, pa.concat_tables(t, promote_options="permissive")) for key, t in by_key.items()]
+        )
 
-def position_deletes(format_options: Mapping[str, Any]) -> PositionDeletes | None:
-    """The deleted positions a table's format options carry, or None."""
-    raw = format_options.get(POSITION_DELETES)
+
+def _read_keys(delete_file: EqualityDeleteFile) -> pa.Table:
+    """The key columns of an equality delete file, under the table's names. A column is
+    found by its field id where the file has ids (its name may be one the table renamed
+    since), else by the table's name."""
+    pf = pq.ParquetFile(open_random(delete_file.path))
+    schema = pf.schema_arrow
+    by_id = {int(f.metadata[_FIELD_ID]): f.name for f in schema if _FIELD_ID in (f.metadata or {})}
+    by_name = {n.lower(): n for n in schema.names}
+    names = []
+    for field_id, column in zip(delete_file.field_ids, delete_file.columns, strict=True):
+        name = by_id.get(field_id) or by_name.get(column.lower())
+        if name is None:
+            raise UserError.data_read(
+                "Equality delete file lacks a column of its key",
+                [f"File: {delete_file.path}", f"Column: {column} (field id {field_id})"],
+            )
+        names.append(name)
+    keys = pf.read(columns=names)
+    return pa.table(keys.columns, names=list(delete_file.columns))
+
+
+class EqualityDeletes:
+    """Keys deleted from one data file: for each set of key columns, the deleted key rows
+    (columns under the table's names). Nulls equal nulls here, as Iceberg defines."""
+
+    def __init__(self, keys: Sequence[tuple[tuple[str, ...], pa.Table]]) -> None:
+        self.keys = tuple(keys)
+        #: per key and the data's column types: each column's distinct deleted values, and
+        #: (with several columns) the deleted keys as positions among them
+        self._lookups: dict[tuple[Any, ...], tuple[list[pa.Array], pa.Table]] = {}
+
+    def columns(self) -> list[str]:
+        """Every key column (lower-cased table names), each once."""
+        out: list[str] = []
+        for key, _ in self.keys:
+            out += [c.lower() for c in key if c.lower() not in out]
+        return out
+
+    def drop_deleted(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        """``batches`` (holding every key column the file has) without the rows whose key
+        is deleted."""
+        for batch in batches:
+            mask = None
+            for n, (key, deleted) in enumerate(self.keys):
+                hit = self._deleted_rows(n, batch, key, deleted)
+                mask = hit if mask is None else pc.or_(mask, hit)
+            yield batch if mask is None or not mask.true_count else batch.filter(pc.invert(mask))
+
+    def _deleted_rows(
+        self, n: int, batch: pa.RecordBatch, key: Sequence[str], deleted: pa.Table
+    ) -> pa.Array:
+        """Which rows of ``batch`` have a key (columns ``key``) among the ``deleted`` rows.
+
+        Each key column's values are looked up among the distinct deleted values of that
+        column (nulls matching nulls); with one column a row found is deleted, with several
+        the rows whose every column is found are joined with the deleted keys by those
+        positions."""
+        index = {name.lower(): i for i, name in enumerate(batch.schema.names)}
+        columns = [
+            batch.column(index[name.lower()])
+            if name.lower() in index
+            else pa.nulls(batch.num_rows, values.type)  # a column the file predates: null
+            for name, values in zip(key, deleted.columns, strict=True)
+        ]
+        lookup = (n, *(c.type for c in columns))
+        if lookup not in self._lookups:
+            self._lookups[lookup] = _distinct(key, deleted, [c.type for c in columns])
+        distinct, wanted = self._lookups[lookup]
+        found = [
+            pc.index_in(c, value_set=d, skip_nulls=False)
+            for c, d in zip(columns, distinct, strict=True)
+        ]
+        if len(found) == 1:
+            return found[0].is_valid()
+        names = wanted.schema.names
+        positions = pa.array(np.arange(batch.num_rows))
+        rows = pa.table([*found, positions], names=[*names, "row"])
+        rows = rows.drop_null()  # a column's value no deleted key has: not deleted
+        hits = rows.join(wanted, names, join_type="left semi")
+        return pc.is_in(positions, value_set=hits.column("row"))
+
+
+def _distinct(
+    key: Sequence[str], deleted: pa.Table, types: Sequence[pa.DataType]
+) -> tuple[list[pa.Array], pa.Table]:
+    """Each key column's distinct deleted values as the data's type, and the distinct
+    deleted keys as positions among those values."""
+    distinct: list[pa.Array] = []
+    positions: list[pa.Array] = []
+    for name, values, t in zip(key, deleted.columns, types, strict=True):
+        try:
+            values = values.combine_chunks().cast(t)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            raise UserError.data_read(
+                "Equality delete keys do not have the type of their column",
+                [f"Column: {name} ({t})", f"Reason: {exc}"],
+            ) from exc
+        unique = pc.unique(values)
+        distinct.append(unique)
+        positions.append(pc.index_in(values, value_set=unique, skip_nulls=False))
+    names = [f"k{i}" for i in range(len(positions))]
+    wanted = pa.table(positions, names=names).group_by(names).aggregate([])
+    return distinct, wanted
+
+
+def row_deletes(format_options: Mapping[str, Any]) -> RowDeletes | None:
+    """The deleted rows a table's format options carry, or None."""
+    raw = format_options.get(ROW_DELETES)
     if not raw:
         return None
-    files = {p: (str(e[0]), tuple(e[1])) for p, e in raw.get("files", {}).items()}
-    return PositionDeletes(files, raw.get("positions", {}))
+    files = {
+        path: FileDeletes(
+            str(d["name"]),
+            tuple(d["positions"]),
+            tuple(
+                EqualityDeleteFile(str(e[0]), tuple(int(i) for i in e[1]), tuple(e[2]))
+                for e in d["equality"]
+            ),
+        )
+        for path, d in raw.get("files", {}).items()
+    }
+    return RowDeletes(files, raw.get("positions", {}))
 
 
 def drop_deleted(

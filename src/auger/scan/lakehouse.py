@@ -11,7 +11,7 @@ from typing import Any
 from auger.config import FormatConfig
 from auger.formats.lakehouse import read_snapshot
 from auger.formats.parquet_columns import COLUMN_MAPPING, PARTITION_VALUES, ColumnMapping
-from auger.formats.parquet_deletes import POSITION_DELETES
+from auger.formats.parquet_deletes import ROW_DELETES
 from auger.scan.plan import ScanTable, discover_table
 from auger.storage.schema_file import SchemaFile
 from auger.types import TupleSchema
@@ -36,7 +36,8 @@ def lakehouse_scan_table(
     reads NULL there; a column the table dropped is not read. The Parquet reader adds the
     partition values the log keeps (Delta) to each file's rows, typed as the table types them,
     renames the columns of files that name them otherwise (renamed Iceberg columns, Delta's
-    column mapping), and leaves out the rows a table deleted by position (Iceberg).
+    column mapping), and leaves out the rows a table deleted without rewriting the file (Iceberg's
+    position and equality deletes, Delta's deletion vectors).
     """
     snapshot = read_snapshot(kind, location, table_options)
     fmt = data_format(snapshot.data_format) or FormatConfig(
@@ -47,8 +48,8 @@ def lakehouse_scan_table(
         carried[COLUMN_MAPPING] = ColumnMapping(snapshot.column_mapping).to_option()
     if snapshot.partition_values is not None:
         carried[PARTITION_VALUES] = snapshot.partition_values.to_option()
-    if snapshot.position_deletes is not None:
-        carried[POSITION_DELETES] = snapshot.position_deletes.to_option()
+    if snapshot.row_deletes is not None:
+        carried[ROW_DELETES] = snapshot.row_deletes.to_option()
     if carried:
         fmt = replace(fmt, options={**fmt.options, **carried})
     schema = snapshot.schema

@@ -45,7 +45,7 @@ from auger.errors import UserError
 from auger.formats.parquet import clear_footers, planning_footer
 from auger.formats.parquet_columns import COLUMN_MAPPING, PARTITION_VALUES
 from auger.formats.parquet_dates import auto_correct_dates
-from auger.formats.parquet_deletes import POSITION_DELETES
+from auger.formats.parquet_deletes import ROW_DELETES
 from auger.scan.implicit import implicit_value
 from auger.scan.missing import missing_value, planned_fill
 from auger.scan.plan import ROW_COUNT_COLUMN
@@ -498,7 +498,7 @@ def parquet_files_frame(
     if spec.reader_schema or len(spec.files) > MAX_FILES:
         return None
     carried = spec.format_options
-    if any(k in carried for k in (COLUMN_MAPPING, PARTITION_VALUES, POSITION_DELETES)):
+    if any(k in carried for k in (COLUMN_MAPPING, PARTITION_VALUES, ROW_DELETES)):
         # files name the columns otherwise (Iceberg renames, Delta's mapping), the table keeps
         # columns outside them (Delta's partition values) or deleted rows in them (Iceberg)
         return None

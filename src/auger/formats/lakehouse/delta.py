@@ -21,7 +21,7 @@ from auger.errors import UserError
 from auger.formats.lakehouse.snapshot import TableSnapshot, first_line, number_option
 from auger.formats.lakehouse.stores import delta_storage_options, same_store_path
 from auger.formats.parquet_columns import PartitionConstants
-from auger.formats.parquet_deletes import PositionDeletes
+from auger.formats.parquet_deletes import RowDeletes
 from auger.storage import filesystem as fs
 from auger.storage.selection import FileStatus
 from auger.types import TupleSchema
@@ -210,5 +210,5 @@ def delta_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
         schema_from_arrow(arrow),
         partition_values=constants,
         column_mapping=_column_mapping(table, location),
-        position_deletes=PositionDeletes(positions=deleted) if deleted else None,
+        row_deletes=RowDeletes(positions=deleted) if deleted else None,
     )

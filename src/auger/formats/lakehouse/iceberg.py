@@ -2,8 +2,10 @@
 
 The table's metadata file is found as Drill's Iceberg plugin finds it, without a catalog: the
 version ``metadata/version-hint.text`` names, else the metadata file of the highest version in
-``metadata/``. pyiceberg reads that file and the manifests and plans the snapshot's files; the
-data files themselves go through auger's own Parquet scan.
+``metadata/``. pyiceberg reads that file and the manifests and plans the snapshot's files (a
+snapshot with equality deletes, which pyiceberg does not plan, is planned from its manifests by
+:mod:`auger.formats.lakehouse.iceberg_deletes`); the data files themselves go through auger's
+own Parquet scan, which leaves out the rows the delete files delete.
 
 Time travel takes Drill's table-function options (snake-cased by the table function):
 ``snapshotId``, ``snapshotAsOfTime`` (milliseconds since the epoch), and ``fromSnapshotId`` with
@@ -17,9 +19,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from auger.errors import UserError
+from auger.formats.lakehouse.iceberg_deletes import plan_with_deletes
 from auger.formats.lakehouse.snapshot import TableSnapshot, first_line, number_option
 from auger.formats.lakehouse.stores import iceberg_properties, same_store_path
-from auger.formats.parquet_deletes import PositionDeletes
+from auger.formats.parquet_deletes import EqualityDeleteFile, FileDeletes, RowDeletes
 from auger.storage import filesystem as fs
 from auger.storage.selection import FileStatus
 from auger.types import TupleSchema
@@ -135,7 +138,10 @@ def _schema_of(table: Any, snapshot_id: int | None) -> Any:
     """The pyiceberg schema of the snapshot (the table's current one for the current
     snapshot)."""
     schema = table.schema()
-    if snapshot_id is not None:
+    current = table.current_snapshot()
+    if snapshot_id is not None and (current is None or snapshot_id != current.snapshot_id):
+        # an earlier snapshot: its own schema (a later change, say a rename, committed no
+        # snapshot of its own, so the current snapshot still names the schema before it)
         snap = table.snapshot_by_id(snapshot_id)
         if snap is not None and snap.schema_id is not None:
             schema = table.schemas().get(snap.schema_id, schema)
@@ -156,7 +162,7 @@ def _snapshot(
     location: str,
     snapshot_id: int | None,
     files: list[FileStatus],
-    deletes: dict[str, tuple[str, tuple[str, ...]]] | None = None,
+    deletes: dict[str, FileDeletes] | None = None,
 ) -> TableSnapshot:
     mapping = _column_mapping(table, _schema_of(table, snapshot_id), location)
     return TableSnapshot(
@@ -166,7 +172,7 @@ def _snapshot(
         tuple(files),
         table_schema(table, snapshot_id),
         column_mapping=mapping,
-        position_deletes=PositionDeletes(files=deletes) if deletes else None,
+        row_deletes=RowDeletes(files=deletes) if deletes else None,
     )
 
 
@@ -243,8 +249,8 @@ def iceberg_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot
 
     Raises:
         UserError: VALIDATION for a snapshot that does not exist or unreadable metadata;
-            UNSUPPORTED_OPERATION for what auger does not apply (equality deletes, renamed
-            struct members).
+            UNSUPPORTED_OPERATION for what auger does not apply (renamed struct members,
+            equality deletes keyed by a struct member).
     """
     table = load_table(location)
     snapshot_id = _snapshot_id(table, location, options)
@@ -253,61 +259,69 @@ def iceberg_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot
     if from_id is not None or to_id is not None:
         return _appended(table, location, from_id, to_id if to_id is not None else snapshot_id)
     files: list[FileStatus] = []
-    deletes: dict[str, tuple[str, tuple[str, ...]]] = {}
+    deletes: dict[str, FileDeletes] = {}
     if snapshot_id is not None:
-        for task in _plan_files(table, location, snapshot_id):
-            _check_format(task.file, location)
-            status = _file_status(task.file.file_path, task.file.file_size_in_bytes, location)
+        schema = _schema_of(table, snapshot_id)
+        for data_file, delete_files in _plan_files(table, location, snapshot_id):
+            _check_format(data_file, location)
+            status = _file_status(data_file.file_path, data_file.file_size_in_bytes, location)
             files.append(status)
-            if task.delete_files:
-                deletes[status.path] = (
-                    task.file.file_path,
-                    _position_delete_files(task.delete_files, location, snapshot_id),
+            if delete_files:
+                deletes[status.path] = _file_deletes(
+                    data_file.file_path, delete_files, schema, location, snapshot_id
                 )
     return _snapshot(table, location, snapshot_id, files, deletes)
 
 
-def _plan_files(table: Any, location: str, snapshot_id: int) -> list[Any]:
-    """The snapshot's data files, each with the delete files that apply to it.
-
-    Raises:
-        UserError: UNSUPPORTED_OPERATION for a snapshot with equality deletes.
-    """
+def _plan_files(table: Any, location: str, snapshot_id: int) -> list[tuple[Any, list[Any]]]:
+    """The snapshot's data files, each with the delete files that apply to it: pyiceberg's
+    plan, or (a snapshot with equality deletes, which pyiceberg does not plan) the plan of
+    the snapshot's manifests by Iceberg's rules."""
     try:
-        return list(table.scan(snapshot_id=snapshot_id).plan_files())
+        tasks = table.scan(snapshot_id=snapshot_id).plan_files()
     except ValueError as exc:
         if "equality delete" not in str(exc).lower():
             raise
-        raise UserError.unsupported(
-            f"Iceberg table [{location}] snapshot [{snapshot_id}] has equality deletes, "
-            "which auger does not apply yet",
-            ["Fix: compact the table (rewrite its data files) and query it again"],
-        ) from None
+        return plan_with_deletes(table, snapshot_id)
+    return [(task.file, list(task.delete_files)) for task in tasks]
 
 
-def _position_delete_files(delete_files: Any, location: str, snapshot_id: int) -> tuple[str, ...]:
-    """The paths of a data file's position delete files.
+def _file_deletes(
+    name: str, delete_files: Any, schema: Any, location: str, snapshot_id: int
+) -> FileDeletes:
+    """The delete files of one data file (``name``: its path as the table names it), sorted
+    by path; an equality delete file with its key columns under the snapshot's names.
 
     Raises:
-        UserError: UNSUPPORTED_OPERATION for equality deletes, or delete files not in Parquet.
+        UserError: UNSUPPORTED_OPERATION for delete files not in Parquet, or keyed by a column
+            that is not a top-level column of the snapshot's schema.
     """
     # deferred: loads pyiceberg and more (heavy)
     from pyiceberg.manifest import DataFileContent
 
-    out = []
+    top = {int(f.field_id): f.name for f in schema.fields}
+    positions: list[str] = []
+    equality: list[EqualityDeleteFile] = []
     for d in sorted(delete_files, key=lambda d: d.file_path):
-        if d.content != DataFileContent.POSITION_DELETES:
+        _check_format(d, location)
+        path = same_store_path(d.file_path, location)
+        if d.content == DataFileContent.POSITION_DELETES:
+            positions.append(path)
+            continue
+        ids = tuple(int(i) for i in d.equality_ids or ())
+        if not ids or any(i not in top for i in ids):
             raise UserError.unsupported(
-                f"Iceberg table [{location}] snapshot [{snapshot_id}] has equality deletes, "
-                "which auger does not apply yet",
+                f"Iceberg table [{location}] snapshot [{snapshot_id}] has equality deletes keyed "
+                "by a column that is not a top-level column of the table, which auger does "
+                "not apply yet",
                 [
-                    f"Delete file: {same_store_path(d.file_path, location)}",
+                    f"Delete file: {path}",
+                    f"Field ids: {', '.join(map(str, ids)) or 'none'}",
                     "Fix: compact the table (rewrite its data files) and query it again",
                 ],
             )
-        _check_format(d, location)
-        out.append(same_store_path(d.file_path, location))
-    return tuple(out)
+        equality.append(EqualityDeleteFile(path, ids, tuple(top[i] for i in ids)))
+    return FileDeletes(name, tuple(positions), tuple(equality))
 
 
 def _check_format(data_file: Any, location: str) -> None:

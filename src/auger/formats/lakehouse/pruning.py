@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import pyarrow as pa
@@ -69,8 +70,23 @@ def _iceberg(snapshot: TableSnapshot, filters: Sequence[Comparison]) -> frozense
     parts = [make[f.op](f.column, f.value) for f in filters]
     row_filter = parts[0] if len(parts) == 1 else ex.And(*parts)
     table = load_table(snapshot.location)
-    tasks = table.scan(snapshot_id=snapshot.version, row_filter=row_filter).plan_files()
-    return frozenset(same_store_path(t.file.file_path, snapshot.location) for t in tasks)
+    try:
+        tasks = table.scan(snapshot_id=snapshot.version, row_filter=row_filter).plan_files()
+        paths = [t.file.file_path for t in tasks]
+    except ValueError:
+        # a snapshot with equality deletes, which pyiceberg does not plan: the data files the
+        # statistics of its manifests keep (a delete only ever removes rows)
+        # deferred: loads pyiceberg (heavy)
+        from pyiceberg.manifest import DataFileContent
+        from pyiceberg.table import ManifestGroupPlanner
+
+        planner = ManifestGroupPlanner(table.metadata, table.io, row_filter)
+        manifests = table.snapshot_by_id(snapshot.version).manifests(table.io)
+        entries = chain.from_iterable(planner.plan_manifest_entries(manifests))
+        paths = [
+            e.data_file.file_path for e in entries if e.data_file.content == DataFileContent.DATA
+        ]
+    return frozenset(same_store_path(p, snapshot.location) for p in paths)
 
 
 def _delta(snapshot: TableSnapshot, filters: Sequence[Comparison]) -> frozenset[str] | None:

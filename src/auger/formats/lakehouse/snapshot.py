@@ -14,7 +14,7 @@ from typing import Any
 
 from auger.errors import UserError
 from auger.formats.parquet_columns import PartitionConstants
-from auger.formats.parquet_deletes import PositionDeletes
+from auger.formats.parquet_deletes import RowDeletes
 from auger.storage.selection import FileSelection, FileStatus
 from auger.types import TupleSchema
 
@@ -74,8 +74,9 @@ class TableSnapshot:
     #: (field id or None, name in the files, the table's name) per top-level column (see
     #: :data:`auger.formats.parquet.COLUMN_MAPPING`); empty when the names are the table's
     column_mapping: tuple[tuple[int | None, str, str], ...] = field(default=())
-    #: rows deleted by position from the data files (Iceberg's merge-on-read deletes)
-    position_deletes: PositionDeletes | None = None
+    #: rows deleted from the data files without rewriting them (Iceberg's merge-on-read
+    #: deletes, Delta's deletion vectors)
+    row_deletes: RowDeletes | None = None
 
     def selection(self) -> TableSelection:
         return TableSelection(self.location, self.files, True, (), self)
