@@ -17,6 +17,7 @@ Shapes:
 - ``long text lines``: lines of 20,000 characters, MAX(LENGTH(...)).
 
     .venv/bin/python benchmarks/bench_cliffs.py --scale 1 --repeat 3 [--only json,small]
+        [--spark-conf spark.driver.memory=2g --spark-conf spark.driver.maxResultSize=1g]
 """
 
 from __future__ import annotations
@@ -207,7 +208,16 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--only", default="", help="comma-separated words of shape names")
+    parser.add_argument(
+        "--spark-conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting for auger's engine (the 200-column SELECT * at --scale 1 needs "
+        "spark.driver.memory=2g and spark.driver.maxResultSize=1g)",
+    )
     args = parser.parse_args()
+    spark_conf = dict(kv.split("=", 1) for kv in args.spark_conf)
     import duckdb
 
     import auger
@@ -218,7 +228,7 @@ def main() -> None:
     duck = duckdb.connect()
     print(f"{'shape':<22} {'auger s':>9} {'duckdb s':>9} {'ratio':>7}  same")
     try:
-        with auger.connect() as conn:
+        with auger.connect({"spark": {"conf": spark_conf}} if spark_conf else None) as conn:
             cur = conn.cursor()
             for shape in shapes:
                 path = shape.make(root, args.scale)

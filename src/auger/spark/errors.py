@@ -565,6 +565,10 @@ _OOM_RE = re.compile(
 )
 
 
+#: Spark's words when a result collected to the driver passes ``spark.driver.maxResultSize``
+_RESULT_SIZE = "Total size of serialized results of"
+
+
 def out_of_memory(exc: BaseException) -> UserError | None:
     """The RESOURCE error of a query that ran out of memory (on the driver, in a task, or past
     Spark's result-size limit), or None when ``exc`` is something else.
@@ -573,14 +577,22 @@ def out_of_memory(exc: BaseException) -> UserError | None:
     """
     if isinstance(exc, UserError):
         return None
-    if not any(isinstance(e, MemoryError) or _OOM_RE.search(str(e)[:20000]) for e in _chain(exc)):
+    texts = [str(e)[:20000] for e in _chain(exc)]
+    if not any(isinstance(e, MemoryError) for e in _chain(exc)) and not any(
+        _OOM_RE.search(t) for t in texts
+    ):
         return None
+    if any(_RESULT_SIZE in t for t in texts):
+        # Spark's guard on one collected piece, not the heap: raising the heap does not help
+        more = (
+            "raise Spark's bound on a result collected at once ([spark] conf "
+            "spark.driver.maxResultSize, with spark.driver.memory above it)"
+        )
+    else:
+        more = "give the server more memory ([spark] conf spark.driver.memory)"
     return UserError.resource(
         OUT_OF_MEMORY,
-        [
-            "Fix: ask for fewer or smaller rows (a LIMIT, a WHERE, fewer columns), or give the "
-            "server more memory ([spark] conf spark.driver.memory)"
-        ],
+        [f"Fix: ask for fewer or smaller rows (a LIMIT, a WHERE, fewer columns), or {more}"],
     )
 
 
