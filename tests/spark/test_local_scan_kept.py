@@ -157,3 +157,78 @@ def test_each_engine_keeps_its_own_frames_and_drops_them_on_shutdown(
     with Connection(engine.open_session("tester")) as again:
         again.cursor().execute(sql)
     assert len(reads) == 2  # the shared engine's frame outlived the other engine
+
+
+class _Frame:
+    """A frame that records the views made of it."""
+
+    def __init__(self) -> None:
+        self.views: list[str] = []
+
+    def createOrReplaceTempView(self, name: str) -> None:
+        self.views.append(name)
+
+
+class _Session:
+    """A session that records the views dropped from it."""
+
+    def __init__(self) -> None:
+        self.dropped: list[str] = []
+        self.catalog = self
+
+    def dropTempView(self, name: str) -> None:
+        self.dropped.append(name)
+
+
+def test_a_kept_view_outlives_its_frame_only_while_a_query_over_it_is_analysed() -> None:
+    kept = KeptFrames(most_bytes=100)
+    spark, facts = _Session(), TaskFacts(("f",), 1)
+    a, b, plain = _Frame(), _Frame(), _Frame()
+    kept.put(spark, "a", a, facts, 60, view=True)
+    kept.put(spark, "plain", plain, facts, 10)  # kept without a view
+    (view_a,) = a.views
+    assert plain.views == []
+    with kept.views_of({"t0": a, "t1": plain, "t2": _Frame()}) as views:
+        assert views == {"t0": view_a}  # only kept frames with a view
+        kept.put(spark, "b", b, facts, 60, view=True)  # "a" leaves while being analysed
+        assert kept.get(spark, "a") is None
+        assert spark.dropped == []
+    assert spark.dropped == [view_a]  # dropped by the last statement that used it
+    with kept.views_of({"t0": a}) as views:
+        assert views == {}  # no longer kept: bound for the query as any frame
+    kept.clear()  # the engine shuts down: its views go, Spark stays
+    assert spark.dropped == [view_a, *b.views]
+
+
+def test_a_statement_over_a_kept_frame_registers_no_view_of_its_own(
+    engine: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # deferred: loads pyspark (heavy)
+    from pyspark.sql.classic.dataframe import DataFrame
+
+    path = tmp_path / "viewed.json"
+    _write(path, [("a", 1), ("b", 2), ("a", 5)], 1_600_000_000)
+    made: list[str] = []
+    real = DataFrame.createOrReplaceTempView
+
+    def counted(self: Any, name: str) -> None:
+        made.append(name)
+        real(self, name)
+
+    monkeypatch.setattr(DataFrame, "createOrReplaceTempView", counted)
+    other = Engine({"spark": {"master": "local[2]"}})
+    try:
+        with Connection(other.open_session("tester")) as conn:
+            cur = conn.cursor()
+            cur.execute(SQL.format(path=path))
+            assert cur.fetchall() == [("a", 2, 6), ("b", 1, 2)]
+            assert len(made) == 1  # the kept frame's view, made once
+            for _ in range(2):
+                cur.execute(SQL.format(path=path))
+                assert cur.fetchall() == [("a", 2, 6), ("b", 1, 2)]
+            assert len(made) == 1
+            spark = other.spark
+            assert made[0] in {t.name for t in spark.catalog.listTables()}
+    finally:
+        other.shutdown()
+    assert made[0] not in {t.name for t in spark.catalog.listTables()}

@@ -5,12 +5,22 @@ Each :class:`~auger.engine.Engine` owns one :class:`KeptFrames` and empties it w
 down; statements reach it through their context (``StatementContext.kept_frames``). Two
 engines of one process never see each other's frames. Nothing here loads pyarrow or pyspark:
 the engine makes one when it starts.
+
+A frame kept in a classic session is also a temporary view of that session, registered once
+when it is kept. ``spark.sql(query, frame=...)`` registers and drops a view of each frame it
+is given around every query, which costs more than a small query's own analysis; a query
+over a kept frame names its view instead (:meth:`KeptFrames.views_of`). A view is dropped
+when its frame leaves, but never while a statement is analysing a query over it.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import uuid
 from collections import OrderedDict
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -19,15 +29,24 @@ if TYPE_CHECKING:
 
 __all__ = ["KEPT_FRAME_BYTES", "KeptFrames"]
 
+_log = logging.getLogger(__name__)
+
 #: The most Arrow bytes of whole-file reads whose frames one engine keeps, in all.
 KEPT_FRAME_BYTES = 32 * 1024 * 1024
 
 
-@dataclass
+@dataclass(eq=False)
 class _Kept:
     frame: Any
     facts: TaskFacts
     nbytes: int
+    spark: Any
+    #: the session's temporary view of the frame (None: the frame has none)
+    view: str | None = None
+    #: statements analysing a query over the view right now
+    pins: int = 0
+    #: no longer kept: the last statement to unpin it drops its view
+    gone: bool = False
 
 
 class KeptFrames:
@@ -43,6 +62,8 @@ class KeptFrames:
         self.most_bytes = most_bytes
         self._owner: Any = None
         self._entries: OrderedDict[str, _Kept] = OrderedDict()
+        #: the entries by their frame's identity, to find a statement's frames among them
+        self._by_frame: dict[int, _Kept] = {}
         self._bytes = 0
         self._lock = threading.Lock()
 
@@ -57,30 +78,85 @@ class KeptFrames:
             self._entries.move_to_end(key)
             return entry.frame, entry.facts
 
-    def put(self, spark: Any, key: str, frame: Any, facts: TaskFacts, nbytes: int) -> None:
-        """Keep ``frame`` (built from ``nbytes`` of Arrow data) under ``key``."""
+    def put(
+        self, spark: Any, key: str, frame: Any, facts: TaskFacts, nbytes: int, view: bool = False
+    ) -> None:
+        """Keep ``frame`` (built from ``nbytes`` of Arrow data) under ``key``; with ``view``,
+        as a temporary view of ``spark`` too (a classic session's frame)."""
         if nbytes > self.most_bytes:
             return
+        entry = _Kept(frame, facts, nbytes, spark)
+        if view:
+            entry.view = f"kept{uuid.uuid4().hex[:16]}"
+            frame.createOrReplaceTempView(entry.view)
+        left: list[_Kept] = []
         with self._lock:
             if spark is not self._owner:
+                left.extend(self._entries.values())
                 self._entries.clear()
                 self._bytes = 0
                 self._owner = spark
             old = self._entries.pop(key, None)
             if old is not None:
                 self._bytes -= old.nbytes
-            self._entries[key] = _Kept(frame, facts, nbytes)
+                left.append(old)
+            self._entries[key] = entry
+            self._by_frame[id(frame)] = entry
             self._bytes += nbytes
             while self._bytes > self.most_bytes:
                 _, dropped = self._entries.popitem(last=False)
                 self._bytes -= dropped.nbytes
+                left.append(dropped)
+            views = self._leave(left)
+        _drop_views(views)
+
+    @contextmanager
+    def views_of(self, frames: Mapping[str, Any]) -> Iterator[dict[str, str]]:
+        """The temporary views of those of ``frames`` (a query's tables by name) that are kept
+        frames with a view, by name; each view stays while the block runs (a classic session
+        analyses a query in ``spark.sql``, so the block is around that call)."""
+        pinned: list[_Kept] = []
+        views: dict[str, str] = {}
+        with self._lock:
+            for name, frame in frames.items():
+                entry = self._by_frame.get(id(frame))
+                if entry is None or entry.frame is not frame or entry.view is None:
+                    continue
+                entry.pins += 1
+                pinned.append(entry)
+                views[name] = entry.view
+        try:
+            yield views
+        finally:
+            done: list[tuple[Any, str]] = []
+            with self._lock:
+                for entry in pinned:
+                    entry.pins -= 1
+                    if entry.gone and entry.pins == 0 and entry.view is not None:
+                        done.append((entry.spark, entry.view))
+            _drop_views(done)
 
     def clear(self) -> None:
-        """Forget every kept frame (the engine that owns them shuts down)."""
+        """Forget every kept frame, and drop their views (the engine that owns them shuts
+        down; Spark stays for other engines)."""
         with self._lock:
+            views = self._leave(list(self._entries.values()))
             self._entries.clear()
             self._bytes = 0
             self._owner = None
+        _drop_views(views)
+
+    def _leave(self, entries: list[_Kept]) -> list[tuple[Any, str]]:
+        """Mark ``entries`` no longer kept (the lock held); the views to drop now, those no
+        statement is analysing a query over."""
+        views = []
+        for entry in entries:
+            if self._by_frame.get(id(entry.frame)) is entry:
+                del self._by_frame[id(entry.frame)]
+            entry.gone = True
+            if entry.view is not None and entry.pins == 0:
+                views.append((entry.spark, entry.view))
+        return views
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -89,3 +165,12 @@ class KeptFrames:
     def nbytes(self) -> int:
         """The Arrow bytes the kept frames were built from."""
         return self._bytes
+
+
+def _drop_views(views: list[tuple[Any, str]]) -> None:
+    """Drop those temporary views; a session that has stopped took them with it."""
+    for spark, view in views:
+        try:
+            spark.catalog.dropTempView(view)
+        except Exception:  # the session or its JVM is gone
+            _log.debug("dropping kept view %s failed", view, exc_info=True)

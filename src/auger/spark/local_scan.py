@@ -41,6 +41,7 @@ import pyarrow as pa
 
 from auger.formats.skips import recording
 from auger.scan.run import run_scan
+from auger.spark.handles import is_connect
 from auger.spark.scan_report import TaskFacts, start_report
 from auger.storage.read_budget import BudgetExceeded, budget
 from auger.storage.uncompressed import uncompressed_estimate
@@ -224,7 +225,7 @@ def small_input_frame(
     frame = _frame(spark, planned, table)
     if kept is not None and key is not None and not facts.skipped:
         # a read that skipped bad records is read again: its warnings come from the read
-        kept.put(spark, key, frame, facts, table.nbytes)
+        kept.put(spark, key, frame, facts, table.nbytes, view=not is_connect(spark))
     return frame
 
 

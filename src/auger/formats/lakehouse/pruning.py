@@ -78,6 +78,8 @@ def _iceberg(snapshot: TableSnapshot, filters: Sequence[Comparison]) -> frozense
         # statistics of its manifests keep (a delete only ever removes rows)
         # deferred: loads pyiceberg (heavy)
         from pyiceberg.manifest import DataFileContent
+
+        # deferred: loads pyiceberg (heavy)
         from pyiceberg.table import ManifestGroupPlanner
 
         planner = ManifestGroupPlanner(table.metadata, table.io, row_filter)

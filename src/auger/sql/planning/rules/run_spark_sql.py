@@ -26,7 +26,10 @@ def run_spark_sql(plan: SelectPlan) -> None:
     sql = to_spark_sql(plan.tree, finish)
     frames = {plan.names[n]: plan.frames[n] for n in range(len(plan.tables))}
     try:
-        frame = sql_over_frames(plan.spark, sql, frames)
+        # a kept frame is named by its view (see auger.spark.kept_frames), kept while the
+        # query is analysed
+        with plan.statement.engine.kept_frames.views_of(frames) as views:
+            frame = sql_over_frames(plan.spark, sql, frames, views)
         if plan.local and plan.no_columns and not frame.columns:
             # Arrow batches without columns carry no row count, so Spark would ship no
             # rows: they are counted here and answered as rows of no columns
