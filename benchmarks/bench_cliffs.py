@@ -213,8 +213,9 @@ def main() -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a Spark setting for auger's engine (the 200-column SELECT * at --scale 1 needs "
-        "spark.driver.memory=2g and spark.driver.maxResultSize=1g)",
+        help="a Spark setting for auger's engine (the 200-column SELECT * at --scale 1, 320 MB, "
+        "is past auger.scan.local_answer_bytes and runs in Spark, past its default heap and "
+        "result bound: try a larger spark.driver.memory and spark.driver.maxResultSize)",
     )
     args = parser.parse_args()
     spark_conf = dict(kv.split("=", 1) for kv in args.spark_conf)

@@ -191,6 +191,13 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
         cap="most",
     ),
     _d(
+        "auger.scan.local_answer_bytes",
+        "LONG",
+        128 * 1024 * 1024,
+        "A bare SELECT * of files up to this many uncompressed bytes is answered on the driver",
+        cap="most",
+    ),
+    _d(
         "auger.scan.text_max_field_bytes",
         "LONG",
         16 * 1024 * 1024,

@@ -147,6 +147,11 @@ STAR_LIMITS = [
     "SELECT * FROM dfs.`{root}/txt/b.csvh` LIMIT 10",
     "SELECT * FROM dfs.`{root}/pq` LIMIT 0",
     "select * from table(dfs.`{root}/txt/a.csv`(type => 'text', fieldDelimiter => ',')) limit 5",
+    # no LIMIT: the whole of the files is the answer
+    "SELECT * FROM dfs.`{root}/pq`",
+    "SELECT * FROM dfs.`{root}/js`",
+    "SELECT * FROM dfs.`{root}/txt/a.csv`",
+    "SELECT * FROM dfs.`{root}/txt/b.csvh`",
 ]
 
 
@@ -173,6 +178,7 @@ def test_star_limit_is_answered_on_the_driver_as_spark_would(
     assert answered.schema == QueryResult(dataframe=answered.frame()).schema
     session.execute("ALTER SESSION SET `auger.scan.local_limit_rows` = 0")
     session.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
+    session.execute("ALTER SESSION SET `auger.scan.local_answer_bytes` = 0")
     try:
         remote = session.execute(sql)  # the data source on executors
         assert remote.table is None
@@ -181,6 +187,7 @@ def test_star_limit_is_answered_on_the_driver_as_spark_would(
     finally:
         session.execute("ALTER SESSION RESET `auger.scan.local_limit_rows`")
         session.execute("ALTER SESSION RESET `auger.scan.local_bytes`")
+        session.execute("ALTER SESSION RESET `auger.scan.local_answer_bytes`")
 
 
 def test_star_limit_through_the_dbapi(conn: Any, zoo: Path) -> None:
@@ -189,6 +196,7 @@ def test_star_limit_through_the_dbapi(conn: Any, zoo: Path) -> None:
     local_desc, local_rows = local.description, local.fetchall()
     conn.cursor().execute("ALTER SESSION SET `auger.scan.local_limit_rows` = 0")
     conn.cursor().execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
+    conn.cursor().execute("ALTER SESSION SET `auger.scan.local_answer_bytes` = 0")
     remote = conn.cursor().execute(sql)
     assert remote.description == local_desc
     assert remote.fetchall() == local_rows
@@ -206,12 +214,30 @@ def test_star_limit_through_the_dbapi(conn: Any, zoo: Path) -> None:
         "SELECT id FROM dfs.`{root}/js` LIMIT 5",
         "SELECT *, 1 AS one FROM dfs.`{root}/js` LIMIT 5",
         "SELECT * FROM (SELECT * FROM dfs.`{root}/js`) LIMIT 5",
-        "SELECT * FROM dfs.`{root}/js`",
+        "SELECT * FROM (SELECT * FROM dfs.`{root}/js`)",
+        "SELECT * FROM dfs.`{root}/js` WHERE id = 1",
     ],
 )
 def test_other_shapes_run_in_spark(session: Any, zoo: Path, query: str) -> None:
     result = session.execute(query.format(root=zoo))
     assert result.dataframe is not None and result.table is None
+
+
+def test_a_bare_star_over_files_past_local_answer_bytes_runs_in_spark(
+    session: Any, zoo: Path
+) -> None:
+    sql = f"SELECT * FROM dfs.`{zoo}/txt/a.csv`"
+    size = (zoo / "txt" / "a.csv").stat().st_size
+    session.execute(f"ALTER SESSION SET `auger.scan.local_bytes` = {size - 1}")
+    try:
+        session.execute(f"ALTER SESSION SET `auger.scan.local_answer_bytes` = {size}")
+        assert session.execute(sql).table is not None  # the file fits: read here
+        session.execute(f"ALTER SESSION SET `auger.scan.local_answer_bytes` = {size - 1}")
+        remote = session.execute(sql)
+        assert remote.table is None and remote.to_arrow().num_rows == 2
+    finally:
+        session.execute("ALTER SESSION RESET `auger.scan.local_bytes`")
+        session.execute("ALTER SESSION RESET `auger.scan.local_answer_bytes`")
 
 
 def test_star_limit_over_a_table_without_columns_keeps_its_row_count(

@@ -158,6 +158,11 @@ class KeptFrames:
                 views.append((entry.spark, entry.view))
         return views
 
+    def view_names(self) -> set[str]:
+        """The temporary views of the kept frames."""
+        with self._lock:
+            return {e.view for e in self._entries.values() if e.view is not None}
+
     def __len__(self) -> int:
         return len(self._entries)
 

@@ -53,12 +53,14 @@ if TYPE_CHECKING:
     from auger.spark.scan_report import ScanReport, TaskFacts
 
 __all__ = [
+    "DEFAULT_LOCAL_ANSWER_BYTES",
     "DEFAULT_LOCAL_BYTES",
     "DEFAULT_LOCAL_LIMIT_ROWS",
     "local_limit_frame",
     "local_limit_table",
     "small_input_frame",
     "small_input_table",
+    "whole_answer_table",
 ]
 
 _log = logging.getLogger(__name__)
@@ -67,6 +69,12 @@ _log = logging.getLogger(__name__)
 DEFAULT_LOCAL_LIMIT_ROWS = 10_000
 #: The most bytes of whole files read on the driver by default.
 DEFAULT_LOCAL_BYTES = 4 * 1024 * 1024
+#: The most bytes of whole files read on the driver as the answer of a bare ``SELECT *``.
+DEFAULT_LOCAL_ANSWER_BYTES = 128 * 1024 * 1024
+_DEFAULTS = {
+    "auger.scan.local_bytes": DEFAULT_LOCAL_BYTES,
+    "auger.scan.local_answer_bytes": DEFAULT_LOCAL_ANSWER_BYTES,
+}
 
 
 def local_limit_table(
@@ -88,6 +96,25 @@ def local_limit_table(
     return _driver_table(planned, batch_rows, (), reports, most)
 
 
+def whole_answer_table(
+    planned: PlannedScan,
+    options: Mapping[str, Any],
+    reports: list[ScanReport] | None = None,
+) -> pa.Table | None:
+    """The whole scan read here as the answer of a bare ``SELECT *``, in Spark's Arrow schema;
+    None unless every file's size is known and together they are at most
+    ``auger.scan.local_answer_bytes``, and the batches stay within twice that."""
+    most = _whole_files_bound(planned, options, "auger.scan.local_answer_bytes")
+    if most is None:
+        return None
+    batch_rows = max(1, int(planned.spec.options.get("auger.scan.batch_rows", 4096)))
+    files = tuple(f.path for f in planned.spec.files)
+    # every row is the answer, held until it is fetched: less room than for a read that
+    # Spark goes on to reduce
+    read = _driver_read(planned, batch_rows, files, reports, most, room=2)
+    return None if read is None else read[0]
+
+
 def small_input_table(
     planned: PlannedScan,
     options: Mapping[str, Any],
@@ -102,7 +129,7 @@ def small_input_table(
 def _small_input_read(
     planned: PlannedScan, options: Mapping[str, Any], reports: list[ScanReport] | None
 ) -> tuple[pa.Table, TaskFacts] | None:
-    most = _small_input_bound(planned, options)
+    most = _whole_files_bound(planned, options, "auger.scan.local_bytes")
     if most is None:
         return None
     batch_rows = max(1, int(planned.spec.options.get("auger.scan.batch_rows", 4096)))
@@ -110,10 +137,12 @@ def _small_input_read(
     return _driver_read(planned, batch_rows, files, reports, most)
 
 
-def _small_input_bound(planned: PlannedScan, options: Mapping[str, Any]) -> int | None:
-    """``auger.scan.local_bytes`` when the scan's whole files fit it, else None."""
+def _whole_files_bound(
+    planned: PlannedScan, options: Mapping[str, Any], option: str = "auger.scan.local_bytes"
+) -> int | None:
+    """The bound ``option`` sets when the scan's whole files fit it, else None."""
     spec = planned.spec
-    most = int(options.get("auger.scan.local_bytes", DEFAULT_LOCAL_BYTES) or 0)
+    most = int(options.get(option, _DEFAULTS[option]) or 0)
     if most <= 0 or not spec.files:
         return None
 
@@ -157,8 +186,10 @@ def _driver_read(
     files: tuple[str, ...],
     reports: list[ScanReport] | None,
     most: int = 0,
+    room: int = ARROW_ROOM,
 ) -> tuple[pa.Table, TaskFacts] | None:
-    """:func:`_driver_table`'s table, with the facts it reported."""
+    """:func:`_driver_table`'s table, with the facts it reported (``room``: the batches may
+    hold that many times ``most``)."""
 
     spec = planned.spec
     target = spark_arrow_schema(schema_to_spark(planned.schema))
@@ -170,7 +201,7 @@ def _driver_read(
                 with budget(most):
                     for batch in run_scan(spec, None, batch_rows, target):
                         held += batch.nbytes
-                        if held > most * ARROW_ROOM:
+                        if held > most * room:
                             raise BudgetExceeded(f"{held:,} bytes of batches")
                         batches.append(batch)
             except BudgetExceeded as exc:
@@ -211,7 +242,7 @@ def small_input_frame(
     """A DataFrame of the whole scan read here, or None when its files are not small; the
     frame an earlier statement built for the same spec when ``kept`` (the engine's kept
     frames; None: keep none) still has it."""
-    if _small_input_bound(planned, options) is None:
+    if _whole_files_bound(planned, options) is None:
         return None
     key = _kept_key(planned) if kept is not None else None
     if kept is not None and key is not None and (found := kept.get(spark, key)) is not None:

@@ -54,7 +54,7 @@ class SelectPlan:
         names: each table's name in the Spark SQL, by position.
         limit: a ``LIMIT`` the scan may stop at, if any.
         counting: whether the query only counts rows (scans send one weighted row per batch).
-        answer_here: whether a bare ``SELECT * ... LIMIT n`` may be answered on the driver.
+        answer_here: whether a bare ``SELECT * [LIMIT n]`` may be answered on the driver.
         discovered: file tables (by position) with their files and discovered schema.
         frames: each table's DataFrame, by position.
         schemas: each Spark table name's columns (lower-cased) and Spark types.

@@ -6,7 +6,7 @@ from sqlglot import exp
 
 from auger.spark.frame_sql import frame_names
 from auger.sql.planning.dirfunctions import query_directory_functions
-from auger.sql.planning.local_answer import is_star_limit
+from auger.sql.planning.local_answer import is_bare_star
 from auger.sql.planning.no_temporary_in_views import check_no_temporary_tables
 from auger.sql.planning.qualified_columns import unqualify_schema_columns
 from auger.sql.planning.row_counts import count_rows_query
@@ -28,7 +28,7 @@ def find_tables(plan: SelectPlan) -> None:
     plan.names = frame_names(n_tables)
     plan.limit = _pushable_limit(plan.tree, n_tables)
     plan.counting = count_rows_query(plan.tree, n_tables)
-    plan.answer_here = plan.local and n_tables == 1 and is_star_limit(plan.tree)
+    plan.answer_here = plan.local and n_tables == 1 and is_bare_star(plan.tree)
 
 
 def _pushable_limit(tree: exp.Expression, n_tables: int) -> int | None:

@@ -11,7 +11,7 @@ from sqlglot import exp
 from auger.scan.plan import ROW_COUNT_COLUMN, PlannedScan
 from auger.scan.spec import ColumnSource
 from auger.spark.frames import scan_frame
-from auger.spark.local_scan import local_limit_table
+from auger.spark.local_scan import local_limit_table, whole_answer_table
 from auger.spark.scan_report import ScanReport
 from auger.sql.planning import diagnostics, explain
 from auger.sql.planning.columns import table_alias
@@ -121,12 +121,18 @@ def _local_answer(
     reports: list[ScanReport] | None,
     rows_only: bool = False,
 ) -> Any:
-    table = local_limit_table(planned, options, reports)
-    if table is None or planned.spec.limit is None:
+    limit = planned.spec.limit
+    if limit is None:
+        table = whole_answer_table(planned, options, reports)
+    else:
+        table = local_limit_table(planned, options, reports)
+        if table is not None:
+            # sliced while it has a column: pyarrow slices a table of no columns to the length
+            # asked for, whatever it held (an empty file's ``SELECT * ... LIMIT 5`` was five
+            # empty rows)
+            table = table.slice(0, limit)
+    if table is None:
         return None
-    # sliced while it has a column: pyarrow slices a table of no columns to the length asked
-    # for, whatever it held (an empty file's ``SELECT * ... LIMIT 5`` was five empty rows)
-    table = table.slice(0, planned.spec.limit)
     if rows_only:  # only the rows' count was scanned: the answer has no columns
         table = table.drop_columns([ROW_COUNT_COLUMN])
         planned = replace(planned, schema=TupleSchema())
