@@ -1,6 +1,8 @@
 """Drill → Spark rewrites of the query tree, one small function each, composed in ``REWRITES``.
 
-Each takes and returns a sqlglot tree. They run after table references were replaced by views.
+Each takes and returns a sqlglot tree, changed in place: the translation copies the planner's
+tree once and hands the copy through all of them (a copy each would cost more than the
+rewrites). They run after table references were replaced by views.
 """
 
 from __future__ import annotations
@@ -17,10 +19,8 @@ def array_index_to_get(tree: exp.Expression) -> exp.Expression:
     """``a[n]`` → ``get(a, n)``: Drill answers NULL past the end where ANSI Spark would fail.
 
     Every bracket is rewritten, the inner ones of a chain (``a[3][0]``, ``a[1].b[2]``) too:
-    a top-down transform would stop at the outer one and leave ``a[3]`` failing. Works on a
-    copy, as the other rewrites do.
+    a top-down transform would stop at the outer one and leave ``a[3]`` failing.
     """
-    tree = tree.copy()
     for node in list(tree.find_all(exp.Bracket)):
         if len(node.expressions) != 1:
             continue
@@ -44,7 +44,7 @@ def flatten_to_explode(tree: exp.Expression) -> exp.Expression:
             return exp.Explode(this=node.expressions[0])
         return node
 
-    return tree.transform(fix)
+    return tree.transform(fix, copy=False)
 
 
 def kvgen_to_map_entries(tree: exp.Expression) -> exp.Expression:
@@ -55,7 +55,7 @@ def kvgen_to_map_entries(tree: exp.Expression) -> exp.Expression:
             return exp.Anonymous(this="MAP_ENTRIES", expressions=node.expressions)
         return node
 
-    return tree.transform(fix)
+    return tree.transform(fix, copy=False)
 
 
 def drill_functions(tree: exp.Expression) -> exp.Expression:
@@ -81,7 +81,7 @@ def drill_functions(tree: exp.Expression) -> exp.Expression:
                 return exp.Anonymous(this=spark_name, expressions=node.expressions)
         return node
 
-    return tree.transform(fix)
+    return tree.transform(fix, copy=False)
 
 
 #: Spark ``typeof`` answers → Drill's minor type name and SQL type name. A pattern ending in

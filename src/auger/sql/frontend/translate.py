@@ -48,13 +48,17 @@ def literal_integer_divisions(tree: exp.Expression) -> exp.Expression:
 def to_spark_sql(
     tree: exp.Expression, finish: Callable[[exp.Expression], exp.Expression] | None = None
 ) -> str:
-    """Apply the rewrites and Drill's output names (then ``finish``), and generate Spark SQL."""
+    """Apply the rewrites and Drill's output names (then ``finish``), and generate Spark SQL.
+
+    ``tree`` is left alone: the rewrites change one copy of it in place.
+    """
+    tree = tree.copy()
     for rule in REWRITES:
         tree = rule(tree)
     tree = drill_output_names(tree)
     if finish is not None:
         tree = finish(tree)
-    return tree.sql(dialect="spark")
+    return tree.sql(dialect="spark", copy=False)
 
 
 def drill_to_spark(sql: str) -> str:

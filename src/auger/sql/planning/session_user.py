@@ -49,4 +49,4 @@ def session_user(tree: exp.Expression, user: str, columns: Collection[str] = ())
             return exp.Literal.string(user)
         return node
 
-    return tree.copy().transform(fix)
+    return tree.transform(fix)  # on a copy
