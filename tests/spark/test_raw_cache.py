@@ -4,7 +4,8 @@ entries are built, and on when files come from them; never stale; bounded.
 Each query runs three times: cache off (the scan framework, the oracle), cache on with no entry
 (the scan framework; the entries are built after the answer), cache on again once the build
 is done (Spark's Parquet reader over them). The connections read no scan on the driver
-(``auger.scan.local_bytes`` = 0): the test files are small, and such scans skip the cache.
+(``auger.scan.local_bytes`` and ``auger.scan.local_answer_bytes`` = 0): the test files are
+small, and such scans skip the cache.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ def cc(make_conn: Any, cache_dir: Path) -> Iterator[Connection]:
     cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{cache_dir}'")
     cur.execute("ALTER SESSION SET `auger.cache.enabled` = true")
     cur.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
+    cur.execute("ALTER SESSION SET `auger.scan.local_answer_bytes` = 0")
     yield conn
 
 
