@@ -24,6 +24,7 @@ import pyarrow as pa
 
 __all__ = [
     "COLUMN_MAPPING",
+    "FIELD_ID_KEYS",
     "PARTITION_VALUES",
     "ColumnMapping",
     "PartitionConstants",
@@ -43,11 +44,14 @@ COLUMN_MAPPING = "column_mapping"
 #: ``{"schema": <the columns' Arrow schema, IPC, base64>, "files": {path: [value text...]}}``.
 PARTITION_VALUES = "partition_values"
 
-_FIELD_ID = b"PARQUET:field_id"
+#: Where a file's Arrow schema keeps a column's field id: Parquet's field id, and the type
+#: attribute Iceberg writes into ORC files (which pyarrow gives as the field's metadata).
+FIELD_ID_KEYS = (b"PARQUET:field_id", b"iceberg.id")
 
 
 def _field_id(field: pa.Field) -> int | None:
-    raw = (field.metadata or {}).get(_FIELD_ID)
+    meta = field.metadata or {}
+    raw = next((meta[k] for k in FIELD_ID_KEYS if k in meta), None)
     try:
         return int(raw) if raw is not None else None
     except ValueError:

@@ -1,18 +1,19 @@
-"""Rows a table deleted from a Parquet file without rewriting it: Iceberg's position and
+"""Rows a table deleted from a data file without rewriting it: Iceberg's position and
 equality deletes, and Delta's deletion vectors.
 
 An Iceberg table written merge-on-read records a delete as a small file instead of a new copy
 of the data file: a position delete file lists (data file, row position) pairs, an equality
 delete file lists values of some key columns (any row whose key equals one of them is gone).
-The table's metadata says which delete files apply to which data file, and the Parquet reader
-of that data file reads them. A Delta table records the deleted positions of a file as a
+The table's metadata says which delete files apply to which data file, and the reader of that
+data file (Parquet's, or Iceberg's of an Avro or ORC data file) reads them
+(:func:`without_deleted`). A Delta table records the deleted positions of a file as a
 deletion vector in its log, which the log reader decodes on the driver. Either way the reader
 leaves those rows out, so the scan above never sees them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,8 +32,13 @@ __all__ = [
     "FileDeletes",
     "RowDeletes",
     "drop_deleted",
+    "project_batches",
     "row_deletes",
+    "without_deleted",
 ]
+
+#: the column a row-count-only batch carries (the scan's convention for ``COUNT(*)``)
+ROWS_ONLY = "__rows__"
 
 #: The format option that carries a table's deleted rows to the Parquet reader:
 #: ``{"files": {path the scan reads: {"name": the path the delete files name it by,
@@ -257,3 +263,49 @@ def drop_deleted(
         positions = np.concatenate(pieces)
         keep = ~np.isin(positions, deleted, assume_unique=True)
         yield batch if keep.all() else batch.filter(pa.array(keep))
+
+
+def project_batches(
+    batches: Iterator[pa.RecordBatch], columns: Sequence[str] | None
+) -> Iterator[pa.RecordBatch]:
+    """``batches`` holding only the lower-cased ``columns`` (None: all); without any, the
+    batches of a row count (one column of nulls)."""
+    if columns is None:
+        yield from batches
+        return
+    keep = set(columns)
+    for batch in batches:
+        names = batch.schema.names
+        wanted = [i for i, n in enumerate(names) if n.lower() in keep]
+        if not wanted:
+            yield pa.RecordBatch.from_arrays([pa.nulls(batch.num_rows)], names=[ROWS_ONLY])
+        else:
+            yield batch if len(wanted) == len(names) else batch.select(wanted)
+
+
+def without_deleted(
+    deletes: RowDeletes | None,
+    path: str,
+    columns: Sequence[str] | None,
+    read: Callable[[Sequence[str] | None], Iterator[pa.RecordBatch]],
+    spans: Callable[[], Sequence[tuple[int, int]]],
+) -> Iterator[pa.RecordBatch]:
+    """The rows of the data file at ``path`` that the table did not delete.
+
+    ``read(wanted)`` reads the file's batches of the lower-cased table columns ``wanted``
+    (None: all): ``columns`` and the key columns of the file's equality deletes, which the
+    filter needs, projected or not. ``spans()`` gives (position of the first row, rows) of
+    each run of rows ``read`` reads, in order (a Parquet split's row groups; a whole file is
+    one run from 0), asked only when positions are deleted."""
+    equality = deletes.equality(path) if deletes is not None else None
+    wanted = columns
+    if equality is not None and columns is not None:
+        wanted = [*columns, *(k for k in equality.columns() if k not in columns)]
+    batches = read(wanted)
+    deleted = deletes.deleted(path) if deletes is not None else None
+    if deleted is not None and len(deleted):
+        batches = drop_deleted(batches, deleted, spans())
+    if equality is not None:
+        # rows deleted by key: then only the columns the scan wants
+        batches = project_batches(equality.drop_deleted(batches), columns)
+    return batches

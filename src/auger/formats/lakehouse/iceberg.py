@@ -5,7 +5,8 @@ version ``metadata/version-hint.text`` names, else the metadata file of the high
 ``metadata/``. pyiceberg reads that file and the manifests and plans the snapshot's files (a
 snapshot with equality deletes, which pyiceberg does not plan, is planned from its manifests by
 :mod:`auger.formats.lakehouse.iceberg_deletes`); the data files themselves go through auger's
-own Parquet scan, which leaves out the rows the delete files delete.
+own scan, which leaves out the rows the delete files delete: Parquet files through the Parquet
+reader, Avro and ORC data files by their own readers (:mod:`.data_files`).
 
 Time travel takes Drill's table-function options (snake-cased by the table function):
 ``snapshotId``, ``snapshotAsOfTime`` (milliseconds since the epoch), and ``fromSnapshotId`` with
@@ -163,6 +164,7 @@ def _snapshot(
     snapshot_id: int | None,
     files: list[FileStatus],
     deletes: dict[str, FileDeletes] | None = None,
+    formats: dict[str, str] | None = None,
 ) -> TableSnapshot:
     mapping = _column_mapping(table, _schema_of(table, snapshot_id), location)
     return TableSnapshot(
@@ -173,6 +175,7 @@ def _snapshot(
         table_schema(table, snapshot_id),
         column_mapping=mapping,
         row_deletes=RowDeletes(files=deletes) if deletes else None,
+        file_formats=formats or {},
     )
 
 
@@ -260,17 +263,20 @@ def iceberg_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot
         return _appended(table, location, from_id, to_id if to_id is not None else snapshot_id)
     files: list[FileStatus] = []
     deletes: dict[str, FileDeletes] = {}
+    formats: dict[str, str] = {}
     if snapshot_id is not None:
         schema = _schema_of(table, snapshot_id)
         for data_file, delete_files in _plan_files(table, location, snapshot_id):
-            _check_format(data_file, location)
+            kind = _data_format(data_file.file_format, data_file.file_path, location)
             status = _file_status(data_file.file_path, data_file.file_size_in_bytes, location)
             files.append(status)
+            if kind != "parquet":
+                formats[status.path] = kind
             if delete_files:
                 deletes[status.path] = _file_deletes(
                     data_file.file_path, delete_files, schema, location, snapshot_id
                 )
-    return _snapshot(table, location, snapshot_id, files, deletes)
+    return _snapshot(table, location, snapshot_id, files, deletes, formats)
 
 
 def _plan_files(table: Any, location: str, snapshot_id: int) -> list[tuple[Any, list[Any]]]:
@@ -293,8 +299,9 @@ def _file_deletes(
     by path; an equality delete file with its key columns under the snapshot's names.
 
     Raises:
-        UserError: UNSUPPORTED_OPERATION for delete files not in Parquet, or keyed by a column
-            that is not a top-level column of the snapshot's schema.
+        UserError: UNSUPPORTED_OPERATION for delete files not in Parquet (the data files they
+            delete from may be in any format), or keyed by a column that is not a top-level
+            column of the snapshot's schema.
     """
     # deferred: loads pyiceberg and more (heavy)
     from pyiceberg.manifest import DataFileContent
@@ -303,8 +310,8 @@ def _file_deletes(
     positions: list[str] = []
     equality: list[EqualityDeleteFile] = []
     for d in sorted(delete_files, key=lambda d: d.file_path):
-        _check_format(d, location)
         path = same_store_path(d.file_path, location)
+        _check_delete_format(d, path, location)
         if d.content == DataFileContent.POSITION_DELETES:
             positions.append(path)
             continue
@@ -324,13 +331,41 @@ def _file_deletes(
     return FileDeletes(name, tuple(positions), tuple(equality))
 
 
-def _check_format(data_file: Any, location: str) -> None:
-    fmt = str(getattr(data_file.file_format, "value", data_file.file_format)).lower()
+#: the formats Iceberg writes data files in, all of which auger reads
+_DATA_FORMATS = ("parquet", "avro", "orc")
+
+
+def _format_name(file_format: Any) -> str:
+    """A manifest's file format (pyiceberg's ``FileFormat``, or its name) in lower case."""
+    return str(getattr(file_format, "value", file_format)).lower()
+
+
+def _data_format(file_format: Any, file_path: str, location: str) -> str:
+    """The format of a data file: ``parquet``, ``avro`` or ``orc``.
+
+    Raises:
+        UserError: UNSUPPORTED_OPERATION for a format Iceberg does not define for data files.
+    """
+    fmt = _format_name(file_format)
+    if fmt not in _DATA_FORMATS:
+        raise UserError.unsupported(
+            f"Iceberg table [{location}] has a data file in {fmt.upper()}, which is not a "
+            "format of Iceberg data files auger reads",
+            [f"File: {same_store_path(file_path, location)}", "Readable: Parquet, Avro, ORC"],
+        )
+    return fmt
+
+
+def _check_delete_format(delete_file: Any, path: str, location: str) -> None:
+    fmt = _format_name(delete_file.file_format)
     if fmt != "parquet":
         raise UserError.unsupported(
-            f"Iceberg table [{location}] has a data file in {fmt.upper()}, which auger does not "
-            "read in Iceberg tables yet",
-            [f"File: {same_store_path(data_file.file_path, location)}"],
+            f"Iceberg table [{location}] has a delete file in {fmt.upper()}, which auger does "
+            "not apply yet",
+            [
+                f"Delete file: {path}",
+                "Fix: compact the table (rewrite its data files) and query it again",
+            ],
         )
 
 
@@ -361,12 +396,17 @@ def _appended(table: Any, location: str, from_id: int | None, to_id: int | None)
         )
     wanted = set(ancestors)
     entries = table.inspect.entries(snapshot_id=to_id).to_pylist()
-    files = [
-        _file_status(e["data_file"]["file_path"], e["data_file"]["file_size_in_bytes"], location)
-        for e in entries
-        if e["status"] == 1 and e["snapshot_id"] in wanted and e["data_file"]["content"] == 0
-    ]
-    return _snapshot(table, location, to_id, files)
+    files: list[FileStatus] = []
+    formats: dict[str, str] = {}
+    for e in entries:
+        f = e["data_file"]
+        if e["status"] != 1 or e["snapshot_id"] not in wanted or f["content"] != 0:
+            continue
+        kind = _data_format(f["file_format"], f["file_path"], location)
+        files.append(_file_status(f["file_path"], f["file_size_in_bytes"], location))
+        if kind != "parquet":
+            formats[files[-1].path] = kind
+    return _snapshot(table, location, to_id, files, formats=formats)
 
 
 def metadata_table(location: str, name: str) -> Any:

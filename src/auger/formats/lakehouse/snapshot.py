@@ -77,6 +77,9 @@ class TableSnapshot:
     #: rows deleted from the data files without rewriting them (Iceberg's merge-on-read
     #: deletes, Delta's deletion vectors)
     row_deletes: RowDeletes | None = None
+    #: the data files not in ``data_format``, by path: their format (an Iceberg table's
+    #: ``avro`` and ``orc`` files); the table's own format reads such a table's files
+    file_formats: Mapping[str, str] = field(default_factory=dict)
 
     def selection(self) -> TableSelection:
         return TableSelection(self.location, self.files, True, (), self)

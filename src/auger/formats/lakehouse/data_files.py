@@ -1,0 +1,234 @@
+"""The data files of an Iceberg table that are not Parquet: Avro and ORC, read by field id.
+
+Iceberg lets a writer choose the format of each data file (Parquet, Avro or ORC), so one
+table, even one snapshot, may hold all three. The table is still one scan: its files are read
+as the table format (``iceberg``), whose reader takes each file by its format as the table's
+manifests give it: a Parquet file through the Parquet reader, an Avro file through the
+``avro`` format plugin, an ORC file through pyarrow's ORC reader, its columns typed as the
+Parquet reader types them.
+
+Whatever the format, a file's columns are the table's by field id, as in a Parquet file
+(:class:`auger.formats.parquet_columns.ColumnMapping`): Iceberg writes each column's id into
+the file's schema, as the ``field-id`` attribute of an Avro field and the ``iceberg.id``
+attribute of an ORC type. A column renamed since the file was written is read under its new
+name, a dropped one is not read, and one added since reads NULL (the scan fills a column a
+file lacks). The rows the table deleted by position or by key are left out, as from a Parquet
+file (:func:`auger.formats.parquet_deletes.without_deleted`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from auger.config import FormatConfig
+from auger.errors import UserError
+from auger.formats.parquet import ROWS_ONLY, drill_array
+from auger.formats.parquet_columns import ColumnMapping, column_mapping, rename_members
+from auger.formats.parquet_deletes import row_deletes, without_deleted
+from auger.formats.registry import get_format
+from auger.storage.filesystem import open_random
+from auger.storage.splits import FileSplit
+
+__all__ = ["DATA_FILE_FORMATS", "read_data_file"]
+
+#: The format option that carries the formats of a table's data files that are not Parquet
+#: to its reader: ``{path the scan reads: "avro" or "orc"}``.
+DATA_FILE_FORMATS = "data_file_formats"
+
+#: The key the field id of an Avro or ORC file's column has in the Arrow schema made of it
+#: (pyarrow gives ORC's type attributes as field metadata under their own names).
+_ID_KEY = b"iceberg.id"
+
+#: A whole file's rows as one run from position 0 (position deletes count from there).
+_WHOLE_FILE = [(0, sys.maxsize)]
+
+Reader = Callable[[FileSplit, Sequence[str] | None], Iterator[pa.RecordBatch]]
+
+
+def read_data_file(
+    split: FileSplit,
+    config: FormatConfig,
+    options: Mapping[str, Any],
+    columns: Sequence[str] | None,
+    batch_rows: int,
+) -> Iterator[pa.RecordBatch]:
+    """The batches of one data file of a table whose files are not all Parquet, under the
+    table's column names (``columns``: the lower-cased table columns wanted, None: all),
+    without the rows the table deleted."""
+    formats: Mapping[str, str] = config.options.get(DATA_FILE_FORMATS) or {}
+    kind = formats.get(split.path, "parquet")
+    if kind == "parquet":
+        return get_format("parquet").read_arrow(split, config, options, columns, batch_rows)
+    mapping = column_mapping(config.options)
+
+    def read(wanted: Sequence[str] | None) -> Iterator[pa.RecordBatch]:
+        if kind == "avro":
+            return _read_avro(split, config, options, wanted, batch_rows, mapping)
+        return _read_orc(split, wanted, mapping)
+
+    deletes = row_deletes(config.options)
+    return without_deleted(deletes, split.path, columns, read, lambda: _WHOLE_FILE)
+
+
+class _FileColumns:
+    """Which columns of one file to read for the table columns wanted, and how to name
+    what was read as the table names it."""
+
+    def __init__(
+        self, schema: pa.Schema, mapping: ColumnMapping | None, columns: Sequence[str] | None
+    ) -> None:
+        if mapping is None:
+            # the table never renamed a column: the file's names are the table's
+            self.table_names = {n: n for n in schema.names}
+            self.members: dict[str, str] = {}
+        else:
+            self.table_names = mapping.file_names(schema)
+            self.members = mapping.member_names(schema)
+        wanted = None if columns is None else set(columns)
+        #: the file's columns to read, in the file's order
+        self.read = [
+            n
+            for n in schema.names
+            if n in self.table_names and (wanted is None or self.table_names[n].lower() in wanted)
+        ]
+
+    def renamed(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        """A batch of the file's columns under the table's names."""
+        names = batch.schema.names
+        if not self.members and all(self.table_names.get(n, n) == n for n in names):
+            return batch
+        arrays = [rename_members(a, n, self.members) for a, n in zip(batch.columns, names)]
+        return pa.RecordBatch.from_arrays(arrays, names=[self.table_names.get(n, n) for n in names])
+
+
+def _open(path: str) -> pa.NativeFile:
+    """The file for ranged reads: a local file as such, an object as its store reads it."""
+    source = open_random(path)
+    return pa.OSFile(source) if isinstance(source, str) else source
+
+
+# ---- Avro
+
+
+def _avro_skeleton(writer: Mapping[str, Any]) -> pa.Schema:
+    """The names and field ids of an Avro record schema as an Arrow schema (records as
+    structs, other types as null: only names and ids are matched)."""
+    named: dict[str, Any] = {}
+
+    def type_of(schema: Any) -> pa.DataType:
+        if isinstance(schema, str):
+            schema = named.get(schema, schema)
+        if isinstance(schema, list):  # ["null", T]: T
+            others = [s for s in schema if s != "null"]
+            return type_of(others[0]) if len(others) == 1 else pa.null()
+        if not isinstance(schema, dict):
+            return pa.null()
+        kind = schema.get("type")
+        if isinstance(kind, (dict, list)):
+            return type_of(kind)
+        if kind in ("record", "enum", "fixed") and "name" in schema:
+            named[schema["name"]] = schema
+        if kind == "record":
+            return pa.struct([field(f) for f in schema.get("fields", ())])
+        return pa.null()
+
+    def field(f: Mapping[str, Any]) -> pa.Field:
+        meta = {_ID_KEY: str(f["field-id"]).encode()} if "field-id" in f else None
+        return pa.field(f["name"], type_of(f["type"]), metadata=meta)
+
+    if isinstance(writer, dict) and "name" in writer:
+        named[writer["name"]] = writer
+    return pa.schema([field(f) for f in writer.get("fields", ())])
+
+
+def _avro_writer_schema(path: str) -> Any:
+    """The writer schema in an Avro file's header, as its JSON (with the attributes Avro
+    itself ignores, ``field-id`` among them)."""
+    # deferred: only a table with Avro data files needs it
+    import fastavro
+
+    try:
+        with _open(path) as fo:
+            header = fastavro.block_reader(fo)
+            return json.loads(header.metadata["avro.schema"])
+    except UserError:
+        raise
+    except Exception as exc:
+        raise UserError.data_read(
+            "Data file of an Iceberg table is not a readable Avro file",
+            [f"File: {path}", f"Reason: {type(exc).__name__}: {exc}"],
+        ) from exc
+
+
+def _read_avro(
+    split: FileSplit,
+    config: FormatConfig,
+    options: Mapping[str, Any],
+    columns: Sequence[str] | None,
+    batch_rows: int,
+    mapping: ColumnMapping | None,
+) -> Iterator[pa.RecordBatch]:
+    schema = _avro_skeleton(_avro_writer_schema(split.path))
+    chosen = _FileColumns(schema, mapping, columns)
+    avro = get_format("avro")
+    wanted = [n.lower() for n in chosen.read]
+    for batch in avro.read_arrow(split, config, options, wanted, batch_rows):
+        yield batch if batch.schema.names == [ROWS_ONLY] else chosen.renamed(batch)
+
+
+# ---- ORC
+
+
+def _micros(t: pa.DataType) -> pa.DataType:
+    """``t`` with its timestamps in microseconds (ORC's are read as nanoseconds, which the
+    Parquet reader's typing would leave as numbers)."""
+    if pa.types.is_timestamp(t):
+        return pa.timestamp("us", t.tz) if t.unit == "ns" else t
+    if pa.types.is_struct(t):
+        return pa.struct([f.with_type(_micros(f.type)) for f in t])
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        field = t.value_field.with_type(_micros(t.value_type))
+        return pa.list_(field) if pa.types.is_list(t) else pa.large_list(field)
+    if pa.types.is_map(t):
+        return pa.map_(
+            t.key_field.with_type(_micros(t.key_type)),
+            t.item_field.with_type(_micros(t.item_type)),
+        )
+    return t
+
+
+def _read_orc(
+    split: FileSplit, columns: Sequence[str] | None, mapping: ColumnMapping | None
+) -> Iterator[pa.RecordBatch]:
+    # deferred: only a table with ORC data files needs it
+    import pyarrow.orc as orc
+
+    path = split.path
+    stripe: int | None = None  # None: the file's footer
+    try:
+        with _open(path) as fo:
+            reader = orc.ORCFile(fo)
+            chosen = _FileColumns(reader.schema, mapping, columns)
+            if not chosen.read:
+                # nothing of the file is wanted: its row count, from its footer
+                if reader.nrows:
+                    yield pa.RecordBatch.from_arrays([pa.nulls(reader.nrows)], names=[ROWS_ONLY])
+                return
+            for stripe in range(reader.nstripes):
+                batch = reader.read_stripe(stripe, columns=chosen.read)
+                arrays = []
+                for column in batch.columns:
+                    micros = _micros(column.type)
+                    if micros != column.type:
+                        column = column.cast(micros)
+                    arrays.append(drill_array(column))
+                typed = pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
+                yield chosen.renamed(typed)
+    except (pa.ArrowException, OSError) as exc:
+        where = [f"File: {path}"] + ([] if stripe is None else [f"Stripe: {stripe}"])
+        raise UserError.data_read("Error reading ORC data", [*where, f"Reason: {exc}"]) from exc
