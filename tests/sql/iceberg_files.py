@@ -20,14 +20,54 @@ from pyiceberg.typedef import Record
 from pyiceberg.utils.schema_conversion import AvroSchemaConversion
 
 
-def write_avro(table: Any, rows: pa.Table, out: str) -> None:
+def write_avro(table: Any, rows: pa.Table, out: str, maps_as_arrays: bool = False) -> None:
     """``rows`` (columns named as the table's current schema names them) as an Avro file
-    whose schema carries the table's field ids."""
-    schema = AvroSchemaConversion().iceberg_to_avro(table.schema(), schema_name="r")
+    whose schema carries the table's field ids; maps of string keys as Avro maps, unless
+    ``maps_as_arrays``."""
+    avro = AvroSchemaConversion().iceberg_to_avro(table.schema(), schema_name="r")
+    schema = _named(avro, maps_as_arrays, [0])
     names = [f["name"] for f in schema["fields"]]
-    records = [{n: r.get(n) for n in names} for r in rows.to_pylist()]
+    maps = {f.name for f in rows.schema if pa.types.is_map(f.type)}
+
+    def value(name: str, v: Any) -> Any:
+        if name not in maps or v is None:
+            return v
+        return [{"key": k, "value": x} for k, x in v] if maps_as_arrays else dict(v)
+
+    records = [{n: value(n, r.get(n)) for n in names} for r in rows.to_pylist()]
     with open(out, "wb") as fo:
         fastavro.writer(fo, schema, records)
+
+
+def _named(schema: Any, maps_as_arrays: bool, seen: list[int]) -> Any:
+    """``schema`` with a name for each record that has none (pyiceberg leaves a map value's
+    record unnamed, which an Avro writer refuses), and (unless ``maps_as_arrays``) each map of
+    string keys as an Avro map, as Iceberg's Java writer writes it, not as pyiceberg's array
+    of key-value records."""
+    if isinstance(schema, list):
+        return [_named(s, maps_as_arrays, seen) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {
+        k: _named(v, maps_as_arrays, seen) if k in ("type", "items", "values") else v
+        for k, v in schema.items()
+    }
+    if out.get("logicalType") == "map" and not maps_as_arrays:
+        key, value = out["items"]["fields"]
+        if key["type"] == "string":
+            return {
+                "type": "map",
+                "values": value["type"],
+                "key-id": key["field-id"],
+                "value-id": value["field-id"],
+            }
+    if out.get("type") == "record":
+        seen[0] += 1
+        out.setdefault("name", f"r_{seen[0]}")
+        out["fields"] = [
+            {**f, "type": _named(f["type"], maps_as_arrays, seen)} for f in out["fields"]
+        ]
+    return out
 
 
 def write_orc(table: Any, rows: pa.Table, out: str) -> None:
@@ -40,17 +80,21 @@ def write_orc(table: Any, rows: pa.Table, out: str) -> None:
         t = field.type
         if pa.types.is_struct(t):
             t = pa.struct([orc_ids(m) for m in t])
+        elif pa.types.is_list(t) or pa.types.is_large_list(t):
+            t = pa.list_(orc_ids(t.value_field))
+        elif pa.types.is_map(t):
+            t = pa.map_(orc_ids(t.key_field), orc_ids(t.item_field))
         return pa.field(field.name, t, field.nullable, meta)
 
     schema = pa.schema([orc_ids(f) for f in parquet_ids if f.name in rows.column_names])
     orc.write_table(rows.select(schema.names).cast(schema), out)
 
 
-def append_file(table: Any, rows: pa.Table, out: str) -> str:
+def append_file(table: Any, rows: pa.Table, out: str, maps_as_arrays: bool = False) -> str:
     """Write ``rows`` as the data file ``out`` (Avro or ORC by its extension) and commit it
     to ``table`` by a fast append; the file's path as the table names it."""
     if out.endswith(".avro"):
-        write_avro(table, rows, out)
+        write_avro(table, rows, out, maps_as_arrays)
         file_format = FileFormat.AVRO
     else:
         write_orc(table, rows, out)

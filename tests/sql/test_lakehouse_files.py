@@ -213,3 +213,28 @@ def test_an_unreadable_data_file_is_named(make_conn: Any, data_dir: Path, out: s
     path.write_bytes(b"not a data file at all")
     message = error(make_conn(), "SELECT id FROM dfs.data.`lake/unreadable/ns/t`")
     assert "DATA_READ ERROR" in message and str(path) in message, message
+
+
+def test_renamed_members_in_lists_and_maps_of_avro_and_orc_files(
+    make_conn: Any, data_dir: Path
+) -> None:
+    root = data_dir / "lake" / "files_nested"
+    catalog = _catalog(root, "n")
+    element = pa.struct([("a", pa.int64()), ("c", pa.string())])
+    schema = pa.schema(
+        [("id", pa.int64()), ("l", pa.list_(element)), ("m", pa.map_(pa.string(), element))]
+    )
+    table = catalog.create_table("ns.t", schema=schema)
+    data = root / "ns" / "t" / "data"
+    # an Avro map, an Avro array of key-value records (Iceberg's other form of a map), ORC
+    for i, out in ((1, "a.avro"), (2, "b.avro"), (3, "o.orc")):
+        one = {"id": [i], "l": [[{"a": i, "c": "x"}]], "m": [[("k", {"a": i * 10, "c": "y"})]]}
+        rows_of = pa.table(one, table.schema().as_arrow())
+        append_file(table, rows_of, str(data / out), maps_as_arrays=out == "b.avro")
+    with table.update_schema() as update:
+        update.rename_column("l.element.a", "b")
+        update.rename_column("m.value.a", "b")
+    conn = make_conn()
+    name = "dfs.data.`lake/files_nested/ns/t`"
+    got = rows(conn, f"SELECT id, t.l[0].b, t.l[0].c, m FROM {name} t ORDER BY id")
+    assert got == [(i, i, "x", [("k", {"b": i * 10, "c": "y"})]) for i in (1, 2, 3)]

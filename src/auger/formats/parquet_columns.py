@@ -24,8 +24,11 @@ import pyarrow as pa
 
 __all__ = [
     "COLUMN_MAPPING",
+    "ELEMENT",
     "FIELD_ID_KEYS",
+    "KEY",
     "PARTITION_VALUES",
+    "VALUE",
     "ColumnMapping",
     "PartitionConstants",
     "column_mapping",
@@ -37,7 +40,8 @@ __all__ = [
 #: The format option that carries a table's mapping to the Parquet reader: a list of
 #: ``[field id or None, name in the files, name in the table]``, one per top-level column, and
 #: one per member of a struct column, whose names are dotted paths (``s.a`` in the files,
-#: ``s.b`` in the table).
+#: ``s.b`` in the table; ``l.element.a`` for a member of the structs in list ``l``, ``m.key.a``
+#: and ``m.value.a`` in map ``m``).
 COLUMN_MAPPING = "column_mapping"
 
 #: The format option that carries a table's partition columns to the Parquet reader:
@@ -58,12 +62,31 @@ def _field_id(field: pa.Field) -> int | None:
         return None
 
 
+#: How a dotted member path steps into a list's element and a map's keys and values
+#: (``l.element.a``: member ``a`` of the structs in list ``l``), whatever the file's schema
+#: names those fields.
+ELEMENT, KEY, VALUE = "element", "key", "value"
+
+
+def _children(t: pa.DataType) -> list[tuple[str, pa.Field]]:
+    """The fields a list (its element) or map (its key and value) type holds, each with the
+    step a member path takes into it; none for other types."""
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return [(ELEMENT, t.value_field)]
+    if pa.types.is_map(t):
+        return [(KEY, t.key_field), (VALUE, t.item_field)]
+    return []
+
+
 def _members(field: pa.Field, path: str, by_id: dict[int, str], by_name: dict[str, str]) -> None:
-    """The members of a struct column (through nested structs): id -> dotted path in the
-    file, and lower-cased dotted path -> dotted path."""
-    if not pa.types.is_struct(field.type):
+    """The struct members under a column (in nested structs, and in structs inside lists and
+    maps): id -> dotted path in the file, and lower-cased dotted path -> dotted path."""
+    t = field.type
+    if not pa.types.is_struct(t):
+        for step, child in _children(t):
+            _members(child, f"{path}.{step}", by_id, by_name)
         return
-    for member in field.type:
+    for member in t:
         sub = f"{path}.{member.name}"
         if (i := _field_id(member)) is not None:
             by_id[i] = sub
@@ -72,36 +95,35 @@ def _members(field: pa.Field, path: str, by_id: dict[int, str], by_name: dict[st
 
 
 def _rename_type(t: pa.DataType, path: str, names: Mapping[str, str]) -> pa.DataType:
-    """A struct type with its members under their table names (``names``: dotted path in the
-    file -> member name in the table)."""
-    if not pa.types.is_struct(t):
-        return t
-    fields = []
-    for member in t:
-        sub = f"{path}.{member.name}"
-        fields.append(
-            member.with_name(names.get(sub, member.name)).with_type(
-                _rename_type(member.type, sub, names)
+    """A type with its struct members, at any depth, under their table names (``names``:
+    dotted path in the file -> member name in the table)."""
+    if pa.types.is_struct(t):
+        fields = []
+        for member in t:
+            sub = f"{path}.{member.name}"
+            fields.append(
+                member.with_name(names.get(sub, member.name)).with_type(
+                    _rename_type(member.type, sub, names)
+                )
             )
-        )
-    return pa.struct(fields)
+        return pa.struct(fields)
+    children = _children(t)
+    if not children:
+        return t
+    kids = [f.with_type(_rename_type(f.type, f"{path}.{step}", names)) for step, f in children]
+    if pa.types.is_map(t):
+        return pa.map_(kids[0], kids[1], t.keys_sorted)
+    if pa.types.is_fixed_size_list(t):
+        return pa.list_(kids[0], t.list_size)
+    return pa.large_list(kids[0]) if pa.types.is_large_list(t) else pa.list_(kids[0])
 
 
 def rename_members(arr: pa.Array, path: str, names: Mapping[str, str]) -> pa.Array:
-    """A column read from a file (``path``: its name in the file) with its struct members
-    under the table's names (``names``: :meth:`ColumnMapping.member_names`), nulls kept."""
-    if not pa.types.is_struct(arr.type):
-        return arr
-    children = [
-        rename_members(child, f"{path}.{member.name}", names)
-        for child, member in zip(arr.flatten(), arr.type, strict=True)
-    ]
-    fields = [
-        pa.field(names.get(f"{path}.{m.name}", m.name), c.type, m.nullable, m.metadata)
-        for c, m in zip(children, arr.type, strict=True)
-    ]
-    mask = arr.is_null() if arr.null_count else None
-    return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
+    """A column read from a file (``path``: its name in the file) with its struct members,
+    inside lists and maps too, under the table's names (``names``:
+    :meth:`ColumnMapping.member_names`): the same values, nulls kept, under the renamed type."""
+    renamed = _rename_type(arr.type, path, names)
+    return arr if renamed == arr.type else arr.view(renamed)
 
 
 @dataclass(frozen=True)

@@ -24,11 +24,19 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.parquet import ROWS_ONLY, drill_array
-from auger.formats.parquet_columns import ColumnMapping, column_mapping, rename_members
+from auger.formats.parquet_columns import (
+    ELEMENT,
+    KEY,
+    VALUE,
+    ColumnMapping,
+    column_mapping,
+    rename_members,
+)
 from auger.formats.parquet_deletes import row_deletes, without_deleted
 from auger.formats.registry import get_format
 from auger.storage.filesystem import open_random
@@ -115,9 +123,15 @@ def _open(path: str) -> pa.NativeFile:
 # ---- Avro
 
 
+def _id(field_id: Any) -> dict[bytes, bytes] | None:
+    return None if field_id is None else {_ID_KEY: str(field_id).encode()}
+
+
 def _avro_skeleton(writer: Mapping[str, Any]) -> pa.Schema:
     """The names and field ids of an Avro record schema as an Arrow schema (records as
-    structs, other types as null: only names and ids are matched)."""
+    structs, arrays as lists, maps as maps, other types as null: only names and ids are
+    matched). Iceberg gives an array's element and a map's key and value ids of their own
+    (``element-id``, ``key-id``, ``value-id``)."""
     named: dict[str, Any] = {}
 
     def type_of(schema: Any) -> pa.DataType:
@@ -135,11 +149,24 @@ def _avro_skeleton(writer: Mapping[str, Any]) -> pa.Schema:
             named[schema["name"]] = schema
         if kind == "record":
             return pa.struct([field(f) for f in schema.get("fields", ())])
+        if kind == "array" and schema.get("logicalType") == "map":
+            # Iceberg's map of any key type: an array of key-value records
+            entry = type_of(schema.get("items"))
+            if pa.types.is_struct(entry) and entry.num_fields == 2:
+                key = entry.field(0).with_name(KEY).with_nullable(False)
+                return pa.map_(key, entry.field(1).with_name(VALUE))
+        if kind == "array":
+            return pa.list_(child(ELEMENT, schema.get("items"), schema.get("element-id")))
+        if kind == "map":
+            key = pa.field(KEY, pa.string(), False, _id(schema.get("key-id")))
+            return pa.map_(key, child(VALUE, schema.get("values"), schema.get("value-id")))
         return pa.null()
 
+    def child(name: str, schema: Any, field_id: Any) -> pa.Field:
+        return pa.field(name, type_of(schema), metadata=_id(field_id))
+
     def field(f: Mapping[str, Any]) -> pa.Field:
-        meta = {_ID_KEY: str(f["field-id"]).encode()} if "field-id" in f else None
-        return pa.field(f["name"], type_of(f["type"]), metadata=meta)
+        return pa.field(f["name"], type_of(f["type"]), metadata=_id(f.get("field-id")))
 
     if isinstance(writer, dict) and "name" in writer:
         named[writer["name"]] = writer
@@ -177,8 +204,37 @@ def _read_avro(
     chosen = _FileColumns(schema, mapping, columns)
     avro = get_format("avro")
     wanted = [n.lower() for n in chosen.read]
+    maps = {f.name for f in schema if pa.types.is_map(f.type)}
     for batch in avro.read_arrow(split, config, options, wanted, batch_rows):
-        yield batch if batch.schema.names == [ROWS_ONLY] else chosen.renamed(batch)
+        if batch.schema.names == [ROWS_ONLY]:
+            yield batch
+            continue
+        if maps:
+            arrays = [
+                _as_map(a) if n in maps else a
+                for a, n in zip(batch.columns, batch.schema.names, strict=True)
+            ]
+            batch = pa.RecordBatch.from_arrays(arrays, names=batch.schema.names)
+        yield chosen.renamed(batch)
+
+
+def _as_map(arr: pa.Array) -> pa.Array:
+    """A map column the Avro reader read as an array of key-value records (Iceberg's Avro
+    form of a map), as the map it is; a map read as one (string keys) as it is."""
+    t = arr.type
+    if not pa.types.is_list(t) or not pa.types.is_struct(t.value_type):
+        return arr
+    if t.value_type.num_fields != 2:
+        return arr
+    offsets = arr.offsets
+    start, stop = offsets[0].as_py(), offsets[-1].as_py()
+    keys, items = arr.values.slice(start, stop - start).flatten()
+    return pa.MapArray.from_arrays(
+        pc.subtract(offsets, offsets[0]),
+        keys,
+        items,
+        mask=arr.is_null() if arr.null_count else None,
+    )
 
 
 # ---- ORC

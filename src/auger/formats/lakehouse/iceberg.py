@@ -23,6 +23,7 @@ from auger.errors import UserError
 from auger.formats.lakehouse.iceberg_deletes import plan_with_deletes
 from auger.formats.lakehouse.snapshot import TableSnapshot, first_line, number_option
 from auger.formats.lakehouse.stores import iceberg_properties, same_store_path
+from auger.formats.parquet_columns import ELEMENT, KEY, VALUE
 from auger.formats.parquet_deletes import EqualityDeleteFile, FileDeletes, RowDeletes
 from auger.storage import filesystem as fs
 from auger.storage.selection import FileStatus
@@ -204,11 +205,12 @@ def _column_mapping(
 ) -> tuple[tuple[int | None, str, str], ...]:
     """How the data files name the columns of ``schema``: empty while every column has kept
     its name and no name went to another column; else each column by its field id (files
-    written before a rename hold the old name), struct members by their dotted paths.
+    written before a rename hold the old name), struct members by their dotted paths, those in
+    lists and maps too.
 
     Raises:
-        UserError: UNSUPPORTED_OPERATION for a renamed member under a list or map, which the
-            scan cannot rename.
+        UserError: UNSUPPORTED_OPERATION for a member renamed and then dropped (its old name
+            may be a new member's now, which only the dropped member's id tells apart).
     """
     history = [_paths_by_id(s.fields) for s in table.schemas().values()]
     ids_of: dict[str, set[int]] = {}
@@ -235,15 +237,27 @@ def _column_mapping(
 
 
 def _struct_members(fields: Any, prefix: str = "") -> dict[int, str]:
-    """The members of the struct columns (through nested structs only), by id: their dotted
-    paths."""
+    """The struct members under the columns (in nested structs, and in structs inside lists
+    and maps), by id: their dotted paths (``s.a``, ``l.element.a``, ``m.value.a``)."""
     out: dict[int, str] = {}
     for f in fields:
-        if f.field_type.is_struct:
-            path = prefix + f.name
-            for member in f.field_type.fields:
-                out[int(member.field_id)] = f"{path}.{member.name}"
-            out.update(_struct_members(f.field_type.fields, path + "."))
+        out.update(_members_of(f.field_type, prefix + f.name))
+    return out
+
+
+def _members_of(t: Any, path: str) -> dict[int, str]:
+    """The struct members inside a type whose column or member is at ``path``, by id."""
+    out: dict[int, str] = {}
+    if t.is_struct:
+        for member in t.fields:
+            sub = f"{path}.{member.name}"
+            out[int(member.field_id)] = sub
+            out.update(_members_of(member.field_type, sub))
+        return out
+    for step, attr in ((ELEMENT, "element_field"), (KEY, "key_field"), (VALUE, "value_field")):
+        child = getattr(t, attr, None)
+        if child is not None:
+            out.update(_members_of(child.field_type, f"{path}.{step}"))
     return out
 
 
