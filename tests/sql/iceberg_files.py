@@ -112,3 +112,27 @@ def append_file(table: Any, rows: pa.Table, out: str, maps_as_arrays: bool = Fal
     with table.transaction() as tx, tx.update_snapshot().fast_append() as append:
         append.append_data_file(data_file)
     return path
+
+
+_AVRO_TYPES = {pa.int64(): "long", pa.int32(): "int", pa.string(): "string"}
+
+
+def write_delete_rows(rows: pa.Table, ids: list[int], out: str) -> FileFormat:
+    """``rows`` (flat columns of longs, ints and strings) as an Avro or ORC delete file (by
+    ``out``'s extension) whose columns carry the field ``ids``; its format."""
+    if out.endswith(".avro"):
+        fields = [
+            {"name": f.name, "type": _AVRO_TYPES[f.type], "field-id": i}
+            for f, i in zip(rows.schema, ids, strict=True)
+        ]
+        with open(out, "wb") as fo:
+            fastavro.writer(fo, {"type": "record", "name": "d", "fields": fields}, rows.to_pylist())
+        return FileFormat.AVRO
+    schema = pa.schema(
+        [
+            f.with_metadata({b"iceberg.id": str(i).encode()})
+            for f, i in zip(rows.schema, ids, strict=True)
+        ]
+    )
+    orc.write_table(rows.cast(schema), out)
+    return FileFormat.ORC

@@ -10,11 +10,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import fastavro
 import pyarrow as pa
 import pytest
 from pyiceberg.catalog.sql import SqlCatalog
-from pyiceberg.manifest import DataFileContent, FileFormat
+from pyiceberg.manifest import DataFileContent
 from pyiceberg.types import LongType
 
 from tests.sql.helpers import error, rows
@@ -24,7 +23,7 @@ from tests.sql.iceberg_deletes import (
     add_position_deletes,
     commit_delete_file,
 )
-from tests.sql.iceberg_files import append_file
+from tests.sql.iceberg_files import append_file, write_delete_rows
 
 NAME = "dfs.data.`lake/files/ns/t`"
 _STRUCT = pa.struct([("a", pa.int64())])
@@ -179,28 +178,34 @@ def test_equality_deletes_apply_to_avro_and_orc_files(make_conn: Any, data_dir: 
     assert rows(conn, f"SELECT COUNT(*) FROM {name}") == [(4,)]
 
 
-def test_delete_files_in_avro_are_refused_with_the_file_named(
-    make_conn: Any, data_dir: Path
-) -> None:
+def test_delete_files_in_avro_and_orc_apply(make_conn: Any, data_dir: Path) -> None:
     root = data_dir / "lake" / "avro_deletes"
     catalog = _catalog(root, "d")
-    table = catalog.create_table("ns.t", schema=pa.schema([("id", pa.int64())]))
-    table.append(pa.table({"id": [1, 2]}))
-    (data_file,) = [t.file.file_path for t in table.scan().plan_files()]
-    out = str(root / "deletes.avro")
-    schema = {
-        "type": "record",
-        "name": "d",
-        "fields": [
-            {"name": "file_path", "type": "string", "field-id": 2147483546},
-            {"name": "pos", "type": "long", "field-id": 2147483545},
-        ],
-    }
-    with open(out, "wb") as fo:
-        fastavro.writer(fo, schema, [{"file_path": data_file, "pos": 0}])
-    commit_delete_file(table, DataFileContent.POSITION_DELETES, out, 1, FileFormat.AVRO)
-    message = error(make_conn(), "SELECT * FROM dfs.data.`lake/avro_deletes/ns/t`")
-    assert "delete file in AVRO" in message and "deletes.avro" in message, message
+    table = catalog.create_table("ns.t", schema=pa.schema([("id", pa.int64()), ("v", pa.string())]))
+    table.append(pa.table({"id": [1, 2, 3, 4], "v": ["v1", "v2", "v3", "v4"]}))
+    (parquet,) = [t.file.file_path for t in table.scan().plan_files()]
+    more = pa.table({"id": [5, 6], "v": ["v5", "v6"]}, table.schema().as_arrow())
+    avro = append_file(table, more, str(root / "ns" / "t" / "data" / "more.avro"))
+    # position deletes: id 1 (the Parquet file's row 0) by an Avro file, id 6 (the Avro file's
+    # row 1) by an ORC file
+    positions = [(parquet, 0, "pos.avro"), (avro, 1, "pos.orc")]
+    for data_file, pos, out in positions:
+        rows_of = pa.table({"file_path": [data_file], "pos": pa.array([pos], pa.int64())})
+        path = str(root / out)
+        fmt = write_delete_rows(rows_of, [2147483546, 2147483545], path)
+        commit_delete_file(table, DataFileContent.POSITION_DELETES, path, 1, fmt)
+    # equality deletes: v = 'v3' by an Avro file, id = 4 by an ORC file
+    v_id, id_id = table.schema().find_field("v").field_id, table.schema().find_field("id").field_id
+    keys = [(pa.table({"v": ["v3"]}), v_id, "eq.avro"), (pa.table({"id": [4]}), id_id, "eq.orc")]
+    for rows_of, key_id, out in keys:
+        path = str(root / out)
+        fmt = write_delete_rows(rows_of, [key_id], path)
+        content = DataFileContent.EQUALITY_DELETES
+        commit_delete_file(table, content, path, 1, fmt, equality_ids=[key_id])
+    conn = make_conn()
+    name = "dfs.data.`lake/avro_deletes/ns/t`"
+    assert rows(conn, f"SELECT id, v FROM {name} ORDER BY id") == [(2, "v2"), (5, "v5")]
+    assert rows(conn, f"SELECT COUNT(*) FROM {name}") == [(2,)]
 
 
 @pytest.mark.parametrize("out", ["bad.avro", "bad.orc"])

@@ -32,6 +32,7 @@ __all__ = [
     "ColumnMapping",
     "PartitionConstants",
     "column_mapping",
+    "field_id",
     "file_paths",
     "partition_constants",
     "rename_members",
@@ -53,7 +54,8 @@ PARTITION_VALUES = "partition_values"
 FIELD_ID_KEYS = (b"PARQUET:field_id", b"iceberg.id")
 
 
-def _field_id(field: pa.Field) -> int | None:
+def field_id(field: pa.Field) -> int | None:
+    """The field id a file's column carries (see :data:`FIELD_ID_KEYS`), or None."""
     meta = field.metadata or {}
     raw = next((meta[k] for k in FIELD_ID_KEYS if k in meta), None)
     try:
@@ -88,7 +90,7 @@ def _members(field: pa.Field, path: str, by_id: dict[int, str], by_name: dict[st
         return
     for member in t:
         sub = f"{path}.{member.name}"
-        if (i := _field_id(member)) is not None:
+        if (i := field_id(member)) is not None:
             by_id[i] = sub
         by_name[sub.lower()] = sub
         _members(member, sub, by_id, by_name)
@@ -141,14 +143,14 @@ class ColumnMapping:
         by its name in the files. A file column matching no table column (one the table
         dropped) is left out.
         """
-        by_id = {i: f for f in schema if (i := _field_id(f)) is not None}
+        by_id = {i: f for f in schema if (i := field_id(f)) is not None}
         by_name = {f.name.lower(): f for f in schema}
         out: dict[str, str] = {}
-        for field_id, physical, logical in self.entries:
+        for wanted_id, physical, logical in self.entries:
             if "." in logical:
                 continue
-            if by_id and field_id is not None:
-                field = by_id.get(field_id)
+            if by_id and wanted_id is not None:
+                field = by_id.get(wanted_id)
             else:
                 field = by_name.get(physical.lower())
             if field is not None:
@@ -163,11 +165,11 @@ class ColumnMapping:
         for f in schema:
             _members(f, f.name, by_id, by_name)
         out: dict[str, str] = {}
-        for field_id, physical, logical in self.entries:
+        for wanted_id, physical, logical in self.entries:
             if "." not in logical:
                 continue
-            if by_id and field_id is not None:
-                path = by_id.get(field_id)
+            if by_id and wanted_id is not None:
+                path = by_id.get(wanted_id)
             else:
                 path = by_name.get(physical.lower())
             if path is not None:

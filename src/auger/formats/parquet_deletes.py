@@ -20,10 +20,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from auger.errors import UserError
-from auger.storage.filesystem import open_random
+from auger.formats.field_ids import read_by_field_id
 
 __all__ = [
     "ROW_DELETES",
@@ -46,7 +45,8 @@ ROWS_ONLY = "__rows__"
 #: [column...]]...]}}, "positions": {path the scan reads: [position, ...]}}``.
 ROW_DELETES = "row_deletes"
 
-_FIELD_ID = b"PARQUET:field_id"
+#: The columns of a position delete file: Iceberg's reserved field ids, and names
+_POSITION_COLUMNS = ((2147483546, "file_path"), (2147483545, "pos"))
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,11 @@ class FileDeletes:
     name: str
     positions: tuple[str, ...] = ()
     equality: tuple[EqualityDeleteFile, ...] = ()
+    #: the delete files not in Parquet, by path: their format (``avro``, ``orc``)
+    formats: Mapping[str, str] = field(default_factory=dict)
+
+    def format_of(self, path: str) -> str:
+        return self.formats.get(path, "parquet")
 
 
 @dataclass(frozen=True)
@@ -84,6 +89,7 @@ class RowDeletes:
                 "name": d.name,
                 "positions": list(d.positions),
                 "equality": [[e.path, list(e.field_ids), list(e.columns)] for e in d.equality],
+                "formats": dict(d.formats),
             }
             for path, d in self.files.items()
         }
@@ -95,11 +101,12 @@ class RowDeletes:
         if path in self.positions:
             found.append(np.asarray(self.positions[path], dtype=np.int64))
         if path in self.files:
-            name, deletes = self.files[path].name, self.files[path].positions
-            for delete_file in deletes:
-                pairs = pq.read_table(open_random(delete_file), columns=["file_path", "pos"])
-                mine = pairs.filter(pc.equal(pairs.column("file_path"), name))
-                found.append(mine.column("pos").to_numpy())
+            deletes = self.files[path]
+            for delete_file in deletes.positions:
+                fmt = deletes.format_of(delete_file)
+                pairs = read_by_field_id(delete_file, fmt, _POSITION_COLUMNS)
+                mine = pairs.filter(pc.equal(pairs.column("file_path"), deletes.name))
+                found.append(mine.column("pos").to_numpy().astype(np.int64))
         return np.unique(np.concatenate(found)) if found else None
 
     def equality(self, path: str) -> EqualityDeletes | None:
@@ -109,31 +116,19 @@ class RowDeletes:
             return None
         by_key: dict[tuple[str, ...], list[pa.Table]] = {}
         for delete_file in deletes.equality:
-            by_key.setdefault(delete_file.columns, []).append(_read_keys(delete_file))
+            fmt = deletes.format_of(delete_file.path)
+            by_key.setdefault(delete_file.columns, []).append(_read_keys(delete_file, fmt))
         return EqualityDeletes(
             [(key, pa.concat_tables(t, promote_options="permissive")) for key, t in by_key.items()]
         )
 
 
-def _read_keys(delete_file: EqualityDeleteFile) -> pa.Table:
-    """The key columns of an equality delete file, under the table's names. A column is
-    found by its field id where the file has ids (its name may be one the table renamed
-    since), else by the table's name."""
-    pf = pq.ParquetFile(open_random(delete_file.path))
-    schema = pf.schema_arrow
-    by_id = {int(f.metadata[_FIELD_ID]): f.name for f in schema if _FIELD_ID in (f.metadata or {})}
-    by_name = {n.lower(): n for n in schema.names}
-    names = []
-    for field_id, column in zip(delete_file.field_ids, delete_file.columns, strict=True):
-        name = by_id.get(field_id) or by_name.get(column.lower())
-        if name is None:
-            raise UserError.data_read(
-                "Equality delete file lacks a column of its key",
-                [f"File: {delete_file.path}", f"Column: {column} (field id {field_id})"],
-            )
-        names.append(name)
-    keys = pf.read(columns=names)
-    return pa.table(keys.columns, names=list(delete_file.columns))
+def _read_keys(delete_file: EqualityDeleteFile, fmt: str) -> pa.Table:
+    """The key columns of an equality delete file (in ``fmt``), under the table's names. A
+    column is found by its field id where the file has ids (its name may be one the table
+    renamed since), else by the table's name."""
+    wanted = list(zip(delete_file.field_ids, delete_file.columns, strict=True))
+    return read_by_field_id(delete_file.path, fmt, wanted)
 
 
 class EqualityDeletes:
@@ -233,6 +228,7 @@ def row_deletes(format_options: Mapping[str, Any]) -> RowDeletes | None:
                 EqualityDeleteFile(str(e[0]), tuple(int(i) for i in e[1]), tuple(e[2]))
                 for e in d["equality"]
             ),
+            dict(d.get("formats") or {}),
         )
         for path, d in raw.get("files", {}).items()
     }

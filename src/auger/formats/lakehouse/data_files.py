@@ -18,7 +18,6 @@ file (:func:`auger.formats.parquet_deletes.without_deleted`).
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -28,18 +27,11 @@ import pyarrow.compute as pc
 
 from auger.config import FormatConfig
 from auger.errors import UserError
+from auger.formats.field_ids import avro_schema, open_file
 from auger.formats.parquet import ROWS_ONLY, drill_array
-from auger.formats.parquet_columns import (
-    ELEMENT,
-    KEY,
-    VALUE,
-    ColumnMapping,
-    column_mapping,
-    rename_members,
-)
+from auger.formats.parquet_columns import ColumnMapping, column_mapping, rename_members
 from auger.formats.parquet_deletes import row_deletes, without_deleted
 from auger.formats.registry import get_format
-from auger.storage.filesystem import open_random
 from auger.storage.splits import FileSplit
 
 __all__ = ["DATA_FILE_FORMATS", "read_data_file"]
@@ -47,10 +39,6 @@ __all__ = ["DATA_FILE_FORMATS", "read_data_file"]
 #: The format option that carries the formats of a table's data files that are not Parquet
 #: to its reader: ``{path the scan reads: "avro" or "orc"}``.
 DATA_FILE_FORMATS = "data_file_formats"
-
-#: The key the field id of an Avro or ORC file's column has in the Arrow schema made of it
-#: (pyarrow gives ORC's type attributes as field metadata under their own names).
-_ID_KEY = b"iceberg.id"
 
 #: A whole file's rows as one run from position 0 (position deletes count from there).
 _WHOLE_FILE = [(0, sys.maxsize)]
@@ -114,82 +102,7 @@ class _FileColumns:
         return pa.RecordBatch.from_arrays(arrays, names=[self.table_names.get(n, n) for n in names])
 
 
-def _open(path: str) -> pa.NativeFile:
-    """The file for ranged reads: a local file as such, an object as its store reads it."""
-    source = open_random(path)
-    return pa.OSFile(source) if isinstance(source, str) else source
-
-
 # ---- Avro
-
-
-def _id(field_id: Any) -> dict[bytes, bytes] | None:
-    return None if field_id is None else {_ID_KEY: str(field_id).encode()}
-
-
-def _avro_skeleton(writer: Mapping[str, Any]) -> pa.Schema:
-    """The names and field ids of an Avro record schema as an Arrow schema (records as
-    structs, arrays as lists, maps as maps, other types as null: only names and ids are
-    matched). Iceberg gives an array's element and a map's key and value ids of their own
-    (``element-id``, ``key-id``, ``value-id``)."""
-    named: dict[str, Any] = {}
-
-    def type_of(schema: Any) -> pa.DataType:
-        if isinstance(schema, str):
-            schema = named.get(schema, schema)
-        if isinstance(schema, list):  # ["null", T]: T
-            others = [s for s in schema if s != "null"]
-            return type_of(others[0]) if len(others) == 1 else pa.null()
-        if not isinstance(schema, dict):
-            return pa.null()
-        kind = schema.get("type")
-        if isinstance(kind, (dict, list)):
-            return type_of(kind)
-        if kind in ("record", "enum", "fixed") and "name" in schema:
-            named[schema["name"]] = schema
-        if kind == "record":
-            return pa.struct([field(f) for f in schema.get("fields", ())])
-        if kind == "array" and schema.get("logicalType") == "map":
-            # Iceberg's map of any key type: an array of key-value records
-            entry = type_of(schema.get("items"))
-            if pa.types.is_struct(entry) and entry.num_fields == 2:
-                key = entry.field(0).with_name(KEY).with_nullable(False)
-                return pa.map_(key, entry.field(1).with_name(VALUE))
-        if kind == "array":
-            return pa.list_(child(ELEMENT, schema.get("items"), schema.get("element-id")))
-        if kind == "map":
-            key = pa.field(KEY, pa.string(), False, _id(schema.get("key-id")))
-            return pa.map_(key, child(VALUE, schema.get("values"), schema.get("value-id")))
-        return pa.null()
-
-    def child(name: str, schema: Any, field_id: Any) -> pa.Field:
-        return pa.field(name, type_of(schema), metadata=_id(field_id))
-
-    def field(f: Mapping[str, Any]) -> pa.Field:
-        return pa.field(f["name"], type_of(f["type"]), metadata=_id(f.get("field-id")))
-
-    if isinstance(writer, dict) and "name" in writer:
-        named[writer["name"]] = writer
-    return pa.schema([field(f) for f in writer.get("fields", ())])
-
-
-def _avro_writer_schema(path: str) -> Any:
-    """The writer schema in an Avro file's header, as its JSON (with the attributes Avro
-    itself ignores, ``field-id`` among them)."""
-    # deferred: only a table with Avro data files needs it
-    import fastavro
-
-    try:
-        with _open(path) as fo:
-            header = fastavro.block_reader(fo)
-            return json.loads(header.metadata["avro.schema"])
-    except UserError:
-        raise
-    except Exception as exc:
-        raise UserError.data_read(
-            "Data file of an Iceberg table is not a readable Avro file",
-            [f"File: {path}", f"Reason: {type(exc).__name__}: {exc}"],
-        ) from exc
 
 
 def _read_avro(
@@ -200,7 +113,7 @@ def _read_avro(
     batch_rows: int,
     mapping: ColumnMapping | None,
 ) -> Iterator[pa.RecordBatch]:
-    schema = _avro_skeleton(_avro_writer_schema(split.path))
+    schema = avro_schema(split.path)
     chosen = _FileColumns(schema, mapping, columns)
     avro = get_format("avro")
     wanted = [n.lower() for n in chosen.read]
@@ -267,7 +180,7 @@ def _read_orc(
     path = split.path
     stripe: int | None = None  # None: the file's footer
     try:
-        with _open(path) as fo:
+        with open_file(path) as fo:
             reader = orc.ORCFile(fo)
             chosen = _FileColumns(reader.schema, mapping, columns)
             if not chosen.read:

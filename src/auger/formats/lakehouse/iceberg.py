@@ -313,9 +313,8 @@ def _file_deletes(
     by path; an equality delete file with its key columns under the snapshot's names.
 
     Raises:
-        UserError: UNSUPPORTED_OPERATION for delete files not in Parquet (the data files they
-            delete from may be in any format), or keyed by a column that is not a top-level
-            column of the snapshot's schema.
+        UserError: UNSUPPORTED_OPERATION for delete files keyed by a column that is not a
+            top-level column of the snapshot's schema.
     """
     # deferred: loads pyiceberg and more (heavy)
     from pyiceberg.manifest import DataFileContent
@@ -323,9 +322,12 @@ def _file_deletes(
     top = {int(f.field_id): f.name for f in schema.fields}
     positions: list[str] = []
     equality: list[EqualityDeleteFile] = []
+    formats: dict[str, str] = {}
     for d in sorted(delete_files, key=lambda d: d.file_path):
         path = same_store_path(d.file_path, location)
-        _check_delete_format(d, path, location)
+        kind = _data_format(d.file_format, d.file_path, location, "delete")
+        if kind != "parquet":
+            formats[path] = kind
         if d.content == DataFileContent.POSITION_DELETES:
             positions.append(path)
             continue
@@ -342,10 +344,10 @@ def _file_deletes(
                 ],
             )
         equality.append(EqualityDeleteFile(path, ids, tuple(top[i] for i in ids)))
-    return FileDeletes(name, tuple(positions), tuple(equality))
+    return FileDeletes(name, tuple(positions), tuple(equality), formats)
 
 
-#: the formats Iceberg writes data files in, all of which auger reads
+#: the formats Iceberg writes data and delete files in, all of which auger reads
 _DATA_FORMATS = ("parquet", "avro", "orc")
 
 
@@ -354,33 +356,21 @@ def _format_name(file_format: Any) -> str:
     return str(getattr(file_format, "value", file_format)).lower()
 
 
-def _data_format(file_format: Any, file_path: str, location: str) -> str:
-    """The format of a data file: ``parquet``, ``avro`` or ``orc``.
+def _data_format(file_format: Any, file_path: str, location: str, what: str = "data") -> str:
+    """The format of a data file (or, ``what`` ``delete``, a delete file): ``parquet``,
+    ``avro`` or ``orc``.
 
     Raises:
-        UserError: UNSUPPORTED_OPERATION for a format Iceberg does not define for data files.
+        UserError: UNSUPPORTED_OPERATION for a format Iceberg does not define for such files.
     """
     fmt = _format_name(file_format)
     if fmt not in _DATA_FORMATS:
         raise UserError.unsupported(
-            f"Iceberg table [{location}] has a data file in {fmt.upper()}, which is not a "
-            "format of Iceberg data files auger reads",
+            f"Iceberg table [{location}] has a {what} file in {fmt.upper()}, which is not a "
+            f"format of Iceberg {what} files auger reads",
             [f"File: {same_store_path(file_path, location)}", "Readable: Parquet, Avro, ORC"],
         )
     return fmt
-
-
-def _check_delete_format(delete_file: Any, path: str, location: str) -> None:
-    fmt = _format_name(delete_file.file_format)
-    if fmt != "parquet":
-        raise UserError.unsupported(
-            f"Iceberg table [{location}] has a delete file in {fmt.upper()}, which auger does "
-            "not apply yet",
-            [
-                f"Delete file: {path}",
-                "Fix: compact the table (rewrite its data files) and query it again",
-            ],
-        )
 
 
 def _appended(table: Any, location: str, from_id: int | None, to_id: int | None) -> TableSnapshot:
