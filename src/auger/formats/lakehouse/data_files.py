@@ -10,16 +10,17 @@ Parquet reader types them.
 Whatever the format, a file's columns are the table's by field id, as in a Parquet file
 (:class:`auger.formats.parquet_columns.ColumnMapping`): Iceberg writes each column's id into
 the file's schema, as the ``field-id`` attribute of an Avro field and the ``iceberg.id``
-attribute of an ORC type. A column renamed since the file was written is read under its new
-name, a dropped one is not read, and one added since reads NULL (the scan fills a column a
-file lacks). The rows the table deleted by position or by key are left out, as from a Parquet
-file (:func:`auger.formats.parquet_deletes.without_deleted`).
+attribute of an ORC type (:mod:`auger.formats.field_ids`). A column renamed since the file
+was written is read under its new name, a dropped one is not read, and one added since reads
+NULL (the scan fills a column a file lacks). The rows the table deleted by position or by
+key are left out, as from a Parquet file (:func:`auger.formats.parquet_deletes.without_deleted`),
+whatever the format of the delete files.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -42,8 +43,6 @@ DATA_FILE_FORMATS = "data_file_formats"
 
 #: A whole file's rows as one run from position 0 (position deletes count from there).
 _WHOLE_FILE = [(0, sys.maxsize)]
-
-Reader = Callable[[FileSplit, Sequence[str] | None], Iterator[pa.RecordBatch]]
 
 
 def read_data_file(
@@ -98,7 +97,9 @@ class _FileColumns:
         names = batch.schema.names
         if not self.members and all(self.table_names.get(n, n) == n for n in names):
             return batch
-        arrays = [rename_members(a, n, self.members) for a, n in zip(batch.columns, names)]
+        arrays = [
+            rename_members(a, n, self.members) for a, n in zip(batch.columns, names, strict=True)
+        ]
         return pa.RecordBatch.from_arrays(arrays, names=[self.table_names.get(n, n) for n in names])
 
 
