@@ -90,16 +90,23 @@ def write_orc(table: Any, rows: pa.Table, out: str) -> None:
     orc.write_table(rows.select(schema.names).cast(schema), out)
 
 
-def append_file(table: Any, rows: pa.Table, out: str, maps_as_arrays: bool = False) -> str:
+def append_file(
+    table: Any,
+    rows: pa.Table,
+    out: str,
+    maps_as_arrays: bool = False,
+    store_path: str | None = None,
+) -> str:
     """Write ``rows`` as the data file ``out`` (Avro or ORC by its extension) and commit it
-    to ``table`` by a fast append; the file's path as the table names it."""
+    to ``table`` by a fast append; the file's path as the table names it (``store_path``, where
+    the caller puts the file, say an object store; by default ``out`` itself)."""
     if out.endswith(".avro"):
         write_avro(table, rows, out, maps_as_arrays)
         file_format = FileFormat.AVRO
     else:
         write_orc(table, rows, out)
         file_format = FileFormat.ORC
-    path = "file://" + out
+    path = store_path or "file://" + out
     data_file = DataFile.from_args(
         content=DataFileContent.DATA,
         file_path=path,
