@@ -78,7 +78,9 @@ def _iceberg(snapshot: TableSnapshot, filters: Sequence[Comparison]) -> frozense
         # statistics of its manifests keep (a delete only ever removes rows)
         # deferred: loads pyiceberg (heavy)
         from pyiceberg.manifest import DataFileContent
-        from pyiceberg.table import ManifestGroupPlanner  # deferred: as the line above
+
+        # deferred: loads pyiceberg (heavy)
+        from pyiceberg.table import ManifestGroupPlanner
 
         planner = ManifestGroupPlanner(table.metadata, table.io, row_filter)
         manifests = table.snapshot_by_id(snapshot.version).manifests(table.io)
