@@ -90,16 +90,34 @@ def write_orc(table: Any, rows: pa.Table, out: str) -> None:
     orc.write_table(rows.select(schema.names).cast(schema), out)
 
 
+def _metrics(table: Any, rows: pa.Table) -> dict[str, Any]:
+    """The column statistics of a data file's manifest entry: value and null counts of its
+    top-level columns, by field id."""
+    ids = {f.name: f.field_id for f in table.schema().fields}
+    present = [c for c in rows.column_names if c in ids]
+    return {
+        "column_sizes": {},
+        "value_counts": {ids[c]: rows.num_rows for c in present},
+        "null_value_counts": {ids[c]: rows.column(c).null_count for c in present},
+        "nan_value_counts": {},
+        "lower_bounds": {},
+        "upper_bounds": {},
+    }
+
+
 def append_file(
     table: Any,
     rows: pa.Table,
     out: str,
     maps_as_arrays: bool = False,
     store_path: str | None = None,
+    metrics: bool = True,
 ) -> str:
     """Write ``rows`` as the data file ``out`` (Avro or ORC by its extension) and commit it
     to ``table`` by a fast append; the file's path as the table names it (``store_path``, where
-    the caller puts the file, say an object store; by default ``out`` itself)."""
+    the caller puts the file, say an object store; by default ``out`` itself). With
+    ``metrics`` the manifest keeps its top-level columns' value and null counts, as writers
+    do by default; without, no column statistics at all, which Iceberg allows too."""
     if out.endswith(".avro"):
         write_avro(table, rows, out, maps_as_arrays)
         file_format = FileFormat.AVRO
@@ -115,6 +133,7 @@ def append_file(
         record_count=rows.num_rows,
         file_size_in_bytes=os.path.getsize(out),
         spec_id=table.spec().spec_id,
+        **(_metrics(table, rows) if metrics else {}),
     )
     with table.transaction() as tx, tx.update_snapshot().fast_append() as append:
         append.append_data_file(data_file)

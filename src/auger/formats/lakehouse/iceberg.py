@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from auger.errors import UserError
-from auger.formats.lakehouse.iceberg_deletes import plan_with_deletes
+from auger.formats.lakehouse.iceberg_deletes import live_entries, plan_with_deletes
 from auger.formats.lakehouse.snapshot import TableSnapshot, first_line, number_option
 from auger.formats.lakehouse.stores import iceberg_properties, same_store_path
 from auger.formats.parquet_columns import ELEMENT, KEY, VALUE
@@ -399,15 +399,14 @@ def _appended(table: Any, location: str, from_id: int | None, to_id: int | None)
             f"[{location}]"
         )
     wanted = set(ancestors)
-    entries = table.inspect.entries(snapshot_id=to_id).to_pylist()
     files: list[FileStatus] = []
     formats: dict[str, str] = {}
-    for e in entries:
-        f = e["data_file"]
-        if e["status"] != 1 or e["snapshot_id"] not in wanted or f["content"] != 0:
-            continue
-        kind = _data_format(f["file_format"], f["file_path"], location)
-        files.append(_file_status(f["file_path"], f["file_size_in_bytes"], location))
+    for entry in live_entries(table, to_id):
+        f = entry.data_file
+        if entry.status.value != 1 or entry.snapshot_id not in wanted or f.content.value != 0:
+            continue  # not a data file added by a snapshot in between
+        kind = _data_format(f.file_format, f.file_path, location)
+        files.append(_file_status(f.file_path, f.file_size_in_bytes, location))
         if kind != "parquet":
             formats[files[-1].path] = kind
     return _snapshot(table, location, to_id, files, formats=formats)
@@ -418,7 +417,9 @@ def metadata_table(location: str, name: str) -> Any:
     ``manifests``, ``partitions``, ``entries``) of the table's current snapshot, as Arrow.
 
     Raises:
-        UserError: VALIDATION for a name that is none of them.
+        UserError: VALIDATION for a name that is none of them; UNSUPPORTED_OPERATION for
+            manifests the table cannot be listed from (``entries`` needs every data file's
+            column statistics, which Iceberg lets a writer leave out).
     """
     if name.lower() not in METADATA_TABLES:
         raise UserError.validation(
@@ -426,5 +427,13 @@ def metadata_table(location: str, name: str) -> Any:
             [f"Known: {', '.join(METADATA_TABLES)}"],
         )
     table = load_table(location)
-    inspect = table.inspect
-    return getattr(inspect, name.lower())()
+    try:
+        return getattr(table.inspect, name.lower())()
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise UserError.unsupported(
+            f"Iceberg table [{location}] cannot list its metadata table [{name.lower()}]",
+            [
+                f"Reason: {first_line(exc)}",
+                "A data file without the column statistics it lists may be the cause",
+            ],
+        ) from None
