@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from pyiceberg.catalog.sql import SqlCatalog
 from pyiceberg.manifest import DataFileContent
-from pyiceberg.types import LongType
+from pyiceberg.types import LongType, StringType
 
 from tests.sql.helpers import error, rows
 from tests.sql.helpers import names as names_of
@@ -268,3 +269,35 @@ def test_metadata_tables_list_avro_and_orc_files(conn: Any, mixed: Mixed) -> Non
     got = rows(conn, f"SELECT file_path, file_format, record_count FROM {name} ORDER BY file_path")
     formats = {p.rsplit("/", 1)[1]: (f, n) for p, f, n in got}
     assert formats["part-a.avro"] == ("AVRO", 2) and formats["part-o.orc"] == ("ORC", 2), got
+
+
+def test_files_without_field_ids_read_by_the_name_mapping(make_conn: Any, data_dir: Path) -> None:
+    root = data_dir / "lake" / "name_mapping"
+    catalog = _catalog(root, "m")
+    struct = pa.struct([("x", pa.int64())])
+    schema = pa.schema([("id", pa.int64()), ("a", pa.string()), ("s", struct)])
+    table = catalog.create_table("ns.t", schema=schema)
+    # a Parquet file written without field ids, taken in as it is: the table's name mapping
+    # says which column each of its names is
+    plain = root / "ns" / "t" / "data" / "plain.parquet"
+    pq.write_table(pa.table({"id": [1, 2], "a": ["x", "y"], "s": [{"x": 1}, {"x": 2}]}), plain)
+    table.add_files([str(plain)])
+    with table.update_schema() as update:
+        update.rename_column("a", "label")
+        update.rename_column("s.x", "y")
+    table.append(pa.table({"id": [3], "label": ["z"], "s": [{"y": 3}]}, table.schema().as_arrow()))
+    conn = make_conn()
+    name = "dfs.data.`lake/name_mapping/ns/t`"
+    got = rows(conn, f"SELECT id, label, t.s.y FROM {name} t ORDER BY id")
+    assert got == [(1, "x", 1), (2, "y", 2), (3, "z", 3)]
+    # the old name given to a new column: the name mapping gives it to the new column now, so
+    # the file's `a` is that column's (as Iceberg's own reader reads it), not `label`'s
+    with table.update_schema() as update:
+        update.add_column("a", StringType())
+    table = catalog.load_table("ns.t")
+    reference = table.scan().to_arrow().sort_by("id")
+    expected = list(
+        zip(*(reference.column(c).to_pylist() for c in ("id", "label", "a")), strict=True)
+    )
+    assert expected[0] == (1, None, "x")
+    assert rows(conn, f"SELECT id, label, a FROM {name} ORDER BY id") == expected

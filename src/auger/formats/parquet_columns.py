@@ -16,6 +16,7 @@ file's rows as the table types them (:class:`PartitionConstants`).
 from __future__ import annotations
 
 import base64
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,7 @@ __all__ = [
     "ELEMENT",
     "FIELD_ID_KEYS",
     "KEY",
+    "NAME_MAPPING",
     "PARTITION_VALUES",
     "VALUE",
     "ColumnMapping",
@@ -44,6 +46,10 @@ __all__ = [
 #: ``s.b`` in the table; ``l.element.a`` for a member of the structs in list ``l``, ``m.key.a``
 #: and ``m.value.a`` in map ``m``).
 COLUMN_MAPPING = "column_mapping"
+
+#: The format option that carries an Iceberg table's name mapping beside its column mapping:
+#: ``{dotted path, lower case: field id}``, every name a field had (see :class:`ColumnMapping`).
+NAME_MAPPING = "name_mapping"
 
 #: The format option that carries a table's partition columns to the Parquet reader:
 #: ``{"schema": <the columns' Arrow schema, IPC, base64>, "files": {path: [value text...]}}``.
@@ -128,12 +134,46 @@ def rename_members(arr: pa.Array, path: str, names: Mapping[str, str]) -> pa.Arr
     return arr if renamed == arr.type else arr.view(renamed)
 
 
+def _assign_ids(field: pa.Field, path: str, ids: Mapping[str, int]) -> pa.Field:
+    """A field of a file written without field ids, and its members, with the ids a name
+    mapping gives their paths (``ids``: lower-cased dotted path -> field id)."""
+    t = field.type
+    if pa.types.is_struct(t):
+        t = pa.struct([_assign_ids(m, f"{path}.{m.name}", ids) for m in t])
+    elif children := _children(t):
+        kids = [_assign_ids(f, f"{path}.{step}", ids) for step, f in children]
+        if pa.types.is_map(t):
+            t = pa.map_(kids[0], kids[1], t.keys_sorted)
+        elif pa.types.is_fixed_size_list(t):
+            t = pa.list_(kids[0], t.list_size)
+        else:
+            t = pa.large_list(kids[0]) if pa.types.is_large_list(t) else pa.list_(kids[0])
+    found = ids.get(path.lower())
+    meta = dict(field.metadata or {})
+    if found is not None:
+        meta[FIELD_ID_KEYS[0]] = str(found).encode()
+    return field.with_type(t).with_metadata(meta)
+
+
 @dataclass(frozen=True)
 class ColumnMapping:
     """The table's columns as (field id or None, name in the files, table name): top-level
-    columns by name, struct members by dotted path."""
+    columns by name, struct members by dotted path.
+
+    ``name_ids`` is Iceberg's name mapping: every name (dotted path, lower case) a field had,
+    with the field's id. A file written without field ids (Parquet files an Iceberg table
+    took in as they were) is read by the ids its names map to, so a column renamed since
+    reads its values under its new name."""
 
     entries: tuple[tuple[int | None, str, str], ...]
+    name_ids: Mapping[str, int] = dataclasses.field(default_factory=dict)
+
+    def _with_ids(self, schema: pa.Schema) -> pa.Schema:
+        """``schema``, or (a file without field ids, and a name mapping) the same with the
+        ids its names map to."""
+        if not self.name_ids or any(field_id(f) is not None for f in schema):
+            return schema
+        return pa.schema([_assign_ids(f, f.name, self.name_ids) for f in schema])
 
     def file_names(self, schema: pa.Schema) -> dict[str, str]:
         """The file's columns that are table columns: name in this file -> table name.
@@ -143,6 +183,7 @@ class ColumnMapping:
         by its name in the files. A file column matching no table column (one the table
         dropped) is left out.
         """
+        schema = self._with_ids(schema)
         by_id = {i: f for f in schema if (i := field_id(f)) is not None}
         by_name = {f.name.lower(): f for f in schema}
         out: dict[str, str] = {}
@@ -162,7 +203,7 @@ class ColumnMapping:
         the member's name in the table (by field id where both have ids, else by path)."""
         by_id: dict[int, str] = {}
         by_name: dict[str, str] = {}
-        for f in schema:
+        for f in self._with_ids(schema):
             _members(f, f.name, by_id, by_name)
         out: dict[str, str] = {}
         for wanted_id, physical, logical in self.entries:
@@ -211,8 +252,10 @@ def column_mapping(format_options: Mapping[str, Any]) -> ColumnMapping | None:
     raw: Sequence[Sequence[Any]] | None = format_options.get(COLUMN_MAPPING)
     if not raw:
         return None
+    names = format_options.get(NAME_MAPPING) or {}
     return ColumnMapping(
-        tuple((None if e[0] is None else int(e[0]), str(e[1]), str(e[2])) for e in raw)
+        tuple((None if e[0] is None else int(e[0]), str(e[1]), str(e[2])) for e in raw),
+        {str(k): int(v) for k, v in names.items()},
     )
 
 

@@ -11,7 +11,12 @@ from typing import Any
 from auger.config import FormatConfig
 from auger.formats.lakehouse import read_snapshot
 from auger.formats.lakehouse.data_files import DATA_FILE_FORMATS
-from auger.formats.parquet_columns import COLUMN_MAPPING, PARTITION_VALUES, ColumnMapping
+from auger.formats.parquet_columns import (
+    COLUMN_MAPPING,
+    NAME_MAPPING,
+    PARTITION_VALUES,
+    ColumnMapping,
+)
 from auger.formats.parquet_deletes import ROW_DELETES
 from auger.scan.plan import ScanTable, discover_table
 from auger.storage.schema_file import SchemaFile
@@ -49,6 +54,8 @@ def lakehouse_scan_table(
     carried: dict[str, Any] = {}
     if snapshot.column_mapping:
         carried[COLUMN_MAPPING] = ColumnMapping(snapshot.column_mapping).to_option()
+        if snapshot.name_mapping:
+            carried[NAME_MAPPING] = dict(snapshot.name_mapping)
     if snapshot.partition_values is not None:
         carried[PARTITION_VALUES] = snapshot.partition_values.to_option()
     if snapshot.row_deletes is not None:

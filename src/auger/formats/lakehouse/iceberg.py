@@ -177,7 +177,38 @@ def _snapshot(
         column_mapping=mapping,
         row_deletes=RowDeletes(files=deletes) if deletes else None,
         file_formats=formats or {},
+        name_mapping=_name_ids(table, location) if mapping else {},
     )
+
+
+def _name_ids(table: Any, location: str) -> dict[str, int]:
+    """The table's name mapping (``schema.name-mapping.default``, which a table that took in
+    files written without field ids keeps): every name a field had, as a lower-cased dotted
+    path (a list's element ``l.element``, a map's ``m.key`` and ``m.value``), with its id.
+
+    Raises:
+        UserError: VALIDATION for a name mapping that cannot be read.
+    """
+    try:
+        mapping = table.metadata.name_mapping()
+    except Exception as exc:
+        raise UserError.validation(
+            f"Iceberg table [{location}] has a name mapping that cannot be read",
+            ["Property: schema.name-mapping.default", f"Reason: {first_line(exc)}"],
+        ) from None
+    out: dict[str, int] = {}
+
+    def walk(fields: Any, prefixes: list[str]) -> None:
+        for f in fields:
+            paths = [prefix + name for prefix in prefixes for name in f.names]
+            for path in paths:
+                out[path.lower()] = int(f.field_id)
+            if f.fields:
+                walk(f.fields, [path + "." for path in paths])
+
+    if mapping is not None:
+        walk(mapping, [""])
+    return out
 
 
 def current_schema(location: str) -> TupleSchema:
