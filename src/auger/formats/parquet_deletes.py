@@ -39,10 +39,11 @@ __all__ = [
 #: the column a row-count-only batch carries (the scan's convention for ``COUNT(*)``)
 ROWS_ONLY = "__rows__"
 
-#: The format option that carries a table's deleted rows to the Parquet reader:
+#: The format option that carries a table's deleted rows to the readers of its data files:
 #: ``{"files": {path the scan reads: {"name": the path the delete files name it by,
 #: "positions": [position delete file...], "equality": [[equality delete file, [field id...],
-#: [column...]]...]}}, "positions": {path the scan reads: [position, ...]}}``.
+#: [column...]]...], "formats": {delete file not in Parquet: "avro" or "orc"}}},
+#: "positions": {path the scan reads: [position, ...]}}``.
 ROW_DELETES = "row_deletes"
 
 #: The columns of a position delete file: Iceberg's reserved field ids, and names
