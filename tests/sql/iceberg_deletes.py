@@ -55,12 +55,26 @@ def _commit(
     """Write ``rows`` as the delete file ``out`` and commit it, of ``content``, to ``table``
     (in ``partition`` of its current spec; none: unpartitioned)."""
     pq.write_table(rows, out)
+    commit_delete_file(table, content, out, rows.num_rows, FileFormat.PARQUET, partition, **more)
+
+
+def commit_delete_file(
+    table: Any,
+    content: DataFileContent,
+    out: str,
+    record_count: int,
+    file_format: FileFormat,
+    partition: Record | None = None,
+    **more: Any,
+) -> None:
+    """Commit the delete file ``out`` (written already, in ``file_format``), of ``content``,
+    to ``table``."""
     data_file = DataFile.from_args(
         content=content,
         file_path="file://" + out,
-        file_format=FileFormat.PARQUET,
+        file_format=file_format,
         partition=partition if partition is not None else Record(),
-        record_count=rows.num_rows,
+        record_count=record_count,
         file_size_in_bytes=os.path.getsize(out),
         spec_id=table.spec().spec_id,
         **more,

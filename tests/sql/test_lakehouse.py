@@ -302,15 +302,30 @@ def test_delta_column_mapping_reads_struct_members_by_physical_name(
     assert "x" in str(got[0][1]) and "p" in str(got[0][1])
 
 
-def test_delta_column_mapping_of_a_struct_in_a_list_is_refused_not_misread(
+def test_delta_column_mapping_of_structs_in_a_list_and_a_map(
     make_conn: Any, data_dir: Path
 ) -> None:
     path = data_dir / "lake" / "mapped_list"
-    data = pa.table({"id": [1], "l": [[{"x": 1}]]})
+    member = pa.struct([("x", pa.int64()), ("y", pa.string())])
+    data = pa.table(
+        {
+            "id": [1, 2],
+            "l": [[{"x": 1, "y": "p"}, None], []],
+            "m": [[("k", {"x": 10, "y": "q"})], None],
+        },
+        pa.schema(
+            [("id", pa.int64()), ("l", pa.list_(member)), ("m", pa.map_(pa.string(), member))]
+        ),
+    )
     write_deltalake(str(path), data, configuration={"delta.columnMapping.mode": "name"})
-    text = error(make_conn(), "SELECT * FROM dfs.data.`lake/mapped_list`")
-    assert "UNSUPPORTED_OPERATION ERROR" in text and "column mapping" in text
-    assert "lake/mapped_list" in text and "[l]" in text
+    inner = pq.read_schema(next(path.rglob("*.parquet"))).field(1).type.value_type
+    assert "x" not in inner.names  # the members in the files have physical names
+    conn = make_conn()
+    name = "dfs.data.`lake/mapped_list`"
+    assert rows(conn, f"SELECT t.l[0].x, t.l[0].y FROM {name} t WHERE id = 1") == [(1, "p")]
+    got = rows(conn, f"SELECT id, l, m FROM {name} ORDER BY id")
+    assert got[0][1][0] == {"x": 1, "y": "p"}, got
+    assert got[0][2] == [("k", {"x": 10, "y": "q"})], got
 
 
 def _fresh_catalog(root: Path) -> SqlCatalog:
@@ -344,6 +359,35 @@ def test_iceberg_renamed_struct_member_reads_by_field_id(make_conn: Any, data_di
     got = rows(conn, f"SELECT * FROM {name} ORDER BY id")
     assert [r[0] for r in got] == [1, 2, 3]
     assert all("b" in str(r[1]) and "'a'" not in str(r[1]) for r in got), got
+
+
+def test_iceberg_renamed_members_of_structs_in_a_list_and_a_map(
+    make_conn: Any, data_dir: Path
+) -> None:
+    root = data_dir / "lake" / "renamed_nested"
+    catalog = _fresh_catalog(root)
+    element = pa.struct([("a", pa.int64()), ("c", pa.string())])
+    value = pa.struct([("a", pa.int64())])
+    schema = pa.schema(
+        [("id", pa.int64()), ("l", pa.list_(element)), ("m", pa.map_(pa.string(), value))]
+    )
+    table = catalog.create_table("ns.t", schema=schema)
+    first = {"id": [1], "l": [[{"a": 1, "c": "x"}, {"a": 2, "c": "y"}]], "m": [[("k", {"a": 10})]]}
+    table.append(pa.table(first, table.schema().as_arrow()))
+    with table.update_schema() as update:
+        update.rename_column("l.element.a", "b")
+        update.rename_column("m.value.a", "b")
+    later = {"id": [2], "l": [[{"b": 3, "c": "z"}]], "m": [[("k", {"b": 20})]]}
+    table.append(pa.table(later, table.schema().as_arrow()))
+    conn = make_conn()
+    name = "dfs.data.`lake/renamed_nested/ns/t`"
+    # the first file names the members `a`; their field ids say they are `b` now
+    assert rows(conn, f"SELECT id, t.l[0].b, t.l[1].b, t.l[0].c FROM {name} t ORDER BY id") == [
+        (1, 1, 2, "x"),
+        (2, 3, None, "z"),
+    ]
+    got = rows(conn, f"SELECT id, m FROM {name} ORDER BY id")
+    assert [r[1] for r in got] == [[("k", {"b": 10})], [("k", {"b": 20})]], got
 
 
 def test_iceberg_renamed_and_reused_column_names_read_by_field_id(

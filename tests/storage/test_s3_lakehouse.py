@@ -14,6 +14,7 @@ from pyiceberg.catalog.sql import SqlCatalog
 from auger.dbapi import Connection
 from auger.engine import Engine
 from tests.sql.helpers import error, rows
+from tests.sql.iceberg_files import append_file
 from tests.storage.s3_helpers import ACCESS_KEY, SECRET_KEY, LocalS3
 
 BUCKET = "auger-lake"
@@ -38,6 +39,16 @@ def lake_engine(spark: Any, local_s3: LocalS3, tmp_path_factory: Any) -> Iterato
     table = catalog.create_table("ns.t", pa.schema([("id", pa.int64()), ("v", pa.string())]))
     table.append(pa.table({"id": [1, 2, 3], "v": ["a", "b", "c"]}))
     table.delete("id = 3")
+    # a table of Avro and ORC data files besides a Parquet one, the files put in the bucket
+    mixed = catalog.create_table("ns.mixed", table.schema())
+    mixed.append(pa.table({"id": [1], "v": ["p"]}))
+    local = tmp_path_factory.mktemp("iceberg_files")
+    for i, name in ((2, "two.avro"), (3, "three.orc")):
+        key = f"wh/ns/mixed/data/{name}"
+        rows_of = pa.table({"id": [i], "v": [name]}, mixed.schema().as_arrow())
+        out = local / name
+        append_file(mixed, rows_of, str(out), store_path=f"s3://{bucket}/{key}")
+        local_s3.put(bucket, key, out.read_bytes())
     store = {
         "AWS_ENDPOINT_URL": local_s3.endpoint,
         "AWS_ACCESS_KEY_ID": ACCESS_KEY,
@@ -66,6 +77,12 @@ def test_iceberg_table_on_s3(s3: Connection) -> None:
     assert rows(s3, "SELECT id, v FROM s3.root.`wh/ns/t` ORDER BY id") == [(1, "a"), (2, "b")]
     snapshots = rows(s3, "SELECT COUNT(*) FROM s3.root.`wh/ns/t#snapshots`")
     assert snapshots[0][0] >= 2
+
+
+def test_iceberg_avro_and_orc_data_files_on_s3(s3: Connection) -> None:
+    got = rows(s3, "SELECT id, v, filename FROM s3.root.`wh/ns/mixed` ORDER BY id")
+    assert [r[:2] for r in got] == [(1, "p"), (2, "two.avro"), (3, "three.orc")]
+    assert [r[2] for r in got][1:] == ["two.avro", "three.orc"]
 
 
 def test_delta_table_on_s3(s3: Connection) -> None:

@@ -57,7 +57,7 @@ from auger.formats.parquet_dates import (
     correct_dates,
     date_corruption,
 )
-from auger.formats.parquet_deletes import drop_deleted, row_deletes
+from auger.formats.parquet_deletes import row_deletes, without_deleted
 from auger.formats.vectors import unnull_structs
 from auger.storage.bounded_cache import BoundedCache
 from auger.storage.filesystem import (
@@ -82,6 +82,8 @@ __all__ = [
     "ParquetFooter",
     "ParquetFormat",
     "clear_footers",
+    "drill_array",
+    "drill_schema",
     "footer_of_bytes",
     "has_footer",
     "keep_footer",
@@ -466,6 +468,13 @@ def _drill_type(t: pa.DataType) -> pa.DataType:
     return t
 
 
+def drill_array(arr: pa.Array) -> pa.Array:
+    """A column pyarrow read from a columnar file as the Parquet reader delivers it: in
+    Drill's type (:func:`_drill_type`), maps and arrays never null, null elements kept. The
+    ORC data files of an Iceberg table are read through it too."""
+    return unnull_structs(_conform(arr, _drill_type(arr.type)), zero_elements=False)
+
+
 def drill_schema(schema: pa.Schema) -> pa.Schema:
     """The file's Arrow schema with every column typed as Drill reads it."""
     return pa.schema([f.with_type(_drill_type(f.type)) for f in schema])
@@ -614,24 +623,6 @@ def _group_spans(split: FileSplit) -> list[tuple[int, int]]:
     return [(starts[g], starts[g + 1] - starts[g]) for g in groups]
 
 
-def _project(
-    batches: Iterator[pa.RecordBatch], columns: Sequence[str] | None
-) -> Iterator[pa.RecordBatch]:
-    """``batches`` holding only the lower-cased ``columns`` (None: all); without any, the
-    batches of a row count (one column of nulls)."""
-    if columns is None:
-        yield from batches
-        return
-    keep = set(columns)
-    for batch in batches:
-        names = batch.schema.names
-        wanted = [i for i, n in enumerate(names) if n.lower() in keep]
-        if not wanted:
-            yield pa.RecordBatch.from_arrays([pa.nulls(batch.num_rows)], names=[ROWS_ONLY])
-        else:
-            yield batch if len(wanted) == len(names) else batch.select(wanted)
-
-
 class ParquetFormat(FormatPlugin):
     """Drill's Parquet format plugin (``type = "parquet"``)."""
 
@@ -674,20 +665,14 @@ class ParquetFormat(FormatPlugin):
         columns: Sequence[str] | None,
         batch_rows: int,
     ) -> Iterator[pa.RecordBatch]:
-        deletes = row_deletes(config.options)
-        equality = deletes.equality(split.path) if deletes is not None else None
-        wanted = columns
-        if equality is not None and columns is not None:
-            # the key columns of equality deletes are read for the filter, projected or not
-            wanted = [*columns, *(k for k in equality.columns() if k not in columns)]
-        batches = self._read_file(split, config, options, wanted, batch_rows)
-        deleted = deletes.deleted(split.path) if deletes is not None else None
-        if deleted is not None and len(deleted):
-            # rows a table deleted from this file by position, not by a rewrite
-            batches = drop_deleted(batches, deleted, _group_spans(split))
-        if equality is not None:
-            # rows an Iceberg table deleted by key: then only the columns the scan wants
-            batches = _project(equality.drop_deleted(batches), columns)
+        # rows a table deleted from this file, by position or by key, are left out
+        batches = without_deleted(
+            row_deletes(config.options),
+            split.path,
+            columns,
+            lambda wanted: self._read_file(split, config, options, wanted, batch_rows),
+            lambda: _group_spans(split),
+        )
         constants = partition_constants(config.options)
         if constants is None:
             yield from batches

@@ -16,6 +16,7 @@ file's rows as the table types them (:class:`PartitionConstants`).
 from __future__ import annotations
 
 import base64
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,10 +25,16 @@ import pyarrow as pa
 
 __all__ = [
     "COLUMN_MAPPING",
+    "ELEMENT",
+    "FIELD_ID_KEYS",
+    "KEY",
+    "NAME_MAPPING",
     "PARTITION_VALUES",
+    "VALUE",
     "ColumnMapping",
     "PartitionConstants",
     "column_mapping",
+    "field_id",
     "file_paths",
     "partition_constants",
     "rename_members",
@@ -36,76 +43,137 @@ __all__ = [
 #: The format option that carries a table's mapping to the Parquet reader: a list of
 #: ``[field id or None, name in the files, name in the table]``, one per top-level column, and
 #: one per member of a struct column, whose names are dotted paths (``s.a`` in the files,
-#: ``s.b`` in the table).
+#: ``s.b`` in the table; ``l.element.a`` for a member of the structs in list ``l``, ``m.key.a``
+#: and ``m.value.a`` in map ``m``).
 COLUMN_MAPPING = "column_mapping"
+
+#: The format option that carries an Iceberg table's name mapping beside its column mapping:
+#: ``{dotted path, lower case: field id}``, every name a field had (see :class:`ColumnMapping`).
+NAME_MAPPING = "name_mapping"
 
 #: The format option that carries a table's partition columns to the Parquet reader:
 #: ``{"schema": <the columns' Arrow schema, IPC, base64>, "files": {path: [value text...]}}``.
 PARTITION_VALUES = "partition_values"
 
-_FIELD_ID = b"PARQUET:field_id"
+#: Where a file's Arrow schema keeps a column's field id: Parquet's field id, and the type
+#: attribute Iceberg writes into ORC files (which pyarrow gives as the field's metadata).
+FIELD_ID_KEYS = (b"PARQUET:field_id", b"iceberg.id")
 
 
-def _field_id(field: pa.Field) -> int | None:
-    raw = (field.metadata or {}).get(_FIELD_ID)
+def field_id(field: pa.Field) -> int | None:
+    """The field id a file's column carries (see :data:`FIELD_ID_KEYS`), or None."""
+    meta = field.metadata or {}
+    raw = next((meta[k] for k in FIELD_ID_KEYS if k in meta), None)
     try:
         return int(raw) if raw is not None else None
     except ValueError:
         return None
 
 
+#: How a dotted member path steps into a list's element and a map's keys and values
+#: (``l.element.a``: member ``a`` of the structs in list ``l``), whatever the file's schema
+#: names those fields.
+ELEMENT, KEY, VALUE = "element", "key", "value"
+
+
+def _children(t: pa.DataType) -> list[tuple[str, pa.Field]]:
+    """The fields a list (its element) or map (its key and value) type holds, each with the
+    step a member path takes into it; none for other types."""
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return [(ELEMENT, t.value_field)]
+    if pa.types.is_map(t):
+        return [(KEY, t.key_field), (VALUE, t.item_field)]
+    return []
+
+
 def _members(field: pa.Field, path: str, by_id: dict[int, str], by_name: dict[str, str]) -> None:
-    """The members of a struct column (through nested structs): id -> dotted path in the
-    file, and lower-cased dotted path -> dotted path."""
-    if not pa.types.is_struct(field.type):
+    """The struct members under a column (in nested structs, and in structs inside lists and
+    maps): id -> dotted path in the file, and lower-cased dotted path -> dotted path."""
+    t = field.type
+    if not pa.types.is_struct(t):
+        for step, child in _children(t):
+            _members(child, f"{path}.{step}", by_id, by_name)
         return
-    for member in field.type:
+    for member in t:
         sub = f"{path}.{member.name}"
-        if (i := _field_id(member)) is not None:
+        if (i := field_id(member)) is not None:
             by_id[i] = sub
         by_name[sub.lower()] = sub
         _members(member, sub, by_id, by_name)
 
 
 def _rename_type(t: pa.DataType, path: str, names: Mapping[str, str]) -> pa.DataType:
-    """A struct type with its members under their table names (``names``: dotted path in the
-    file -> member name in the table)."""
-    if not pa.types.is_struct(t):
-        return t
-    fields = []
-    for member in t:
-        sub = f"{path}.{member.name}"
-        fields.append(
-            member.with_name(names.get(sub, member.name)).with_type(
-                _rename_type(member.type, sub, names)
+    """A type with its struct members, at any depth, under their table names (``names``:
+    dotted path in the file -> member name in the table)."""
+    if pa.types.is_struct(t):
+        fields = []
+        for member in t:
+            sub = f"{path}.{member.name}"
+            fields.append(
+                member.with_name(names.get(sub, member.name)).with_type(
+                    _rename_type(member.type, sub, names)
+                )
             )
-        )
-    return pa.struct(fields)
+        return pa.struct(fields)
+    children = _children(t)
+    if not children:
+        return t
+    kids = [f.with_type(_rename_type(f.type, f"{path}.{step}", names)) for step, f in children]
+    if pa.types.is_map(t):
+        return pa.map_(kids[0], kids[1], t.keys_sorted)
+    if pa.types.is_fixed_size_list(t):
+        return pa.list_(kids[0], t.list_size)
+    return pa.large_list(kids[0]) if pa.types.is_large_list(t) else pa.list_(kids[0])
 
 
 def rename_members(arr: pa.Array, path: str, names: Mapping[str, str]) -> pa.Array:
-    """A column read from a file (``path``: its name in the file) with its struct members
-    under the table's names (``names``: :meth:`ColumnMapping.member_names`), nulls kept."""
-    if not pa.types.is_struct(arr.type):
-        return arr
-    children = [
-        rename_members(child, f"{path}.{member.name}", names)
-        for child, member in zip(arr.flatten(), arr.type, strict=True)
-    ]
-    fields = [
-        pa.field(names.get(f"{path}.{m.name}", m.name), c.type, m.nullable, m.metadata)
-        for c, m in zip(children, arr.type, strict=True)
-    ]
-    mask = arr.is_null() if arr.null_count else None
-    return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
+    """A column read from a file (``path``: its name in the file) with its struct members,
+    inside lists and maps too, under the table's names (``names``:
+    :meth:`ColumnMapping.member_names`): the same values, nulls kept, under the renamed type."""
+    renamed = _rename_type(arr.type, path, names)
+    return arr if renamed == arr.type else arr.view(renamed)
+
+
+def _assign_ids(field: pa.Field, path: str, ids: Mapping[str, int]) -> pa.Field:
+    """A field of a file written without field ids, and its members, with the ids a name
+    mapping gives their paths (``ids``: lower-cased dotted path -> field id)."""
+    t = field.type
+    if pa.types.is_struct(t):
+        t = pa.struct([_assign_ids(m, f"{path}.{m.name}", ids) for m in t])
+    elif children := _children(t):
+        kids = [_assign_ids(f, f"{path}.{step}", ids) for step, f in children]
+        if pa.types.is_map(t):
+            t = pa.map_(kids[0], kids[1], t.keys_sorted)
+        elif pa.types.is_fixed_size_list(t):
+            t = pa.list_(kids[0], t.list_size)
+        else:
+            t = pa.large_list(kids[0]) if pa.types.is_large_list(t) else pa.list_(kids[0])
+    found = ids.get(path.lower())
+    meta = dict(field.metadata or {})
+    if found is not None:
+        meta[FIELD_ID_KEYS[0]] = str(found).encode()
+    return field.with_type(t).with_metadata(meta)
 
 
 @dataclass(frozen=True)
 class ColumnMapping:
     """The table's columns as (field id or None, name in the files, table name): top-level
-    columns by name, struct members by dotted path."""
+    columns by name, struct members by dotted path.
+
+    ``name_ids`` is Iceberg's name mapping: every name (dotted path, lower case) a field had,
+    with the field's id. A file written without field ids (Parquet files an Iceberg table
+    took in as they were) is read by the ids its names map to, so a column renamed since
+    reads its values under its new name."""
 
     entries: tuple[tuple[int | None, str, str], ...]
+    name_ids: Mapping[str, int] = dataclasses.field(default_factory=dict)
+
+    def _with_ids(self, schema: pa.Schema) -> pa.Schema:
+        """``schema``, or (a file without field ids, and a name mapping) the same with the
+        ids its names map to."""
+        if not self.name_ids or any(field_id(f) is not None for f in schema):
+            return schema
+        return pa.schema([_assign_ids(f, f.name, self.name_ids) for f in schema])
 
     def file_names(self, schema: pa.Schema) -> dict[str, str]:
         """The file's columns that are table columns: name in this file -> table name.
@@ -115,14 +183,15 @@ class ColumnMapping:
         by its name in the files. A file column matching no table column (one the table
         dropped) is left out.
         """
-        by_id = {i: f for f in schema if (i := _field_id(f)) is not None}
+        schema = self._with_ids(schema)
+        by_id = {i: f for f in schema if (i := field_id(f)) is not None}
         by_name = {f.name.lower(): f for f in schema}
         out: dict[str, str] = {}
-        for field_id, physical, logical in self.entries:
+        for wanted_id, physical, logical in self.entries:
             if "." in logical:
                 continue
-            if by_id and field_id is not None:
-                field = by_id.get(field_id)
+            if by_id and wanted_id is not None:
+                field = by_id.get(wanted_id)
             else:
                 field = by_name.get(physical.lower())
             if field is not None:
@@ -134,14 +203,14 @@ class ColumnMapping:
         the member's name in the table (by field id where both have ids, else by path)."""
         by_id: dict[int, str] = {}
         by_name: dict[str, str] = {}
-        for f in schema:
+        for f in self._with_ids(schema):
             _members(f, f.name, by_id, by_name)
         out: dict[str, str] = {}
-        for field_id, physical, logical in self.entries:
+        for wanted_id, physical, logical in self.entries:
             if "." not in logical:
                 continue
-            if by_id and field_id is not None:
-                path = by_id.get(field_id)
+            if by_id and wanted_id is not None:
+                path = by_id.get(wanted_id)
             else:
                 path = by_name.get(physical.lower())
             if path is not None:
@@ -183,8 +252,10 @@ def column_mapping(format_options: Mapping[str, Any]) -> ColumnMapping | None:
     raw: Sequence[Sequence[Any]] | None = format_options.get(COLUMN_MAPPING)
     if not raw:
         return None
+    names = format_options.get(NAME_MAPPING) or {}
     return ColumnMapping(
-        tuple((None if e[0] is None else int(e[0]), str(e[1]), str(e[2])) for e in raw)
+        tuple((None if e[0] is None else int(e[0]), str(e[1]), str(e[2])) for e in raw),
+        {str(k): int(v) for k, v in names.items()},
     )
 
 

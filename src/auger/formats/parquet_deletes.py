@@ -1,28 +1,28 @@
-"""Rows a table deleted from a Parquet file without rewriting it: Iceberg's position and
+"""Rows a table deleted from a data file without rewriting it: Iceberg's position and
 equality deletes, and Delta's deletion vectors.
 
 An Iceberg table written merge-on-read records a delete as a small file instead of a new copy
 of the data file: a position delete file lists (data file, row position) pairs, an equality
 delete file lists values of some key columns (any row whose key equals one of them is gone).
-The table's metadata says which delete files apply to which data file, and the Parquet reader
-of that data file reads them. A Delta table records the deleted positions of a file as a
+The table's metadata says which delete files apply to which data file, and the reader of that
+data file (Parquet's, or Iceberg's of an Avro or ORC data file) reads them
+(:func:`without_deleted`). A Delta table records the deleted positions of a file as a
 deletion vector in its log, which the log reader decodes on the driver. Either way the reader
 leaves those rows out, so the scan above never sees them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from auger.errors import UserError
-from auger.storage.filesystem import open_random
+from auger.formats.field_ids import read_by_field_id
 
 __all__ = [
     "ROW_DELETES",
@@ -31,16 +31,23 @@ __all__ = [
     "FileDeletes",
     "RowDeletes",
     "drop_deleted",
+    "project_batches",
     "row_deletes",
+    "without_deleted",
 ]
 
-#: The format option that carries a table's deleted rows to the Parquet reader:
+#: the column a row-count-only batch carries (the scan's convention for ``COUNT(*)``)
+ROWS_ONLY = "__rows__"
+
+#: The format option that carries a table's deleted rows to the readers of its data files:
 #: ``{"files": {path the scan reads: {"name": the path the delete files name it by,
 #: "positions": [position delete file...], "equality": [[equality delete file, [field id...],
-#: [column...]]...]}}, "positions": {path the scan reads: [position, ...]}}``.
+#: [column...]]...], "formats": {delete file not in Parquet: "avro" or "orc"}}},
+#: "positions": {path the scan reads: [position, ...]}}``.
 ROW_DELETES = "row_deletes"
 
-_FIELD_ID = b"PARQUET:field_id"
+#: The columns of a position delete file: Iceberg's reserved field ids, and names
+_POSITION_COLUMNS = ((2147483546, "file_path"), (2147483545, "pos"))
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,11 @@ class FileDeletes:
     name: str
     positions: tuple[str, ...] = ()
     equality: tuple[EqualityDeleteFile, ...] = ()
+    #: the delete files not in Parquet, by path: their format (``avro``, ``orc``)
+    formats: Mapping[str, str] = field(default_factory=dict)
+
+    def format_of(self, path: str) -> str:
+        return self.formats.get(path, "parquet")
 
 
 @dataclass(frozen=True)
@@ -78,6 +90,7 @@ class RowDeletes:
                 "name": d.name,
                 "positions": list(d.positions),
                 "equality": [[e.path, list(e.field_ids), list(e.columns)] for e in d.equality],
+                "formats": dict(d.formats),
             }
             for path, d in self.files.items()
         }
@@ -89,11 +102,12 @@ class RowDeletes:
         if path in self.positions:
             found.append(np.asarray(self.positions[path], dtype=np.int64))
         if path in self.files:
-            name, deletes = self.files[path].name, self.files[path].positions
-            for delete_file in deletes:
-                pairs = pq.read_table(open_random(delete_file), columns=["file_path", "pos"])
-                mine = pairs.filter(pc.equal(pairs.column("file_path"), name))
-                found.append(mine.column("pos").to_numpy())
+            deletes = self.files[path]
+            for delete_file in deletes.positions:
+                fmt = deletes.format_of(delete_file)
+                pairs = read_by_field_id(delete_file, fmt, _POSITION_COLUMNS)
+                mine = pairs.filter(pc.equal(pairs.column("file_path"), deletes.name))
+                found.append(mine.column("pos").to_numpy().astype(np.int64))
         return np.unique(np.concatenate(found)) if found else None
 
     def equality(self, path: str) -> EqualityDeletes | None:
@@ -103,31 +117,19 @@ class RowDeletes:
             return None
         by_key: dict[tuple[str, ...], list[pa.Table]] = {}
         for delete_file in deletes.equality:
-            by_key.setdefault(delete_file.columns, []).append(_read_keys(delete_file))
+            fmt = deletes.format_of(delete_file.path)
+            by_key.setdefault(delete_file.columns, []).append(_read_keys(delete_file, fmt))
         return EqualityDeletes(
             [(key, pa.concat_tables(t, promote_options="permissive")) for key, t in by_key.items()]
         )
 
 
-def _read_keys(delete_file: EqualityDeleteFile) -> pa.Table:
-    """The key columns of an equality delete file, under the table's names. A column is
-    found by its field id where the file has ids (its name may be one the table renamed
-    since), else by the table's name."""
-    pf = pq.ParquetFile(open_random(delete_file.path))
-    schema = pf.schema_arrow
-    by_id = {int(f.metadata[_FIELD_ID]): f.name for f in schema if _FIELD_ID in (f.metadata or {})}
-    by_name = {n.lower(): n for n in schema.names}
-    names = []
-    for field_id, column in zip(delete_file.field_ids, delete_file.columns, strict=True):
-        name = by_id.get(field_id) or by_name.get(column.lower())
-        if name is None:
-            raise UserError.data_read(
-                "Equality delete file lacks a column of its key",
-                [f"File: {delete_file.path}", f"Column: {column} (field id {field_id})"],
-            )
-        names.append(name)
-    keys = pf.read(columns=names)
-    return pa.table(keys.columns, names=list(delete_file.columns))
+def _read_keys(delete_file: EqualityDeleteFile, fmt: str) -> pa.Table:
+    """The key columns of an equality delete file (in ``fmt``), under the table's names. A
+    column is found by its field id where the file has ids (its name may be one the table
+    renamed since), else by the table's name."""
+    wanted = list(zip(delete_file.field_ids, delete_file.columns, strict=True))
+    return read_by_field_id(delete_file.path, fmt, wanted)
 
 
 class EqualityDeletes:
@@ -227,6 +229,7 @@ def row_deletes(format_options: Mapping[str, Any]) -> RowDeletes | None:
                 EqualityDeleteFile(str(e[0]), tuple(int(i) for i in e[1]), tuple(e[2]))
                 for e in d["equality"]
             ),
+            dict(d.get("formats") or {}),
         )
         for path, d in raw.get("files", {}).items()
     }
@@ -257,3 +260,49 @@ def drop_deleted(
         positions = np.concatenate(pieces)
         keep = ~np.isin(positions, deleted, assume_unique=True)
         yield batch if keep.all() else batch.filter(pa.array(keep))
+
+
+def project_batches(
+    batches: Iterator[pa.RecordBatch], columns: Sequence[str] | None
+) -> Iterator[pa.RecordBatch]:
+    """``batches`` holding only the lower-cased ``columns`` (None: all); without any, the
+    batches of a row count (one column of nulls)."""
+    if columns is None:
+        yield from batches
+        return
+    keep = set(columns)
+    for batch in batches:
+        names = batch.schema.names
+        wanted = [i for i, n in enumerate(names) if n.lower() in keep]
+        if not wanted:
+            yield pa.RecordBatch.from_arrays([pa.nulls(batch.num_rows)], names=[ROWS_ONLY])
+        else:
+            yield batch if len(wanted) == len(names) else batch.select(wanted)
+
+
+def without_deleted(
+    deletes: RowDeletes | None,
+    path: str,
+    columns: Sequence[str] | None,
+    read: Callable[[Sequence[str] | None], Iterator[pa.RecordBatch]],
+    spans: Callable[[], Sequence[tuple[int, int]]],
+) -> Iterator[pa.RecordBatch]:
+    """The rows of the data file at ``path`` that the table did not delete.
+
+    ``read(wanted)`` reads the file's batches of the lower-cased table columns ``wanted``
+    (None: all): ``columns`` and the key columns of the file's equality deletes, which the
+    filter needs, projected or not. ``spans()`` gives (position of the first row, rows) of
+    each run of rows ``read`` reads, in order (a Parquet split's row groups; a whole file is
+    one run from 0), asked only when positions are deleted."""
+    equality = deletes.equality(path) if deletes is not None else None
+    wanted = columns
+    if equality is not None and columns is not None:
+        wanted = [*columns, *(k for k in equality.columns() if k not in columns)]
+    batches = read(wanted)
+    deleted = deletes.deleted(path) if deletes is not None else None
+    if deleted is not None and len(deleted):
+        batches = drop_deleted(batches, deleted, spans())
+    if equality is not None:
+        # rows deleted by key: then only the columns the scan wants
+        batches = project_batches(equality.drop_deleted(batches), columns)
+    return batches

@@ -20,7 +20,7 @@ import pyarrow as pa
 from auger.errors import UserError
 from auger.formats.lakehouse.snapshot import TableSnapshot, first_line, number_option
 from auger.formats.lakehouse.stores import delta_storage_options, same_store_path
-from auger.formats.parquet_columns import PartitionConstants
+from auger.formats.parquet_columns import ELEMENT, KEY, VALUE, PartitionConstants
 from auger.formats.parquet_deletes import RowDeletes
 from auger.storage import filesystem as fs
 from auger.storage.selection import FileStatus
@@ -109,26 +109,22 @@ def _deleted_positions(table: Any, location: str) -> dict[str, list[int]]:
     return out
 
 
-def _column_mapping(table: Any, location: str) -> tuple[tuple[int | None, str, str], ...]:
+def _column_mapping(table: Any) -> tuple[tuple[int | None, str, str], ...]:
     """The physical name (mode ``name``) or field id (mode ``id``) of each column, when the
-    table maps its columns (struct members too, by dotted paths); empty when it does not.
-
-    Raises:
-        UserError: UNSUPPORTED_OPERATION for a struct inside a list or map (its members have
-            physical names the scan cannot map).
-    """
+    table maps its columns (struct members too, those in lists and maps included, by dotted
+    paths); empty when it does not."""
     mode = (table.metadata().configuration or {}).get("delta.columnMapping.mode") or "none"
     if mode == "none":
         return ()
     fields = json.loads(table.schema().to_json())["fields"]
-    return tuple(_mapped(fields, mode, location, "", ""))
+    return tuple(_mapped(fields, mode, "", ""))
 
 
 def _mapped(
-    fields: list[dict[str, Any]], mode: str, location: str, physical_prefix: str, prefix: str
+    fields: list[dict[str, Any]], mode: str, physical_prefix: str, prefix: str
 ) -> list[tuple[int | None, str, str]]:
-    """Each column, and each member of a struct column (dotted paths), as column mapping
-    names it in the files."""
+    """Each column, and each member of a struct column (dotted paths; a struct inside a list
+    or map too, ``l.element.x``), as column mapping names it in the files."""
     out: list[tuple[int | None, str, str]] = []
     for f in fields:
         meta = f.get("metadata") or {}
@@ -136,16 +132,27 @@ def _mapped(
         physical = physical_prefix + (meta.get("delta.columnMapping.physicalName") or f["name"])
         logical = prefix + f["name"]
         out.append((None if field_id is None else int(field_id), physical, logical))
-        t = f["type"]
-        if isinstance(t, dict) and t.get("type") == "struct":
-            out.extend(_mapped(t["fields"], mode, location, physical + ".", logical + "."))
-        elif isinstance(t, dict) and '"struct"' in json.dumps(t):
-            raise UserError.unsupported(
-                f"Delta table [{location}] maps column names (column mapping mode {mode}) of "
-                f"a struct inside list or map column [{logical}], which auger does not read yet",
-                ["Fix: rewrite the table without column mapping (for example CREATE TABLE AS)"],
-            )
+        out.extend(_inside(f["type"], mode, physical, logical))
     return out
+
+
+def _inside(t: Any, mode: str, physical: str, logical: str) -> list[tuple[int | None, str, str]]:
+    """The struct members inside a type (a struct's, or those of the structs a list or map
+    holds), as :func:`_mapped` gives them."""
+    if not isinstance(t, dict):
+        return []  # a primitive type, by its name
+    kind = t.get("type")
+    if kind == "struct":
+        return _mapped(t["fields"], mode, physical + ".", logical + ".")
+    if kind == "array":
+        step = f".{ELEMENT}"
+        return _inside(t["elementType"], mode, physical + step, logical + step)
+    if kind == "map":
+        key, value = f".{KEY}", f".{VALUE}"
+        return _inside(t["keyType"], mode, physical + key, logical + key) + _inside(
+            t["valueType"], mode, physical + value, logical + value
+        )
+    return []
 
 
 def current_schema(location: str) -> TupleSchema:
@@ -209,6 +216,6 @@ def delta_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
         tuple(sorted(files, key=lambda f: f.path)),
         schema_from_arrow(arrow),
         partition_values=constants,
-        column_mapping=_column_mapping(table, location),
+        column_mapping=_column_mapping(table),
         row_deletes=RowDeletes(positions=deleted) if deleted else None,
     )

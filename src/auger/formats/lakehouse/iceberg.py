@@ -5,7 +5,8 @@ version ``metadata/version-hint.text`` names, else the metadata file of the high
 ``metadata/``. pyiceberg reads that file and the manifests and plans the snapshot's files (a
 snapshot with equality deletes, which pyiceberg does not plan, is planned from its manifests by
 :mod:`auger.formats.lakehouse.iceberg_deletes`); the data files themselves go through auger's
-own Parquet scan, which leaves out the rows the delete files delete.
+own scan, which leaves out the rows the delete files delete: Parquet files through the Parquet
+reader, Avro and ORC data files by their own readers (:mod:`.data_files`).
 
 Time travel takes Drill's table-function options (snake-cased by the table function):
 ``snapshotId``, ``snapshotAsOfTime`` (milliseconds since the epoch), and ``fromSnapshotId`` with
@@ -19,7 +20,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from auger.errors import UserError
-from auger.formats.lakehouse.iceberg_deletes import plan_with_deletes
+from auger.formats.lakehouse.iceberg_columns import column_mapping, name_ids
+from auger.formats.lakehouse.iceberg_deletes import live_entries, plan_with_deletes
 from auger.formats.lakehouse.snapshot import TableSnapshot, first_line, number_option
 from auger.formats.lakehouse.stores import iceberg_properties, same_store_path
 from auger.formats.parquet_deletes import EqualityDeleteFile, FileDeletes, RowDeletes
@@ -163,8 +165,9 @@ def _snapshot(
     snapshot_id: int | None,
     files: list[FileStatus],
     deletes: dict[str, FileDeletes] | None = None,
+    formats: dict[str, str] | None = None,
 ) -> TableSnapshot:
-    mapping = _column_mapping(table, _schema_of(table, snapshot_id), location)
+    mapping = column_mapping(table, _schema_of(table, snapshot_id), location)
     return TableSnapshot(
         "iceberg",
         location,
@@ -173,75 +176,14 @@ def _snapshot(
         table_schema(table, snapshot_id),
         column_mapping=mapping,
         row_deletes=RowDeletes(files=deletes) if deletes else None,
+        file_formats=formats or {},
+        name_mapping=name_ids(table, location) if mapping else {},
     )
 
 
 def current_schema(location: str) -> TupleSchema:
     """The table's current columns, from its metadata file alone."""
     return table_schema(load_table(location), None)
-
-
-def _paths_by_id(fields: Any, prefix: str = "") -> dict[int, str]:
-    """Every field of a schema, nested members included, by id: its dotted path."""
-    out: dict[int, str] = {}
-    for f in fields:
-        path = prefix + f.name
-        out[int(f.field_id)] = path
-        t = f.field_type
-        if t.is_struct:
-            out.update(_paths_by_id(t.fields, path + "."))
-        else:  # a list's element, a map's key and value
-            subs = [getattr(t, a, None) for a in ("element_field", "key_field", "value_field")]
-            out.update(_paths_by_id([f for f in subs if f is not None], path + "."))
-    return out
-
-
-def _column_mapping(
-    table: Any, schema: Any, location: str
-) -> tuple[tuple[int | None, str, str], ...]:
-    """How the data files name the columns of ``schema``: empty while every column has kept
-    its name and no name went to another column; else each column by its field id (files
-    written before a rename hold the old name), struct members by their dotted paths.
-
-    Raises:
-        UserError: UNSUPPORTED_OPERATION for a renamed member under a list or map, which the
-            scan cannot rename.
-    """
-    history = [_paths_by_id(s.fields) for s in table.schemas().values()]
-    ids_of: dict[str, set[int]] = {}
-    names_of: dict[int, set[str]] = {}
-    for paths in history:
-        for field_id, path in paths.items():
-            ids_of.setdefault(path.lower(), set()).add(field_id)
-            names_of.setdefault(field_id, set()).add(path.lower())
-    top = {int(f.field_id) for s in table.schemas().values() for f in s.fields}
-    members = _struct_members(schema.fields)
-    for field_id, names in names_of.items():
-        if len(names) > 1 and field_id not in top and field_id not in members:
-            old, new = sorted(names)[:2]
-            raise UserError.unsupported(
-                f"Iceberg table [{location}] renamed struct member [{old}] to [{new}], which "
-                "auger does not read yet",
-                ["Fix: read a copy written after the rename (CREATE TABLE AS)"],
-            )
-    moved = any(len(n) > 1 for n in names_of.values()) or any(len(i) > 1 for i in ids_of.values())
-    if not moved:
-        return ()
-    columns = [(int(f.field_id), f.name, f.name) for f in schema.fields]
-    return tuple(columns + [(i, path, path) for i, path in members.items()])
-
-
-def _struct_members(fields: Any, prefix: str = "") -> dict[int, str]:
-    """The members of the struct columns (through nested structs only), by id: their dotted
-    paths."""
-    out: dict[int, str] = {}
-    for f in fields:
-        if f.field_type.is_struct:
-            path = prefix + f.name
-            for member in f.field_type.fields:
-                out[int(member.field_id)] = f"{path}.{member.name}"
-            out.update(_struct_members(f.field_type.fields, path + "."))
-    return out
 
 
 def iceberg_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot:
@@ -260,17 +202,20 @@ def iceberg_snapshot(location: str, options: Mapping[str, Any]) -> TableSnapshot
         return _appended(table, location, from_id, to_id if to_id is not None else snapshot_id)
     files: list[FileStatus] = []
     deletes: dict[str, FileDeletes] = {}
+    formats: dict[str, str] = {}
     if snapshot_id is not None:
         schema = _schema_of(table, snapshot_id)
         for data_file, delete_files in _plan_files(table, location, snapshot_id):
-            _check_format(data_file, location)
+            kind = _data_format(data_file.file_format, data_file.file_path, location)
             status = _file_status(data_file.file_path, data_file.file_size_in_bytes, location)
             files.append(status)
+            if kind != "parquet":
+                formats[status.path] = kind
             if delete_files:
                 deletes[status.path] = _file_deletes(
                     data_file.file_path, delete_files, schema, location, snapshot_id
                 )
-    return _snapshot(table, location, snapshot_id, files, deletes)
+    return _snapshot(table, location, snapshot_id, files, deletes, formats)
 
 
 def _plan_files(table: Any, location: str, snapshot_id: int) -> list[tuple[Any, list[Any]]]:
@@ -293,8 +238,8 @@ def _file_deletes(
     by path; an equality delete file with its key columns under the snapshot's names.
 
     Raises:
-        UserError: UNSUPPORTED_OPERATION for delete files not in Parquet, or keyed by a column
-            that is not a top-level column of the snapshot's schema.
+        UserError: UNSUPPORTED_OPERATION for delete files keyed by a column that is not a
+            top-level column of the snapshot's schema.
     """
     # deferred: loads pyiceberg and more (heavy)
     from pyiceberg.manifest import DataFileContent
@@ -302,9 +247,12 @@ def _file_deletes(
     top = {int(f.field_id): f.name for f in schema.fields}
     positions: list[str] = []
     equality: list[EqualityDeleteFile] = []
+    formats: dict[str, str] = {}
     for d in sorted(delete_files, key=lambda d: d.file_path):
-        _check_format(d, location)
         path = same_store_path(d.file_path, location)
+        kind = _data_format(d.file_format, d.file_path, location, "delete")
+        if kind != "parquet":
+            formats[path] = kind
         if d.content == DataFileContent.POSITION_DELETES:
             positions.append(path)
             continue
@@ -321,17 +269,33 @@ def _file_deletes(
                 ],
             )
         equality.append(EqualityDeleteFile(path, ids, tuple(top[i] for i in ids)))
-    return FileDeletes(name, tuple(positions), tuple(equality))
+    return FileDeletes(name, tuple(positions), tuple(equality), formats)
 
 
-def _check_format(data_file: Any, location: str) -> None:
-    fmt = str(getattr(data_file.file_format, "value", data_file.file_format)).lower()
-    if fmt != "parquet":
+#: the formats Iceberg writes data and delete files in, all of which auger reads
+_DATA_FORMATS = ("parquet", "avro", "orc")
+
+
+def _format_name(file_format: Any) -> str:
+    """A manifest's file format (pyiceberg's ``FileFormat``, or its name) in lower case."""
+    return str(getattr(file_format, "value", file_format)).lower()
+
+
+def _data_format(file_format: Any, file_path: str, location: str, what: str = "data") -> str:
+    """The format of a data file (or, ``what`` ``delete``, a delete file): ``parquet``,
+    ``avro`` or ``orc``.
+
+    Raises:
+        UserError: UNSUPPORTED_OPERATION for a format Iceberg does not define for such files.
+    """
+    fmt = _format_name(file_format)
+    if fmt not in _DATA_FORMATS:
         raise UserError.unsupported(
-            f"Iceberg table [{location}] has a data file in {fmt.upper()}, which auger does not "
-            "read in Iceberg tables yet",
-            [f"File: {same_store_path(data_file.file_path, location)}"],
+            f"Iceberg table [{location}] has a {what} file in {fmt.upper()}, which is not a "
+            f"format of Iceberg {what} files auger reads",
+            [f"File: {same_store_path(file_path, location)}", "Readable: Parquet, Avro, ORC"],
         )
+    return fmt
 
 
 def _appended(table: Any, location: str, from_id: int | None, to_id: int | None) -> TableSnapshot:
@@ -360,13 +324,17 @@ def _appended(table: Any, location: str, from_id: int | None, to_id: int | None)
             f"[{location}]"
         )
     wanted = set(ancestors)
-    entries = table.inspect.entries(snapshot_id=to_id).to_pylist()
-    files = [
-        _file_status(e["data_file"]["file_path"], e["data_file"]["file_size_in_bytes"], location)
-        for e in entries
-        if e["status"] == 1 and e["snapshot_id"] in wanted and e["data_file"]["content"] == 0
-    ]
-    return _snapshot(table, location, to_id, files)
+    files: list[FileStatus] = []
+    formats: dict[str, str] = {}
+    for entry in live_entries(table, to_id):
+        f = entry.data_file
+        if entry.status.value != 1 or entry.snapshot_id not in wanted or f.content.value != 0:
+            continue  # not a data file added by a snapshot in between
+        kind = _data_format(f.file_format, f.file_path, location)
+        files.append(_file_status(f.file_path, f.file_size_in_bytes, location))
+        if kind != "parquet":
+            formats[files[-1].path] = kind
+    return _snapshot(table, location, to_id, files, formats=formats)
 
 
 def metadata_table(location: str, name: str) -> Any:
@@ -374,7 +342,9 @@ def metadata_table(location: str, name: str) -> Any:
     ``manifests``, ``partitions``, ``entries``) of the table's current snapshot, as Arrow.
 
     Raises:
-        UserError: VALIDATION for a name that is none of them.
+        UserError: VALIDATION for a name that is none of them; UNSUPPORTED_OPERATION for
+            manifests the table cannot be listed from (``entries`` needs every data file's
+            column statistics, which Iceberg lets a writer leave out).
     """
     if name.lower() not in METADATA_TABLES:
         raise UserError.validation(
@@ -382,5 +352,13 @@ def metadata_table(location: str, name: str) -> Any:
             [f"Known: {', '.join(METADATA_TABLES)}"],
         )
     table = load_table(location)
-    inspect = table.inspect
-    return getattr(inspect, name.lower())()
+    try:
+        return getattr(table.inspect, name.lower())()
+    except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise UserError.unsupported(
+            f"Iceberg table [{location}] cannot list its metadata table [{name.lower()}]",
+            [
+                f"Reason: {first_line(exc)}",
+                "A data file without the column statistics it lists may be the cause",
+            ],
+        ) from None

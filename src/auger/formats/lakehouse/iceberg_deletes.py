@@ -16,7 +16,7 @@ from typing import Any
 
 from auger.storage.filesystem import is_uri, parallel_map
 
-__all__ = ["plan_with_deletes"]
+__all__ = ["live_entries", "plan_with_deletes"]
 
 
 def plan_with_deletes(table: Any, snapshot_id: int) -> list[tuple[Any, list[Any]]]:
@@ -25,19 +25,11 @@ def plan_with_deletes(table: Any, snapshot_id: int) -> list[tuple[Any, list[Any]
     # deferred: loads pyiceberg (heavy)
     from pyiceberg.manifest import DataFileContent
 
-    io = table.io
-    snapshot = table.snapshot_by_id(snapshot_id)
-    manifests = list(snapshot.manifests(io))
-    # the manifests of a table in an object store are read by several threads at once
-    remote = is_uri(str(table.metadata.location))
-    read = parallel_map(
-        lambda m: m.fetch_manifest_entry(io, discard_deleted=True), manifests, force=remote
-    )
     specs = table.specs()
     data: list[Any] = []
     by_partition: dict[tuple[int, Any], list[Any]] = {}
     everywhere: list[Any] = []
-    for entry in chain.from_iterable(read):
+    for entry in live_entries(table, snapshot_id):
         f = entry.data_file
         if f.content == DataFileContent.DATA:
             data.append(entry)
@@ -52,6 +44,20 @@ def plan_with_deletes(table: Any, snapshot_id: int) -> list[tuple[Any, list[Any]
         applying = [d.data_file for d in chain(near, everywhere) if _applies(d, entry)]
         planned.append((f, applying))
     return planned
+
+
+def live_entries(table: Any, snapshot_id: int) -> list[Any]:
+    """The entries of the snapshot's manifests (pyiceberg's ``ManifestEntry``), its deleted
+    ones left out, read from the manifests themselves (pyiceberg's ``entries`` table needs
+    column statistics, which Iceberg lets a writer leave out)."""
+    io = table.io
+    manifests = list(table.snapshot_by_id(snapshot_id).manifests(io))
+    # the manifests of a table in an object store are read by several threads at once
+    remote = is_uri(str(table.metadata.location))
+    read = parallel_map(
+        lambda m: m.fetch_manifest_entry(io, discard_deleted=True), manifests, force=remote
+    )
+    return list(chain.from_iterable(read))
 
 
 def _applies(delete: Any, data: Any) -> bool:

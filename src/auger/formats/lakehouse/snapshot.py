@@ -77,6 +77,13 @@ class TableSnapshot:
     #: rows deleted from the data files without rewriting them (Iceberg's merge-on-read
     #: deletes, Delta's deletion vectors)
     row_deletes: RowDeletes | None = None
+    #: the data files not in ``data_format``, by path: their format (an Iceberg table's
+    #: ``avro`` and ``orc`` files); the table's own format reads such a table's files
+    file_formats: Mapping[str, str] = field(default_factory=dict)
+    #: with a column mapping: every name a column had, by which files written without field
+    #: ids are read (Iceberg's name mapping, see
+    #: :class:`auger.formats.parquet_columns.ColumnMapping`)
+    name_mapping: Mapping[str, int] = field(default_factory=dict)
 
     def selection(self) -> TableSelection:
         return TableSelection(self.location, self.files, True, (), self)
