@@ -238,3 +238,17 @@ def test_a_big_block_agrees_with_the_walk() -> None:
     data = (line * 50000).encode()
     _same(data, False, (b"name", b"m"))
     assert _jsonscan.project(data, False, (b"id",))[2] == 50000
+
+
+def test_a_boolean_in_a_later_block_of_a_double_column_is_1_or_0_on_both_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # each line its own block: the second block's parse types y BOOLEAN, the schema DOUBLE
+    monkeypatch.setattr(json_plugin, "_members_of_first", lambda head: 1000)
+    monkeypatch.setattr(json_plugin, "_BLOCK", 3)
+    monkeypatch.setattr("auger.formats.json.projector._BLOCK", 3)
+    path = tmp_path / "f.json"
+    path.write_text('{"a": {"x": 0, "y": 0.5}, "n": 2.5}\n{"a": {"y": true, "x": 1}, "n": false}\n')
+    want = [{"a": {"x": 0, "y": 0.5}, "n": 2.5}, {"a": {"x": 1, "y": 1.0}, "n": 0.0}]
+    assert _read(path, {}, ["a", "n"]) == want
+    assert _read(path, PYTHON, ["a", "n"]) == want

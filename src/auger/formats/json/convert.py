@@ -42,7 +42,8 @@ def _compatible(src: pa.DataType, dst: pa.DataType, text: bool = False) -> bool:
     if t.is_integer(src) or t.is_floating(src):
         return t.is_integer(dst) or t.is_floating(dst) or t.is_decimal(dst)
     if t.is_boolean(src):
-        return t.is_boolean(dst) or (text and t.is_string(dst))
+        # 1.0 and 0.0 in a DOUBLE column, as the row-by-row reader stores them
+        return t.is_boolean(dst) or t.is_floating(dst) or (text and t.is_string(dst))
     if t.is_string(src) or t.is_large_string(src):
         return t.is_string(dst) or t.is_large_string(dst) or t.is_temporal(dst)
     if t.is_struct(src):
