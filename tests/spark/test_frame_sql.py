@@ -57,3 +57,19 @@ def test_names_are_unique_per_query_and_bound_as_dataframes(spark: Any) -> None:
     out = sql_over_frames(spark, sql, {first[0]: left, first[1]: right}).collect()
     assert [(r.id, r.text) for r in out] == [(2, "{0} {x}")]
     assert sql_over_frames(spark, "SELECT '{}' AS b", {}).collect()[0].b == "{}"
+
+
+def test_tables_with_a_view_are_written_as_the_view_and_the_others_bound(spark: Any) -> None:
+    first = frame_names(2)
+    spark.range(3).createOrReplaceTempView("kept_view_test")
+    try:
+        sql = f"SELECT l.id, '{{x}}' AS t FROM {first[0]} l JOIN {first[1]} r ON l.id = r.id"
+        frames = {first[0]: spark.range(3), first[1]: spark.range(2, 5)}
+        both = sql_over_frames(spark, sql, frames, {first[0]: "kept_view_test"}).collect()
+        assert [(r.id, r.t) for r in both] == [(2, "{x}")]
+        # every table a view: nothing bound, and the braces stay as written
+        alone = f"SELECT COUNT(*) AS n, '{{x}}' AS t FROM {first[0]}"
+        got = sql_over_frames(spark, alone, {first[0]: None}, {first[0]: "kept_view_test"})
+        assert [(r.n, r.t) for r in got.collect()] == [(3, "{x}")]
+    finally:
+        spark.catalog.dropTempView("kept_view_test")
