@@ -66,13 +66,16 @@ class UserSession:
             self.engine.config, self.path_guard, self.temporary, self.default_schema
         )
 
-    def statement_context(self, sql: str, record_scans: bool = False) -> StatementContext:
+    def statement_context(
+        self, sql: str, record_scans: bool = False, row_cap: int = 0
+    ) -> StatementContext:
         """The one value the SQL layer runs ``sql`` with (see :mod:`auger.sql.context`).
 
         Args:
             sql: the statement.
             record_scans: whether to record the tables the planner makes DataFrames of (the
                 query profile draws its plan with them: ``QueryResult.planned_scans``).
+            row_cap: the most rows the client will take of the answer (0: all).
         """
         # start-up cost: the planner's modules load with the first statement, not the session
 
@@ -84,6 +87,7 @@ class UserSession:
             admin=self.admin,
             engine=self.engine,
             recordings=Recordings(scans=[] if record_scans else None),
+            row_cap=max(row_cap, 0),
         )
 
     def _temporary_locations(self) -> TemporaryLocations:
@@ -96,11 +100,12 @@ class UserSession:
         )
 
     # ----- statements
-    def execute(self, sql: str, record_scans: bool = False) -> QueryResult:
+    def execute(self, sql: str, record_scans: bool = False, row_cap: int = 0) -> QueryResult:
         """Run one statement and return its result (SELECTs stay lazy until fetched).
 
         With ``record_scans``, the result names the tables its plan read
-        (``QueryResult.planned_scans``, for a query profile).
+        (``QueryResult.planned_scans``, for a query profile). ``row_cap``: the most rows the
+        caller will take of the answer (0: all), which plans it for those rows.
         """
         # start-up cost: the SQL package (and sqlglot) load with the first statement
         # deferred: loads sqlglot (heavy)
@@ -109,7 +114,7 @@ class UserSession:
         if self.closed:
             raise UserError.validation("The session is closed")
         with self._lock:
-            statement = self.statement_context(sql, record_scans)
+            statement = self.statement_context(sql, record_scans, row_cap)
             try:
                 result = execute_statement(statement)
             except UserError:

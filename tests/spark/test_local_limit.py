@@ -305,3 +305,15 @@ def test_small_input_reads_a_changed_file_anew(conn: Any, tmp_path: Path) -> Non
     data.write_text('{"a": 1}\n{"a": 2}\n{"a": 40}\n')
     os.utime(data, (data.stat().st_atime, data.stat().st_mtime + 5))
     assert [tuple(r) for r in _small(conn, sql, 1_000_000).collect()] == [(43, 3)]
+
+
+def test_a_bare_star_whose_client_takes_a_few_rows_is_left_to_spark(
+    session: Any, zoo: Path
+) -> None:
+    # a server's autoLimit: Spark stops after those rows, where the driver would read it all
+    sql = f"SELECT * FROM dfs.`{zoo}/js`"
+    capped = session.execute(sql, row_cap=2)
+    assert capped.table is None and capped.dataframe is not None
+    assert session.execute(sql).table is not None  # the whole answer wanted: read here
+    limited = session.execute(f"{sql} LIMIT 2", row_cap=2)
+    assert limited.table is not None and limited.table.num_rows == 2  # its own LIMIT: here

@@ -406,7 +406,7 @@ class QueryManager:
             raise _Canceled
         rq.profile.run_start = _now_ms()
         # the scans planned are recorded: the profile's plan names them as EXPLAIN does
-        result = session.execute(sql, record_scans=True)
+        result = session.execute(sql, record_scans=True, row_cap=row_cap)
         scans = result.planned_scans or []
         rq.profile.planned = _now_ms()
         rq.profile.warnings = list(result.warnings)

@@ -81,6 +81,9 @@ class StatementContext:
         admin: whether the user may change system options and the like.
         engine: what the statement may ask of the engine.
         recordings: what the statement records.
+        row_cap: the most rows the client takes of the answer (a server's ``autoLimit`` or
+            ``exec.query.max_rows``; 0: all of them): a bare ``SELECT *`` is then not read
+            whole on the driver, where Spark would stop after those rows.
     """
 
     sql: str
@@ -90,6 +93,7 @@ class StatementContext:
     admin: bool
     engine: EngineServices
     recordings: Recordings = field(default_factory=Recordings)
+    row_cap: int = 0
 
     @functools.cached_property
     def settings(self) -> Mapping[str, Any]:

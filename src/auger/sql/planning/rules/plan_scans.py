@@ -83,7 +83,9 @@ def plan_scans(plan: SelectPlan) -> None:
             planned, plan.direct_positions[n] = compact
         # ``*`` over a table without columns: rows of no columns, as in Drill
         rows_only = star and planned.schema.names() == [ROW_COUNT_COLUMN]
-        if plan.answer_here and not plan.counting and not planned.selects:
+        # a bare SELECT * of which the client takes only the first rows is Spark's to stop early
+        whole = planned.spec.limit is not None or not plan.statement.row_cap
+        if plan.answer_here and whole and not plan.counting and not planned.selects:
             answer = _local_answer(plan.spark, planned, options, reports, rows_only)
             if answer is not None:
                 plan.answer = answer
