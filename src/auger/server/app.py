@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -68,6 +69,7 @@ from auger.server.sessions import SessionStore
 from auger.server.settings import ServerSettings
 from auger.server.users import UserStore
 from auger.spark import jobs
+from auger.spark.warm_up import warm_when_idle
 
 __all__ = ["ServerState", "build_app", "serve"]
 
@@ -664,7 +666,8 @@ def build_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        threading.Thread(target=_warm_spark, args=(engine,), daemon=True).start()
+        busy = functools.partial(_busy, queries)
+        threading.Thread(target=_warm_spark, args=(engine, busy), daemon=True).start()
         shortest = min(settings.session_timeout, settings.basic_session_timeout)
         reaper = asyncio.create_task(_reap(sessions, shortest))
         try:
@@ -700,12 +703,20 @@ def listening(app: Starlette, sock: socket.socket, protocol: str = "http") -> Li
     return listener
 
 
-def _warm_spark(engine: Engine) -> None:
-    """Start Spark in the background so the first query does not pay for it alone."""
+def _warm_spark(engine: Engine, busy: Callable[[], bool]) -> None:
+    """Start Spark in the background so the first query does not pay for it alone, then its
+    Python workers once nothing runs (see :mod:`auger.spark.warm_up`)."""
     try:
-        engine.spark  # noqa: B018 - starting Spark is the point
+        spark = engine.spark
     except Exception:
         _log.exception("Spark could not start")
+        return
+    warm_when_idle(spark, busy)
+
+
+def _busy(queries: QueryManager) -> bool:
+    """Whether the server runs a query now."""
+    return bool(queries.running())
 
 
 async def _reap(sessions: SessionStore, timeout: float) -> None:
