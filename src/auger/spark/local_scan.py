@@ -75,6 +75,9 @@ _DEFAULTS = {
     "auger.scan.local_bytes": DEFAULT_LOCAL_BYTES,
     "auger.scan.local_answer_bytes": DEFAULT_LOCAL_ANSWER_BYTES,
 }
+#: The Arrow batches of a read on the driver may come to this many times its byte bound (the
+#: columns of a text file take more room in Arrow than in the file) before it gives up.
+ARROW_ROOM = 4
 
 
 def local_limit_table(
@@ -104,14 +107,9 @@ def whole_answer_table(
     """The whole scan read here as the answer of a bare ``SELECT *``, in Spark's Arrow schema;
     None unless every file's size is known and together they are at most
     ``auger.scan.local_answer_bytes``, and the batches stay within twice that."""
-    most = _whole_files_bound(planned, options, "auger.scan.local_answer_bytes")
-    if most is None:
-        return None
-    batch_rows = max(1, int(planned.spec.options.get("auger.scan.batch_rows", 4096)))
-    files = tuple(f.path for f in planned.spec.files)
     # every row is the answer, held until it is fetched: less room than for a read that
     # Spark goes on to reduce
-    read = _driver_read(planned, batch_rows, files, reports, most, room=2)
+    read = _whole_files_read(planned, options, reports, "auger.scan.local_answer_bytes", room=2)
     return None if read is None else read[0]
 
 
@@ -122,19 +120,25 @@ def small_input_table(
 ) -> pa.Table | None:
     """The whole scan read here, in Spark's Arrow schema; None unless every file's size is known
     and together they are at most ``auger.scan.local_bytes``."""
-    read = _small_input_read(planned, options, reports)
+    read = _whole_files_read(planned, options, reports)
     return None if read is None else read[0]
 
 
-def _small_input_read(
-    planned: PlannedScan, options: Mapping[str, Any], reports: list[ScanReport] | None
+def _whole_files_read(
+    planned: PlannedScan,
+    options: Mapping[str, Any],
+    reports: list[ScanReport] | None,
+    option: str = "auger.scan.local_bytes",
+    room: int = ARROW_ROOM,
 ) -> tuple[pa.Table, TaskFacts] | None:
-    most = _whole_files_bound(planned, options, "auger.scan.local_bytes")
+    """The scan's whole files read here, with the facts reported, when they fit the bound
+    ``option`` sets (else None); the batches may hold ``room`` times that bound."""
+    most = _whole_files_bound(planned, options, option)
     if most is None:
         return None
     batch_rows = max(1, int(planned.spec.options.get("auger.scan.batch_rows", 4096)))
     files = tuple(f.path for f in planned.spec.files)
-    return _driver_read(planned, batch_rows, files, reports, most)
+    return _driver_read(planned, batch_rows, files, reports, most, room)
 
 
 def _whole_files_bound(
@@ -155,11 +159,6 @@ def _whole_files_bound(
         if total > most:
             return None
     return most
-
-
-#: The Arrow batches of a read on the driver may come to this many times its byte bound (the
-#: columns of a text file take more room in Arrow than in the file) before it gives up.
-ARROW_ROOM = 4
 
 
 def _driver_table(
@@ -249,7 +248,7 @@ def small_input_frame(
         frame, facts = found
         _report(planned, facts, reports)
         return frame
-    read = _small_input_read(planned, options, reports)
+    read = _whole_files_read(planned, options, reports)
     if read is None:
         return None
     table, facts = read
