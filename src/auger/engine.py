@@ -17,6 +17,7 @@ every ``exec.lease_interval_seconds``, and what an engine with an expired lease 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import dataclasses
 import functools
 import getpass
@@ -25,7 +26,7 @@ import os
 import signal
 import threading
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import FrameType
 from typing import Any
 
@@ -42,7 +43,7 @@ from auger.formats.registry import known_formats
 from auger.options import SystemOptions
 from auger.scan.cache import LOCATION, cache_location
 from auger.session import UserSession
-from auger.spark.bootstrap import forget_dead_spark, get_spark, spark_alive
+from auger.spark.bootstrap import forget_dead_spark, get_spark, spark_alive, spark_is_running
 from auger.spark.kept_frames import KeptFrames
 from auger.storage import filesystem as fs
 from auger.storage.denied import DeniedPath
@@ -114,6 +115,10 @@ class Engine:
         self.kept_frames = KeptFrames()
         #: how many times Spark was started again after it died under the engine
         self.spark_restarts = 0
+        #: statements of this engine's sessions running now, and what else keeps it busy (a
+        #: server's queries, answers being streamed): see :meth:`busy`
+        self._statements = 0
+        self._busy_checks: list[Callable[[], bool]] = []
         self.closed = False
         #: the ports servers opened over this engine (none when it is only embedded): what
         #: ``sys.drillbits``, ``/cluster.json`` and the profiles report, never Drill's defaults
@@ -161,9 +166,50 @@ class Engine:
             if self._spark is None:
                 # start-up cost: Spark (and pyspark) start with the first statement, not
                 # the engine
-
+                # a local Spark this engine starts (a cluster's executors would not see the
+                # warm-up's file; Spark Connect's server warms its own)
+                warm = self.config.spark_master.startswith("local") and not spark_is_running()
                 self._spark = get_spark(self.config.spark_master, self.config.spark_conf)
+                if warm:
+                    self._warm_up(self._spark)
             return self._spark
+
+    def _warm_up(self, spark: Any) -> None:
+        """Start Spark's Python workers once this engine is idle (see
+        :mod:`auger.spark.warm_up`): only after the engine started the process's Spark, so
+        the first scan through the data source of a notebook, a shell or a server does not
+        wait for them, while a process that ends right after its answer never starts it."""
+        # deferred: the warm-up (and its tempfile use) loads only once Spark has started
+        from auger.spark.warm_up import warm_when_idle
+
+        threading.Thread(
+            target=warm_when_idle, args=(spark, self.busy), name="auger-warm-up", daemon=True
+        ).start()
+
+    # ----- busy or idle
+    @contextlib.contextmanager
+    def running_statement(self) -> Iterator[None]:
+        """Count a statement as running for as long as the block lasts."""
+        with self._lock:
+            self._statements += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._statements -= 1
+
+    def add_busy_check(self, check: Callable[[], bool]) -> None:
+        """Also count the engine busy while ``check()`` is true (a server's running queries,
+        whose answers stream after their statements returned)."""
+        with self._lock:
+            self._busy_checks.append(check)
+
+    def busy(self) -> bool:
+        """Whether a statement runs, something registered with :meth:`add_busy_check` says it
+        is busy, or the engine was shut down (nothing may start in the background then)."""
+        if self.closed or self._statements:
+            return True
+        return any(check() for check in list(self._busy_checks))
 
     @staticmethod
     def _spark_checked(spark: Any) -> bool:

@@ -113,7 +113,7 @@ class UserSession:
 
         if self.closed:
             raise UserError.validation("The session is closed")
-        with self._lock:
+        with self._lock, self.engine.running_statement():
             statement = self.statement_context(sql, record_scans, row_cap)
             try:
                 result = execute_statement(statement)

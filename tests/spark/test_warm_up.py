@@ -1,9 +1,14 @@
-"""A server starts Spark's Python workers while it waits for its first query, and only once
-nothing has run for a moment: the decision is tested on a made-up clock, the read on Spark."""
+"""An engine that started Spark (a server's, a notebook's) starts Spark's Python workers while it
+waits for its next statement, and only once nothing has run for a moment: the decision is
+tested on a made-up clock, the read on Spark, the whole in a process of its own."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 from auger.spark.warm_up import WARM_UP_GROUP, wait_until_idle, warm_python_workers
@@ -57,3 +62,122 @@ def test_the_warm_up_reads_through_the_data_source_in_its_own_group(spark: Any) 
     thread.join(timeout=120)
     assert not thread.is_alive()
     assert list(spark.sparkContext.statusTracker().getJobIdsForGroup(WARM_UP_GROUP))
+
+
+def test_an_engine_is_busy_while_a_statement_runs_or_a_check_says_so(engine: Any) -> None:
+    from auger.engine import Engine
+
+    fresh = Engine(engine.config.raw)
+    try:
+        assert not fresh.busy()
+        with fresh.running_statement():
+            assert fresh.busy()
+        assert not fresh.busy()
+        serving = threading.Event()
+        fresh.add_busy_check(serving.is_set)
+        serving.set()
+        assert fresh.busy()
+        serving.clear()
+        assert not fresh.busy()
+    finally:
+        fresh.shutdown()
+    assert fresh.busy()  # nothing starts in the background of a closed engine
+
+
+def test_a_statement_counts_as_running_while_it_plans_and_runs(
+    engine: Any, monkeypatch: Any
+) -> None:
+    import auger.sql.router as router
+
+    seen: list[bool] = []
+    planning = router.execute_statement
+
+    def watched(statement: Any) -> Any:
+        seen.append(engine.busy())
+        return planning(statement)
+
+    monkeypatch.setattr(router, "execute_statement", watched)
+    session = engine.open_session()
+    try:
+        assert session.execute("SELECT 1 AS a").to_arrow().num_rows == 1
+    finally:
+        session.close()
+    assert seen == [True]
+    assert not engine.busy()
+
+
+def test_an_engine_that_starts_spark_warms_its_workers_when_idle(
+    engine: Any, monkeypatch: Any
+) -> None:
+    import auger.engine as engine_module
+    import auger.spark.warm_up as warm_up_module
+    from auger.engine import Engine
+
+    started: list[Any] = []
+    called = threading.Event()
+    monkeypatch.setattr(engine_module, "spark_is_running", lambda: False)
+    monkeypatch.setattr(engine_module, "get_spark", lambda master, conf: "a fresh spark")
+    monkeypatch.setattr(Engine, "_spark_checked", staticmethod(lambda spark: True))
+
+    def warm(spark: Any, busy: Any) -> bool:
+        started.append((spark, busy))
+        called.set()
+        return True
+
+    monkeypatch.setattr(warm_up_module, "warm_when_idle", warm)
+    fresh = Engine(engine.config.raw)
+    try:
+        assert fresh.spark == "a fresh spark"
+        assert fresh.spark == "a fresh spark"  # once per start
+        assert called.wait(30)
+        assert started == [("a fresh spark", fresh.busy)]
+    finally:
+        fresh.shutdown()
+
+
+def test_an_engine_over_a_running_spark_does_not_warm_up(engine: Any, monkeypatch: Any) -> None:
+    import auger.spark.warm_up as warm_up_module
+    from auger.engine import Engine
+
+    calls: list[Any] = []
+    monkeypatch.setattr(warm_up_module, "warm_when_idle", lambda *args: calls.append(args))
+    fresh = Engine(engine.config.raw)
+    try:
+        assert fresh.spark is not None  # the test session's Spark, already running
+    finally:
+        fresh.shutdown()
+    assert calls == []
+
+
+_EMBEDDED = """
+import sys, time
+import auger
+from auger.engine import Engine
+from auger.spark.warm_up import WARM_UP_GROUP
+
+with auger.connect() as conn:
+    conn.cursor().execute("SELECT 1 AS a").fetchall()
+    tracker = Engine.default().spark.sparkContext.statusTracker()
+    deadline = time.monotonic() + 120
+    while not list(tracker.getJobIdsForGroup(WARM_UP_GROUP)):
+        if time.monotonic() > deadline:
+            sys.exit("no warm-up job in two minutes")
+        time.sleep(0.05)
+    print("warming", flush=True)
+# the process ends now, most likely while the warm-up's job still runs
+"""
+
+
+def test_an_embedded_engine_warms_up_and_its_process_still_ends_cleanly(tmp_path: Path) -> None:
+    config = tmp_path / "auger.toml"
+    config.write_text('[spark]\nmaster = "local[1]"\n')
+    script = tmp_path / "embedded.py"
+    script.write_text(_EMBEDDED)
+    env = {**os.environ, "AUGER_CONFIG": str(config), "AUGER_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "warming"
+    assert "Traceback" not in done.stderr
+    assert "Exception" not in done.stderr

@@ -69,7 +69,6 @@ from auger.server.sessions import SessionStore
 from auger.server.settings import ServerSettings
 from auger.server.users import UserStore
 from auger.spark import jobs
-from auger.spark.warm_up import warm_when_idle
 
 __all__ = ["ServerState", "build_app", "serve"]
 
@@ -666,8 +665,8 @@ def build_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        busy = functools.partial(_busy, queries)
-        threading.Thread(target=_warm_spark, args=(engine, busy), daemon=True).start()
+        engine.add_busy_check(functools.partial(_busy, queries))
+        threading.Thread(target=_start_spark, args=(engine,), daemon=True).start()
         shortest = min(settings.session_timeout, settings.basic_session_timeout)
         reaper = asyncio.create_task(_reap(sessions, shortest))
         try:
@@ -703,15 +702,13 @@ def listening(app: Starlette, sock: socket.socket, protocol: str = "http") -> Li
     return listener
 
 
-def _warm_spark(engine: Engine, busy: Callable[[], bool]) -> None:
-    """Start Spark in the background so the first query does not pay for it alone, then its
-    Python workers once nothing runs (see :mod:`auger.spark.warm_up`)."""
+def _start_spark(engine: Engine) -> None:
+    """Start Spark in the background so the first query does not pay for it alone (the
+    engine then starts its Python workers once no query runs: :meth:`Engine.busy`)."""
     try:
-        spark = engine.spark
+        engine.spark  # noqa: B018 -- starting it is the point
     except Exception:
         _log.exception("Spark could not start")
-        return
-    warm_when_idle(spark, busy)
 
 
 def _busy(queries: QueryManager) -> bool:

@@ -181,10 +181,12 @@ def forget_dead_spark(dead: Any) -> None:
 
 
 def spark_is_running() -> bool:
+    """Whether this process has a classic SparkContext now (whichever thread started it);
+    never starts one."""
     # deferred: loads pyspark (heavy)
-    from pyspark.sql import SparkSession
+    from pyspark import SparkContext
 
-    return SparkSession.getActiveSession() is not None
+    return SparkContext._active_spark_context is not None
 
 
 #: The Spark Connect session of this process, once one was opened (see :func:`connect_session`).
