@@ -193,7 +193,7 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
     _d(
         "auger.scan.local_answer_bytes",
         "LONG",
-        128 * 1024 * 1024,
+        512 * 1024 * 1024,
         "A bare SELECT * of files up to this many uncompressed bytes is answered on the driver",
         cap="most",
     ),
