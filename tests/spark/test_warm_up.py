@@ -11,7 +11,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from auger.spark.warm_up import WARM_UP_GROUP, wait_until_idle, warm_python_workers
+from auger.spark.warm_up import (
+    WARM_UP_GROUP,
+    compile_small_queries,
+    wait_until_idle,
+    warm_python_workers,
+)
 
 
 class _Spark:
@@ -181,3 +186,29 @@ def test_an_embedded_engine_warms_up_and_its_process_still_ends_cleanly(tmp_path
     assert done.stdout.strip() == "warming"
     assert "Traceback" not in done.stderr
     assert "Exception" not in done.stderr
+
+
+def _on_a_thread(call: Any) -> Any:
+    """``call()`` on a thread of its own, as the engine runs the warm-up (job groups are set
+    per thread)."""
+    out: list[Any] = []
+    thread = threading.Thread(target=lambda: out.append(call()))
+    thread.start()
+    thread.join(timeout=120)
+    assert not thread.is_alive()
+    return out[0]
+
+
+def test_the_small_queries_run_their_rounds_as_warm_up_jobs(spark: Any) -> None:
+    tracker = spark.sparkContext.statusTracker()
+    before = set(tracker.getJobIdsForGroup(WARM_UP_GROUP))
+    assert _on_a_thread(lambda: compile_small_queries(spark, lambda: False, rounds=3)) == 3
+    assert len(set(tracker.getJobIdsForGroup(WARM_UP_GROUP)) - before) >= 3
+    assert not spark.catalog.tableExists("auger_warm_up_rows")
+
+
+def test_the_small_queries_stop_as_soon_as_the_engine_is_busy(spark: Any) -> None:
+    looks = iter([False, False] + [True] * 100)
+    ran = _on_a_thread(lambda: compile_small_queries(spark, lambda: next(looks), rounds=50))
+    assert ran == 2
+    assert not spark.catalog.tableExists("auger_warm_up_rows")
