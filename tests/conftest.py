@@ -119,6 +119,10 @@ def conn(make_conn: Any) -> Any:
 @pytest.fixture(autouse=True, scope="session")
 def _quiet_env() -> None:
     os.environ.setdefault("PYSPARK_PYTHON", os.sys.executable)  # type: ignore[attr-defined]
+    # no engine of the run (nor a server or CLI it starts) warms Spark up in the background,
+    # where its jobs would run beside other tests' statements; tests/spark/test_warm_up.py
+    # turns it back on where it is under test
+    os.environ["AUGER_WARM_UP"] = "0"
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -180,8 +180,10 @@ class Engine:
         the first scan through the data source of a notebook, a shell or a server does not
         wait for them, while a process that ends right after its answer never starts it."""
         # deferred: the warm-up (and its tempfile use) loads only once Spark has started
-        from auger.spark.warm_up import warm_when_idle
+        from auger.spark.warm_up import warm_up_enabled, warm_when_idle
 
+        if not warm_up_enabled():
+            return
         threading.Thread(
             target=warm_when_idle, args=(spark, self.busy), name="auger-warm-up", daemon=True
         ).start()

@@ -118,6 +118,7 @@ def test_an_engine_that_starts_spark_warms_its_workers_when_idle(
     import auger.spark.warm_up as warm_up_module
     from auger.engine import Engine
 
+    monkeypatch.setenv("AUGER_WARM_UP", "1")
     started: list[Any] = []
     called = threading.Event()
     monkeypatch.setattr(engine_module, "spark_is_running", lambda: False)
@@ -140,10 +141,32 @@ def test_an_engine_that_starts_spark_warms_its_workers_when_idle(
         fresh.shutdown()
 
 
+def test_an_engine_started_with_the_warm_up_switched_off_does_not_warm_up(
+    engine: Any, monkeypatch: Any
+) -> None:
+    import auger.engine as engine_module
+    import auger.spark.warm_up as warm_up_module
+    from auger.engine import Engine
+
+    monkeypatch.setenv("AUGER_WARM_UP", "0")
+    calls: list[Any] = []
+    monkeypatch.setattr(engine_module, "spark_is_running", lambda: False)
+    monkeypatch.setattr(engine_module, "get_spark", lambda master, conf: "a fresh spark")
+    monkeypatch.setattr(Engine, "_spark_checked", staticmethod(lambda spark: True))
+    monkeypatch.setattr(warm_up_module, "warm_when_idle", lambda *args: calls.append(args))
+    fresh = Engine(engine.config.raw)
+    try:
+        assert fresh.spark == "a fresh spark"
+    finally:
+        fresh.shutdown()
+    assert calls == []
+
+
 def test_an_engine_over_a_running_spark_does_not_warm_up(engine: Any, monkeypatch: Any) -> None:
     import auger.spark.warm_up as warm_up_module
     from auger.engine import Engine
 
+    monkeypatch.setenv("AUGER_WARM_UP", "1")
     calls: list[Any] = []
     monkeypatch.setattr(warm_up_module, "warm_when_idle", lambda *args: calls.append(args))
     fresh = Engine(engine.config.raw)
@@ -178,7 +201,12 @@ def test_an_embedded_engine_warms_up_and_its_process_still_ends_cleanly(tmp_path
     config.write_text('[spark]\nmaster = "local[1]"\n')
     script = tmp_path / "embedded.py"
     script.write_text(_EMBEDDED)
-    env = {**os.environ, "AUGER_CONFIG": str(config), "AUGER_HOME": str(tmp_path / "home")}
+    env = {
+        **os.environ,
+        "AUGER_CONFIG": str(config),
+        "AUGER_HOME": str(tmp_path / "home"),
+        "AUGER_WARM_UP": "1",
+    }
     done = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300
     )

@@ -17,6 +17,7 @@ ends as it would without it (the warm-up's thread is a daemon; Spark stops under
 from __future__ import annotations
 
 import logging
+import os
 import tempfile
 import time
 from collections.abc import Callable
@@ -30,14 +31,26 @@ from auger.spark.jobs import to_arrow
 
 __all__ = [
     "COMPILE_ROUNDS",
+    "ENV_SWITCH",
     "WARM_UP_GROUP",
     "compile_small_queries",
     "wait_until_idle",
     "warm_python_workers",
+    "warm_up_enabled",
     "warm_when_idle",
 ]
 
 _log = logging.getLogger(__name__)
+
+#: The environment variable that, set to ``0``, keeps engines from warming Spark up (a test
+#: run, a machine where idle CPU is not free).
+ENV_SWITCH = "AUGER_WARM_UP"
+
+
+def warm_up_enabled() -> bool:
+    """Whether engines warm Spark up when idle (unless ``AUGER_WARM_UP=0``)."""
+    return os.environ.get(ENV_SWITCH, "1").strip() != "0"
+
 
 #: The Spark job group of the warm-up's read (Spark's UI shows it under this name).
 WARM_UP_GROUP = "auger-warm-up"
