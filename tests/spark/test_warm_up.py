@@ -62,7 +62,7 @@ def test_a_server_never_idle_gives_up_warming() -> None:
 
 def test_the_warm_up_reads_through_the_data_source_in_its_own_group(spark: Any) -> None:
     # on a thread of its own, as the server runs it (it sets that thread's job group)
-    thread = threading.Thread(target=warm_python_workers, args=(spark,))
+    thread = threading.Thread(target=warm_python_workers, args=(spark, 100))
     thread.start()
     thread.join(timeout=120)
     assert not thread.is_alive()

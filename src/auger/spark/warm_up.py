@@ -5,7 +5,8 @@ processes that create the source, plan its read and run its tasks (a daemon each
 workers that import pyarrow and auger's readers): about 3 s on two cores, ten times the scan of
 a few small files once they run. A server, a shell or a notebook usually has time for that
 before the first such scan: once the engine has started Spark and nothing has run for a
-moment, it reads one tiny file through the data source (:meth:`auger.engine.Engine._warm_up`).
+moment, it reads a few megabytes of CSV through the data source, then runs a few small queries
+(:meth:`auger.engine.Engine._warm_up`).
 
 Only when idle: a warm-up next to a query competes with it for the cores and, Spark's jobs
 being served in order, could make it wait for a job it did not ask for (``auger demo``, whose
@@ -25,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
+from pyarrow import csv
 
 from auger.spark.handles import is_connect
 from auger.spark.jobs import to_arrow
@@ -88,28 +91,52 @@ def wait_until_idle(
         sleep(POLL_S)
 
 
-def warm_python_workers(spark: Any) -> None:
-    """Read one tiny file through the ``auger`` data source and group it, so that Spark has
-    started the Python processes a scan needs and loaded what a first aggregate with a shuffle
-    runs (a classic session: Spark Connect's server warms its own). Runs on a thread of its
-    own, whose job group it sets.
+#: Lines of each warm-up file (about 4 MB of headerless CSV), one file per task slot.
+WARM_UP_LINES = 150_000
 
-    The grouping is worth its few hundred milliseconds of idle time: a first GROUP BY over
-    10 MB of CSV after a warm-up took 1.9 s with a plain read, 1.3 s with a grouped one
-    (4.5 s with none; 0.45 s once warm)."""
+
+def _warm_up_file(path: Path, lines: int) -> None:
+    """Headerless CSV of ``lines`` lines: a number, a decimal, a name and a small number."""
+    numbers = pa.array(range(lines), pa.int64())
+    table = pa.table(
+        {
+            "n": numbers,
+            "d": pc.multiply(numbers, 0.5),
+            "s": pc.binary_join_element_wise(
+                "name", pc.cast(pc.divide(numbers, 50), pa.string()), ""
+            ),
+            "k": pc.cast(pc.divide(numbers, 7), pa.string()),
+        }
+    )
+    csv.write_csv(table, path, csv.WriteOptions(include_header=False, quoting_style="none"))
+
+
+def warm_python_workers(spark: Any, lines: int = WARM_UP_LINES) -> None:
+    """Read a few megabytes of CSV through the ``auger`` data source, a file per task slot,
+    and group them, so that Spark has started the Python processes a scan needs (one worker
+    per slot) and has compiled what a scan and an aggregate run at volume (a classic session:
+    Spark Connect's server warms its own). Runs on a thread of its own, whose job group it
+    sets.
+
+    Measured on two cores, 15-20 s after Spark's start, a first GROUP BY over 300 MB of CSV
+    took 2.3-2.5 s after a warm-up over one tiny file and 1.8-2.0 s after this one (1.3-1.45 s
+    once warm); over 10 MB, 4.5 s with no warm-up, 1.3 s after the tiny file and 0.9 s after
+    this one. It costs about 1.2 s of idle time."""
     if is_connect(spark):
         return
+    slots = min(max(1, int(spark.sparkContext.defaultParallelism)), 4)
     with tempfile.TemporaryDirectory(prefix="auger-warm-up-") as root:
-        (Path(root) / "warm.csvh").write_text("a\n1\n")
+        for slot in range(slots):
+            _warm_up_file(Path(root) / f"warm-{slot}.csv", lines)
         spark.sparkContext.setJobGroup(WARM_UP_GROUP, "start Spark's Python workers", True)
-        frame = spark.read.format("auger").option("format", "csvh").load(root)
-        typed = frame.selectExpr("a", "CAST(a AS DOUBLE) AS d")
-        typed.groupBy("a").agg({"d": "sum", "a": "count"}).collect()
+        frame = spark.read.format("auger").option("format", "csv").load(root)
+        typed = frame.selectExpr("columns[3] AS k", "CAST(columns[1] AS DOUBLE) AS d")
+        typed.groupBy("k").agg({"d": "sum", "k": "count"}).collect()
 
 
 #: Rounds of the small query :func:`compile_small_queries` runs (about 2 s of idle time on two
 #: cores). Measured on two cores, a GROUP BY over a small file 15 s after Spark's start took
-#: 1.1-1.3 s with no warm-up, 0.4-0.5 s after the warm-up's read alone, 0.19-0.26 s after 30
+#: 1.1-1.3 s with no warm-up, 0.4-0.5 s after a warm-up read alone, 0.19-0.26 s after 30
 #: rounds as well (60 did no better). The queries after it are not faster for it: the JVM
 #: compiles each query's own generated code as that query repeats.
 COMPILE_ROUNDS = 30
