@@ -119,6 +119,9 @@ class Engine:
         #: server's queries, answers being streamed): see :meth:`busy`
         self._statements = 0
         self._busy_checks: list[Callable[[], bool]] = []
+        # its own lock: the engine's is held while Spark starts (seconds), and a statement
+        # that needs no Spark (ALTER SESSION) must not wait for that to count itself
+        self._busy_lock = threading.Lock()
         self.closed = False
         #: the ports servers opened over this engine (none when it is only embedded): what
         #: ``sys.drillbits``, ``/cluster.json`` and the profiles report, never Drill's defaults
@@ -192,18 +195,18 @@ class Engine:
     @contextlib.contextmanager
     def running_statement(self) -> Iterator[None]:
         """Count a statement as running for as long as the block lasts."""
-        with self._lock:
+        with self._busy_lock:
             self._statements += 1
         try:
             yield
         finally:
-            with self._lock:
+            with self._busy_lock:
                 self._statements -= 1
 
     def add_busy_check(self, check: Callable[[], bool]) -> None:
         """Also count the engine busy while ``check()`` is true (a server's running queries,
         whose answers stream after their statements returned)."""
-        with self._lock:
+        with self._busy_lock:
             self._busy_checks.append(check)
 
     def busy(self) -> bool:

@@ -227,7 +227,13 @@ def _on_a_thread(call: Any) -> Any:
     return out[0]
 
 
+def _quiet(spark: Any) -> None:
+    """Until no job of an earlier test runs (the small queries give way to any other job)."""
+    assert wait_until_idle(spark, lambda: False, quiet=0.5, patience=120)
+
+
 def test_the_small_queries_run_their_rounds_as_warm_up_jobs(spark: Any) -> None:
+    _quiet(spark)
     tracker = spark.sparkContext.statusTracker()
     before = set(tracker.getJobIdsForGroup(WARM_UP_GROUP))
     assert _on_a_thread(lambda: compile_small_queries(spark, lambda: False, rounds=3)) == 3
@@ -236,6 +242,7 @@ def test_the_small_queries_run_their_rounds_as_warm_up_jobs(spark: Any) -> None:
 
 
 def test_the_small_queries_stop_as_soon_as_the_engine_is_busy(spark: Any) -> None:
+    _quiet(spark)
     looks = iter([False, False] + [True] * 100)
     ran = _on_a_thread(lambda: compile_small_queries(spark, lambda: next(looks), rounds=50))
     assert ran == 2

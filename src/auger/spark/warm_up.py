@@ -145,6 +145,13 @@ COMPILE_ROUNDS = 30
 _WARM_UP_VIEW = "auger_warm_up_rows"
 
 
+def _others_running(tracker: Any) -> bool:
+    """Whether a job outside the warm-up runs (the status tracker learns that a job ended a
+    moment after its result came back, so the warm-up's own last job may still be listed)."""
+    active = set(tracker.getActiveJobsIds())
+    return bool(active and active - set(tracker.getJobIdsForGroup(WARM_UP_GROUP)))
+
+
 def compile_small_queries(
     spark: Any, busy: Callable[[], bool], rounds: int = COMPILE_ROUNDS
 ) -> int:
@@ -164,7 +171,7 @@ def compile_small_queries(
     tracker = spark.sparkContext.statusTracker()
     done = 0
     try:
-        while done < rounds and not busy() and not list(tracker.getActiveJobsIds()):
+        while done < rounds and not busy() and not _others_running(tracker):
             query = f"SELECT k, COUNT(*) AS n, SUM(v) AS s FROM {_WARM_UP_VIEW} GROUP BY k"
             to_arrow(spark.sql(query + " ORDER BY n DESC"))
             done += 1
