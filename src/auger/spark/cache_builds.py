@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from auger.scan.cache import complete_parts, entry_dir, entry_schema, evict
 from auger.scan.spec import ColumnSource, FileSplit
 from auger.spark.datasource_read import datasource_frame
+from auger.spark.jobs import jobs_outside
 
 if TYPE_CHECKING:
     from auger.scan.plan import PlannedScan
@@ -181,8 +182,7 @@ def _run_giving_way(spark: Any, job: PlannedScan) -> bool:
     def watch() -> None:
         try:
             while not done.wait(YIELD_POLL_S):
-                ours = set(tracker.getJobIdsForGroup(JOB_GROUP))
-                if set(tracker.getActiveJobsIds()) - ours:
+                if jobs_outside(tracker, JOB_GROUP):
                     gave_way.set()
                     sc.cancelJobGroup(JOB_GROUP)
                     return

@@ -45,6 +45,7 @@ __all__ = [
     "cancel_group",
     "group_stages",
     "job_group",
+    "jobs_outside",
     "keep_cancelling",
     "running_stages",
     "stream_schema",
@@ -153,6 +154,15 @@ def keep_cancelling(
     thread = threading.Thread(target=run, name=name, daemon=True)
     thread.start()
     return thread
+
+
+def jobs_outside(tracker: Any, group: str) -> set[int]:
+    """The active jobs of a classic session's status ``tracker`` that are not ``group``'s:
+    what a background job (a cache build, a warm-up) gives way to. The tracker learns that a
+    job ended a moment after its result came back, so the group's own last job may still be
+    listed as active: it is not counted."""
+    active = set(tracker.getActiveJobsIds())
+    return active - set(tracker.getJobIdsForGroup(group)) if active else active
 
 
 def running_stages(group: str) -> list[tuple[int, int, int]]:

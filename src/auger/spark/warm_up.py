@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 from pyarrow import csv
 
 from auger.spark.handles import is_connect
-from auger.spark.jobs import to_arrow
+from auger.spark.jobs import jobs_outside, to_arrow
 
 __all__ = [
     "COMPILE_ROUNDS",
@@ -145,13 +145,6 @@ COMPILE_ROUNDS = 30
 _WARM_UP_VIEW = "auger_warm_up_rows"
 
 
-def _others_running(tracker: Any) -> bool:
-    """Whether a job outside the warm-up runs (the status tracker learns that a job ended a
-    moment after its result came back, so the warm-up's own last job may still be listed)."""
-    active = set(tracker.getActiveJobsIds())
-    return bool(active and active - set(tracker.getJobIdsForGroup(WARM_UP_GROUP)))
-
-
 def compile_small_queries(
     spark: Any, busy: Callable[[], bool], rounds: int = COMPILE_ROUNDS
 ) -> int:
@@ -169,11 +162,11 @@ def compile_small_queries(
     spark.createDataFrame(rows).coalesce(1).createOrReplaceTempView(_WARM_UP_VIEW)
     spark.sparkContext.setJobGroup(WARM_UP_GROUP, "compile Spark's planner", True)
     tracker = spark.sparkContext.statusTracker()
+    query = f"SELECT k, COUNT(*) AS n, SUM(v) AS s FROM {_WARM_UP_VIEW} GROUP BY k ORDER BY n DESC"
     done = 0
     try:
-        while done < rounds and not busy() and not _others_running(tracker):
-            query = f"SELECT k, COUNT(*) AS n, SUM(v) AS s FROM {_WARM_UP_VIEW} GROUP BY k"
-            to_arrow(spark.sql(query + " ORDER BY n DESC"))
+        while done < rounds and not busy() and not jobs_outside(tracker, WARM_UP_GROUP):
+            to_arrow(spark.sql(query))
             done += 1
     finally:
         spark.catalog.dropTempView(_WARM_UP_VIEW)
