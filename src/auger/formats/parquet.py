@@ -159,6 +159,9 @@ class ParquetFooter:
     codecs: frozenset[str]
     #: DATE values old Drill shifted (judged with correction on)
     shifted_dates: bool
+    #: the file's key-value metadata but Arrow's schema (writers' notes, such as the raw-file
+    #: cache's typed copies)
+    key_values: Mapping[str, str] = dataclasses.field(default_factory=dict, compare=False)
     #: the file's schema as text, by ``int96_as_timestamp`` (filled on first use)
     _schemas: dict[bool, str] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
@@ -248,7 +251,17 @@ def _planning_facts(meta: pq.FileMetaData, arrow: pa.Schema, raw: bytes) -> Parq
         if group is not None
         else frozenset(),
         date_corruption(meta) is not DateCorruption.NONE,
+        _key_values(meta),
     )
+
+
+def _key_values(meta: pq.FileMetaData) -> dict[str, str]:
+    """The footer's key-value metadata as text, Arrow's serialized schema left out."""
+    return {
+        k.decode("utf-8", "replace"): v.decode("utf-8", "replace")
+        for k, v in (meta.metadata or {}).items()
+        if k != b"ARROW:schema"
+    }
 
 
 def keep_footer(

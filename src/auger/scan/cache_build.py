@@ -39,6 +39,7 @@ from auger.scan.cache import (
     part_range,
     positional_array,
 )
+from auger.scan.cache_typed import TypedCopies
 from auger.scan.run import run_scan
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.storage import filesystem as fs
@@ -210,8 +211,10 @@ class PartWriter:
         self.final = fs.join(entry, part_name(start, end))
         # written under a hidden name (readers pass it over), then renamed into place
         self.path = fs.join(entry, f".tmp-{uuid.uuid4().hex}-{part_name(start, end)}")
-        self.writer: Any = None
+        self.writer: Any = None  # opened with the first row group, which chooses the copies
         self.schema = schema
+        self.copies = TypedCopies(schema)
+        self.extra = pa.schema([])  # the copies' columns, after the part's own
         self.failed = False
         self.writing: Future[None] | None = None
         self.pending: list[pa.RecordBatch] = []
@@ -220,10 +223,6 @@ class PartWriter:
         try:
             fs.makedirs(entry)
             self.sink = fs.open_output(self.path)
-            # dictionaries where values repeat (pyarrow falls back to plain pages past its
-            # dictionary size): the entry is written after the answer, and Spark reads
-            # dictionary pages of repeated values faster
-            self.writer = pq.ParquetWriter(self.sink, schema, compression="snappy")
         except Exception as exc:
             self._fail(exc)
 
@@ -247,7 +246,24 @@ class PartWriter:
         self.pending, self.pending_rows, self.pending_bytes = [], 0, 0
         self._wait()  # one group at a time: memory stays bounded
         # pyarrow writes without the GIL: the scan reads on while the group is written
-        self.writing = _writer_pool().submit(self.writer.write_table, table)
+        self.writing = _writer_pool().submit(self._write_group, table)
+
+    def _write_group(self, table: pa.Table) -> None:
+        """Write one row group with its typed copies (:mod:`auger.scan.cache_typed`); the
+        first one chooses the copies and opens the writer."""
+        if self.writer is None:
+            self._open(self.copies.choose(table))
+        for field, values in zip(self.extra, self.copies.arrays(table), strict=True):
+            table = table.append_column(field, values)
+        self.writer.write_table(table)
+
+    def _open(self, extra: pa.Schema) -> None:
+        self.extra = extra
+        # dictionaries where values repeat (pyarrow falls back to plain pages past its
+        # dictionary size): the entry is written after the answer, and Spark reads
+        # dictionary pages of repeated values faster
+        schema = pa.schema([*self.schema, *extra])
+        self.writer = pq.ParquetWriter(self.sink, schema, compression="snappy")
 
     def _wait(self) -> None:
         if self.writing is None:
@@ -264,6 +280,10 @@ class PartWriter:
         if self.failed:
             return
         try:
+            if self.writer is None:  # no rows: a part of the columns alone
+                self._open(pa.schema([]))
+            if typed := self.copies.metadata():
+                self.writer.add_key_value_metadata(typed)
             self.writer.close()
             self.sink.close()
             fs.rename(self.path, self.final)

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from auger.formats.parquet import planning_footer
 from auger.formats.text.positions import compact_name, compact_position
 from auger.scan.cache import (
     KEPT_POSITIONS,
@@ -41,6 +42,7 @@ from auger.scan.cache import (
     table_key,
     touch,
 )
+from auger.scan.cache_typed import CAST_TARGETS, copy_name, typed_column, typed_copies
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.spark.cache_builds import schedule_build
 from auger.spark.datasource_read import datasource_frame
@@ -96,9 +98,16 @@ def cached_frame(
     planned: PlannedScan,
     options: Mapping[str, Any],
     reports: list[ScanReport] | None = None,
+    typed: dict[tuple[str, str], str] | None = None,
 ) -> Any:
     """The scan's frame with the raw-file cache, or None (the cache does not apply); its
-    reports go to ``reports``."""
+    reports go to ``reports``.
+
+    ``typed``: when given, the frame also delivers, after the planned columns, ``CAST(<column>
+    AS <target>)`` of each string column that the cached files' typed copies answer
+    (:mod:`auger.scan.cache_typed`), and this names each such frame column by (column, target).
+    The files parsed beside them give the same column as Spark's cast of the strings.
+    """
     if not cache_enabled(options):
         return None
     reads = _reads(planned)
@@ -121,8 +130,11 @@ def cached_frame(
     hits = [(f, parts) for f, parts in zip(spec.files, found, strict=True) if parts]
     misses = tuple(f for f, parts in zip(spec.files, found, strict=True) if not parts)
     frames = []
+    casts: dict[tuple[str, str], str] = {}
     if hits:
-        frame = _entries_frame(spark, planned, reads, hits, reports)
+        frame = _entries_frame(
+            spark, planned, reads, hits, reports, casts if typed is not None else None
+        )
         if frame is None:
             return None  # the entries cannot give the planned types: the data source reads
         for f, parts in zip(spec.files, found, strict=True):
@@ -131,10 +143,21 @@ def cached_frame(
         frames.append(frame)
     if misses:
         # read as with the cache off; the entries are written after the answer
-        frames.append(
-            datasource_frame(spark, replace(planned, spec=replace(spec, files=misses)), reports)
+        parsed = datasource_frame(
+            spark, replace(planned, spec=replace(spec, files=misses)), reports
         )
+        if casts:  # the same columns as the entries give, by Spark's own cast of the strings
+            parsed = parsed.selectExpr(
+                *(_ident(n) for n in planned.schema.names()),
+                *(
+                    f"CAST({_ident(column)} AS {target}) AS {_ident(name)}"
+                    for (column, target), name in casts.items()
+                ),
+            )
+        frames.append(parsed)
         schedule_build(spark, planned, table, misses, location, max_bytes(options))
+    if typed is not None:
+        typed.update(casts)
     out = frames[0]
     for other in frames[1:]:
         out = out.union(other)
@@ -147,8 +170,10 @@ def _entries_frame(
     reads: Mapping[str, str],
     hits: Sequence[tuple[FileSplit, list[CachePart]]],
     reports: list[ScanReport] | None,
+    casts: dict[tuple[str, str], str] | None = None,
 ) -> Any:
-    """Spark's Parquet reader over the hit files' parts, delivering ``planned.schema``."""
+    """Spark's Parquet reader over the hit files' parts, delivering ``planned.schema``, then
+    the casts the parts' typed copies answer (when ``casts`` is given, which names them)."""
 
     spec = planned.spec
     positional = positional_array(entry_schema(spec.cache_columns))
@@ -195,6 +220,14 @@ def _entries_frame(
         for part in parts:
             files.append(FileSplit(part.path, part.size, part.mtime))
             origins.append(split)
+    if casts is not None:
+        for (column, target), (copy, value) in _answered_casts(planned, reads, files).items():
+            if copy.name not in schema:
+                schema.add(copy)
+                sources[copy.name] = ColumnSource.TABLE
+            name = typed_column(column, target)
+            casts[(column, target)] = name
+            selects.append(f"{value} AS {_ident(name)}")
     parquet = replace(
         spec,
         format_name="parquet",
@@ -225,6 +258,51 @@ def _entries_frame(
     if selects != [_ident(n) for n in schema.names()]:
         frame = frame.selectExpr(*selects)
     return frame
+
+
+def _answered_casts(
+    planned: PlannedScan, reads: Mapping[str, str], files: Sequence[FileSplit]
+) -> dict[tuple[str, str], tuple[ColumnMetadata, str]]:
+    """(column, target) → (the typed copy read, the value of the cast) for each cast of a
+    string column to a number that every part's typed copy answers."""
+    spec = planned.spec
+    stored: dict[str, str] = {}  # planned column -> its column in the parts
+    for col in planned.schema:
+        if (
+            spec.sources.get(col.name, ColumnSource.TABLE) != ColumnSource.TABLE
+            or col.type is not MinorType.VARCHAR
+            or col.mode is DataMode.REPEATED
+        ):
+            continue
+        how = reads.get(col.name, col.name)
+        if how == col.name:
+            stored[col.name] = col.name
+        else:  # columns[n]: its own column of the part below KEPT_POSITIONS
+            position = int(how.split("[", 1)[1].rstrip("]"))
+            if position < KEPT_POSITIONS:
+                stored[col.name] = compact_name(position)
+    if not stored or not files:
+        return {}
+    copies = [typed_copies(planning_footer(f.path, f.file_size, f.mtime).key_values) for f in files]
+    out: dict[tuple[str, str], tuple[ColumnMetadata, str]] = {}
+    for column, held in stored.items():
+        found = [c.get(held) for c in copies]
+        kinds = {c.kind for c in found if c is not None}
+        if None in found or len(kinds) != 1:
+            continue  # a part without a valid copy, or parts with copies of different kinds
+        kind = kinds.pop()
+        copy = ColumnMetadata(copy_name(held, kind), _COPY_TYPES[kind], DataMode.OPTIONAL)
+        for target in CAST_TARGETS:
+            if all(c is not None and c.answers(target) for c in found):
+                value = _ident(copy.name)
+                if target != kind.upper():
+                    value = f"CAST({value} AS {target})"
+                out[(column, target)] = (copy, value)
+    return out
+
+
+#: The Drill type a typed copy of each kind is read as.
+_COPY_TYPES = {"bigint": MinorType.BIGINT, "double": MinorType.FLOAT8}
 
 
 def _rows(files: Sequence[FileSplit]) -> int:

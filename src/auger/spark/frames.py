@@ -30,6 +30,7 @@ def scan_frame(
     small_here: bool = False,
     reports: list[ScanReport] | None = None,
     kept: KeptFrames | None = None,
+    typed: dict[tuple[str, str], str] | None = None,
 ) -> Any:
     """The DataFrame delivering ``planned.schema`` for the planned scan.
 
@@ -42,6 +43,9 @@ def scan_frame(
         reports: the statement's scan reports, where this scan adds its own (None: nobody
             will read it).
         kept: the engine's kept frames of small whole-file reads (None: keep none).
+        typed: when given, a scan over raw-file cache entries may also deliver casts of its
+            string columns to numbers read from the entries' typed copies, which this then
+            names (see :func:`auger.spark.cached_scan.cached_frame`).
     """
 
     frame = local_limit_frame(spark, planned, options, reports)
@@ -61,6 +65,6 @@ def scan_frame(
         return small
 
     # text and JSON files kept in the raw-file cache: Spark's Parquet reader over the entries
-    if (cached := cached_frame(spark, planned, options, reports)) is not None:
+    if (cached := cached_frame(spark, planned, options, reports, typed)) is not None:
         return cached
     return datasource_frame(spark, planned, reports)

@@ -64,6 +64,9 @@ class SelectPlan:
         defined: names the query itself defines (aliases, CTE names), for the coarse rule.
         starred: table alias -> schema, for file tables read under ``*``.
         direct_positions: ``columns[n]`` positions read as plain columns, by table position.
+        typed_casts: casts of text columns to numbers the table's frame delivers as columns
+            ((column, target) → frame column, :mod:`auger.sql.planning.typed_casts`), by table
+            position.
         no_columns: some ``*`` is over a table without columns.
         answer: what the query answers, once a rule knows it.
     """
@@ -89,6 +92,7 @@ class SelectPlan:
     defined: set[str] = field(default_factory=set)
     starred: dict[str, TupleSchema] = field(default_factory=dict)
     direct_positions: dict[int, set[int]] = field(default_factory=dict)
+    typed_casts: dict[int, dict[tuple[str, str], str]] = field(default_factory=dict)
     no_columns: bool = False
     answer: Any = None
 

@@ -22,6 +22,7 @@ from auger.sql.planning.row_counts import counting_scan
 from auger.sql.planning.select_plan import SelectPlan
 from auger.sql.planning.star_columns import spell_out_star
 from auger.sql.planning.tables import build_file_scan
+from auger.sql.planning.typed_casts import may_read_typed
 from auger.types import TupleSchema
 from auger.types.spark import schema_to_spark
 
@@ -94,8 +95,18 @@ def plan_scans(plan: SelectPlan) -> None:
             _hide_implicit_from_star(node, planned)
         # small files are read here only for a query that runs now (not for EXPLAIN)
         kept = plan.statement.engine.kept_frames
+        # casts of cached text columns to numbers, read from the entries' typed copies
+        typed: dict[tuple[str, str], str] | None = None
+        if n_tables == 1 and not star and not plan.counting and may_read_typed(plan.tree):
+            typed = plan.typed_casts.setdefault(n, {})
         frame = scan_frame(
-            plan.spark, planned, options, small_here=plan.local, reports=reports, kept=kept
+            plan.spark,
+            planned,
+            options,
+            small_here=plan.local,
+            reports=reports,
+            kept=kept,
+            typed=typed,
         )
         # what EXPLAIN names
         explain.scan_framed(plan.statement.recordings.scans, plan.discovered[n], planned, frame)
@@ -103,7 +114,7 @@ def plan_scans(plan: SelectPlan) -> None:
             frame = frame.drop(ROW_COUNT_COLUMN)
             plan.no_columns = True
         if planned.selects:
-            frame = frame.selectExpr(*planned.selects)
+            frame = frame.selectExpr(*planned.selects, *(f"`{c}`" for c in (typed or {}).values()))
         plan.frames[n] = frame
 
 

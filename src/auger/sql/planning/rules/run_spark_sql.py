@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 import pyarrow as pa
+from sqlglot import exp
 
 from auger.spark.errors import unwrap_spark_error
 from auger.spark.frame_sql import sql_over_frames
@@ -13,6 +14,7 @@ from auger.sql.frontend.translate import to_spark_sql
 from auger.sql.planning.compact_columns import read_positions_directly
 from auger.sql.planning.local_answer import LocalAnswer
 from auger.sql.planning.select_plan import SelectPlan
+from auger.sql.planning.typed_casts import read_typed_casts
 
 __all__ = ["run_spark_sql"]
 
@@ -20,10 +22,7 @@ __all__ = ["run_spark_sql"]
 def run_spark_sql(plan: SelectPlan) -> None:
     """``SparkSession.sql`` with the DataFrames as its tables (nothing is registered in Spark's
     catalog); the answer is the lazy DataFrame, or rows of no columns counted here."""
-    finish = None
-    if len(plan.tables) == 1 and 0 in plan.direct_positions:
-        finish = functools.partial(read_positions_directly, positions=plan.direct_positions[0])
-    sql = to_spark_sql(plan.tree, finish)
+    sql = to_spark_sql(plan.tree, functools.partial(_finish, plan))
     frames = {plan.names[n]: plan.frames[n] for n in range(len(plan.tables))}
     try:
         # a kept frame is named by its view (see auger.spark.kept_frames), kept while the
@@ -38,6 +37,16 @@ def run_spark_sql(plan: SelectPlan) -> None:
             plan.answer = frame
     except Exception as exc:
         raise unwrap_spark_error(exc, plan.statement.sql) from exc
+
+
+def _finish(plan: SelectPlan, tree: exp.Expression) -> exp.Expression:
+    """The Spark tree reading what the one table's frame delivers ready: ``columns[n]`` as
+    its own column, then casts to numbers from the raw-file cache's typed copies."""
+    if len(plan.tables) != 1:
+        return tree
+    if 0 in plan.direct_positions:
+        tree = read_positions_directly(tree, plan.direct_positions[0])
+    return read_typed_casts(tree, plan.typed_casts.get(0, {}))
 
 
 def _no_columns(rows: int) -> Any:

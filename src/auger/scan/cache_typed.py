@@ -1,0 +1,191 @@
+"""Typed copies of a raw-file cache entry's number-like string columns.
+
+Text files hold strings, so a query over them casts: ``SUM(CAST(amount AS DOUBLE))``. Reading
+a string column back from Parquet and parsing it is most of a cached query's time in Spark
+(three times the read of the same values as numbers), so a part of an entry also keeps, beside
+each string column whose values all are plain numbers, a *typed copy*: the values as Parquet
+``INT64`` or ``DOUBLE``. The planner then reads the copy where a query casts the column to a
+number (:mod:`auger.spark.cached_scan`, :mod:`auger.sql.planning.typed_casts`).
+
+A copy stands for Spark's own cast of the strings only where that cast is exact and cannot
+fail, so it is kept only for values of these shapes (no sign but ``-``, no blank, no exponent,
+no ``0x``, no ``inf``: everything else makes the copy invalid for the whole part):
+
+* ``bigint``: ``-?[0-9]{1,18}`` (18 digits always fit a BIGINT). ``CAST(s AS BIGINT)`` is the
+  copy; ``CAST(s AS DOUBLE)`` is the copy cast to DOUBLE (both round the same integer to the
+  nearest double); ``CAST(s AS INT)`` is the copy cast to INT where the part's values are all
+  within INT's range (the footer keeps the copy's minimum and maximum);
+* ``double``: ``-?[0-9]{1,18}(\\.[0-9]{1,18})?``, parsed by pyarrow as Spark parses it (both
+  round the decimal to the nearest double). ``CAST(s AS DOUBLE)`` only.
+
+A part's copies are chosen from its first row group, and a later value of another shape
+invalidates that column's copy in the part. Which copies are valid, with their range, is the
+part's footer metadata :data:`TYPED_KEY` (written when the part is complete), so planning
+reads footers, never data, to know whether every part of a query's files has the copy.
+
+Pure pyarrow, no Spark: the build tasks that write parts import it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = [
+    "CAST_TARGETS",
+    "TYPED_KEY",
+    "TypedCopies",
+    "TypedCopy",
+    "copy_name",
+    "typed_column",
+    "typed_copies",
+]
+
+#: The footer metadata key listing a part's valid typed copies (JSON: column → copy).
+TYPED_KEY = "auger.typed"
+
+_INTEGRAL = r"^-?[0-9]{1,18}$"
+_DECIMAL = r"^-?[0-9]{1,18}(\.[0-9]{1,18})?$"
+
+#: What each kind of copy is in Parquet, and the shape of the values it holds.
+_KINDS: dict[str, tuple[pa.DataType, str]] = {
+    "bigint": (pa.int64(), _INTEGRAL),
+    "double": (pa.float64(), _DECIMAL),
+}
+
+#: The cast targets a copy can answer (Spark's type names), by the kinds that answer each.
+CAST_TARGETS: dict[str, tuple[str, ...]] = {
+    "DOUBLE": ("double", "bigint"),
+    "BIGINT": ("bigint",),
+    "INT": ("bigint",),
+}
+
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+
+
+def copy_name(column: str, kind: str) -> str:
+    """The Parquet column of ``column``'s typed copy of ``kind`` in a part."""
+    return f"__auger_{kind}__{column}"
+
+
+def typed_column(column: str, target: str) -> str:
+    """The scan frame's column delivering ``CAST(<column> AS <target>)`` where a query's casts
+    are read from typed copies (a name no file's column is expected to have)."""
+    return f"__auger_as_{target.lower()}__{column}"
+
+
+@dataclass(frozen=True)
+class TypedCopy:
+    """A valid copy in one part: its kind and, for ``bigint``, the range of its values."""
+
+    kind: str
+    low: int | None = None
+    high: int | None = None
+
+    def answers(self, target: str) -> bool:
+        """Whether ``CAST(<column> AS target)`` is this copy (cast as needed) in its part."""
+        if self.kind not in CAST_TARGETS.get(target, ()):
+            return False
+        if target == "INT":
+            return (
+                self.low is not None
+                and self.high is not None
+                and (self.low >= _INT_MIN and self.high <= _INT_MAX)
+            )
+        return True
+
+
+def typed_copies(key_values: Mapping[str, str]) -> dict[str, TypedCopy]:
+    """A part's valid typed copies (by column) from its footer metadata; none if unreadable."""
+    raw = key_values.get(TYPED_KEY)
+    if not raw:
+        return {}
+    try:
+        listed = json.loads(raw)
+        return {
+            str(column): TypedCopy(str(c["kind"]), c.get("low"), c.get("high"))
+            for column, c in listed.items()
+            if c.get("kind") in _KINDS
+        }
+    except (ValueError, TypeError, AttributeError):
+        return {}
+
+
+def _shape_of(values: pa.Array, kind: str) -> bool:
+    """Whether every non-null value has the kind's shape (and at least one is there)."""
+    if values.null_count == len(values):
+        return False
+    matches = pc.match_substring_regex(values, _KINDS[kind][1])
+    return bool(pc.all(matches).as_py())
+
+
+class TypedCopies:
+    """The typed copies of one part as it is written, a row group at a time."""
+
+    def __init__(self, schema: pa.Schema) -> None:
+        """``schema``: the part's own columns; its string columns may get copies."""
+        self._strings = [
+            f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+        ]
+        self._kinds: dict[str, str] | None = None  # column -> kind, chosen at the first group
+        self._valid: dict[str, TypedCopy] = {}
+
+    def choose(self, first: pa.Table) -> pa.Schema:
+        """Choose the copies from the part's first row group; the copies' fields."""
+        kinds: dict[str, str] = {}
+        for name in self._strings:
+            values = first.column(name).combine_chunks()
+            for kind in _KINDS:
+                if _shape_of(values, kind):
+                    kinds[name] = kind
+                    break
+        self._kinds = kinds
+        self._valid = {name: TypedCopy(kind) for name, kind in kinds.items()}
+        return pa.schema(
+            [pa.field(copy_name(name, kind), _KINDS[kind][0]) for name, kind in kinds.items()]
+        )
+
+    def arrays(self, group: pa.Table) -> list[pa.Array]:
+        """The copies' values for a row group (all NULL for a copy found invalid)."""
+        assert self._kinds is not None, "choose() first"
+        out: list[pa.Array] = []
+        for name, kind in self._kinds.items():
+            arrow_type = _KINDS[kind][0]
+            copy = self._valid.get(name)
+            values = group.column(name).combine_chunks()
+            if copy is not None and (values.null_count == len(values) or _shape_of(values, kind)):
+                typed = pc.cast(values, arrow_type)
+                self._valid[name] = _widened(copy, typed)
+                out.append(typed)
+                continue
+            self._valid.pop(name, None)
+            out.append(pa.nulls(len(group), arrow_type))
+        return out
+
+    def metadata(self) -> dict[str, str]:
+        """The footer metadata naming the valid copies (empty: none)."""
+        if not self._valid:
+            return {}
+        listed: dict[str, Any] = {}
+        for name, copy in self._valid.items():
+            entry: dict[str, Any] = {"kind": copy.kind}
+            if copy.low is not None:
+                entry["low"], entry["high"] = copy.low, copy.high
+            listed[name] = entry
+        return {TYPED_KEY: json.dumps(listed, sort_keys=True)}
+
+
+def _widened(copy: TypedCopy, typed: pa.Array) -> TypedCopy:
+    """``copy`` with its range widened to the values of ``typed`` (bigint copies)."""
+    if copy.kind != "bigint" or typed.null_count == len(typed):
+        return copy
+    bounds = pc.min_max(typed)
+    low, high = bounds["min"].as_py(), bounds["max"].as_py()
+    if copy.low is not None and copy.high is not None:
+        low, high = min(low, copy.low), max(high, copy.high)
+    return TypedCopy(copy.kind, low, high)

@@ -1,0 +1,128 @@
+"""A query's casts of a cached text column to a number, read from the cache's typed copies.
+
+Over raw-file cache entries (:mod:`auger.scan.cache_typed`) a scan frame can deliver
+``CAST(amount AS DOUBLE)`` itself, as a column read from the entries' typed copy where every
+cached part has one, and as Spark's cast of the strings for the files parsed beside them
+(:func:`auger.spark.cached_scan.cached_frame`). This module says where a query may take that
+column in place of its own cast, and puts it there.
+
+The frame column is the cast's value row for row, so the rewrite changes no answer. What it
+can change is *when* a file parsed beside the entries is cast: in the frame, for every row
+that reaches the query's expressions, rather than where the query's expression evaluates it.
+So a cast is taken from the frame only where the query would cast every such row anyway: not
+under a conditional (``CASE``, ``IF``, ``COALESCE``, ``NULLIF``, ``AND``, ``OR``, ``TRY``,
+``TRY_CAST``, an aggregate's ``FILTER``, a lambda), nor under a function auger does not know;
+and only in a query of one SELECT over the one table, with no select alias that a column name
+could mean (Spark resolves some names to aliases first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TypeGuard
+
+from sqlglot import exp
+
+__all__ = ["may_read_typed", "read_typed_casts"]
+
+#: Where a cast may stand (between it and the SELECT) to be read from the frame: nodes that
+#: evaluate all their operands.
+_EVERY_ROW: tuple[type, ...] = (
+    exp.Alias,
+    exp.Paren,
+    exp.Neg,
+    exp.Not,
+    exp.Distinct,
+    exp.Ordered,
+    exp.Order,
+    exp.Group,
+    exp.Where,
+    exp.Having,
+    exp.Select,
+    exp.AggFunc,
+    exp.Window,
+    exp.Binary,
+    exp.Func,
+)
+
+#: Nodes that evaluate an operand only for some rows, or hide its errors.
+_SOME_ROWS: tuple[type, ...] = (
+    exp.Connector,  # AND, OR
+    exp.Case,
+    exp.If,
+    exp.Coalesce,
+    exp.Nullif,
+    exp.Try,
+    exp.Filter,
+    exp.Lambda,
+    exp.Anonymous,  # a function auger does not know
+)
+
+
+def may_read_typed(tree: exp.Expression) -> bool:
+    """Whether the query is one SELECT over one table, where a column name can only mean the
+    table's column (no subquery, CTE, join, set operation or lateral view)."""
+    if not isinstance(tree, exp.Select):
+        return False
+    return tree.find(exp.Subquery, exp.With, exp.Lateral, exp.SetOperation, exp.Join) is None
+
+
+def read_typed_casts(tree: exp.Expression, casts: Mapping[tuple[str, str], str]) -> exp.Expression:
+    """``CAST(<column> AS <target>)`` → the frame's column for it (``casts``: (column,
+    target) → that column), where the query would cast every row (see the module). Runs on
+    the Spark tree, after Drill's output names are set."""
+    if not casts or not may_read_typed(tree):
+        return tree
+    wanted = {(column.lower(), target): name for (column, target), name in casts.items()}
+    if _aliases(tree) & {column for column, _ in wanted}:
+        return tree  # a name that could be an alias: Spark may resolve it as one
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        if not _plain_cast(node):
+            return node
+        column = node.this
+        if not isinstance(column, exp.Column) or not isinstance(node.to, exp.DataType):
+            return node
+        name = wanted.get((column.name.lower(), node.to.sql(dialect="spark").upper()))
+        if name is None or not _every_row(node):
+            return node
+        out = exp.column(exp.to_identifier(name, quoted=True))
+        if column.table:
+            out.set("table", exp.to_identifier(column.table, quoted=True))
+        return out
+
+    return tree.transform(fix, copy=False)
+
+
+def _aliases(tree: exp.Expression) -> set[str]:
+    """The select list's aliases (lower-cased) that name something else than the column of
+    that name (Drill's output names alias every column as itself: ``b AS b``)."""
+    out = set()
+    for item in tree.expressions:
+        if isinstance(item, exp.Alias):
+            named = item.this
+            if not (isinstance(named, exp.Column) and named.name.lower() == item.alias.lower()):
+                out.add(item.alias.lower())
+    return out
+
+
+def _plain_cast(node: exp.Expression) -> TypeGuard[exp.Cast]:
+    """Whether ``node`` is Spark's ``CAST`` with no format or default: the parser gives
+    every cast as a ``TryCast``, a ``TRY_CAST`` being the one marked ``safe``."""
+    return (
+        isinstance(node, exp.Cast)
+        and not node.args.get("safe")
+        and not any(node.args.get(k) is not None for k in ("format", "action", "default"))
+    )
+
+
+def _every_row(node: exp.Expression) -> bool:
+    """Whether every row reaching the query's expressions evaluates ``node``."""
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, _SOME_ROWS) or not isinstance(parent, _EVERY_ROW):
+            return False
+        if isinstance(parent, exp.Cast) and not _plain_cast(parent):
+            return False  # TRY_CAST, or a cast with a default, hides the inner cast's error
+        parent = parent.parent
+    return True

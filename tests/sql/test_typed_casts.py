@@ -1,0 +1,62 @@
+"""Which casts of a query are read from the scan frame's typed columns, and which stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from auger.sql.frontend.parser import parse_statement
+from auger.sql.frontend.translate import to_spark_sql
+from auger.sql.planning.typed_casts import read_typed_casts
+
+CASTS = {
+    ("a", "DOUBLE"): "a_double",
+    ("a", "INT"): "a_int",
+    ("b", "BIGINT"): "b_bigint",
+}
+
+
+def _spark(sql: str) -> str:
+    return to_spark_sql(parse_statement(sql), lambda tree: read_typed_casts(tree, CASTS))
+
+
+@pytest.mark.parametrize(
+    ("sql", "read"),
+    [
+        ("SELECT SUM(CAST(a AS DOUBLE)) FROM t", "SUM(`a_double`)"),
+        ("SELECT CAST(A AS DOUBLE) + 1 FROM t", "`a_double` + 1"),
+        ("SELECT MAX(CAST(b AS BIGINT)) FROM t WHERE CAST(a AS INT) > 3", "`a_int` > 3"),
+        ("SELECT CAST(a AS INTEGER) k, COUNT(*) FROM t GROUP BY CAST(a AS INTEGER)", "BY `a_int`"),
+        ("SELECT t.b FROM dfs.x t ORDER BY CAST(t.b AS BIGINT)", "BY `t`.`b_bigint`"),
+        ("SELECT CAST(CAST(a AS INT) AS VARCHAR) FROM t", "CAST(`a_int` AS STRING)"),
+    ],
+)
+def test_casts_read_from_the_frame(sql: str, read: str) -> None:
+    assert read in _spark(sql)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        # evaluated only for some rows (a file parsed beside the entries could fail the cast
+        # where the query would not have cast the value)
+        "SELECT CASE WHEN a = 'x' THEN 0 ELSE CAST(a AS DOUBLE) END FROM t",
+        "SELECT COALESCE(CAST(a AS DOUBLE), 0) FROM t",
+        "SELECT * FROM t WHERE a <> 'x' AND CAST(a AS INT) > 3",
+        "SELECT SUM(CAST(a AS DOUBLE)) FILTER (WHERE a <> 'x') FROM t",
+        "SELECT TRY_CAST(a AS DOUBLE) FROM t",
+        "SELECT NULLIF(CAST(a AS INT), 0) FROM t",
+        # not a target a copy answers, or not the column
+        "SELECT CAST(a AS FLOAT) FROM t",
+        "SELECT CAST(b AS INT) FROM t",
+        "SELECT CAST(c AS DOUBLE) FROM t",
+        "SELECT CAST(a || '1' AS DOUBLE) FROM t",
+        # the name could mean an alias, or another table's column
+        "SELECT b AS a, CAST(a AS DOUBLE) FROM t",
+        "SELECT CAST(t.a AS DOUBLE) FROM t JOIN u ON t.k = u.k",
+        "SELECT CAST(a AS DOUBLE) FROM (SELECT a FROM t)",
+        "SELECT CAST(a AS DOUBLE) FROM t UNION ALL SELECT 1",
+    ],
+)
+def test_casts_kept(sql: str) -> None:
+    out = _spark(sql)
+    assert "a_double" not in out and "a_int" not in out and "b_bigint" not in out, out
