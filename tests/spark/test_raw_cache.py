@@ -391,6 +391,9 @@ def test_a_build_waits_until_spark_has_run_no_stage_for_a_moment(
             asked.append(1)
             return busy.pop(0) if busy else []
 
+        def getActiveJobsIds(self) -> list[int]:
+            return []
+
     class Context:
         def statusTracker(self) -> Tracker:
             return Tracker()
@@ -402,6 +405,54 @@ def test_a_build_waits_until_spark_has_run_no_stage_for_a_moment(
     cache_builds._wait_idle(Spark())
     # it asked past the three busy answers, then stayed quiet for a while before starting
     assert len(asked) >= 4 and not any(busy[:1])
+
+
+def test_a_build_waits_for_the_statements_job_to_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scheduled while the statement is planned, a build does not take the moment before the
+    statement's first job starts (Spark may plan a Python read for longer than the quiet it
+    waits for) as the statement's end."""
+    from auger.spark import cache_builds
+
+    started = threading.Event()
+    polls: list[bool] = []
+
+    class Scheduler:
+        def nextJobId(self) -> int:
+            return 8 if started.is_set() else 7
+
+    class Jvm:
+        def sc(self) -> Jvm:
+            return self
+
+        def dagScheduler(self) -> Scheduler:
+            return Scheduler()
+
+    class Tracker:
+        def getActiveStageIds(self) -> list[int]:
+            polls.append(started.is_set())
+            return []
+
+        def getActiveJobsIds(self) -> list[int]:
+            return []
+
+    class Context:
+        _jsc = Jvm()
+
+        def statusTracker(self) -> Tracker:
+            return Tracker()
+
+    class Spark:
+        sparkContext = Context()
+
+    monkeypatch.setattr(cache_builds, "QUIET_S", 0.1)
+    assert cache_builds._next_job_id(Spark()) == 7
+    threading.Timer(0.5, started.set).start()
+    t0 = time.monotonic()
+    cache_builds._wait_idle(Spark(), after=7)
+    assert time.monotonic() - t0 >= 0.5  # quiet before the job started did not count
+    assert polls[-1] is True
+    cache_builds._wait_idle(Spark())  # with nothing to wait for: quiet alone
+    assert cache_builds._next_job_id(None) is None  # unreadable: quiet alone
 
 
 class _Jobs:
@@ -496,6 +547,49 @@ def test_a_build_gives_way_to_a_users_job(monkeypatch: pytest.MonkeyPatch) -> No
     assert read == read2 == [["/d/a.json"]]
 
 
+def test_a_build_job_submitted_after_giving_way_is_cancelled_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The build's job may still be being planned when a user's job appears: cancelling its
+    group then cancels nothing, so the build cancels again once its job is submitted, rather
+    than let it hold the cores ahead of the user's job."""
+    from auger.scan.plan import PlannedScan
+    from auger.scan.spec import ScanSpec
+    from auger.spark import cache_builds
+    from auger.types import TupleSchema
+
+    class Late(_Jobs):
+        def __init__(self) -> None:
+            super().__init__()
+            self.cancels = 0
+            self.submitted = threading.Event()
+
+        def cancelJobGroup(self, group: str) -> None:
+            self.cancels += 1
+            if self.submitted.is_set():
+                self.cancelled.set()  # only a submitted job is cancelled
+
+        def getActiveJobsIds(self) -> list[int]:
+            return [1, 2] if self.submitted.is_set() else [2]
+
+        def run(self) -> None:
+            while not self.cancels:  # planned while the user's job 2 starts
+                time.sleep(0.01)
+            self.submitted.set()
+            deadline = time.monotonic() + 10
+            while not self.cancelled.is_set() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            if self.cancelled.is_set():
+                raise RuntimeError("Job 1 cancelled part of cancelled job group")
+
+    jobs = Late()
+    spark, _ = _fake_build(monkeypatch, jobs)
+    spec = ScanSpec("json", "json", {}, "/d", (FileSplit("/d/a.json", 10, 1.0),), "", {})
+    t0 = time.monotonic()
+    assert cache_builds._run_giving_way(spark, PlannedScan(spec, TupleSchema())) is False
+    assert jobs.cancels >= 2 and time.monotonic() - t0 < 5
+
+
 def test_a_build_that_gave_way_builds_only_the_entries_still_missing(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -522,7 +616,7 @@ def test_a_build_that_gave_way_builds_only_the_entries_still_missing(
         return True
 
     monkeypatch.setattr(cache_builds, "_run_giving_way", run)
-    monkeypatch.setattr(cache_builds, "_wait_idle", lambda spark: None)
+    monkeypatch.setattr(cache_builds, "_wait_idle", lambda spark, after=None: None)
     before = cache_builds.yields
     entries = [cache_builds.entry_dir(table, f) for f in (a, b)]
     cache_builds._build(None, job, entries, str(tmp_path), 10**9)
@@ -541,7 +635,9 @@ def test_one_build_per_entry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     built: list[list[str]] = []
     release = threading.Event()
 
-    def build(spark: Any, job: Any, entries: list[str], location: str, limit: int) -> None:
+    def build(
+        spark: Any, job: Any, entries: list[str], location: str, limit: int, after: Any = None
+    ) -> None:
         release.wait(30)  # still building while the second query schedules
         built.append([f.path for f in job.spec.files])
         cache_builds._building.difference_update(entries)

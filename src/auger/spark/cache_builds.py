@@ -119,8 +119,10 @@ def schedule_build(
     )
     job = replace(planned, spec=spec, schema=kept, selects=None, missing=())
 
+    after = _next_job_id(spark)  # the statement's own jobs come next: the build waits for them
+
     def start() -> None:
-        future = _submit(lambda: _build(spark, job, entries, location, limit))
+        future = _submit(lambda: _build(spark, job, entries, location, limit, after))
         with _lock:
             _pending[:] = [f for f in _pending if not f.done()]
             _pending.append(future)
@@ -139,11 +141,19 @@ YIELD_POLL_S = 0.05
 yields = 0
 
 
-def _build(spark: Any, job: PlannedScan, entries: list[str], location: str, limit: int) -> None:
+def _build(
+    spark: Any,
+    job: PlannedScan,
+    entries: list[str],
+    location: str,
+    limit: int,
+    after: int | None = None,
+) -> None:
     global yields
     try:
         for _ in range(MAX_YIELDS + 1):
-            _wait_idle(spark)
+            _wait_idle(spark, after)
+            after = None  # a job gave way to a user's, which has run since
             todo = _missing(job)
             if todo is None:
                 break
@@ -182,10 +192,15 @@ def _run_giving_way(spark: Any, job: PlannedScan) -> bool:
     def watch() -> None:
         try:
             while not done.wait(YIELD_POLL_S):
-                if jobs_outside(tracker, JOB_GROUP):
+                if gave_way.is_set():
+                    # a job the build submits after the cancel (it was still being planned
+                    # then) is cancelled too: it would hold the cores ahead of the user's
+                    active = set(tracker.getActiveJobsIds())
+                    if active & set(tracker.getJobIdsForGroup(JOB_GROUP)):
+                        sc.cancelJobGroup(JOB_GROUP)
+                elif jobs_outside(tracker, JOB_GROUP):
                     gave_way.set()
                     sc.cancelJobGroup(JOB_GROUP)
-                    return
         except Exception as exc:  # Spark stopping under the build: the build's job fails too
             _log.debug("raw-file cache build stopped watching for users' jobs: %s", exc)
 
@@ -209,19 +224,38 @@ def _run_giving_way(spark: Any, job: PlannedScan) -> bool:
 QUIET_S = 1.0
 
 
-def _wait_idle(spark: Any) -> None:
+def _wait_idle(spark: Any, after: int | None = None) -> None:
     """Until Spark has run no stage for :data:`QUIET_S` (the query that scheduled the build
-    has answered), at most :data:`IDLE_WAIT_S`."""
-    tracker = spark.sparkContext.statusTracker()
+    has answered), at most :data:`IDLE_WAIT_S`.
+
+    ``after``: the id the next Spark job would have had when the build was scheduled, while
+    the statement was planned. Its own jobs come next, and the first of them may start more
+    than :data:`QUIET_S` later (Spark plans a Python data source's read in a Python worker,
+    which the session's first read starts): so the quiet counts only once a job numbered
+    from ``after`` on has started. None: no job to wait for.
+    """
+    sc = spark.sparkContext
+    tracker = sc.statusTracker()
     deadline = time.monotonic() + IDLE_WAIT_S
     quiet_since = time.monotonic()
     while time.monotonic() < deadline:
         now = time.monotonic()
-        if tracker.getActiveStageIds():
+        if tracker.getActiveStageIds() or tracker.getActiveJobsIds():
             quiet_since = now
+        elif after is not None and (_next_job_id(spark) or after + 1) <= after:
+            quiet_since = now  # the statement's job has not started yet
         elif now - quiet_since >= QUIET_S:
             return
         time.sleep(0.05)
+
+
+def _next_job_id(spark: Any) -> int | None:
+    """The id Spark's scheduler gives its next job (None where it cannot be read: then a build
+    waits for quiet alone)."""
+    try:
+        return int(spark.sparkContext._jsc.sc().dagScheduler().nextJobId())
+    except Exception:
+        return None
 
 
 def wait_for_builds(timeout: float | None = None) -> None:

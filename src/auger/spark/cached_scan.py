@@ -283,7 +283,14 @@ def _answered_casts(
                 stored[col.name] = compact_name(position)
     if not stored or not files:
         return {}
-    copies = [typed_copies(planning_footer(f.path, f.file_size, f.mtime).key_values) for f in files]
+    # footers planning keeps (the frame builder reads the same ones), objects' in parallel
+    copies = list(
+        parallel_map(
+            lambda f: typed_copies(planning_footer(f.path, f.file_size, f.mtime).key_values),
+            files,
+            force=is_uri(files[0].path),
+        )
+    )
     out: dict[tuple[str, str], tuple[ColumnMetadata, str]] = {}
     for column, held in stored.items():
         found = [c.get(held) for c in copies]
