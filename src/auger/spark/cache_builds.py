@@ -6,11 +6,11 @@ the cache off; the files' entries are written afterwards by a Spark job of their
 :mod:`auger.scan.cache_build`). So a first query is never slowed by the build, and the next one
 over the same files reads the entries once they are published.
 
-Bounded: one builder thread per process, handed the build when a scan schedules it, which
-starts a job only once Spark has run no stage for a moment (the statement's own job has run
-and its answer is out, also when it was streamed; it waits at most :data:`IDLE_WAIT_S`), and
-one build per entry at a time
-(a file already being built is left to that build). A failed build leaves no entry and never
+Bounded: one builder thread per process, handed the build when a scan schedules it (while
+the statement is planned), which starts a job only once the statement's own job has started
+and Spark has then run no job for a moment (its answer is out, also when it was streamed; it
+waits at most :data:`IDLE_WAIT_S`), and one build per entry at a time (a file already being
+built is left to that build). A failed build leaves no entry and never
 fails a query; the files are parsed again by the next query, which schedules another build.
 
 A build gives way to users' queries: Spark runs jobs first in, first out, so a query whose job
@@ -18,7 +18,9 @@ starts while a build's tasks hold the cores would wait for the build (on a fresh
 build may even start first, while the statement is still being planned). So while its job
 runs, the build watches Spark for any job outside its own group; on seeing one it cancels its
 job (the parts already published stay, a cut part is never published) and waits for quiet
-again, then builds the entries still missing, at most :data:`MAX_YIELDS` times.
+again, then builds the entries still missing, at most :data:`MAX_YIELDS` times. Its job may
+still be being planned when the user's job appears (cancelling the group then cancels
+nothing), so it goes on cancelling until its run returns.
 
 One builder per process: its thread, queue and the entries under way belong to the process's
 one SparkContext, which every engine of the process shares.
