@@ -43,6 +43,10 @@ def _chosen(values: list[str | None]) -> list[str]:
         ([".5"], None),
         (["5."], None),
         (["1234567890123456789"], None),  # 19 digits: past the shapes kept
+        (["2024-01-05", None, "1900-02-28"], "date"),
+        (["2024-1-5"], None),
+        (["1899-12-31"], None),  # before 1900: left to Spark's cast
+        (["2024-01-05T10:00"], None),
         ([None, None], None),
     ],
 )
@@ -65,6 +69,17 @@ def test_copy_values_range_and_a_later_group_that_breaks_it() -> None:
     assert copies.metadata() == {}
 
 
+def test_a_date_of_the_shape_that_is_no_day_drops_the_copy() -> None:
+    first = _table(d=["2024-02-29", "2024-03-01"])
+    copies = TypedCopies(first.schema)
+    assert copies.choose(first).names == [copy_name("d", "date")]
+    (values,) = copies.arrays(first)
+    assert [str(v) for v in values.to_pylist()] == ["2024-02-29", "2024-03-01"]
+    (broken,) = copies.arrays(_table(d=["2023-02-29"]))  # no such day: Spark's cast fails
+    assert broken.to_pylist() == [None]
+    assert copies.metadata() == {}
+
+
 def test_int_answered_only_within_its_range() -> None:
     assert TypedCopy("bigint", -5, 2**31 - 1).answers("INT")
     assert not TypedCopy("bigint", -5, 2**31).answers("INT")
@@ -74,6 +89,9 @@ def test_int_answered_only_within_its_range() -> None:
     assert not TypedCopy("double").answers("BIGINT")
     assert not TypedCopy("double").answers("INT")
     assert not TypedCopy("bigint", 1, 2).answers("FLOAT")
+    assert TypedCopy("date").answers("DATE")
+    assert not TypedCopy("date").answers("BIGINT")
+    assert not TypedCopy("bigint", 1, 2).answers("DATE")
 
 
 def test_footer_metadata_read_back_and_garbage_ignored() -> None:

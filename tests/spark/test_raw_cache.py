@@ -245,6 +245,7 @@ def test_casts_to_numbers_read_the_typed_copies(cc: Connection, data_dir: Path) 
         "5\n42,2.5,12,y\n"
     )
     (d / "b.csvh").write_text("name,amount\nu,1.10\nv,-3\nw,\n")  # "" has no copy
+    (d / "c.csvh").write_text("day,n\n2024-02-29,1\n1999-12-31,2\n2024-03-01,3\n")
     table = "dfs.data.`cache_typed/a.csv`"
     sql = (
         f"SELECT columns[3] AS k, COUNT(*) AS n, SUM(CAST(columns[1] AS DOUBLE)) AS s, "
@@ -279,6 +280,13 @@ def test_casts_to_numbers_read_the_typed_copies(cc: Connection, data_dir: Path) 
     )
     assert _same_three_ways(cc, ok, files=1) == [("u", 2.2), ("v", -6.0)]
     assert "__auger_" not in _plan(cc, ok)
+    # dates
+    days = (
+        "SELECT MAX(CAST(`day` AS DATE)) AS m, COUNT(*) AS n FROM dfs.data.`cache_typed/c.csvh` "
+        "WHERE CAST(`day` AS DATE) > DATE '2000-01-01'"
+    )
+    assert [(str(m), n) for m, n in _same_three_ways(cc, days, files=1)] == [("2024-03-01", 2)]
+    assert "__auger_date__day" in _plan(cc, days)
 
 
 def test_a_guarded_cast_over_a_file_parsed_beside_the_entries(

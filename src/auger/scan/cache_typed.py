@@ -1,11 +1,12 @@
-"""Typed copies of a raw-file cache entry's number-like string columns.
+"""Typed copies of a raw-file cache entry's number-like (and date-like) string columns.
 
 Text files hold strings, so a query over them casts: ``SUM(CAST(amount AS DOUBLE))``. Reading
 a string column back from Parquet and parsing it is most of a cached query's time in Spark
 (three times the read of the same values as numbers), so a part of an entry also keeps, beside
-each string column whose values all are plain numbers, a *typed copy*: the values as Parquet
-``INT64`` or ``DOUBLE``. The planner then reads the copy where a query casts the column to a
-number (:mod:`auger.spark.cached_scan`, :mod:`auger.sql.planning.typed_casts`).
+each string column whose values all are plain numbers (or dates), a *typed copy*: the values
+as Parquet ``INT64``, ``DOUBLE`` or ``DATE``. The planner then reads the copy where a query
+casts the column to that type (:mod:`auger.spark.cached_scan`,
+:mod:`auger.sql.planning.typed_casts`).
 
 A copy stands for Spark's own cast of the strings only where that cast is exact and cannot
 fail, so it is kept only for values of these shapes (no sign but ``-``, no blank, no exponent,
@@ -16,7 +17,10 @@ no ``0x``, no ``inf``: everything else makes the copy invalid for the whole part
   nearest double); ``CAST(s AS INT)`` is the copy cast to INT where the part's values are all
   within INT's range (the footer keeps the copy's minimum and maximum);
 * ``double``: ``-?[0-9]{1,18}(\\.[0-9]{1,18})?``, parsed by pyarrow as Spark parses it (both
-  round the decimal to the nearest double). ``CAST(s AS DOUBLE)`` only.
+  round the decimal to the nearest double). ``CAST(s AS DOUBLE)`` only;
+* ``date``: ``yyyy-mm-dd`` from 1900 on (both calendars are the proleptic Gregorian one, and
+  Spark reads no date of that range as one to rebase), a day that exists (pyarrow refuses
+  2023-02-29 as Spark does). ``CAST(s AS DATE)`` only.
 
 A part's copies are chosen from its first row group, and a later value of another shape
 invalidates that column's copy in the part. Which copies are valid, with their range, is the
@@ -51,11 +55,13 @@ TYPED_KEY = "auger.typed"
 
 _INTEGRAL = r"^-?[0-9]{1,18}$"
 _DECIMAL = r"^-?[0-9]{1,18}(\.[0-9]{1,18})?$"
+_DATE = r"^(19|[2-9][0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
 
 #: What each kind of copy is in Parquet, and the shape of the values it holds.
 _KINDS: dict[str, tuple[pa.DataType, str]] = {
     "bigint": (pa.int64(), _INTEGRAL),
     "double": (pa.float64(), _DECIMAL),
+    "date": (pa.date32(), _DATE),
 }
 
 #: The cast targets a copy can answer (Spark's type names), by the kinds that answer each.
@@ -63,6 +69,7 @@ CAST_TARGETS: dict[str, tuple[str, ...]] = {
     "DOUBLE": ("double", "bigint"),
     "BIGINT": ("bigint",),
     "INT": ("bigint",),
+    "DATE": ("date",),
 }
 
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
@@ -158,8 +165,13 @@ class TypedCopies:
             arrow_type = _KINDS[kind][0]
             copy = self._valid.get(name)
             values = group.column(name).combine_chunks()
+            typed = None
             if copy is not None and (values.null_count == len(values) or _shape_of(values, kind)):
-                typed = pc.cast(values, arrow_type)
+                try:
+                    typed = pc.cast(values, arrow_type)
+                except pa.ArrowInvalid:  # of the shape, yet no value (a day that is not)
+                    typed = None
+            if copy is not None and typed is not None:
                 self._valid[name] = _widened(copy, typed)
                 out.append(typed)
                 continue

@@ -309,7 +309,7 @@ def _answered_casts(
 
 
 #: The Drill type a typed copy of each kind is read as.
-_COPY_TYPES = {"bigint": MinorType.BIGINT, "double": MinorType.FLOAT8}
+_COPY_TYPES = {"bigint": MinorType.BIGINT, "double": MinorType.FLOAT8, "date": MinorType.DATE}
 
 
 def _rows(files: Sequence[FileSplit]) -> int:

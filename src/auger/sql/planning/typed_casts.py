@@ -1,4 +1,5 @@
-"""A query's casts of a cached text column to a number, read from the cache's typed copies.
+"""A query's casts of a cached text column to a number or a date, read from the cache's typed
+copies.
 
 Over raw-file cache entries (:mod:`auger.scan.cache_typed`) a scan frame can deliver
 ``CAST(amount AS DOUBLE)`` itself, as a column read from the entries' typed copy where every
