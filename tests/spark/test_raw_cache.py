@@ -287,6 +287,13 @@ def test_casts_to_numbers_read_the_typed_copies(cc: Connection, data_dir: Path) 
     )
     assert [(str(m), n) for m, n in _same_three_ways(cc, days, files=1)] == [("2024-03-01", 2)]
     assert "__auger_date__day" in _plan(cc, days)
+    named = "SELECT CAST(`day` AS DATE) AS `day` FROM dfs.data.`cache_typed/c.csvh` ORDER BY `day`"
+    assert [str(d) for (d,) in _same_three_ways(cc, named, files=1)] == [
+        "1999-12-31",
+        "2024-02-29",
+        "2024-03-01",
+    ]
+    assert "__auger_date__day" in _plan(cc, named)
 
 
 def test_a_guarded_cast_over_a_file_parsed_beside_the_entries(

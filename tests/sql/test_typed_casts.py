@@ -28,6 +28,9 @@ def _spark(sql: str) -> str:
         ("SELECT CAST(a AS INTEGER) k, COUNT(*) FROM t GROUP BY CAST(a AS INTEGER)", "BY `a_int`"),
         ("SELECT t.b FROM dfs.x t ORDER BY CAST(t.b AS BIGINT)", "BY `t`.`b_bigint`"),
         ("SELECT CAST(CAST(a AS INT) AS VARCHAR) FROM t", "CAST(`a_int` AS STRING)"),
+        # an alias of the column's name: the table's column everywhere but ORDER BY, HAVING
+        ("SELECT CAST(a AS DOUBLE) AS a FROM t", "`a_double` AS a FROM"),
+        ("SELECT b AS a FROM t WHERE CAST(a AS INT) > 3", "WHERE `a_int` > 3"),
     ],
 )
 def test_casts_read_from_the_frame(sql: str, read: str) -> None:
@@ -51,7 +54,8 @@ def test_casts_read_from_the_frame(sql: str, read: str) -> None:
         "SELECT CAST(c AS DOUBLE) FROM t",
         "SELECT CAST(a || '1' AS DOUBLE) FROM t",
         # the name could mean an alias, or another table's column
-        "SELECT b AS a, CAST(a AS DOUBLE) FROM t",
+        "SELECT b AS a FROM t ORDER BY CAST(a AS DOUBLE)",
+        "SELECT b AS a, COUNT(*) FROM t GROUP BY b HAVING MAX(CAST(a AS INT)) > 1",
         "SELECT CAST(t.a AS DOUBLE) FROM t JOIN u ON t.k = u.k",
         "SELECT CAST(a AS DOUBLE) FROM (SELECT a FROM t)",
         "SELECT CAST(a AS DOUBLE) FROM t UNION ALL SELECT 1",

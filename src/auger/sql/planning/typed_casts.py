@@ -13,8 +13,9 @@ that reaches the query's expressions, rather than where the query's expression e
 So a cast is taken from the frame only where the query would cast every such row anyway: not
 under a conditional (``CASE``, ``IF``, ``COALESCE``, ``NULLIF``, ``AND``, ``OR``, ``TRY``,
 ``TRY_CAST``, an aggregate's ``FILTER``, a lambda), nor under a function auger does not know;
-and only in a query of one SELECT over the one table, with no select alias that a column name
-could mean (Spark resolves some names to aliases first).
+and only in a query of one SELECT over the one table. In ``ORDER BY`` and ``HAVING``, where
+Spark resolves a name to a select alias before the table's column, a cast of a name that is
+also an alias stays.
 """
 
 from __future__ import annotations
@@ -75,8 +76,7 @@ def read_typed_casts(tree: exp.Expression, casts: Mapping[tuple[str, str], str])
     if not casts or not may_read_typed(tree):
         return tree
     wanted = {(column.lower(), target): name for (column, target), name in casts.items()}
-    if _aliases(tree) & {column for column, _ in wanted}:
-        return tree  # a name that could be an alias: Spark may resolve it as one
+    aliases = _aliases(tree)
 
     def fix(node: exp.Expression) -> exp.Expression:
         if not _plain_cast(node):
@@ -87,6 +87,8 @@ def read_typed_casts(tree: exp.Expression, casts: Mapping[tuple[str, str], str])
         name = wanted.get((column.name.lower(), node.to.sql(dialect="spark").upper()))
         if name is None or not _every_row(node):
             return node
+        if column.name.lower() in aliases and not column.table and _after_select(node):
+            return node  # ORDER BY and HAVING may take the name as the select list's alias
         out = exp.column(exp.to_identifier(name, quoted=True))
         if column.table:
             out.set("table", exp.to_identifier(column.table, quoted=True))
@@ -105,6 +107,12 @@ def _aliases(tree: exp.Expression) -> set[str]:
             if not (isinstance(named, exp.Column) and named.name.lower() == item.alias.lower()):
                 out.add(item.alias.lower())
     return out
+
+
+def _after_select(node: exp.Expression) -> bool:
+    """Whether ``node`` is in ``ORDER BY`` or ``HAVING``, where Spark resolves a name to the
+    select list's alias before the table's column."""
+    return node.find_ancestor(exp.Order, exp.Having) is not None
 
 
 def _plain_cast(node: exp.Expression) -> TypeGuard[exp.Cast]:
