@@ -258,6 +258,12 @@ def test_casts_to_numbers_read_the_typed_copies(cc: Connection, data_dir: Path) 
     # (Spark may fold the frame's cast into the query: the copies' own names are read)
     for copy in ("double____columns_1", "bigint____columns_0", "bigint____columns_2"):
         assert f"__auger_{copy}" in plan, plan
+    # grouped by the string itself: its cast outside an aggregate stays Spark's own
+    by_string = (
+        f"SELECT columns[2] AS s, CAST(columns[2] AS INT) AS i, COUNT(*) AS n FROM {table} "
+        f"WHERE columns[2] IS NOT NULL GROUP BY columns[2]"
+    )
+    assert len(_same_three_ways(cc, by_string, files=1)) == 4
     where = f"SELECT columns[0] FROM {table} WHERE CAST(columns[1] AS DOUBLE) > 0.2"
     assert _same_three_ways(cc, where, files=1) == [("-20",), ("42",)]
     assert "__auger_double____columns_1" in _plan(cc, where)
@@ -294,6 +300,22 @@ def test_casts_to_numbers_read_the_typed_copies(cc: Connection, data_dir: Path) 
         "2024-03-01",
     ]
     assert "__auger_date__day" in _plan(cc, named)
+
+
+def test_an_unreadable_part_offers_no_typed_copy(tmp_path: Path) -> None:
+    """A part whose footer cannot be read answers no cast (and fails no query: the frame
+    builder then declines the parts, and the data source reads the files)."""
+    from auger.scan.plan import PlannedScan
+    from auger.scan.spec import ScanSpec
+    from auger.spark.cached_scan import _answered_casts
+    from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+
+    bad = tmp_path / "r0-10.parquet"
+    bad.write_bytes(b"not parquet at all")
+    schema = TupleSchema([ColumnMetadata("a", MinorType.VARCHAR, DataMode.OPTIONAL)])
+    spec = ScanSpec("text", "csvh", {}, "/d", (FileSplit("/d/a.csvh", 10, 1.0),), "", {})
+    part = FileSplit(str(bad), bad.stat().st_size, bad.stat().st_mtime)
+    assert _answered_casts(PlannedScan(spec, schema), {"a": "a"}, [part]) == {}
 
 
 def test_a_guarded_cast_over_a_file_parsed_beside_the_entries(

@@ -31,6 +31,14 @@ def _spark(sql: str) -> str:
         # an alias of the column's name: the table's column everywhere but ORDER BY, HAVING
         ("SELECT CAST(a AS DOUBLE) AS a FROM t", "`a_double` AS a FROM"),
         ("SELECT b AS a FROM t WHERE CAST(a AS INT) > 3", "WHERE `a_int` > 3"),
+        # grouped: inside aggregates, or grouped by the cast itself (replaced everywhere)
+        ("SELECT k, SUM(CAST(a AS DOUBLE)) FROM t GROUP BY k", "SUM(`a_double`)"),
+        (
+            "SELECT CAST(a AS INT) q, MAX(CAST(b AS BIGINT)) FROM t GROUP BY CAST(a AS INT) "
+            "ORDER BY CAST(a AS INT)",
+            "SELECT `a_int` AS q, MAX(`b_bigint`) AS `EXPR$1` FROM t GROUP BY `a_int` "
+            "ORDER BY `a_int`",
+        ),
     ],
 )
 def test_casts_read_from_the_frame(sql: str, read: str) -> None:
@@ -59,6 +67,14 @@ def test_casts_read_from_the_frame(sql: str, read: str) -> None:
         "SELECT CAST(t.a AS DOUBLE) FROM t JOIN u ON t.k = u.k",
         "SELECT CAST(a AS DOUBLE) FROM (SELECT a FROM t)",
         "SELECT CAST(a AS DOUBLE) FROM t UNION ALL SELECT 1",
+        # grouped by something else than the cast: outside an aggregate it must stay the
+        # expression Spark matches with the grouping (and so everywhere else too)
+        "SELECT a, CAST(a AS INT) FROM t GROUP BY a",
+        "SELECT a, SUM(CAST(a AS INT)) OVER () FROM t GROUP BY a",
+        "SELECT CAST(a AS INT) AS q, COUNT(*) FROM t GROUP BY q",
+        "SELECT CAST(a AS INT), COUNT(*) FROM t GROUP BY ROLLUP(CAST(a AS INT))",
+        # one place it may not be replaced: replaced nowhere
+        "SELECT CASE WHEN k = 1 THEN CAST(a AS INT) END, COUNT(*) FROM t GROUP BY CAST(a AS INT)",
     ],
 )
 def test_casts_kept(sql: str) -> None:

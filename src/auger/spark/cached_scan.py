@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
+
 from auger.formats.parquet import planning_footer
 from auger.formats.text.positions import compact_name, compact_position
 from auger.scan.cache import (
@@ -201,7 +203,7 @@ def _entries_frame(
             continue
         if source == ColumnSource.TABLE and how != col.name:
             # columns[n]: its own column of the entry, or an element of the rest
-            position = int(how.split("[", 1)[1].rstrip("]"))
+            position = _position(how)
             if position < KEPT_POSITIONS:
                 value = read(compact_name(position))
             else:
@@ -264,7 +266,8 @@ def _answered_casts(
     planned: PlannedScan, reads: Mapping[str, str], files: Sequence[FileSplit]
 ) -> dict[tuple[str, str], tuple[ColumnMetadata, str]]:
     """(column, target) → (the typed copy read, the value of the cast) for each cast of a
-    string column to a number that every part's typed copy answers."""
+    string column to a number or a date that every part's typed copy answers (none where a
+    footer cannot be read: the frame builder then declines the parts)."""
     spec = planned.spec
     stored: dict[str, str] = {}  # planned column -> its column in the parts
     for col in planned.schema:
@@ -278,19 +281,23 @@ def _answered_casts(
         if how == col.name:
             stored[col.name] = col.name
         else:  # columns[n]: its own column of the part below KEPT_POSITIONS
-            position = int(how.split("[", 1)[1].rstrip("]"))
+            position = _position(how)
             if position < KEPT_POSITIONS:
                 stored[col.name] = compact_name(position)
     if not stored or not files:
         return {}
     # footers planning keeps (the frame builder reads the same ones), objects' in parallel
-    copies = list(
-        parallel_map(
-            lambda f: typed_copies(planning_footer(f.path, f.file_size, f.mtime).key_values),
-            files,
-            force=is_uri(files[0].path),
+    try:
+        copies = list(
+            parallel_map(
+                lambda f: typed_copies(planning_footer(f.path, f.file_size, f.mtime).key_values),
+                files,
+                force=is_uri(files[0].path),
+            )
         )
-    )
+    except (OSError, pa.ArrowException) as exc:
+        _log.debug("typed copies not read: %s", exc)
+        return {}
     out: dict[tuple[str, str], tuple[ColumnMetadata, str]] = {}
     for column, held in stored.items():
         found = [c.get(held) for c in copies]
@@ -310,6 +317,11 @@ def _answered_casts(
 
 #: The Drill type a typed copy of each kind is read as.
 _COPY_TYPES = {"bigint": MinorType.BIGINT, "double": MinorType.FLOAT8, "date": MinorType.DATE}
+
+
+def _position(how: str) -> int:
+    """n of ``columns[n]``, as :func:`auger.scan.cache.cached_column` says how to read it."""
+    return int(how.split("[", 1)[1].rstrip("]"))
 
 
 def _rows(files: Sequence[FileSplit]) -> int:

@@ -72,29 +72,65 @@ def may_read_typed(tree: exp.Expression) -> bool:
 def read_typed_casts(tree: exp.Expression, casts: Mapping[tuple[str, str], str]) -> exp.Expression:
     """``CAST(<column> AS <target>)`` → the frame's column for it (``casts``: (column,
     target) → that column), where the query would cast every row (see the module). Runs on
-    the Spark tree, after Drill's output names are set."""
+    the Spark tree, after Drill's output names are set.
+
+    A cast is replaced everywhere in the query or nowhere: Spark matches an expression outside
+    an aggregate with the ``GROUP BY`` expressions, so a cast replaced in one place and not in
+    another would no longer match. In a grouped query a cast outside an aggregate is replaced
+    only when the same cast is itself a ``GROUP BY`` expression (``GROUP BY a`` allows
+    ``CAST(a AS INT)`` in the select list, and would not allow the frame's column)."""
     if not casts or not may_read_typed(tree):
         return tree
     wanted = {(column.lower(), target): name for (column, target), name in casts.items()}
     aliases = _aliases(tree)
-
-    def fix(node: exp.Expression) -> exp.Expression:
-        if not _plain_cast(node):
-            return node
+    grouped = tree.args.get("group")
+    keys = {_key(e) for e in grouped.expressions} if grouped is not None else set()
+    found: dict[tuple[str, str], list[exp.Cast]] = {}
+    refused: set[tuple[str, str]] = set()
+    for node in list(tree.find_all(exp.Cast)):
+        if not _plain_cast(node) or not isinstance(node.this, exp.Column):
+            continue
+        key = _key(node)
+        if key is None or key not in wanted:
+            continue
+        found.setdefault(key, []).append(node)
         column = node.this
-        if not isinstance(column, exp.Column) or not isinstance(node.to, exp.DataType):
-            return node
-        name = wanted.get((column.name.lower(), node.to.sql(dialect="spark").upper()))
-        if name is None or not _every_row(node):
-            return node
-        if column.name.lower() in aliases and not column.table and _after_select(node):
-            return node  # ORDER BY and HAVING may take the name as the select list's alias
-        out = exp.column(exp.to_identifier(name, quoted=True))
-        if column.table:
-            out.set("table", exp.to_identifier(column.table, quoted=True))
-        return out
+        if (
+            not _every_row(node)
+            or (column.name.lower() in aliases and not column.table and _after_select(node))
+            or (grouped is not None and key not in keys and not _in_aggregate(node))
+        ):
+            refused.add(key)
+    for key, nodes in found.items():
+        if key in refused:
+            continue
+        for node in nodes:
+            column = node.this
+            out = exp.column(exp.to_identifier(wanted[key], quoted=True))
+            if column.table:
+                out.set("table", exp.to_identifier(column.table, quoted=True))
+            node.replace(out)
+    return tree
 
-    return tree.transform(fix, copy=False)
+
+def _key(node: exp.Expression) -> tuple[str, str] | None:
+    """(lower-cased column, Spark type) of a plain cast of a column, else None."""
+    if not _plain_cast(node) or not isinstance(node.this, exp.Column):
+        return None
+    if not isinstance(node.to, exp.DataType):
+        return None
+    return node.this.name.lower(), node.to.sql(dialect="spark").upper()
+
+
+def _in_aggregate(node: exp.Expression) -> bool:
+    """Whether ``node`` is an argument of an aggregate function (not of a window function's,
+    which sees the grouped rows)."""
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, exp.AggFunc) and not isinstance(parent.parent, exp.Window):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _aliases(tree: exp.Expression) -> set[str]:

@@ -95,7 +95,7 @@ def plan_scans(plan: SelectPlan) -> None:
             _hide_implicit_from_star(node, planned)
         # small files are read here only for a query that runs now (not for EXPLAIN)
         kept = plan.statement.engine.kept_frames
-        # casts of cached text columns to numbers, read from the entries' typed copies
+        # casts of cached text columns to numbers or dates, read from the entries' typed copies
         typed: dict[tuple[str, str], str] | None = None
         if n_tables == 1 and not star and not plan.counting and may_read_typed(plan.tree):
             typed = plan.typed_casts.setdefault(n, {})

@@ -41,7 +41,7 @@ def run_spark_sql(plan: SelectPlan) -> None:
 
 def _finish(plan: SelectPlan, tree: exp.Expression) -> exp.Expression:
     """The Spark tree reading what the one table's frame delivers ready: ``columns[n]`` as
-    its own column, then casts to numbers from the raw-file cache's typed copies."""
+    its own column, then casts to numbers or dates from the raw-file cache's typed copies."""
     if len(plan.tables) != 1:
         return tree
     if 0 in plan.direct_positions:
