@@ -78,13 +78,18 @@ def read_typed_casts(tree: exp.Expression, casts: Mapping[tuple[str, str], str])
     an aggregate with the ``GROUP BY`` expressions, so a cast replaced in one place and not in
     another would no longer match. In a grouped query a cast outside an aggregate is replaced
     only when the same cast is itself a ``GROUP BY`` expression (``GROUP BY a`` allows
-    ``CAST(a AS INT)`` in the select list, and would not allow the frame's column)."""
+    ``CAST(a AS INT)`` in the select list, and would not allow the frame's column); ``SELECT
+    DISTINCT`` groups by its select list."""
     if not casts or not may_read_typed(tree):
         return tree
     wanted = {(column.lower(), target): name for (column, target), name in casts.items()}
     aliases = _aliases(tree)
-    grouped = tree.args.get("group")
-    keys = {_key(e) for e in grouped.expressions} if grouped is not None else set()
+    grouped: list[exp.Expression] | None = None  # what rows are grouped by, if they are
+    if tree.args.get("group") is not None:
+        grouped = list(tree.args["group"].expressions)
+    elif tree.args.get("distinct") is not None:  # SELECT DISTINCT groups by its select list
+        grouped = [e.this if isinstance(e, exp.Alias) else e for e in tree.expressions]
+    keys = {_key(e) for e in grouped or ()}
     found: dict[tuple[str, str], list[exp.Cast]] = {}
     refused: set[tuple[str, str]] = set()
     for node in list(tree.find_all(exp.Cast)):
