@@ -15,7 +15,8 @@ under a conditional (``CASE``, ``IF``, ``COALESCE``, ``NULLIF``, ``AND``, ``OR``
 ``TRY_CAST``, an aggregate's ``FILTER``, a lambda), nor under a function auger does not know;
 and only in a query of one SELECT over the one table. In ``ORDER BY`` and ``HAVING``, where
 Spark resolves a name to a select alias before the table's column, a cast of a name that is
-also an alias stays.
+also an alias stays. A cast is replaced everywhere in the query or nowhere, so that what
+Spark matches with the ``GROUP BY`` expressions still matches (see :func:`read_typed_casts`).
 """
 
 from __future__ import annotations
