@@ -58,6 +58,16 @@ def _run(conn: Connection, sql: str, cache: bool) -> tuple[list[str], list[Any],
     return names, sorted(rows, key=_key), cached
 
 
+def _error_kinds(conn: Connection, sql: str, caches: tuple[bool, ...]) -> list[str]:
+    """The kind of error the query fails with, run once per cache setting (each must fail)."""
+    kinds = []
+    for cache in caches:
+        with pytest.raises(Error) as info:
+            _run(conn, sql, cache)
+        kinds.append(info.value.kind)
+    return kinds
+
+
 def _same_three_ways(conn: Connection, sql: str, files: int | None = None) -> list[Any]:
     """The query's answer with the cache off, building, and read from it: all equal."""
     names, want, _ = _run(conn, sql, cache=False)
@@ -104,12 +114,7 @@ def test_corpus_failures_still_fail(cc: Connection, corpus: str, case: Any) -> N
     """A file that cannot be read fails the same way with the cache on, every time (no entry
     is left that would answer instead)."""
     sql = f"SELECT * FROM dfs.data.`{corpus}/{case.table}`"
-    kinds = []
-    for cache in (False, True, True):
-        with pytest.raises(Error) as info:
-            _run(cc, sql, cache)
-        kinds.append(info.value.kind)
-    assert kinds == [case.error] * 3
+    assert _error_kinds(cc, sql, (False, True, True)) == [case.error] * 3
 
 
 # ----------------------------------------------------------------------- the scan's rules
@@ -269,12 +274,8 @@ def test_casts_to_numbers_read_the_typed_copies(cc: Connection, data_dir: Path) 
     assert "__auger_double____columns_1" in _plan(cc, where)
     # past INT's range: the copy does not answer, and Spark's cast fails as without the cache
     too_big = f"SELECT SUM(CAST(columns[0] AS INT)) FROM {table}"
-    kinds = []
-    for cache in (False, True):
-        with pytest.raises(Error) as info:
-            _run(cc, too_big, cache)
-        kinds.append(info.value.kind)
-    assert kinds[0] == kinds[1]
+    off, on = _error_kinds(cc, too_big, (False, True))
+    assert off == on
     assert "__auger_" not in _plan(cc, too_big)
     # a header file whose column has an empty value: no copy, the strings are cast
     header = "SELECT name, CAST(amount AS DOUBLE) * 2 AS a FROM dfs.data.`cache_typed/b.csvh`"
@@ -336,12 +337,8 @@ def test_a_guarded_cast_over_a_file_parsed_beside_the_entries(
     )
     for cache in (False, True):
         assert _run(cc, guarded, cache)[1] == [(4.5,)]
-    kinds = []
-    for cache in (False, True):
-        with pytest.raises(Error) as info:
-            _run(cc, plain, cache)
-        kinds.append(info.value.kind)
-    assert kinds[0] == kinds[1]
+    off, on = _error_kinds(cc, plain, (False, True))
+    assert off == on
 
 
 def test_statistics_and_cache_off(cc: Connection, data_dir: Path) -> None:

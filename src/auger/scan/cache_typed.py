@@ -131,6 +131,17 @@ def _shape_of(values: pa.Array, kind: str) -> bool:
     return bool(pc.all(matches).as_py())
 
 
+def _typed(values: pa.Array, kind: str) -> pa.Array | None:
+    """The values as a copy of ``kind``, or None where one is not of its shape or is of the
+    shape yet no value (a day that is not)."""
+    if values.null_count < len(values) and not _shape_of(values, kind):
+        return None
+    try:
+        return pc.cast(values, _KINDS[kind][0])
+    except pa.ArrowInvalid:
+        return None
+
+
 class TypedCopies:
     """The typed copies of one part as it is written, a row group at a time."""
 
@@ -162,21 +173,14 @@ class TypedCopies:
         assert self._kinds is not None, "choose() first"
         out: list[pa.Array] = []
         for name, kind in self._kinds.items():
-            arrow_type = _KINDS[kind][0]
             copy = self._valid.get(name)
-            values = group.column(name).combine_chunks()
-            typed = None
-            if copy is not None and (values.null_count == len(values) or _shape_of(values, kind)):
-                try:
-                    typed = pc.cast(values, arrow_type)
-                except pa.ArrowInvalid:  # of the shape, yet no value (a day that is not)
-                    typed = None
-            if copy is not None and typed is not None:
+            typed = None if copy is None else _typed(group.column(name).combine_chunks(), kind)
+            if copy is None or typed is None:
+                self._valid.pop(name, None)
+                typed = pa.nulls(len(group), _KINDS[kind][0])
+            else:
                 self._valid[name] = _widened(copy, typed)
-                out.append(typed)
-                continue
-            self._valid.pop(name, None)
-            out.append(pa.nulls(len(group), arrow_type))
+            out.append(typed)
         return out
 
     def metadata(self) -> dict[str, str]:

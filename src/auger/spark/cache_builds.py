@@ -244,11 +244,18 @@ def _wait_idle(spark: Any, after: int | None = None) -> None:
         now = time.monotonic()
         if tracker.getActiveStageIds() or tracker.getActiveJobsIds():
             quiet_since = now
-        elif after is not None and (_next_job_id(spark) or after + 1) <= after:
+        elif after is not None and _no_job_since(spark, after):
             quiet_since = now  # the statement's job has not started yet
         elif now - quiet_since >= QUIET_S:
             return
         time.sleep(0.05)
+
+
+def _no_job_since(spark: Any, after: int) -> bool:
+    """Whether Spark has started no job numbered ``after`` or later (False where the next
+    job's id cannot be read)."""
+    next_id = _next_job_id(spark)
+    return next_id is not None and next_id <= after
 
 
 def _next_job_id(spark: Any) -> int | None:
