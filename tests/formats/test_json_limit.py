@@ -46,8 +46,8 @@ def test_block_size_follows_the_limit() -> None:
     assert json_plugin._block_for(None, head) == json_plugin._BLOCK
     assert json_plugin._block_for(10, head) == json_plugin._MIN_BLOCK
     assert json_plugin._block_for(0, head) == json_plugin._MIN_BLOCK
-    # 100 000 records of 9 bytes: twice that, rounded up to a power of two
-    assert json_plugin._block_for(100_000, head) == 2 << 20
+    # 10 000 records of 9 bytes: twice that, rounded up to a power of two
+    assert json_plugin._block_for(10_000, head) == 256 << 10
     assert json_plugin._block_for(10**9, head) == json_plugin._BLOCK
     # one long first line (no newline in the head): the head's length stands for a record
     assert json_plugin._block_for(10, b"{" + b" " * 70_000) >= 1 << 20

@@ -667,6 +667,7 @@ def test_one_build_per_entry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     from auger.types import TupleSchema
 
     built: list[list[str]] = []
+    given: list[tuple[list[str], dict[str, str]]] = []  # what each build job gives Spark
     release = threading.Event()
 
     def build(
@@ -674,6 +675,7 @@ def test_one_build_per_entry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     ) -> None:
         release.wait(30)  # still building while the second query schedules
         built.append([f.path for f in job.spec.files])
+        given.append(([c.name for c in job.schema], dict(job.spec.sources)))
         cache_builds._building.difference_update(entries)
 
     monkeypatch.setattr(cache_builds, "_build", build)
@@ -689,3 +691,6 @@ def test_one_build_per_entry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     cache_builds.schedule_build(None, planned, table, [a], str(tmp_path), 1000)
     wait_for_builds()
     assert built[-1] == ["/d/a.json"]
+    # the kept columns stay in the build's tasks: Spark is given one column of nulls
+    only = ([cache_builds.BUILD_COLUMN], {cache_builds.BUILD_COLUMN: "missing"})
+    assert given == [only] * 3

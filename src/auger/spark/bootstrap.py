@@ -277,6 +277,30 @@ MEMORY_DEFAULTS: Mapping[str, str] = {
 }
 
 
+#: The environment variable naming the allocator of Arrow's default memory pool
+ARROW_POOL_VARIABLE = "ARROW_DEFAULT_MEMORY_POOL"
+
+
+def worker_defaults() -> dict[str, str]:
+    """Settings of Spark's Python workers, unless ``[spark] conf`` says otherwise: their Arrow
+    memory pool on jemalloc where this pyarrow has it (and the variable is not already set).
+
+    pyarrow's default, mimalloc, keeps memory a worker has freed: a worker writing raw-file
+    cache entries of a 470 MB JSON file peaked at 240 MB of RSS on mimalloc and 182 MB on
+    jemalloc, at the same speed (2 GB of CSV: 257 MB and 204 MB). Set for the workers only: the
+    driver's pool is chosen before auger runs."""
+    if os.environ.get(ARROW_POOL_VARIABLE):
+        return {}  # local workers inherit it; executors get it from the user's own settings
+    # deferred: pyarrow loads with the first scan, not with the CLI
+    import pyarrow as pa
+
+    try:
+        pa.jemalloc_memory_pool()
+    except NotImplementedError:  # a build without jemalloc (Windows)
+        return {}
+    return {f"spark.executorEnv.{ARROW_POOL_VARIABLE}": "jemalloc"}
+
+
 def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -> Any:
     """The process's SparkSession, started with auger's settings if none is running yet.
 
@@ -327,7 +351,7 @@ def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -
                 .config("spark.python.worker.faulthandler.enabled", "true")
                 .config("spark.sql.python.filterPushdown.enabled", "true")
             )
-            for key, value in {**MEMORY_DEFAULTS, **(conf or {})}.items():
+            for key, value in {**MEMORY_DEFAULTS, **worker_defaults(), **(conf or {})}.items():
                 builder = builder.config(key, value)
             try:
                 with jvm_notice_filtered():  # no "Using incubator modules" at every start
