@@ -22,6 +22,7 @@ import pytest
 
 from auger.dbapi import Connection
 from auger.engine import Engine
+from auger.spark.cache_builds import wait_for_builds
 from auger.storage.schema_file import SchemaFile
 from auger.types.schema_text import parse_schema
 from tests.sql.helpers import error, rows
@@ -400,3 +401,35 @@ def test_refresh_table_metadata_on_a_prefix(s3: Connection, local_s3: LocalS3) -
     assert _object_requests(log, f"/{BUCKET}/refreshed/") == {}
     got = rows(s3, "SELECT x, SUM(id) FROM s3.root.`refreshed` GROUP BY x ORDER BY x")
     assert got == [("1", 10), ("2", 12)]
+
+
+def test_a_cache_on_a_prefix_spark_cannot_read_is_not_used_and_says_so(
+    s3: Connection, local_s3: LocalS3
+) -> None:
+    """Spark reads cache entries with its own Parquet reader, which opens ``s3a://`` objects
+    only with Hadoop's S3A classes (not here): the query answers from the files, writes no
+    entry that nothing would read, and its messages say why the cache was passed over."""
+    body = "id,name\n" + "".join(f"{i},n{i}\n" for i in range(3000))
+    local_s3.put(BUCKET, "cached/a.csvh", body)
+    cur = s3.cursor()
+    cur.execute(f"ALTER SESSION SET `auger.cache.location` = 's3a://{BUCKET}/raw-cache'")
+    cur.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
+    sql = "SELECT COUNT(*), SUM(CAST(id AS BIGINT)), MAX(name) FROM s3.`cached`"
+    want = [(3000, sum(range(3000)), "n999")]
+    try:
+        for cache in ("false", "true", "true"):
+            cur.execute(f"ALTER SESSION SET `auger.cache.enabled` = {cache}")
+            cur.execute(sql)
+            assert cur.fetchall() == want
+            wait_for_builds()
+            notes = [w for w in cur.warnings if "raw-file cache" in w]
+            if cache == "true":
+                assert len(notes) == 1, cur.warnings
+                assert f"s3a://{BUCKET}/raw-cache" in notes[0] and "hadoop-aws" in notes[0]
+            else:
+                assert notes == []
+            assert sum(s["files_from_cache"] for s in cur.scan_statistics) == 0
+        assert local_s3.keys(BUCKET, "raw-cache") == []
+    finally:
+        cur.execute("ALTER SESSION SET `auger.cache.enabled` = false")
+        cur.execute("RESET `auger.cache.location`")

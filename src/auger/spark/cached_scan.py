@@ -20,7 +20,7 @@ scan that only counts rows by weight; anything else stays on the data source, un
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -49,15 +49,16 @@ from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.spark.cache_builds import schedule_build
 from auger.spark.datasource_read import datasource_frame
 from auger.spark.native_parquet import file_limit, footer_row_count, parquet_files_frame
+from auger.spark.object_store import hadoop_reads
 from auger.spark.scan_report import TaskFacts, start_report, tasks_report
-from auger.storage.filesystem import is_uri, parallel_map
+from auger.storage.filesystem import is_uri, join, parallel_map
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 if TYPE_CHECKING:
     from auger.scan.plan import PlannedScan
     from auger.spark.scan_report import ScanReport
 
-__all__ = ["cached_frame"]
+__all__ = ["cached_frame", "unreadable_location"]
 
 _log = logging.getLogger(__name__)
 
@@ -83,6 +84,22 @@ def _reads(planned: PlannedScan) -> dict[str, str] | None:
     return reads
 
 
+def unreadable_location(spark: Any, location: str) -> str | None:
+    """Why Spark's Parquet reader cannot read entries at ``location``, or None when it can.
+
+    Entries are read by Spark's own reader only. auger's data source reads an ``s3a://``
+    workspace through pyarrow, but Spark reads ``s3a://`` objects only with Hadoop's S3A
+    connector on its classpath; without it, entries there would be written and never read."""
+    if hadoop_reads(spark, [join(location, "entry.parquet")]):
+        return None
+    return (
+        f"The raw-file cache at {location} was not used: Spark's Parquet reader cannot read "
+        "it (s3a:// objects need Hadoop's S3A connector, hadoop-aws, on Spark's classpath). "
+        "Add hadoop-aws to Spark (spark.jars.packages) or set auger.cache.location to a "
+        "directory Spark can read"
+    )
+
+
 def _key(spec: ScanSpec) -> str:
     return table_key(
         spec.format_type,
@@ -101,9 +118,10 @@ def cached_frame(
     options: Mapping[str, Any],
     reports: list[ScanReport] | None = None,
     typed: dict[tuple[str, str], str] | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> Any:
     """The scan's frame with the raw-file cache, or None (the cache does not apply); its
-    reports go to ``reports``.
+    reports go to ``reports``, and ``note`` hears why a cache that is on cannot be used.
 
     ``typed``: when given, the frame also delivers, after the planned columns, ``CAST(<column>
     AS <target>)`` of each string column that the cached files' typed copies answer
@@ -118,6 +136,10 @@ def cached_frame(
 
     spec = planned.spec
     location = cache_location(options)
+    if (why := unreadable_location(spark, location)) is not None:
+        if note is not None:
+            note(why)
+        return None  # entries nobody could read would only cost their writes
     if len(spec.files) > file_limit(spark, local=not is_uri(location)):
         return None  # more entries than Spark's reader is handed without a listing job
     table = table_dir(location, _key(spec))

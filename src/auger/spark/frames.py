@@ -7,7 +7,7 @@ semantic reference; other paths are taken only where they give exactly the same 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from auger.spark.cached_scan import cached_frame
@@ -31,6 +31,7 @@ def scan_frame(
     reports: list[ScanReport] | None = None,
     kept: KeptFrames | None = None,
     typed: dict[tuple[str, str], str] | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> Any:
     """The DataFrame delivering ``planned.schema`` for the planned scan.
 
@@ -46,6 +47,8 @@ def scan_frame(
         typed: when given, a scan over raw-file cache entries may also deliver casts of its
             string columns to numbers read from the entries' typed copies, which this then
             names (see :func:`auger.spark.cached_scan.cached_frame`).
+        note: hears what the statement's user should know of the scan's path (a raw-file
+            cache that is on and cannot be used).
     """
 
     frame = local_limit_frame(spark, planned, options, reports)
@@ -65,6 +68,6 @@ def scan_frame(
         return small
 
     # text and JSON files kept in the raw-file cache: Spark's Parquet reader over the entries
-    if (cached := cached_frame(spark, planned, options, reports, typed)) is not None:
+    if (cached := cached_frame(spark, planned, options, reports, typed, note)) is not None:
         return cached
     return datasource_frame(spark, planned, reports)

@@ -107,6 +107,7 @@ def plan_scans(plan: SelectPlan) -> None:
             reports=reports,
             kept=kept,
             typed=typed,
+            note=None if plan.statement.diagnostics is None else plan.statement.diagnostics.note,
         )
         # what EXPLAIN names
         explain.scan_framed(plan.statement.recordings.scans, plan.discovered[n], planned, frame)
