@@ -303,6 +303,40 @@ def test_casts_to_numbers_read_the_typed_copies(cc: Connection, data_dir: Path) 
     assert "__auger_date__day" in _plan(cc, named)
 
 
+def test_string_extremes_over_few_groups_run_without_a_sort(cc: Connection, data_dir: Path) -> None:
+    """Grouped by integers whose range the entries' typed copies give (few groups), a string
+    MAX or MIN runs in Spark's object hash aggregate (EXPLAIN: HashAgg), with the same rows;
+    grouped by a range of more values, or over a file parsed beside the entries (whose range
+    is unknown), it is Spark's sort-based aggregate (StreamAgg) as before."""
+    d = data_dir / "cache_few_groups"
+    d.mkdir(exist_ok=True)
+    (d / "a.csv").write_text(
+        "".join(f"{i % 7},{i},name{(i * 37) % 1000},{i % 300}\n" for i in range(2000))
+        + "3,5\n"  # a row too short: a NULL string
+    )
+    table = "dfs.data.`cache_few_groups`"
+    few = (
+        f"SELECT CAST(columns[0] AS INT) AS q, MAX(columns[2]) AS x, MIN(columns[2]) AS y, "
+        f"MAX(CAST(columns[1] AS BIGINT)) AS m, COUNT(*) AS n FROM {table} "
+        f"GROUP BY CAST(columns[0] AS INT)"
+    )
+    rows = _same_three_ways(cc, few, files=1)
+    assert len(rows) == 7 and sum(r[4] for r in rows) == 2001
+    plan = _plan(cc, few)
+    assert "HashAgg" in plan and "StreamAgg" not in plan and "collect_list" in plan, plan
+    many = (
+        f"SELECT CAST(columns[3] AS INT) AS q, MAX(columns[2]) AS x FROM {table} "
+        f"GROUP BY CAST(columns[3] AS INT)"
+    )
+    assert len(_same_three_ways(cc, many, files=1)) == 301
+    assert "StreamAgg" in _plan(cc, many)
+    (d / "b.csv").write_text("3,9,zzz,1\n")  # parsed beside a.csv's entry
+    assert "StreamAgg" in _plan(cc, few)
+    beside = _run(cc, few, cache=True)[1]
+    assert beside == _run(cc, few, cache=False)[1]
+    assert "zzz" in {r[1] for r in beside} and len(beside) == 7
+
+
 def test_an_unreadable_part_offers_no_typed_copy(tmp_path: Path) -> None:
     """A part whose footer cannot be read answers no cast (and fails no query: the frame
     builder then declines the parts, and the data source reads the files)."""

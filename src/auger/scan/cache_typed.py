@@ -42,6 +42,7 @@ import pyarrow.compute as pc
 
 __all__ = [
     "CAST_TARGETS",
+    "RANGE_METADATA",
     "TYPED_KEY",
     "TypedCopies",
     "TypedCopy",
@@ -52,6 +53,10 @@ __all__ = [
 
 #: The footer metadata key listing a part's valid typed copies (JSON: column → copy).
 TYPED_KEY = "auger.typed"
+#: The metadata key of a frame column read from integer copies whose values all lie in a known
+#: range (``[low, high]``): how many groups a ``GROUP BY`` of it can make
+#: (:mod:`auger.sql.planning.few_groups`)
+RANGE_METADATA = "auger.range"
 
 _INTEGRAL = r"^-?[0-9]{1,18}$"
 _DECIMAL = r"^-?[0-9]{1,18}(\.[0-9]{1,18})?$"

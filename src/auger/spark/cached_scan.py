@@ -44,7 +44,13 @@ from auger.scan.cache import (
     table_key,
     touch,
 )
-from auger.scan.cache_typed import CAST_TARGETS, copy_name, typed_column, typed_copies
+from auger.scan.cache_typed import (
+    CAST_TARGETS,
+    RANGE_METADATA,
+    copy_name,
+    typed_column,
+    typed_copies,
+)
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.spark.cache_builds import schedule_build
 from auger.spark.datasource_read import datasource_frame
@@ -157,7 +163,13 @@ def cached_frame(
     casts: dict[tuple[str, str], str] = {}
     if hits:
         frame = _entries_frame(
-            spark, planned, reads, hits, reports, casts if typed is not None else None
+            spark,
+            planned,
+            reads,
+            hits,
+            reports,
+            casts if typed is not None else None,
+            whole=not misses,
         )
         if frame is None:
             return None  # the entries cannot give the planned types: the data source reads
@@ -195,9 +207,13 @@ def _entries_frame(
     hits: Sequence[tuple[FileSplit, list[CachePart]]],
     reports: list[ScanReport] | None,
     casts: dict[tuple[str, str], str] | None = None,
+    whole: bool = False,
 ) -> Any:
     """Spark's Parquet reader over the hit files' parts, delivering ``planned.schema``, then
-    the casts the parts' typed copies answer (when ``casts`` is given, which names them)."""
+    the casts the parts' typed copies answer (when ``casts`` is given, which names them).
+
+    ``whole``: these are all the scan's files, so an integer cast's column carries the range
+    of the copies' values as its metadata (:data:`auger.scan.cache_typed.RANGE_METADATA`)."""
 
     spec = planned.spec
     positional = positional_array(entry_schema(spec.cache_columns))
@@ -244,14 +260,18 @@ def _entries_frame(
         for part in parts:
             files.append(FileSplit(part.path, part.size, part.mtime))
             origins.append(split)
+    ranges: dict[str, tuple[int, int]] = {}  # frame column -> its values' range
     if casts is not None:
-        for (column, target), (copy, value) in _answered_casts(planned, reads, files).items():
+        answered = _answered_casts(planned, reads, files)
+        for (column, target), (copy, value, bounds) in answered.items():
             if copy.name not in schema:
                 schema.add(copy)
                 sources[copy.name] = ColumnSource.TABLE
             name = typed_column(column, target)
             casts[(column, target)] = name
             selects.append(f"{value} AS {_ident(name)}")
+            if whole and bounds is not None:
+                ranges[name] = bounds
     parquet = replace(
         spec,
         format_name="parquet",
@@ -281,15 +301,18 @@ def _entries_frame(
             report.add_local(TaskFacts(paths, _rows(files)))
     if selects != [_ident(n) for n in schema.names()]:
         frame = frame.selectExpr(*selects)
+    for name, (low, high) in ranges.items():
+        frame = frame.withMetadata(name, {RANGE_METADATA: [low, high]})
     return frame
 
 
 def _answered_casts(
     planned: PlannedScan, reads: Mapping[str, str], files: Sequence[FileSplit]
-) -> dict[tuple[str, str], tuple[ColumnMetadata, str]]:
-    """(column, target) → (the typed copy read, the value of the cast) for each cast of a
-    string column to a number or a date that every part's typed copy answers (none where a
-    footer cannot be read: the frame builder then declines the parts)."""
+) -> dict[tuple[str, str], tuple[ColumnMetadata, str, tuple[int, int] | None]]:
+    """(column, target) → (the typed copy read, the value of the cast, the range of its values
+    for an integer target, when every part's footer gives it) for each cast of a string column
+    to a number or a date that every part's typed copy answers (none where a footer cannot be
+    read: the frame builder then declines the parts)."""
     spec = planned.spec
     stored: dict[str, str] = {}  # planned column -> its column in the parts
     for col in planned.schema:
@@ -320,7 +343,7 @@ def _answered_casts(
     except (OSError, pa.ArrowException) as exc:
         _log.debug("typed copies not read: %s", exc)
         return {}
-    out: dict[tuple[str, str], tuple[ColumnMetadata, str]] = {}
+    out: dict[tuple[str, str], tuple[ColumnMetadata, str, tuple[int, int] | None]] = {}
     for column, held in stored.items():
         found = [c.get(held) for c in copies]
         kinds = {c.kind for c in found if c is not None}
@@ -328,13 +351,21 @@ def _answered_casts(
             continue  # a part without a valid copy, or parts with copies of different kinds
         kind = kinds.pop()
         copy = ColumnMetadata(copy_name(held, kind), _COPY_TYPES[kind], DataMode.OPTIONAL)
+        lows = [c.low for c in found if c is not None and c.low is not None]
+        highs = [c.high for c in found if c is not None and c.high is not None]
+        known = len(lows) == len(highs) == len(found)
         for target in CAST_TARGETS:
             if all(c is not None and c.answers(target) for c in found):
                 value = _ident(copy.name)
                 if target != kind.upper():
                     value = f"CAST({value} AS {target})"
-                out[(column, target)] = (copy, value)
+                bounds = (min(lows), max(highs)) if known and target in _INTEGERS else None
+                out[(column, target)] = (copy, value, bounds)
     return out
+
+
+#: The cast targets whose values are the copies' integers themselves.
+_INTEGERS = ("BIGINT", "INT")
 
 
 #: The Drill type a typed copy of each kind is read as.

@@ -12,6 +12,7 @@ from auger.spark.errors import unwrap_spark_error
 from auger.spark.frame_sql import sql_over_frames
 from auger.sql.frontend.translate import to_spark_sql
 from auger.sql.planning.compact_columns import read_positions_directly
+from auger.sql.planning.few_groups import hash_string_extremes
 from auger.sql.planning.local_answer import LocalAnswer
 from auger.sql.planning.select_plan import SelectPlan
 from auger.sql.planning.typed_casts import read_typed_casts
@@ -41,12 +42,14 @@ def run_spark_sql(plan: SelectPlan) -> None:
 
 def _finish(plan: SelectPlan, tree: exp.Expression) -> exp.Expression:
     """The Spark tree reading what the one table's frame delivers ready: ``columns[n]`` as
-    its own column, then casts to numbers or dates from the raw-file cache's typed copies."""
+    its own column, then casts to numbers or dates from the raw-file cache's typed copies; a
+    string MIN or MAX over few groups then kept off Spark's sort."""
     if len(plan.tables) != 1:
         return tree
     if 0 in plan.direct_positions:
         tree = read_positions_directly(tree, plan.direct_positions[0])
-    return read_typed_casts(tree, plan.typed_casts.get(0, {}))
+    tree = read_typed_casts(tree, plan.typed_casts.get(0, {}))
+    return hash_string_extremes(tree, lambda: plan.frames[0].schema)
 
 
 def _no_columns(rows: int) -> Any:

@@ -1,0 +1,108 @@
+"""Rule: a grouped query known to make few groups keeps the string MIN or MAX it has off the
+sort Spark would otherwise run.
+
+Spark's hash aggregate keeps fixed-width buffers only, so one aggregate holding a string (the
+``MIN`` or ``MAX`` of a VARCHAR) makes the whole aggregate sort-based: every row is sorted by
+the grouping keys first. Over 6.5 M rows cached from 300 MB of CSV, ``SELECT q, MAX(id),
+MAX(name) ... GROUP BY q`` (q: 100 values) took 1.85 s, of which the sort was about 1.2 s.
+
+Spark's object hash aggregate holds buffers of any type, and Spark takes it when an aggregate of
+the query needs it (a ``collect_list``...). It keeps up to
+``spark.sql.objectHashAggregate.sortBased.fallbackThreshold`` groups (128) per task in its hash
+map and sorts the rest. So where the planner knows that the query makes at most that many
+groups, one such MIN or MAX is written as
+
+    COALESCE(MAX(s), get(collect_list(CAST(NULL AS STRING)), 0))
+
+whose value is ``MAX(s)``'s (``collect_list`` keeps no NULL, ``get`` of an empty array is NULL),
+and Spark runs the object hash aggregate: 1.02 s for the query above. The planner knows it when
+every ``GROUP BY`` key is a column of integers whose range the frame's metadata gives (a cast
+read from the raw-file cache's typed copies, whose footers keep their range:
+:data:`auger.scan.cache_typed.RANGE_METADATA`). Anything else is left as it is: past the
+threshold the object hash aggregate sorts too, and at a million groups it was 27% slower than
+the sort-based one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlglot import exp
+
+from auger.scan.cache_typed import RANGE_METADATA
+from auger.sql.planning.typed_casts import may_read_typed
+
+__all__ = ["FALLBACK_GROUPS", "hash_string_extremes"]
+
+#: Spark's default ``spark.sql.objectHashAggregate.sortBased.fallbackThreshold``: the groups its
+#: object hash aggregate keeps in a task's hash map before it sorts the rest.
+FALLBACK_GROUPS = 128
+
+#: Spark types whose MIN or MAX Spark's hash aggregate cannot hold.
+_VARIABLE_WIDTH = ("string", "binary")
+
+
+def hash_string_extremes(tree: exp.Expression, schema: Callable[[], Any]) -> exp.Expression:
+    """One string ``MIN``/``MAX`` of the select list written so that Spark runs its object hash
+    aggregate, where the query makes at most :data:`FALLBACK_GROUPS` groups (see the module).
+
+    ``schema``: gives the one table's frame schema (Spark's ``StructType``), asked only for a
+    query that could qualify. Runs on the Spark tree, after Drill's output names are set and the
+    raw-file cache's typed casts are read."""
+    if not may_read_typed(tree):
+        return tree
+    group = tree.args.get("group")
+    if group is None or not group.expressions:
+        return tree
+    if any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals")):
+        return tree  # more groupings than its keys say
+    table = _table_name(tree)
+    extremes = [
+        node
+        for item in tree.expressions
+        for node in item.find_all(exp.Max, exp.Min)
+        if _plain_column(node.this, table) and not isinstance(node.parent, exp.Window | exp.Filter)
+    ]
+    if not extremes:
+        return tree
+    fields = {f.name.lower(): f for f in schema().fields}
+    groups = 1
+    for key in group.expressions:
+        field = fields.get(key.name.lower()) if _plain_column(key, table) else None
+        bounds = field.metadata.get(RANGE_METADATA) if field is not None else None
+        if not bounds:
+            return tree
+        groups *= int(bounds[1]) - int(bounds[0]) + 2  # its values, and NULL
+        if groups > FALLBACK_GROUPS:
+            return tree
+    for node in extremes:
+        field = fields.get(node.this.name.lower())
+        if field is not None and field.dataType.typeName() in _VARIABLE_WIDTH:
+            node.replace(exp.Coalesce(this=node.copy(), expressions=[_nothing()]))
+            return tree
+    return tree
+
+
+def _table_name(tree: exp.Expression) -> str | None:
+    """The alias (or name) of the query's one table, lower-cased."""
+    source = tree.args.get("from_")
+    this = source.this if source is not None else None
+    return this.alias_or_name.lower() if isinstance(this, exp.Table) else None
+
+
+def _plain_column(node: exp.Expression, table: str | None) -> bool:
+    """A column of the table itself: unqualified or qualified by the table (``m.a`` with ``m``
+    a map column is a member, not a column)."""
+    if not isinstance(node, exp.Column) or node.args.get("db") or node.args.get("catalog"):
+        return False
+    qualifier = node.table
+    return not qualifier or (table is not None and qualifier.lower() == table)
+
+
+def _nothing() -> exp.Expression:
+    """``get(collect_list(CAST(NULL AS STRING)), 0)``: NULL, by an aggregate only Spark's object
+    hash aggregate runs."""
+    none = exp.cast(exp.null(), exp.DataType.build("string"))
+    collected = exp.Anonymous(this="collect_list", expressions=[none])
+    return exp.Anonymous(this="get", expressions=[collected, exp.Literal.number(0)])

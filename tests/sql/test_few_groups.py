@@ -1,0 +1,83 @@
+"""Which grouped queries get a string MIN or MAX written for Spark's object hash aggregate
+(:mod:`auger.sql.planning.few_groups`), and which are left as they are."""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.sql import types as T
+
+from auger.scan.cache_typed import RANGE_METADATA
+from auger.sql.frontend.parser import parse_statement
+from auger.sql.frontend.translate import to_spark_sql
+from auger.sql.planning.few_groups import FALLBACK_GROUPS, hash_string_extremes
+
+
+def _field(name: str, kind: T.DataType, bounds: tuple[int, int] | None = None) -> T.StructField:
+    metadata = {RANGE_METADATA: list(bounds)} if bounds is not None else {}
+    return T.StructField(name, kind, True, metadata)
+
+
+#: the frame: ``q``, ``r`` integers of known ranges, ``wide`` one of too many values, ``k``
+#: one of unknown values, ``s`` a string, ``n`` a number, ``m`` a map holding a string ``s``
+SCHEMA = T.StructType(
+    [
+        _field("q", T.IntegerType(), (1, 10)),
+        _field("r", T.LongType(), (0, 5)),
+        _field("wide", T.IntegerType(), (1, FALLBACK_GROUPS)),
+        _field("k", T.IntegerType()),
+        _field("s", T.StringType()),
+        _field("n", T.LongType()),
+        _field("m", T.StructType([T.StructField("s", T.StringType())])),
+    ]
+)
+
+HASHED = [
+    # (query, its Spark SQL's aggregate)
+    ("SELECT q, MAX(s) FROM t GROUP BY q", "COALESCE(MAX(s), GET(COLLECT_LIST("),
+    ("SELECT q, MIN(t.s) AS lo FROM t GROUP BY q", "COALESCE(MIN(t.s), GET(COLLECT_LIST("),
+    ("SELECT q, r, MAX(n), MAX(s) FROM t GROUP BY q, r", "COALESCE(MAX(s), GET("),
+    ("SELECT q, MAX(s) FROM t GROUP BY q HAVING COUNT(*) > 1 ORDER BY q", "COALESCE(MAX(s)"),
+]
+
+LEFT = [
+    "SELECT MAX(s) FROM t",  # no groups: Spark's aggregate sorts nothing
+    "SELECT k, MAX(s) FROM t GROUP BY k",  # how many groups is unknown
+    "SELECT wide, MAX(s) FROM t GROUP BY wide",  # more than Spark's hash map keeps
+    "SELECT q, wide, MAX(s) FROM t GROUP BY q, wide",
+    "SELECT q, MAX(n) FROM t GROUP BY q",  # a number: Spark's hash aggregate holds it
+    "SELECT q, MAX(m.s) FROM t GROUP BY q",  # a map's member, not a column of the frame
+    "SELECT q, MAX(UPPER(s)) FROM t GROUP BY q",  # of unknown type
+    "SELECT q, MAX(s) FILTER (WHERE n > 1) FROM t GROUP BY q",
+    "SELECT q, MAX(s) FROM t GROUP BY ROLLUP(q)",
+    "SELECT q AS g, MAX(s) FROM t GROUP BY g",  # an alias: not the frame's column
+    "SELECT q, MAX(s) FROM t JOIN u ON t.q = u.q GROUP BY q",
+    "SELECT q, MAX(s) FROM (SELECT * FROM t) GROUP BY q",
+]
+
+
+def rewritten(sql: str) -> str:
+    return to_spark_sql(parse_statement(sql), lambda tree: hash_string_extremes(tree, asked))
+
+
+def asked() -> T.StructType:
+    return SCHEMA
+
+
+@pytest.mark.parametrize(("sql", "aggregate"), HASHED)
+def test_string_extreme_over_few_groups_is_hashed(sql: str, aggregate: str) -> None:
+    out = rewritten(sql)
+    assert aggregate.upper() in out.upper().replace("`", ""), out
+    assert out.upper().count("COLLECT_LIST") == 1, out  # one is enough for the whole aggregate
+
+
+@pytest.mark.parametrize("sql", LEFT)
+def test_other_queries_are_left_as_they_are(sql: str) -> None:
+    assert "collect_list" not in rewritten(sql).lower()
+
+
+def test_the_schema_is_asked_for_only_when_a_query_could_qualify() -> None:
+    def refuse() -> T.StructType:
+        raise AssertionError("schema asked")
+
+    for sql in ("SELECT MAX(s) FROM t", "SELECT q, COUNT(*) FROM t GROUP BY q"):
+        to_spark_sql(parse_statement(sql), lambda tree: hash_string_extremes(tree, refuse))
