@@ -71,3 +71,39 @@ def test_a_range_is_its_own_part(tmp_path: Path) -> None:
     parts = complete_parts(entry_dir(str(tmp_path), whole), 300)
     assert parts is not None
     assert [os.path.basename(p.path) for p in parts] == ["r0-200.parquet", "r200-300.parquet"]
+
+
+def test_a_headerless_batch_is_kept_by_position_then_the_rest() -> None:
+    """Each kept position holds the row's field there (NULL past the row's end, or for a NULL
+    row), the rest column the fields past them; also for a slice of a longer batch."""
+    from auger.formats.text.positions import compact_name
+    from auger.scan.cache import KEPT_POSITIONS, REST_COLUMN
+    from auger.scan.cache_build import entry_batch
+
+    kinds = pa.list_(pa.string())
+    rows: list[list[str] | None] = [
+        ["a", "b"],
+        None,
+        [],
+        [str(n) for n in range(KEPT_POSITIONS + 3)],
+        ["x"],
+    ]
+    schema = pa.schema(
+        [
+            *(pa.field(compact_name(n), pa.string()) for n in range(KEPT_POSITIONS)),
+            pa.field(REST_COLUMN, kinds),
+        ]
+    )
+    whole = pa.RecordBatch.from_arrays([pa.array([["z"], *rows], kinds)], ["columns"])
+    for batch in (whole.slice(1), pa.RecordBatch.from_arrays([pa.array(rows, kinds)], ["columns"])):
+        got = entry_batch(batch, schema).to_pylist()
+        for row, kept in zip(rows, got, strict=True):
+            fields = row or []
+            for n in range(KEPT_POSITIONS):
+                assert kept[compact_name(n)] == (fields[n] if n < len(fields) else None)
+            assert kept[REST_COLUMN] == (None if row is None else fields[KEPT_POSITIONS:])
+    # every row shorter than a position: that position is NULL throughout
+    short = pa.RecordBatch.from_arrays([pa.array([["a"], ["b", "c"]], kinds)], ["columns"])
+    kept = entry_batch(short, schema)
+    assert kept.column(compact_name(1)).to_pylist() == [None, "c"]
+    assert kept.column(compact_name(2)).null_count == 2
