@@ -107,3 +107,40 @@ def test_a_headerless_batch_is_kept_by_position_then_the_rest() -> None:
     kept = entry_batch(short, schema)
     assert kept.column(compact_name(1)).to_pylist() == [None, "c"]
     assert kept.column(compact_name(2)).null_count == 2
+
+
+def test_a_part_lists_the_values_of_its_columns_of_few_values(tmp_path: Path) -> None:
+    """Across row groups: a column of few short values is listed (NULL aside); one past
+    FEW_VALUES values, or with a long value, is not; unreadable metadata lists nothing."""
+    from auger.scan.cache_values import FEW_VALUES, VALUES_KEY, FewValues, few_values
+
+    schema = pa.schema(
+        [("few", pa.string()), ("many", pa.string()), ("long", pa.string()), ("n", pa.int64())]
+    )
+    values = FewValues(schema)
+    for group in range(3):
+        rows = FEW_VALUES // 2 + 1
+        values.add(
+            pa.table(
+                {
+                    "few": [None if i % 5 == 0 else f"c{i % 4}" for i in range(rows)],
+                    "many": [f"m{group}-{i}" for i in range(rows)],  # 3 groups: past the limit
+                    "long": ["x" * (10 if group < 2 else 100)] * rows,
+                    "n": list(range(rows)),
+                },
+                schema=schema,
+            )
+        )
+    assert few_values(values.metadata()) == {"few": frozenset({"c0", "c1", "c2", "c3"})}
+    assert few_values({VALUES_KEY: "not json"}) == {}
+    assert few_values({}) == {}
+    # written into the part's footer with its rows
+    split = FileSplit("/data/f.csv", 100, 1.5)
+    part_schema = pa.schema([("few", pa.string())])
+    writer = PartWriter(str(tmp_path), split, part_schema)
+    writer.write(pa.RecordBatch.from_pydict({"few": ["a", "b", None, "a"]}, schema=part_schema))
+    writer.publish()
+    (path,) = [p for p in tmp_path.rglob("*.parquet")]
+    footer = pq.read_metadata(path).metadata
+    listed = {k.decode(): v.decode() for k, v in footer.items()}
+    assert few_values(listed) == {"few": frozenset({"a", "b"})}

@@ -337,6 +337,38 @@ def test_string_extremes_over_few_groups_run_without_a_sort(cc: Connection, data
     assert "zzz" in {r[1] for r in beside} and len(beside) == 7
 
 
+def test_string_extremes_grouped_by_a_column_of_few_values_run_without_a_sort(
+    cc: Connection, data_dir: Path
+) -> None:
+    """A text column whose parts list its few values (here 5, with blanks) groups a string MAX
+    or MIN in Spark's object hash aggregate, with the same rows; a column of many values, or
+    one of few values in a file parsed beside the entries, keeps the sort-based aggregate."""
+    d = data_dir / "cache_few_values"
+    d.mkdir(exist_ok=True)
+    (d / "a.csvh").write_text(
+        "category,name\n"
+        + "".join(
+            f"{'' if i % 11 == 0 else f'cat{i % 5}'},name{(i * 37) % 3000}\n" for i in range(3000)
+        )
+    )
+    table = "dfs.data.`cache_few_values`"
+    few = (
+        f"SELECT category, MAX(name) AS x, MIN(name) AS y, COUNT(*) AS n FROM {table} "
+        "GROUP BY category"
+    )
+    rows = _same_three_ways(cc, few, files=1)
+    assert len(rows) == 6 and sum(r[3] for r in rows) == 3000
+    plan = _plan(cc, few)
+    assert "HashAgg" in plan and "StreamAgg" not in plan, plan
+    many = f"SELECT name, MAX(category) AS c FROM {table} GROUP BY name"
+    assert len(_same_three_ways(cc, many, files=1)) == 3000
+    assert "StreamAgg" in _plan(cc, many)
+    (d / "b.csvh").write_text("category,name\ncat9,zzz\n")  # parsed beside a.csvh's entry
+    assert "StreamAgg" in _plan(cc, few)
+    beside = _run(cc, few, cache=True)[1]
+    assert beside == _run(cc, few, cache=False)[1] and len(beside) == 7
+
+
 def test_an_unreadable_part_offers_no_typed_copy(tmp_path: Path) -> None:
     """A part whose footer cannot be read answers no cast (and fails no query: the frame
     builder then declines the parts, and the data source reads the files)."""

@@ -6,19 +6,24 @@ from __future__ import annotations
 import pytest
 from pyspark.sql import types as T
 
-from auger.scan.cache_typed import RANGE_METADATA
+from auger.scan.cache_typed import RANGE_METADATA, VALUES_METADATA
 from auger.sql.frontend.parser import parse_statement
 from auger.sql.frontend.translate import to_spark_sql
 from auger.sql.planning.few_groups import FALLBACK_GROUPS, hash_string_extremes
 
 
-def _field(name: str, kind: T.DataType, bounds: tuple[int, int] | None = None) -> T.StructField:
-    metadata = {RANGE_METADATA: list(bounds)} if bounds is not None else {}
+def _field(
+    name: str, kind: T.DataType, bounds: tuple[int, int] | None = None, values: int | None = None
+) -> T.StructField:
+    metadata: dict[str, object] = {RANGE_METADATA: list(bounds)} if bounds is not None else {}
+    if values is not None:
+        metadata[VALUES_METADATA] = values
     return T.StructField(name, kind, True, metadata)
 
 
 #: the frame: ``q``, ``r`` integers of known ranges, ``wide`` one of too many values, ``k``
-#: one of unknown values, ``s`` a string, ``n`` a number, ``m`` a map holding a string ``s``
+#: one of unknown values, ``s`` a string, ``n`` a number, ``m`` a map holding a string ``s``,
+#: ``c`` a string of 3 values, ``cat`` one of too many
 SCHEMA = T.StructType(
     [
         _field("q", T.IntegerType(), (1, 10)),
@@ -28,6 +33,8 @@ SCHEMA = T.StructType(
         _field("s", T.StringType()),
         _field("n", T.LongType()),
         _field("m", T.StructType([T.StructField("s", T.StringType())])),
+        _field("c", T.StringType(), values=3),
+        _field("cat", T.StringType(), values=FALLBACK_GROUPS),
     ]
 )
 
@@ -37,6 +44,8 @@ HASHED = [
     ("SELECT q, MIN(t.s) AS lo FROM t GROUP BY q", "COALESCE(MIN(t.s), GET(COLLECT_LIST("),
     ("SELECT q, r, MAX(n), MAX(s) FROM t GROUP BY q, r", "COALESCE(MAX(s), GET("),
     ("SELECT q, MAX(s) FROM t GROUP BY q HAVING COUNT(*) > 1 ORDER BY q", "COALESCE(MAX(s)"),
+    ("SELECT c, q, MIN(s) FROM t GROUP BY c, q", "COALESCE(MIN(s)"),  # 4 * 11 groups
+    ("SELECT c, MAX(c) FROM t GROUP BY c", "COALESCE(MAX(c)"),
 ]
 
 LEFT = [
@@ -44,6 +53,8 @@ LEFT = [
     "SELECT k, MAX(s) FROM t GROUP BY k",  # how many groups is unknown
     "SELECT wide, MAX(s) FROM t GROUP BY wide",  # more than Spark's hash map keeps
     "SELECT q, wide, MAX(s) FROM t GROUP BY q, wide",
+    "SELECT cat, MAX(s) FROM t GROUP BY cat",  # its values and NULL: one too many
+    "SELECT c, r, q, MAX(s) FROM t GROUP BY c, r, q",  # 4 * 7 * 11 groups
     "SELECT q, MAX(n) FROM t GROUP BY q",  # a number: Spark's hash aggregate holds it
     "SELECT q, MAX(m.s) FROM t GROUP BY q",  # a map's member, not a column of the frame
     "SELECT q, MAX(UPPER(s)) FROM t GROUP BY q",  # of unknown type

@@ -38,6 +38,7 @@ from auger.scan.cache import (
     positional_array,
 )
 from auger.scan.cache_typed import TypedCopies
+from auger.scan.cache_values import FewValues
 from auger.scan.run import run_scan
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.storage import filesystem as fs
@@ -223,6 +224,7 @@ class PartWriter:
         self.writer: Any = None  # opened with the first row group, which chooses the copies
         self.schema = schema
         self.copies = TypedCopies(schema)
+        self.values = FewValues(schema)
         self.extra = pa.schema([])  # the copies' columns, after the part's own
         self.failed = False
         self.pending: list[pa.RecordBatch] = []
@@ -256,6 +258,7 @@ class PartWriter:
             # with its typed copies (auger.scan.cache_typed), which the first group chooses
             if self.writer is None:
                 self._open(self.copies.choose(table))
+            self.values.add(table)
             for field, values in zip(self.extra, self.copies.arrays(table), strict=True):
                 table = table.append_column(field, values)
             self.writer.write_table(table)
@@ -277,8 +280,8 @@ class PartWriter:
         try:
             if self.writer is None:  # no rows: a part of the columns alone
                 self._open(pa.schema([]))
-            if typed := self.copies.metadata():
-                self.writer.add_key_value_metadata(typed)
+            if noted := {**self.copies.metadata(), **self.values.metadata()}:
+                self.writer.add_key_value_metadata(noted)
             self.writer.close()
             self.sink.close()
             fs.rename(self.path, self.final)

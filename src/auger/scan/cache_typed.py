@@ -44,6 +44,7 @@ __all__ = [
     "CAST_TARGETS",
     "RANGE_METADATA",
     "TYPED_KEY",
+    "VALUES_METADATA",
     "TypedCopies",
     "TypedCopy",
     "copy_name",
@@ -57,6 +58,9 @@ TYPED_KEY = "auger.typed"
 #: range (``[low, high]``): how many groups a ``GROUP BY`` of it can make
 #: (:mod:`auger.sql.planning.few_groups`)
 RANGE_METADATA = "auger.range"
+#: The metadata key of a frame column holding few distinct values, and how many
+#: (:mod:`auger.scan.cache_values`); NULL is not counted
+VALUES_METADATA = "auger.values"
 
 _INTEGRAL = r"^-?[0-9]{1,18}$"
 _DECIMAL = r"^-?[0-9]{1,18}(\.[0-9]{1,18})?$"

@@ -47,10 +47,12 @@ from auger.scan.cache import (
 from auger.scan.cache_typed import (
     CAST_TARGETS,
     RANGE_METADATA,
+    VALUES_METADATA,
     copy_name,
     typed_column,
     typed_copies,
 )
+from auger.scan.cache_values import few_values
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.spark.cache_builds import schedule_build
 from auger.spark.datasource_read import datasource_frame
@@ -261,8 +263,12 @@ def _entries_frame(
             files.append(FileSplit(part.path, part.size, part.mtime))
             origins.append(split)
     ranges: dict[str, tuple[int, int]] = {}  # frame column -> its values' range
+    counts: dict[str, int] = {}  # frame column -> how many values it has
     if casts is not None:
-        answered = _answered_casts(planned, reads, files)
+        notes = _footer_notes(files) if files else None
+        answered = _answered_casts(planned, reads, files, notes) if notes is not None else {}
+        if whole and notes is not None:
+            counts = _value_counts(planned, reads, notes)
         for (column, target), (copy, value, bounds) in answered.items():
             if copy.name not in schema:
                 schema.add(copy)
@@ -303,18 +309,16 @@ def _entries_frame(
         frame = frame.selectExpr(*selects)
     for name, (low, high) in ranges.items():
         frame = frame.withMetadata(name, {RANGE_METADATA: [low, high]})
+    for name, count in counts.items():
+        frame = frame.withMetadata(name, {VALUES_METADATA: count})
     return frame
 
 
-def _answered_casts(
-    planned: PlannedScan, reads: Mapping[str, str], files: Sequence[FileSplit]
-) -> dict[tuple[str, str], tuple[ColumnMetadata, str, tuple[int, int] | None]]:
-    """(column, target) → (the typed copy read, the value of the cast, the range of its values
-    for an integer target, when every part's footer gives it) for each cast of a string column
-    to a number or a date that every part's typed copy answers (none where a footer cannot be
-    read: the frame builder then declines the parts)."""
+def _stored_strings(planned: PlannedScan, reads: Mapping[str, str]) -> dict[str, str]:
+    """Each planned string column → the parts' column holding it (a headerless file's
+    ``columns[n]``: its own column of the parts below :data:`KEPT_POSITIONS`)."""
     spec = planned.spec
-    stored: dict[str, str] = {}  # planned column -> its column in the parts
+    stored: dict[str, str] = {}
     for col in planned.schema:
         if (
             spec.sources.get(col.name, ColumnSource.TABLE) != ColumnSource.TABLE
@@ -325,24 +329,46 @@ def _answered_casts(
         how = reads.get(col.name, col.name)
         if how == col.name:
             stored[col.name] = col.name
-        else:  # columns[n]: its own column of the part below KEPT_POSITIONS
+        else:
             position = _position(how)
             if position < KEPT_POSITIONS:
                 stored[col.name] = compact_name(position)
-    if not stored or not files:
-        return {}
-    # footers planning keeps (the frame builder reads the same ones), objects' in parallel
+    return stored
+
+
+def _footer_notes(files: Sequence[FileSplit]) -> list[Mapping[str, str]] | None:
+    """Each part's footer metadata (the footers planning keeps, which the frame builder reads
+    too; objects' in parallel), or None where one cannot be read."""
     try:
-        copies = list(
+        return list(
             parallel_map(
-                lambda f: typed_copies(planning_footer(f.path, f.file_size, f.mtime).key_values),
+                lambda f: planning_footer(f.path, f.file_size, f.mtime).key_values,
                 files,
                 force=is_uri(files[0].path),
             )
         )
     except (OSError, pa.ArrowException) as exc:
-        _log.debug("typed copies not read: %s", exc)
+        _log.debug("parts' footer metadata not read: %s", exc)
+        return None
+
+
+def _answered_casts(
+    planned: PlannedScan,
+    reads: Mapping[str, str],
+    files: Sequence[FileSplit],
+    notes: Sequence[Mapping[str, str]] | None = None,
+) -> dict[tuple[str, str], tuple[ColumnMetadata, str, tuple[int, int] | None]]:
+    """(column, target) → (the typed copy read, the value of the cast, the range of its values
+    for an integer target, when every part's footer gives it) for each cast of a string column
+    to a number or a date that every part's typed copy answers (none where a footer cannot be
+    read: the frame builder then declines the parts). ``notes``: the parts' footer metadata,
+    read here if not given."""
+    stored = _stored_strings(planned, reads)
+    if not stored or not files:
         return {}
+    if notes is None and (notes := _footer_notes(files)) is None:
+        return {}
+    copies = [typed_copies(kv) for kv in notes]
     out: dict[tuple[str, str], tuple[ColumnMetadata, str, tuple[int, int] | None]] = {}
     for column, held in stored.items():
         found = [c.get(held) for c in copies]
@@ -361,6 +387,20 @@ def _answered_casts(
                     value = f"CAST({value} AS {target})"
                 bounds = (min(lows), max(highs)) if known and target in _INTEGERS else None
                 out[(column, target)] = (copy, value, bounds)
+    return out
+
+
+def _value_counts(
+    planned: PlannedScan, reads: Mapping[str, str], notes: Sequence[Mapping[str, str]]
+) -> dict[str, int]:
+    """Each planned string column every part lists the values of
+    (:mod:`auger.scan.cache_values`) → how many distinct values it has in them all."""
+    listed = [few_values(kv) for kv in notes]
+    out: dict[str, int] = {}
+    for column, held in _stored_strings(planned, reads).items():
+        found = [values.get(held) for values in listed]
+        if found and all(v is not None for v in found):
+            out[column] = len(frozenset().union(*(v for v in found if v is not None)))
     return out
 
 

@@ -16,11 +16,13 @@ groups, one such MIN or MAX is written as
 
 whose value is ``MAX(s)``'s (``collect_list`` keeps no NULL, ``get`` of an empty array is NULL),
 and Spark runs the object hash aggregate: 1.02 s for the query above. The planner knows it when
-every ``GROUP BY`` key is a column of integers whose range the frame's metadata gives (a cast
-read from the raw-file cache's typed copies, whose footers keep their range:
-:data:`auger.scan.cache_typed.RANGE_METADATA`). Anything else is left as it is: past the
-threshold the object hash aggregate sorts too, and at a million groups it was 27% slower than
-the sort-based one.
+the frame's metadata says how many values each ``GROUP BY`` key holds: a cast to an integer read
+from the raw-file cache's typed copies, whose footers keep their range
+(:data:`auger.scan.cache_typed.RANGE_METADATA`), or a string column whose parts list its few
+values (:data:`auger.scan.cache_typed.VALUES_METADATA`, :mod:`auger.scan.cache_values`); the
+groups are at most the product of those counts, each with NULL. Anything else is left as it
+is: past the threshold the object hash aggregate sorts too, and at a million groups it was 27%
+slower than the sort-based one.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from auger.scan.cache_typed import RANGE_METADATA
+from auger.scan.cache_typed import RANGE_METADATA, VALUES_METADATA
 from auger.sql.planning.typed_casts import may_read_typed
 
 __all__ = ["FALLBACK_GROUPS", "hash_string_extremes"]
@@ -70,10 +72,10 @@ def hash_string_extremes(tree: exp.Expression, schema: Callable[[], Any]) -> exp
     groups = 1
     for key in group.expressions:
         field = fields.get(key.name.lower()) if _plain_column(key, table) else None
-        bounds = field.metadata.get(RANGE_METADATA) if field is not None else None
-        if not bounds:
+        values = _values(field.metadata) if field is not None else None
+        if values is None:
             return tree
-        groups *= int(bounds[1]) - int(bounds[0]) + 2  # its values, and NULL
+        groups *= values + 1  # and NULL
         if groups > FALLBACK_GROUPS:
             return tree
     for node in extremes:
@@ -82,6 +84,16 @@ def hash_string_extremes(tree: exp.Expression, schema: Callable[[], Any]) -> exp
             node.replace(exp.Coalesce(this=node.copy(), expressions=[_nothing()]))
             return tree
     return tree
+
+
+def _values(metadata: Any) -> int | None:
+    """How many values (NULL aside) a frame column holds at most, by its metadata; None:
+    unknown."""
+    bounds = metadata.get(RANGE_METADATA)
+    if bounds:
+        return int(bounds[1]) - int(bounds[0]) + 1
+    count = metadata.get(VALUES_METADATA)
+    return None if count is None else int(count)
 
 
 def _table_name(tree: exp.Expression) -> str | None:
