@@ -760,3 +760,14 @@ def test_one_build_per_entry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     # the kept columns stay in the build's tasks: Spark is given one column of nulls
     only = ([cache_builds.BUILD_COLUMN], {cache_builds.BUILD_COLUMN: "missing"})
     assert given == [only] * 3
+
+
+def test_frame_metadata_goes_on_columns_by_their_names_as_they_are(spark: Any) -> None:
+    """A name holding a dot or a backtick is the column's own name, not a member's path."""
+    from auger.spark.cached_scan import _with_metadata
+
+    frame = spark.sql("SELECT 1 AS `a.b`, 'x' AS `c``d`, 2 AS e")
+    told = _with_metadata(frame, {"a.b": {"k": [1, 2]}, "c`d": {"n": 3}})
+    assert told.columns == ["a.b", "c`d", "e"]
+    assert [f.metadata for f in told.schema.fields] == [{"k": [1, 2]}, {"n": 3}, {}]
+    assert told.collect()[0] == (1, "x", 2)

@@ -215,7 +215,9 @@ def _entries_frame(
     the casts the parts' typed copies answer (when ``casts`` is given, which names them).
 
     ``whole``: these are all the scan's files, so an integer cast's column carries the range
-    of the copies' values as its metadata (:data:`auger.scan.cache_typed.RANGE_METADATA`)."""
+    of the copies' values as its metadata (:data:`auger.scan.cache_typed.RANGE_METADATA`),
+    and a string column the parts list the values of how many it holds
+    (:data:`auger.scan.cache_typed.VALUES_METADATA`)."""
 
     spec = planned.spec
     positional = positional_array(entry_schema(spec.cache_columns))
@@ -307,11 +309,25 @@ def _entries_frame(
             report.add_local(TaskFacts(paths, _rows(files)))
     if selects != [_ident(n) for n in schema.names()]:
         frame = frame.selectExpr(*selects)
-    for name, (low, high) in ranges.items():
-        frame = frame.withMetadata(name, {RANGE_METADATA: [low, high]})
-    for name, count in counts.items():
-        frame = frame.withMetadata(name, {VALUES_METADATA: count})
-    return frame
+    told: dict[str, dict[str, Any]] = {
+        **{name: {RANGE_METADATA: [low, high]} for name, (low, high) in ranges.items()},
+        **{name: {VALUES_METADATA: count} for name, count in counts.items()},
+    }
+    return _with_metadata(frame, told) if told else frame
+
+
+def _with_metadata(frame: Any, told: Mapping[str, Mapping[str, Any]]) -> Any:
+    """``frame`` with metadata on the columns ``told`` names (by their names as they are:
+    ``withMetadata`` would read ``a.b`` as a member of ``a``)."""
+    # deferred: loads pyspark (heavy)
+    from pyspark.sql import functions as F
+
+    return frame.select(
+        *(
+            F.col(_ident(n)).alias(n, metadata=dict(told[n])) if n in told else F.col(_ident(n))
+            for n in frame.columns
+        )
+    )
 
 
 def _stored_strings(planned: PlannedScan, reads: Mapping[str, str]) -> dict[str, str]:
