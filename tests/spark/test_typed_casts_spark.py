@@ -16,11 +16,15 @@ pytestmark = pytest.mark.spark
 
 @pytest.fixture(scope="module")
 def views(spark: Any) -> Any:
-    """``t`` and ``u`` (the names the queries use): string columns and the frame's columns of
-    their casts."""
+    """``t`` and ``u`` (the names the queries use): string columns, the frame's columns of
+    their casts and a map ``m``."""
     rows = [("1", "10", 1), ("2", "20", 1), ("3", "30", 2), (None, "7", 2)]
     frame = spark.createDataFrame(rows, "a string, b string, k int").selectExpr(
-        "*", "CAST(a AS DOUBLE) a_double", "CAST(a AS INT) a_int", "CAST(b AS BIGINT) b_bigint"
+        "*",
+        "CAST(a AS DOUBLE) a_double",
+        "CAST(a AS INT) a_int",
+        "CAST(b AS BIGINT) b_bigint",
+        "named_struct('a', b) AS m",  # a map whose member has a column's name
     )
     for name in ("t", "u"):
         frame.createOrReplaceTempView(name)

@@ -50,6 +50,9 @@ KEPT = [
     "SELECT CAST(a AS FLOAT) FROM t",
     "SELECT CAST(b AS INT) FROM t",
     "SELECT CAST(a || '1' AS DOUBLE) FROM t",
+    # a map's member of the column's name (Spark would look for the frame's column in the map)
+    "SELECT CAST(m.a AS DOUBLE) FROM t",
+    "SELECT SUM(CAST(t.m.a AS DOUBLE)) FROM t",
     # the name could mean an alias, or another table's column
     "SELECT b AS a FROM t ORDER BY CAST(a AS DOUBLE)",
     "SELECT b AS a, COUNT(*) FROM t GROUP BY b HAVING MAX(CAST(a AS INT)) > 1",

@@ -33,7 +33,7 @@ from typing import Any
 from sqlglot import exp
 
 from auger.scan.cache_typed import RANGE_METADATA, VALUES_METADATA
-from auger.sql.planning.typed_casts import may_read_typed
+from auger.sql.planning.typed_casts import is_table_column, may_read_typed, table_name
 
 __all__ = ["FALLBACK_GROUPS", "hash_string_extremes"]
 
@@ -59,19 +59,20 @@ def hash_string_extremes(tree: exp.Expression, schema: Callable[[], Any]) -> exp
         return tree
     if any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals")):
         return tree  # more groupings than its keys say
-    table = _table_name(tree)
+    table = table_name(tree)
     extremes = [
         node
         for item in tree.expressions
         for node in item.find_all(exp.Max, exp.Min)
-        if _plain_column(node.this, table) and not isinstance(node.parent, exp.Window | exp.Filter)
+        if is_table_column(node.this, table)
+        and not isinstance(node.parent, exp.Window | exp.Filter)
     ]
     if not extremes:
         return tree
     fields = {f.name.lower(): f for f in schema().fields}
     groups = 1
     for key in group.expressions:
-        field = fields.get(key.name.lower()) if _plain_column(key, table) else None
+        field = fields.get(key.name.lower()) if is_table_column(key, table) else None
         values = _values(field.metadata) if field is not None else None
         if values is None:
             return tree
@@ -94,22 +95,6 @@ def _values(metadata: Any) -> int | None:
         return int(bounds[1]) - int(bounds[0]) + 1
     count = metadata.get(VALUES_METADATA)
     return None if count is None else int(count)
-
-
-def _table_name(tree: exp.Expression) -> str | None:
-    """The alias (or name) of the query's one table, lower-cased."""
-    source = tree.args.get("from_")
-    this = source.this if source is not None else None
-    return this.alias_or_name.lower() if isinstance(this, exp.Table) else None
-
-
-def _plain_column(node: exp.Expression, table: str | None) -> bool:
-    """A column of the table itself: unqualified or qualified by the table (``m.a`` with ``m``
-    a map column is a member, not a column)."""
-    if not isinstance(node, exp.Column) or node.args.get("db") or node.args.get("catalog"):
-        return False
-    qualifier = node.table
-    return not qualifier or (table is not None and qualifier.lower() == table)
 
 
 def _nothing() -> exp.Expression:

@@ -26,7 +26,7 @@ from typing import TypeGuard
 
 from sqlglot import exp
 
-__all__ = ["may_read_typed", "read_typed_casts"]
+__all__ = ["is_table_column", "may_read_typed", "read_typed_casts", "table_name"]
 
 #: Where a cast may stand (between it and the SELECT) to be read from the frame: nodes that
 #: evaluate all their operands.
@@ -70,6 +70,22 @@ def may_read_typed(tree: exp.Expression) -> bool:
     return tree.find(exp.Subquery, exp.With, exp.Lateral, exp.SetOperation, exp.Join) is None
 
 
+def table_name(tree: exp.Expression) -> str | None:
+    """The alias (or name) of the query's one table, lower-cased."""
+    source = tree.args.get("from_")
+    this = source.this if source is not None else None
+    return this.alias_or_name.lower() if isinstance(this, exp.Table) else None
+
+
+def is_table_column(node: exp.Expression, table: str | None) -> bool:
+    """A column of the table itself: unqualified or qualified by the table (``m.a`` with ``m``
+    a map column is a member, not a column)."""
+    if not isinstance(node, exp.Column) or node.args.get("db") or node.args.get("catalog"):
+        return False
+    qualifier = node.table
+    return not qualifier or (table is not None and qualifier.lower() == table)
+
+
 def read_typed_casts(tree: exp.Expression, casts: Mapping[tuple[str, str], str]) -> exp.Expression:
     """``CAST(<column> AS <target>)`` → the frame's column for it (``casts``: (column,
     target) → that column), where the query would cast every row (see the module). Runs on
@@ -90,13 +106,12 @@ def read_typed_casts(tree: exp.Expression, casts: Mapping[tuple[str, str], str])
         grouped = list(tree.args["group"].expressions)
     elif tree.args.get("distinct") is not None:  # SELECT DISTINCT groups by its select list
         grouped = [e.this if isinstance(e, exp.Alias) else e for e in tree.expressions]
-    keys = {_key(e) for e in grouped or ()}
+    table = table_name(tree)
+    keys = {_key(e, table) for e in grouped or ()}
     found: dict[tuple[str, str], list[exp.Cast]] = {}
     refused: set[tuple[str, str]] = set()
     for node in list(tree.find_all(exp.Cast)):
-        if not _plain_cast(node) or not isinstance(node.this, exp.Column):
-            continue
-        key = _key(node)
+        key = _key(node, table)
         if key is None or key not in wanted:
             continue
         found.setdefault(key, []).append(node)
@@ -119,9 +134,10 @@ def read_typed_casts(tree: exp.Expression, casts: Mapping[tuple[str, str], str])
     return tree
 
 
-def _key(node: exp.Expression) -> tuple[str, str] | None:
-    """(lower-cased column, Spark type) of a plain cast of a column, else None."""
-    if not _plain_cast(node) or not isinstance(node.this, exp.Column):
+def _key(node: exp.Expression, table: str | None) -> tuple[str, str] | None:
+    """(lower-cased column, Spark type) of a plain cast of a column of ``table``, else None (a
+    map's member ``m.a`` is not the table's column ``a``)."""
+    if not _plain_cast(node) or not is_table_column(node.this, table):
         return None
     if not isinstance(node.to, exp.DataType):
         return None
