@@ -13,6 +13,7 @@ from typing import Any
 
 from auger.spark.warm_up import (
     WARM_UP_GROUP,
+    compile_parquet_reads,
     compile_small_queries,
     wait_until_idle,
     warm_python_workers,
@@ -247,3 +248,19 @@ def test_the_small_queries_stop_as_soon_as_the_engine_is_busy(spark: Any) -> Non
     ran = _on_a_thread(lambda: compile_small_queries(spark, lambda: next(looks), rounds=50))
     assert ran == 2
     assert not spark.catalog.tableExists("auger_warm_up_rows")
+
+
+def test_the_parquet_reads_run_their_rounds_as_warm_up_jobs(spark: Any) -> None:
+    _quiet(spark)
+    tracker = spark.sparkContext.statusTracker()
+    before = set(tracker.getJobIdsForGroup(WARM_UP_GROUP))
+    ran = _on_a_thread(lambda: compile_parquet_reads(spark, lambda: False, rows=2000, rounds=2))
+    assert ran == 2
+    assert len(set(tracker.getJobIdsForGroup(WARM_UP_GROUP)) - before) >= 2
+
+
+def test_the_parquet_reads_stop_as_soon_as_the_engine_is_busy(spark: Any) -> None:
+    _quiet(spark)
+    looks = iter([False] + [True] * 100)
+    ran = _on_a_thread(lambda: compile_parquet_reads(spark, lambda: next(looks), rows=2000))
+    assert ran == 1
