@@ -144,3 +144,50 @@ def test_a_part_lists_the_values_of_its_columns_of_few_values(tmp_path: Path) ->
     footer = pq.read_metadata(path).metadata
     listed = {k.decode(): v.decode() for k, v in footer.items()}
     assert few_values(listed) == {"few": frozenset({"a", "b"})}
+
+
+def test_a_part_gives_the_range_of_its_integers_and_map_members_of_few_values() -> None:
+    """Across row groups: an integer column or a map's integer member (in a map in the map)
+    whose values span at most FEW_VALUES integers has its range listed, NULLs and NULL maps
+    aside; a wider one, a member of NULLs alone and a string are not; unreadable metadata lists
+    nothing."""
+    from auger.scan.cache_values import FEW_VALUES, RANGES_KEY, FewValues, few_ranges
+
+    inner = pa.struct([("k", pa.int32())])
+    member = pa.struct([("qty", pa.int64()), ("none", pa.int64()), ("n", inner)])
+    schema = pa.schema([("q", pa.int64()), ("wide", pa.int64()), ("m", member), ("s", pa.string())])
+    ranges = FewValues(schema)
+    for group in range(3):
+        ranges.add(
+            pa.table(
+                {
+                    "q": [group * 10, None, 5],
+                    "wide": [0, group * FEW_VALUES // 2, None],  # spans FEW_VALUES + 1
+                    "m": [
+                        {"qty": -group, "none": None, "n": {"k": 7}},
+                        None,
+                        {"qty": 3, "none": None, "n": None},
+                    ],
+                    "s": ["a", "b", "c"],
+                },
+                schema=schema,
+            )
+        )
+    assert few_ranges(ranges.metadata()) == {
+        ("q",): (0, 20),
+        ("m", "qty"): (-2, 3),
+        ("m", "n", "k"): (7, 7),
+    }
+    # the values under a NULL map do not count
+    hidden = FewValues(pa.schema([("m", member)]))
+    nulls = pa.array(
+        [{"qty": 1000, "none": None, "n": None}, {"qty": 1, "none": 1, "n": None}], member
+    )
+    masked = pa.StructArray.from_arrays(
+        nulls.flatten(), fields=list(member), mask=pa.array([True, False])
+    )
+    hidden.add(pa.table({"m": masked}))
+    assert few_ranges(hidden.metadata())[("m", "qty")] == (1, 1)
+    assert few_ranges({RANGES_KEY: "not json"}) == {}
+    assert few_ranges({RANGES_KEY: '[["q", 1]]'}) == {}
+    assert few_ranges({}) == {}

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.spark
 def view(spark: Any) -> Any:
     """``t`` (the name the queries use), in the schema the rewrite was told."""
     rows = [
-        (q, r, w, k, s, n, (s,), "xyz"[n % 3], str(k))
+        (q, r, w, k, s, n, (s,), "xyz"[n % 3], str(k), (n % 4, n, k, (n % 3,)))
         for q, r, w, k, s, n in [
             (1, 0, 1, 5, "b", 3),
             (1, 1, 2, 5, "a", 4),

@@ -369,6 +369,45 @@ def test_string_extremes_grouped_by_a_column_of_few_values_run_without_a_sort(
     assert beside == _run(cc, few, cache=False)[1] and len(beside) == 7
 
 
+def test_string_extremes_grouped_by_a_json_map_member_of_few_values_run_without_a_sort(
+    cc: Connection, data_dir: Path
+) -> None:
+    """JSON numbers are integers in the parts, which give the range of those of few values, a
+    map's member too: grouped by one (``t.m.qty``, ``m.qty``, a top-level ``q``), a string MAX
+    or MIN runs in Spark's object hash aggregate, with the same rows; a member of many values,
+    or one in a file parsed beside the entries, keeps the sort-based aggregate."""
+    import json
+
+    d = data_dir / "cache_few_members"
+    d.mkdir(exist_ok=True)
+    records = [
+        {"id": i, "name": f"name{(i * 37) % 3000}", "q": i % 4, "m": {"qty": i % 9, "id": i}}
+        for i in range(3000)
+    ]
+    records[5]["m"] = None
+    records[6]["q"] = None
+    (d / "a.json").write_text("".join(json.dumps(r) + "\n" for r in records))
+    table = "dfs.data.`cache_few_members`"
+    few = (
+        f"SELECT t.m.qty AS q, MAX(t.name) AS x, MIN(name) AS y, COUNT(*) AS n FROM {table} t "
+        "GROUP BY t.m.qty"
+    )
+    rows = _same_three_ways(cc, few, files=1)
+    assert len(rows) == 10 and sum(r[3] for r in rows) == 3000  # 9 values and NULL
+    plan = _plan(cc, few)
+    assert "HashAgg" in plan and "StreamAgg" not in plan and "collect_list" in plan, plan
+    both = f"SELECT q, m.qty AS k, MAX(name) AS x FROM {table} GROUP BY q, m.qty"
+    assert len(_same_three_ways(cc, both, files=1)) == 4 * 9 + 2  # a NULL in row 5, in row 6
+    assert "StreamAgg" not in _plan(cc, both)
+    many = f"SELECT t.m.id AS i, MAX(name) AS x FROM {table} t GROUP BY t.m.id"
+    assert len(_same_three_ways(cc, many, files=1)) == 3000
+    assert "StreamAgg" in _plan(cc, many)
+    (d / "b.json").write_text('{"id": 1, "name": "zzz", "q": 1, "m": {"qty": 2}}\n')
+    assert "StreamAgg" in _plan(cc, few)
+    beside = _run(cc, few, cache=True)[1]
+    assert beside == _run(cc, few, cache=False)[1] and len(beside) == 10
+
+
 def test_an_unreadable_part_offers_no_typed_copy(tmp_path: Path) -> None:
     """A part whose footer cannot be read answers no cast (and fails no query: the frame
     builder then declines the parts, and the data source reads the files)."""

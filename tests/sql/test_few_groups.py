@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pyspark.sql import types as T
 
-from auger.scan.cache_typed import RANGE_METADATA, VALUES_METADATA
+from auger.scan.cache_typed import MEMBERS_METADATA, RANGE_METADATA, VALUES_METADATA
 from auger.sql.frontend.parser import parse_statement
 from auger.sql.frontend.translate import to_spark_sql
 from auger.sql.planning.few_groups import FALLBACK_GROUPS, hash_string_extremes
@@ -21,9 +21,31 @@ def _field(
     return T.StructField(name, kind, True, metadata)
 
 
+#: ``g``: a map whose ``qty`` has 10 values, ``big`` too many, ``u`` unknown ones, and whose
+#: map ``n`` has a ``k`` of 3 values
+_MAP = T.StructField(
+    "g",
+    T.StructType(
+        [
+            T.StructField("qty", T.LongType()),
+            T.StructField("big", T.LongType()),
+            T.StructField("u", T.LongType()),
+            T.StructField("n", T.StructType([T.StructField("k", T.LongType())])),
+        ]
+    ),
+    True,
+    {
+        MEMBERS_METADATA: {
+            "qty": {RANGE_METADATA: [0, 9]},
+            "big": {RANGE_METADATA: [1, FALLBACK_GROUPS]},
+            "n": {MEMBERS_METADATA: {"k": {RANGE_METADATA: [1, 3]}}},
+        }
+    },
+)
+
 #: the frame: ``q``, ``r`` integers of known ranges, ``wide`` one of too many values, ``k``
 #: one of unknown values, ``s`` a string, ``n`` a number, ``m`` a map holding a string ``s``,
-#: ``c`` a string of 3 values, ``cat`` one of too many
+#: ``c`` a string of 3 values, ``cat`` one of too many, the map ``g``
 SCHEMA = T.StructType(
     [
         _field("q", T.IntegerType(), (1, 10)),
@@ -35,6 +57,7 @@ SCHEMA = T.StructType(
         _field("m", T.StructType([T.StructField("s", T.StringType())])),
         _field("c", T.StringType(), values=3),
         _field("cat", T.StringType(), values=FALLBACK_GROUPS),
+        _MAP,
     ]
 )
 
@@ -46,6 +69,11 @@ HASHED = [
     ("SELECT q, MAX(s) FROM t GROUP BY q HAVING COUNT(*) > 1 ORDER BY q", "COALESCE(MAX(s)"),
     ("SELECT c, q, MIN(s) FROM t GROUP BY c, q", "COALESCE(MIN(s)"),  # 4 * 11 groups
     ("SELECT c, MAX(c) FROM t GROUP BY c", "COALESCE(MAX(c)"),
+    # a map's member of known range, however the query names it
+    ("SELECT g.qty, MAX(s) FROM t GROUP BY g.qty", "COALESCE(MAX(s)"),
+    ("SELECT t.g.qty AS q, MAX(s) FROM t GROUP BY t.g.qty", "COALESCE(MAX(s)"),
+    ("SELECT x.G.Qty AS q, MAX(s) FROM t AS x GROUP BY x.G.Qty", "COALESCE(MAX(s)"),
+    ("SELECT g.n.k, q, MAX(s) FROM t GROUP BY g.n.k, q", "COALESCE(MAX(s)"),  # 4 * 11 groups
 ]
 
 LEFT = [
@@ -63,6 +91,12 @@ LEFT = [
     "SELECT q AS g, MAX(s) FROM t GROUP BY g",  # an alias: not the frame's column
     "SELECT q, MAX(s) FROM t JOIN u ON t.q = u.q GROUP BY q",
     "SELECT q, MAX(s) FROM (SELECT * FROM t) GROUP BY q",
+    "SELECT g.big, MAX(s) FROM t GROUP BY g.big",  # a member of too many values
+    "SELECT g.u, MAX(s) FROM t GROUP BY g.u",  # a member of unknown values
+    "SELECT g.n, MAX(s) FROM t GROUP BY g.n",  # a map
+    "SELECT g.qty, MAX(s) FROM t AS g GROUP BY g.qty",  # the table's column qty: none
+    "SELECT y.g.qty, MAX(s) FROM t GROUP BY y.g.qty",  # no column y
+    "SELECT g.qty, q, r, MAX(s) FROM t GROUP BY g.qty, q, r",  # 11 * 11 * 7 groups
 ]
 
 

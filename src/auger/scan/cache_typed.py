@@ -42,6 +42,7 @@ import pyarrow.compute as pc
 
 __all__ = [
     "CAST_TARGETS",
+    "MEMBERS_METADATA",
     "RANGE_METADATA",
     "TYPED_KEY",
     "VALUES_METADATA",
@@ -61,6 +62,9 @@ RANGE_METADATA = "auger.range"
 #: The metadata key of a frame column holding few distinct values, and how many
 #: (:mod:`auger.scan.cache_values`); NULL is not counted
 VALUES_METADATA = "auger.values"
+#: The metadata key of a map's frame column saying the same of its members: member name → the
+#: member's own metadata (:data:`RANGE_METADATA`, or this key for a map in the map)
+MEMBERS_METADATA = "auger.members"
 
 _INTEGRAL = r"^-?[0-9]{1,18}$"
 _DECIMAL = r"^-?[0-9]{1,18}(\.[0-9]{1,18})?$"

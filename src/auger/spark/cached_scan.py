@@ -46,13 +46,14 @@ from auger.scan.cache import (
 )
 from auger.scan.cache_typed import (
     CAST_TARGETS,
+    MEMBERS_METADATA,
     RANGE_METADATA,
     VALUES_METADATA,
     copy_name,
     typed_column,
     typed_copies,
 )
-from auger.scan.cache_values import few_values
+from auger.scan.cache_values import few_ranges, few_values
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.spark.cache_builds import schedule_build
 from auger.spark.datasource_read import datasource_frame
@@ -215,9 +216,10 @@ def _entries_frame(
     the casts the parts' typed copies answer (when ``casts`` is given, which names them).
 
     ``whole``: these are all the scan's files, so an integer cast's column carries the range
-    of the copies' values as its metadata (:data:`auger.scan.cache_typed.RANGE_METADATA`),
-    and a string column the parts list the values of how many it holds
-    (:data:`auger.scan.cache_typed.VALUES_METADATA`)."""
+    of the copies' values as its metadata (:data:`auger.scan.cache_typed.RANGE_METADATA`), as
+    does an integer column, or a map's integer member, the parts give the range of (by
+    :data:`auger.scan.cache_typed.MEMBERS_METADATA`), and a string column the parts list the
+    values of how many it holds (:data:`auger.scan.cache_typed.VALUES_METADATA`)."""
 
     spec = planned.spec
     positional = positional_array(entry_schema(spec.cache_columns))
@@ -266,11 +268,13 @@ def _entries_frame(
             origins.append(split)
     ranges: dict[str, tuple[int, int]] = {}  # frame column -> its values' range
     counts: dict[str, int] = {}  # frame column -> how many values it has
+    told: dict[str, dict[str, Any]] = {}  # frame column -> its metadata
     if casts is not None:
         notes = _footer_notes(files) if files else None
         answered = _answered_casts(planned, reads, files, notes) if notes is not None else {}
         if whole and notes is not None:
             counts = _value_counts(planned, reads, notes)
+            told = _integer_ranges(planned, reads, notes)
         for (column, target), (copy, value, bounds) in answered.items():
             if copy.name not in schema:
                 schema.add(copy)
@@ -309,10 +313,10 @@ def _entries_frame(
             report.add_local(TaskFacts(paths, _rows(files)))
     if selects != [_ident(n) for n in schema.names()]:
         frame = frame.selectExpr(*selects)
-    told: dict[str, dict[str, Any]] = {
-        **{name: {RANGE_METADATA: [low, high]} for name, (low, high) in ranges.items()},
-        **{name: {VALUES_METADATA: count} for name, count in counts.items()},
-    }
+    for name, (low, high) in ranges.items():
+        told[name] = {RANGE_METADATA: [low, high]}
+    for name, count in counts.items():
+        told[name] = {VALUES_METADATA: count}
     return _with_metadata(frame, told) if told else frame
 
 
@@ -418,6 +422,35 @@ def _value_counts(
         if found and all(v is not None for v in found):
             out[column] = len(frozenset().union(*(v for v in found if v is not None)))
     return out
+
+
+def _integer_ranges(
+    planned: PlannedScan, reads: Mapping[str, str], notes: Sequence[Mapping[str, str]]
+) -> dict[str, dict[str, Any]]:
+    """Each planned column that is, or holds in its maps, an integer every part gives the
+    range of (:mod:`auger.scan.cache_values`) → its frame metadata: the range over all parts
+    (:data:`RANGE_METADATA`), on a map's members by :data:`MEMBERS_METADATA`."""
+    listed = [few_ranges(kv) for kv in notes]
+    if not listed or not all(listed):
+        return {}
+    columns = {
+        col.name.lower(): col.name
+        for col in planned.schema
+        if planned.spec.sources.get(col.name, ColumnSource.TABLE) == ColumnSource.TABLE
+        and reads.get(col.name, col.name) == col.name
+    }
+    told: dict[str, dict[str, Any]] = {}
+    for path in listed[0]:
+        name = columns.get(path[0].lower())
+        found = [ranges.get(path) for ranges in listed]
+        if name is None or any(bounds is None for bounds in found):
+            continue
+        known = [bounds for bounds in found if bounds is not None]
+        meta = told.setdefault(name, {})
+        for member in path[1:]:
+            meta = meta.setdefault(MEMBERS_METADATA, {}).setdefault(member, {})
+        meta[RANGE_METADATA] = [min(b[0] for b in known), max(b[1] for b in known)]
+    return told
 
 
 #: The cast targets whose values are the copies' integers themselves.
