@@ -175,17 +175,23 @@ def compile_parquet_reads(
     if is_connect(spark) or rounds <= 0:
         return 0
     slots = min(max(1, int(spark.sparkContext.defaultParallelism)), 4)
-    tracker = spark.sparkContext.statusTracker()
-    done = 0
     with tempfile.TemporaryDirectory(prefix="auger-warm-up-") as root:
         for slot in range(slots):
             _warm_up_parquet(Path(root) / f"warm-{slot}.parquet", rows)
         spark.sparkContext.setJobGroup(WARM_UP_GROUP, "compile Spark's Parquet reader", True)
         frame = spark.read.parquet(root)
         grouped = frame.groupBy("k").agg({"d": "sum", "n": "max", "s": "count"})
-        while done < rounds and not busy() and not jobs_outside(tracker, WARM_UP_GROUP):
-            grouped.collect()
-            done += 1
+        return _rounds(spark, busy, rounds, grouped.collect)
+
+
+def _rounds(spark: Any, busy: Callable[[], bool], rounds: int, run: Callable[[], Any]) -> int:
+    """``run()`` up to ``rounds`` times, each while neither ``busy()`` nor a job outside the
+    warm-up runs (a query that arrives waits for one round at most); how many rounds ran."""
+    tracker = spark.sparkContext.statusTracker()
+    done = 0
+    while done < rounds and not busy() and not jobs_outside(tracker, WARM_UP_GROUP):
+        run()
+        done += 1
     return done
 
 
@@ -216,16 +222,11 @@ def compile_small_queries(
     rows = pa.table({"k": keys, "v": pa.array([float(i) for i in range(1000)])})
     spark.createDataFrame(rows).coalesce(1).createOrReplaceTempView(_WARM_UP_VIEW)
     spark.sparkContext.setJobGroup(WARM_UP_GROUP, "compile Spark's planner", True)
-    tracker = spark.sparkContext.statusTracker()
     query = f"SELECT k, COUNT(*) AS n, SUM(v) AS s FROM {_WARM_UP_VIEW} GROUP BY k ORDER BY n DESC"
-    done = 0
     try:
-        while done < rounds and not busy() and not jobs_outside(tracker, WARM_UP_GROUP):
-            to_arrow(spark.sql(query))
-            done += 1
+        return _rounds(spark, busy, rounds, lambda: to_arrow(spark.sql(query)))
     finally:
         spark.catalog.dropTempView(_WARM_UP_VIEW)
-    return done
 
 
 def warm_when_idle(spark: Any, busy: Callable[[], bool]) -> bool:
