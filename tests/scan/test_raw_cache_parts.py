@@ -191,3 +191,67 @@ def test_a_part_gives_the_range_of_its_integers_and_map_members_of_few_values() 
     assert few_ranges({RANGES_KEY: "not json"}) == {}
     assert few_ranges({RANGES_KEY: '[["q", 1]]'}) == {}
     assert few_ranges({}) == {}
+
+
+def test_a_part_keeps_dictionaries_for_columns_whose_values_repeat(tmp_path: Path) -> None:
+    """The first row group chooses: a column of repeated values, one of NULLs alone and every
+    member of a map or a list are written with a dictionary; a column of distinct values is
+    written plain, in every row group, and reads back the same."""
+    from auger.scan.cache_build import dictionary_columns
+
+    rows = 1000
+    schema = pa.schema(
+        [
+            ("few", pa.string()),
+            ("ids", pa.string()),
+            ("half", pa.int64()),
+            ("none", pa.string()),
+            ("m", pa.struct([("a", pa.int64()), ("b", pa.string())])),
+            ("r", pa.list_(pa.string())),
+        ]
+    )
+
+    def group(start: int) -> pa.Table:
+        return pa.table(
+            {
+                "few": [f"c{i % 3}" for i in range(rows)],
+                "ids": [f"id{start + i}" for i in range(rows)],
+                "half": [i // 2 for i in range(rows)],  # each value twice: half are distinct
+                "none": pa.nulls(rows, pa.string()),
+                "m": [{"a": i, "b": f"b{i}"} for i in range(rows)],
+                "r": [[f"x{i}"] for i in range(rows)],
+            },
+            schema=schema,
+        )
+
+    assert dictionary_columns(group(0)) == ["few", "half", "none", "m.a", "m.b", "r.list.element"]
+    # no values to judge by: the dictionary, as before
+    assert dictionary_columns(group(0).slice(0, 0)) == [
+        "few",
+        "ids",
+        "half",
+        "none",
+        "m.a",
+        "m.b",
+        "r.list.element",
+    ]
+    split = FileSplit("/data/f.json", 100, 1.5)
+    writer = PartWriter(str(tmp_path), split, schema)
+    for start in (0, rows, 2 * rows):
+        for batch in group(start).to_batches():
+            writer.write(batch)
+        writer._flush()  # a row group each
+    writer.publish()
+    (path,) = list(tmp_path.rglob("*.parquet"))
+    meta = pq.read_metadata(path)
+    assert meta.num_row_groups == 3
+    for g in range(meta.num_row_groups):
+        encodings = {
+            meta.schema.column(i).path: meta.row_group(g).column(i).encodings
+            for i in range(meta.num_columns)
+        }
+        dictionary = {p for p, e in encodings.items() if "RLE_DICTIONARY" in e}
+        assert dictionary == {"few", "half", "none", "m.a", "m.b", "r.list.element"}, encodings
+    back = pq.read_table(path)
+    assert back.column("ids").to_pylist() == [f"id{i}" for i in range(3 * rows)]
+    assert back.column("few").to_pylist() == [f"c{i % 3}" for i in range(rows)] * 3
