@@ -266,15 +266,15 @@ def _entries_frame(
         for part in parts:
             files.append(FileSplit(part.path, part.size, part.mtime))
             origins.append(split)
-    ranges: dict[str, tuple[int, int]] = {}  # frame column -> its values' range
-    counts: dict[str, int] = {}  # frame column -> how many values it has
     told: dict[str, dict[str, Any]] = {}  # frame column -> its metadata
     if casts is not None:
         notes = _footer_notes(files) if files else None
         answered = _answered_casts(planned, reads, files, notes) if notes is not None else {}
         if whole and notes is not None:
-            counts = _value_counts(planned, reads, notes)
-            told = _integer_ranges(planned, reads, notes)
+            told = {
+                **_integer_ranges(planned, reads, notes),
+                **_value_counts(planned, reads, notes),
+            }
         for (column, target), (copy, value, bounds) in answered.items():
             if copy.name not in schema:
                 schema.add(copy)
@@ -283,7 +283,7 @@ def _entries_frame(
             casts[(column, target)] = name
             selects.append(f"{value} AS {_ident(name)}")
             if whole and bounds is not None:
-                ranges[name] = bounds
+                told[name] = {RANGE_METADATA: list(bounds)}
     parquet = replace(
         spec,
         format_name="parquet",
@@ -313,10 +313,6 @@ def _entries_frame(
             report.add_local(TaskFacts(paths, _rows(files)))
     if selects != [_ident(n) for n in schema.names()]:
         frame = frame.selectExpr(*selects)
-    for name, (low, high) in ranges.items():
-        told[name] = {RANGE_METADATA: [low, high]}
-    for name, count in counts.items():
-        told[name] = {VALUES_METADATA: count}
     return _with_metadata(frame, told) if told else frame
 
 
@@ -415,15 +411,17 @@ def _answered_casts(
 
 def _value_counts(
     planned: PlannedScan, reads: Mapping[str, str], notes: Sequence[Mapping[str, str]]
-) -> dict[str, int]:
+) -> dict[str, dict[str, Any]]:
     """Each planned string column every part lists the values of
-    (:mod:`auger.scan.cache_values`) → how many distinct values it has in them all."""
+    (:mod:`auger.scan.cache_values`) → its frame metadata: how many distinct values it has
+    in them all (:data:`VALUES_METADATA`)."""
     listed = [few_values(kv) for kv in notes]
-    out: dict[str, int] = {}
+    out: dict[str, dict[str, Any]] = {}
     for column, held in _stored_strings(planned, reads).items():
         found = [values.get(held) for values in listed]
         if found and all(v is not None for v in found):
-            out[column] = len(frozenset().union(*(v for v in found if v is not None)))
+            count = len(frozenset().union(*(v for v in found if v is not None)))
+            out[column] = {VALUES_METADATA: count}
     return out
 
 
