@@ -43,6 +43,7 @@ from auger.scan.run import run_scan
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.storage import filesystem as fs
 from auger.types import TupleSchema
+from auger.types.arrow_values import integer_scalar, null_scalar
 from auger.types.metadata import column_type_text
 from auger.types.spark import schema_to_spark, spark_arrow_schema
 
@@ -156,16 +157,18 @@ def _positions(array: pa.Array, positions: Sequence[int]) -> list[pa.Array]:
     entry keeps 32 positions of files that mostly have a few)."""
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
-    lengths = pc.fill_null(pc.list_value_length(array), 0)
+    lengths = pc.list_value_length(array)  # NULL for a NULL row: no field there either
     longest = pc.max(lengths).as_py() or 0
     starts = array.offsets.slice(0, len(array))
+    offset_type = starts.type
     out = []
     for position in positions:
         if position >= longest:
             out.append(pa.nulls(len(array), array.type.value_type))
             continue
-        valid = pc.greater(lengths, position)
-        indices = pc.if_else(valid, pc.add(starts, position), pa.scalar(None, pa.int32()))
+        at = integer_scalar(position, offset_type)  # no Python value converted: no pandas
+        # NULL where the row is shorter, or NULL itself (a NULL condition gives NULL)
+        indices = pc.if_else(pc.greater(lengths, at), pc.add(starts, at), null_scalar(offset_type))
         out.append(pc.take(array.values, indices))
     return out
 
@@ -339,9 +342,11 @@ def dictionary_columns(group: pa.Table) -> list[str]:
 
 def _leaf_paths(field: pa.Field) -> list[str]:
     """The Parquet leaf paths of a nested column, as its writer names them
-    (``m.a``, ``r.list.element``)."""
+    (``m.a``, ``r.list.element``). The empty table is made from no batches: pyarrow's
+    ``Schema.empty_table`` imports pandas, 35-40 MB more in a build's Python worker (2 GB of
+    JSON lines: a worker peaked at 251-279 MB with it)."""
     sink = pa.BufferOutputStream()
-    pq.write_table(pa.schema([field]).empty_table(), sink)
+    pq.write_table(pa.Table.from_batches([], schema=pa.schema([field])), sink)
     leaves = pq.read_metadata(pa.BufferReader(sink.getvalue())).schema
     return [leaves.column(i).path for i in range(len(leaves))]
 

@@ -13,7 +13,6 @@ where no field wrote it.
 from __future__ import annotations
 
 import datetime as dt
-import struct
 from collections.abc import Callable
 
 import pyarrow as pa
@@ -21,6 +20,7 @@ import pyarrow.compute as pc
 
 from auger.scan.conflicts import ErrorContext, illegal_conversion
 from auger.types import ColumnMetadata, DataMode, MinorType
+from auger.types.arrow_values import null_scalar, text_scalar
 from auger.types.java_format import strptime_pattern
 
 __all__ = [
@@ -87,25 +87,11 @@ def text_scan_column(col: ColumnMetadata) -> ColumnMetadata:
 TextConverter = Callable[[pa.Array, ErrorContext], pa.Array]
 
 
-def _text_scalar(text: str, dst: pa.DataType) -> pa.Scalar:
-    """``text`` as an Arrow scalar of the text type ``dst``, built from its bytes.
-
-    ``pa.scalar`` (as every conversion of Python objects in pyarrow) first imports pandas to ask
-    whether the value is a pandas object; a Spark worker scanning a text file never needs pandas,
-    and importing it would cost the worker more than its whole scan of a small file."""
-    if not isinstance(text, str):
-        return pa.scalar(text, dst)
-    data = text.encode("utf-8")
-    offsets = pa.py_buffer(struct.pack("<ii", 0, len(data)))
-    one = pa.Array.from_buffers(pa.string(), 1, [None, offsets, pa.py_buffer(data)])
-    return one.cast(dst)[0]
-
-
 def text_converter(col: ColumnMetadata, dst: pa.DataType) -> TextConverter | None:
     """How the scan turns the text of ``col`` (a provided schema's column) into ``dst``, the
     column's Arrow type; None when the text is delivered as read."""
     if required_varchar(col):
-        fill = _text_scalar(col.default_value if col.default_value is not None else "", dst)
+        fill = text_scalar(col.default_value if col.default_value is not None else "", dst)
         return lambda arr, ctx: pc.fill_null(arr, fill).cast(dst)
     if not needs_conversion(col):
         return None
@@ -133,7 +119,7 @@ def text_converter(col: ColumnMetadata, dst: pa.DataType) -> TextConverter | Non
             return parse(value, ctx)
         if pc.all(blanks).as_py():
             return pa.repeat(blank[0], len(value)).cast(dst)
-        parsed = parse(pc.if_else(blanks, pa.scalar(None, pa.string()), value), ctx)
+        parsed = parse(pc.if_else(blanks, null_scalar(pa.string()), value), ctx)
         return pc.if_else(blanks, blank[0], parsed)
 
     return convert

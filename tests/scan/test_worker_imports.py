@@ -1,0 +1,85 @@
+"""A Spark worker that scans raw files, or builds their cache entries, never imports pandas.
+
+pyarrow imports pandas on its first conversion of a Python value; a worker that did so would
+carry 35-40 MB more for its life. Each case runs in a fresh interpreter, as a worker starts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Plans a ``SELECT *`` of the files (as the planner does for a cache build), then scans them
+#: writing their cache parts, and prints what was imported and written.
+_BUILD = """
+import json, sys
+from dataclasses import replace
+from pathlib import Path
+from tests.scan.test_run_scan import plan
+from auger.scan.cache_build import building_scan
+from auger.types.spark import schema_to_spark, spark_arrow_schema
+
+fmt, root, cache = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
+files = sorted(p for p in root.iterdir() if p.is_file())
+spec = plan(fmt, root, files, None)
+spec = replace(spec, cache_columns=spec.output_schema, cache_build=cache)
+before = "pandas" in sys.modules
+target = spark_arrow_schema(schema_to_spark(spec.schema()))
+rows = sum(b.num_rows for b in building_scan(spec, list(spec.files), 4096, target))
+print(json.dumps({
+    "before": before,
+    "after": "pandas" in sys.modules,
+    "rows": rows,
+    "parts": len(list(Path(cache).rglob("*.parquet"))),
+}))
+"""
+
+
+def _write(fmt: str, root: Path) -> int:
+    """Files whose build takes every branch of a part's writing: positions past some rows'
+    ends, NULL rows, typed copies, few values and ranges, maps and lists. Returns the rows."""
+    rows = 3000
+    if fmt == "csv":
+        lines = [f"{i},n{i},{i % 7}.5,c{i % 3},{i % 50}" + (",x" * (i % 3)) for i in range(rows)]
+        (root / "a.csv").write_text("\n".join(lines) + "\n")
+    elif fmt == "csvh":
+        lines = ["id,name,amount,category,when"]
+        lines += [f"{i},n{i},{i % 7}.5,c{i % 3},2024-01-{1 + i % 28:02d}" for i in range(rows)]
+        (root / "a.csvh").write_text("\n".join(lines) + "\n")
+    else:
+        records = [
+            {
+                "id": i,
+                "name": f"n{i}",
+                "amount": i / 4,
+                "m": {"qty": i % 9, "tags": [f"t{i % 4}"], "inner": {"k": i % 2}},
+                "list": list(range(i % 4)),
+            }
+            if i % 10
+            else {"id": i, "m": None}
+            for i in range(rows)
+        ]
+        (root / "a.json").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return rows
+
+
+@pytest.mark.parametrize("fmt", ["csv", "csvh", "json"])
+def test_a_cache_build_imports_no_pandas(fmt: str, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    rows = _write(fmt, data)
+    done = subprocess.run(
+        [sys.executable, "-c", _BUILD, fmt, str(data), str(tmp_path / "cache")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got == {"before": False, "after": False, "rows": rows, "parts": 1}
