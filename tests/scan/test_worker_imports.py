@@ -58,7 +58,7 @@ def _write(fmt: str, root: Path) -> int:
                 "name": f"n{i}",
                 "amount": i / 4,
                 "m": {"qty": i % 9, "tags": [f"t{i % 4}"], "inner": {"k": i % 2}},
-                "list": list(range(i % 4)),
+                "list": [*range(i % 4), None] if i % 5 == 0 else list(range(i % 4)),
             }
             if i % 10
             else {"id": i, "m": None}
@@ -83,3 +83,51 @@ def test_a_cache_build_imports_no_pandas(fmt: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout.strip().splitlines()[-1])
     assert got == {"before": False, "after": False, "rows": rows, "parts": 1}
+
+
+#: A query's scan of files in subdirectories: table, implicit, partition and missing columns.
+_SCAN = """
+import json, sys
+from pathlib import Path
+from tests.scan.test_run_scan import plan
+from auger.scan import run_scan
+
+fmt, root = sys.argv[1], Path(sys.argv[2])
+files = sorted(p for p in root.rglob("*") if p.is_file())
+spec = plan(fmt, root, files, json.loads(sys.argv[3]))
+before = "pandas" in sys.modules
+batches = list(run_scan(spec, batch_rows=1000))
+print(json.dumps({
+    "before": before,
+    "after": "pandas" in sys.modules,
+    "rows": sum(b.num_rows for b in batches),
+    "dirs": sorted({str(v) for b in batches for v in b.column("dir0").to_pylist()}),
+}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("fmt", "columns"),
+    [
+        ("csv", ["columns", "filename", "fqn", "dir0", "suffix"]),
+        ("csvh", ["id", "filename", "filepath", "dir0", "nope"]),
+        ("json", ["id", "m", "list", "filename", "dir0", "nope"]),
+    ],
+)
+def test_a_scan_with_implicit_and_missing_columns_imports_no_pandas(
+    fmt: str, columns: list[str], tmp_path: Path
+) -> None:
+    rows = 0
+    for sub in ("y2024", "y2025"):
+        (tmp_path / sub).mkdir()
+        rows += _write(fmt, tmp_path / sub)
+    done = subprocess.run(
+        [sys.executable, "-c", _SCAN, fmt, str(tmp_path), json.dumps(columns)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got == {"before": False, "after": False, "rows": rows, "dirs": ["y2024", "y2025"]}

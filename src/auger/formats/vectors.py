@@ -11,18 +11,19 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auger.types.arrow_values import integer_scalar, text_scalar
+
 __all__ = ["unnull_structs"]
 
 
 def _element_default(t: pa.DataType) -> pa.Scalar | None:
     """What Drill's JSON reader stores for a null inside an array of ``t``: its vectors hold
-    no nulls in arrays, so false, 0 or the empty string (None: leave the nulls)."""
-    if pa.types.is_boolean(t):
-        return pa.scalar(False, t)
-    if pa.types.is_integer(t) or pa.types.is_floating(t):
-        return pa.scalar(0, t)
+    no nulls in arrays, so false, 0 or the empty string (None: leave the nulls). Made from
+    bytes, not from Python values: a scan's worker never imports pandas."""
+    if pa.types.is_boolean(t) or pa.types.is_integer(t) or pa.types.is_floating(t):
+        return integer_scalar(0, pa.int64()).cast(t)
     if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return pa.scalar("", t)
+        return text_scalar("", t)
     return None
 
 

@@ -35,6 +35,7 @@ from auger.scan.output import assemble
 from auger.scan.tracker import ScanSchemaTracker
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 from auger.types.arrow import arrow_to_column, column_to_arrow, field_to_arrow
+from auger.types.arrow_values import text_scalar
 
 __all__ = ["ArrowFileScan", "FrozenScan", "conformer", "convert_column", "project_arrays"]
 
@@ -445,7 +446,7 @@ class FrozenScan:
     def _file_values(self, file: FileDescrip) -> list[pa.Scalar]:
         if self._file is not file:
             self._file = file
-            self._values = [pa.scalar(file.value(m), pa.string()) for m in self._markers]
+            self._values = [text_scalar(file.value(m), pa.string()) for m in self._markers]
         return self._values
 
     def scan_batch(

@@ -38,6 +38,7 @@ from auger.scan.schema import ScanColumn
 from auger.scan.spec import ColumnSource
 from auger.scan.tracker import ProjectionType, ScanSchemaTracker
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
+from auger.types.arrow_values import text_scalar
 
 __all__ = [
     "IMPLICIT_PROPERTY",
@@ -238,7 +239,7 @@ class ImplicitColumns:
 
     def arrays(self, file: FileDescrip, row_count: int) -> list[pa.Array]:
         """Constant Arrow string columns of ``row_count`` rows for ``file``."""
-        return [constant_array(pa.scalar(v, pa.string()), row_count) for v in self.values(file)]
+        return [constant_array(text_scalar(v, pa.string()), row_count) for v in self.values(file)]
 
 
 def constant_array(

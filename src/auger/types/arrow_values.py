@@ -20,8 +20,11 @@ __all__ = ["integer_scalar", "null_scalar", "text_scalar"]
 _INTEGER_FORMATS = {8: "<b", 16: "<h", 32: "<i", 64: "<q"}
 
 
-def text_scalar(text: str, dst: pa.DataType) -> pa.Scalar:
-    """``text`` as an Arrow scalar of ``dst`` (a string type, or one a string casts to)."""
+def text_scalar(text: str | None, dst: pa.DataType) -> pa.Scalar:
+    """``text`` as an Arrow scalar of ``dst`` (a string type, or one a string casts to); None
+    is NULL."""
+    if text is None:
+        return null_scalar(dst)
     data = text.encode("utf-8")
     offsets = pa.py_buffer(struct.pack("<ii", 0, len(data)))
     one = pa.Array.from_buffers(pa.string(), 1, [None, offsets, pa.py_buffer(data)])
