@@ -255,3 +255,39 @@ def test_a_part_keeps_dictionaries_for_columns_whose_values_repeat(tmp_path: Pat
     back = pq.read_table(path)
     assert back.column("ids").to_pylist() == [f"id{i}" for i in range(3 * rows)]
     assert back.column("few").to_pylist() == [f"c{i % 3}" for i in range(rows)] * 3
+
+
+def test_a_part_lists_its_columns_of_ascii_text(tmp_path: Path) -> None:
+    """Across row groups: a column of ASCII text (NULLs aside), and one of NULLs alone, is
+    listed; one with another character in any group is not, nor a number; unreadable metadata
+    lists nothing. Written into the part's footer."""
+    from auger.scan.cache_ascii import ASCII_KEY, AsciiColumns, ascii_columns
+
+    schema = pa.schema(
+        [("a", pa.string()), ("later", pa.string()), ("none", pa.string()), ("n", pa.int64())]
+    )
+    columns = AsciiColumns(schema)
+    for group in range(3):
+        columns.add(
+            pa.table(
+                {
+                    "a": ["x", None, "~ \t"],
+                    "later": ["y", "z", "ü" if group == 2 else "u"],
+                    "none": pa.nulls(3, pa.string()),
+                    "n": [1, 2, 3],
+                },
+                schema=schema,
+            )
+        )
+    assert ascii_columns(columns.metadata()) == {"a", "none"}
+    assert ascii_columns({ASCII_KEY: "not json"}) == frozenset()
+    assert ascii_columns({ASCII_KEY: '{"a": 1}'}) == frozenset()
+    assert ascii_columns({}) == frozenset()
+    split = FileSplit("/data/f.json", 100, 1.5)
+    part_schema = pa.schema([("a", pa.string()), ("b", pa.string())])
+    writer = PartWriter(str(tmp_path), split, part_schema)
+    writer.write(pa.RecordBatch.from_pydict({"a": ["p", "q"], "b": ["r", "ß"]}, schema=part_schema))
+    writer.publish()
+    (path,) = [p for p in tmp_path.rglob("*.parquet")]
+    footer = {k.decode(): v.decode() for k, v in pq.read_metadata(path).metadata.items()}
+    assert ascii_columns(footer) == {"a"}

@@ -408,6 +408,35 @@ def test_string_extremes_grouped_by_a_json_map_member_of_few_values_run_without_
     assert beside == _run(cc, few, cache=False)[1] and len(beside) == 10
 
 
+def test_lengths_of_ascii_text_count_bytes(cc: Connection, data_dir: Path) -> None:
+    """A column of ASCII text alone in every part has its LENGTH counted in bytes, with the
+    same answers; a column with other characters (in a later row group), or one in a file
+    parsed beside the entries, keeps Spark's count of characters."""
+    import json
+
+    d = data_dir / "cache_ascii"
+    d.mkdir(exist_ok=True)
+    rows = 300_000  # past a part's first row group
+    records = [
+        {"id": i, "s": "x" * (i % 50), "u": "éé" if i == 250_045 else "e" * (i % 7)}
+        for i in range(rows)
+    ]
+    (d / "a.json").write_text("".join(json.dumps(r) + "\n" for r in records))
+    table = "dfs.data.`cache_ascii`"
+    query = (
+        f"SELECT LENGTH(s) AS n, COUNT(*) AS c, MAX(CHAR_LENGTH(u)) AS m, SUM(LENGTH(u)) AS t "
+        f"FROM {table} WHERE LENGTH(s) > 40 GROUP BY LENGTH(s)"
+    )
+    got = _same_three_ways(cc, query, files=1)
+    assert [r[0] for r in got] == list(range(41, 50)) and max(r[2] for r in got) == 6
+    plan = _plan(cc, query).lower()
+    assert "octet_length(s" in plan and "octet_length(u" not in plan, plan
+    (d / "b.json").write_text('{"id": -1, "s": "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy"}\n')
+    assert "octet_length" not in _plan(cc, query).lower()
+    beside = _run(cc, query, cache=True)[1]
+    assert beside == _run(cc, query, cache=False)[1] and beside[4][1] == got[4][1] + 1
+
+
 def test_an_unreadable_part_offers_no_typed_copy(tmp_path: Path) -> None:
     """A part whose footer cannot be read answers no cast (and fails no query: the frame
     builder then declines the parts, and the data source reads the files)."""

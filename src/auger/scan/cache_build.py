@@ -37,6 +37,7 @@ from auger.scan.cache import (
     part_range,
     positional_array,
 )
+from auger.scan.cache_ascii import AsciiColumns
 from auger.scan.cache_typed import TypedCopies
 from auger.scan.cache_values import FewValues
 from auger.scan.run import run_scan
@@ -237,6 +238,7 @@ class PartWriter:
         self.schema = schema
         self.copies = TypedCopies(schema)
         self.values = FewValues(schema)
+        self.ascii = AsciiColumns(schema)
         self.extra = pa.schema([])  # the copies' columns, after the part's own
         self.failed = False
         self.pending: list[pa.RecordBatch] = []
@@ -271,6 +273,7 @@ class PartWriter:
             if self.writer is None:
                 self.extra = self.copies.choose(table)
             self.values.add(table)
+            self.ascii.add(table)
             for field, values in zip(self.extra, self.copies.arrays(table), strict=True):
                 table = table.append_column(field, values)
             if self.writer is None:
@@ -291,7 +294,8 @@ class PartWriter:
         try:
             if self.writer is None:  # no rows: a part of the columns alone
                 self._open(self.schema, [])
-            if noted := {**self.copies.metadata(), **self.values.metadata()}:
+            notes = (self.copies, self.values, self.ascii)
+            if noted := {k: v for note in notes for k, v in note.metadata().items()}:
                 self.writer.add_key_value_metadata(noted)
             self.writer.close()
             self.sink.close()

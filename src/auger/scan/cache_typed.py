@@ -41,6 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 __all__ = [
+    "ASCII_METADATA",
     "CAST_TARGETS",
     "MEMBERS_METADATA",
     "RANGE_METADATA",
@@ -62,6 +63,9 @@ RANGE_METADATA = "auger.range"
 #: The metadata key of a frame column holding few distinct values, and how many
 #: (:mod:`auger.scan.cache_values`); NULL is not counted
 VALUES_METADATA = "auger.values"
+#: The metadata key of a frame column whose values are all ASCII text, in every part
+#: (:mod:`auger.scan.cache_ascii`): its ``LENGTH`` is its byte count
+ASCII_METADATA = "auger.ascii"
 #: The metadata key of a map's frame column saying the same of its members: member name → the
 #: member's own metadata (:data:`RANGE_METADATA`, or this key for a map in the map)
 MEMBERS_METADATA = "auger.members"

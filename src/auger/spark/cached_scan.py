@@ -44,7 +44,9 @@ from auger.scan.cache import (
     table_key,
     touch,
 )
+from auger.scan.cache_ascii import ascii_columns
 from auger.scan.cache_typed import (
+    ASCII_METADATA,
     CAST_TARGETS,
     MEMBERS_METADATA,
     RANGE_METADATA,
@@ -218,8 +220,9 @@ def _entries_frame(
     ``whole``: these are all the scan's files, so an integer cast's column carries the range
     of the copies' values as its metadata (:data:`auger.scan.cache_typed.RANGE_METADATA`), as
     does an integer column, or a map's integer member, the parts give the range of (by
-    :data:`auger.scan.cache_typed.MEMBERS_METADATA`), and a string column the parts list the
-    values of how many it holds (:data:`auger.scan.cache_typed.VALUES_METADATA`)."""
+    :data:`auger.scan.cache_typed.MEMBERS_METADATA`), a string column the parts list the
+    values of how many it holds (:data:`auger.scan.cache_typed.VALUES_METADATA`), and a string
+    column every part lists as ASCII says so (:data:`auger.scan.cache_typed.ASCII_METADATA`)."""
 
     spec = planned.spec
     positional = positional_array(entry_schema(spec.cache_columns))
@@ -271,10 +274,13 @@ def _entries_frame(
         notes = _footer_notes(files) if files else None
         answered = _answered_casts(planned, reads, files, notes) if notes is not None else {}
         if whole and notes is not None:
-            told = {
-                **_integer_ranges(planned, reads, notes),
-                **_value_counts(planned, reads, notes),
-            }
+            for facts in (
+                _integer_ranges(planned, reads, notes),
+                _value_counts(planned, reads, notes),
+                _ascii_strings(planned, reads, notes),
+            ):
+                for column, meta in facts.items():
+                    told.setdefault(column, {}).update(meta)
         for (column, target), (copy, value, bounds) in answered.items():
             if copy.name not in schema:
                 schema.add(copy)
@@ -423,6 +429,19 @@ def _value_counts(
             count = len(frozenset().union(*(v for v in found if v is not None)))
             out[column] = {VALUES_METADATA: count}
     return out
+
+
+def _ascii_strings(
+    planned: PlannedScan, reads: Mapping[str, str], notes: Sequence[Mapping[str, str]]
+) -> dict[str, dict[str, Any]]:
+    """Each planned string column every part lists as ASCII text alone
+    (:mod:`auger.scan.cache_ascii`) → its frame metadata (:data:`ASCII_METADATA`)."""
+    listed = [ascii_columns(kv) for kv in notes]
+    return {
+        column: {ASCII_METADATA: True}
+        for column, held in _stored_strings(planned, reads).items()
+        if listed and all(held in names for names in listed)
+    }
 
 
 def _integer_ranges(
