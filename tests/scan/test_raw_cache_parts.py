@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from auger.scan.cache import complete_parts, entry_dir
 from auger.scan.cache_build import PartWriter
@@ -291,3 +292,29 @@ def test_a_part_lists_its_columns_of_ascii_text(tmp_path: Path) -> None:
     (path,) = [p for p in tmp_path.rglob("*.parquet")]
     footer = {k.decode(): v.decode() for k, v in pq.read_metadata(path).metadata.items()}
     assert ascii_columns(footer) == {"a"}
+
+
+def test_row_groups_are_sized_by_the_columns_holding_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A headerless file's positions past its fields (columns of NULLs alone) do not count
+    towards a row group's bytes: they take no room in Parquet, and counting them cut the
+    groups short."""
+    import auger.scan.cache_build as cache_build
+
+    monkeypatch.setattr(cache_build, "ROW_GROUP_BYTES", 64 * 1024)
+    schema = pa.schema([(f"p{n}", pa.string()) for n in range(30)])
+    values = pa.array([f"value{i:05d}" for i in range(1000)], pa.string())  # 14 KB
+    kinds = pa.list_(pa.string())
+    rows = pa.array([[v] for v in values.to_pylist()], kinds)
+    split = FileSplit("/data/f.csv", 100, 1.5)
+    part = PartWriter(str(tmp_path), split, schema)
+    for _ in range(10):
+        # the positions past the rows' one field, as the build makes them
+        arrays = [values, *cache_build._positions(rows, list(range(1, 30)))]
+        part.write(pa.RecordBatch.from_arrays(arrays, schema=schema))
+    part.publish()
+    (path,) = [p for p in tmp_path.rglob("*.parquet")]
+    meta = pq.read_metadata(path)
+    assert meta.num_rows == 10_000
+    assert meta.num_row_groups == 2  # 5 batches of 14 KB of values each
