@@ -272,12 +272,15 @@ def _entries_frame(
     told: dict[str, dict[str, Any]] = {}  # frame column -> its metadata
     if casts is not None:
         notes = _footer_notes(files) if files else None
-        answered = _answered_casts(planned, reads, files, notes) if notes is not None else {}
+        stored = _stored_strings(planned, reads)
+        answered = (
+            _answered_casts(planned, reads, files, notes, stored) if notes is not None else {}
+        )
         if whole and notes is not None:
             for facts in (
                 _integer_ranges(planned, reads, notes),
-                _value_counts(planned, reads, notes),
-                _ascii_strings(planned, reads, notes),
+                _value_counts(stored, notes),
+                _ascii_strings(stored, notes),
             ):
                 for column, meta in facts.items():
                     told.setdefault(column, {}).update(meta)
@@ -382,13 +385,15 @@ def _answered_casts(
     reads: Mapping[str, str],
     files: Sequence[FileSplit],
     notes: Sequence[Mapping[str, str]] | None = None,
+    stored: Mapping[str, str] | None = None,
 ) -> dict[tuple[str, str], tuple[ColumnMetadata, str, tuple[int, int] | None]]:
     """(column, target) → (the typed copy read, the value of the cast, the range of its values
     for an integer target, when every part's footer gives it) for each cast of a string column
     to a number or a date that every part's typed copy answers (none where a footer cannot be
     read: the frame builder then declines the parts). ``notes``: the parts' footer metadata,
-    read here if not given."""
-    stored = _stored_strings(planned, reads)
+    read here if not given; ``stored``: :func:`_stored_strings`, worked out if not given."""
+    if stored is None:
+        stored = _stored_strings(planned, reads)
     if not stored or not files:
         return {}
     if notes is None and (notes := _footer_notes(files)) is None:
@@ -416,14 +421,14 @@ def _answered_casts(
 
 
 def _value_counts(
-    planned: PlannedScan, reads: Mapping[str, str], notes: Sequence[Mapping[str, str]]
+    stored: Mapping[str, str], notes: Sequence[Mapping[str, str]]
 ) -> dict[str, dict[str, Any]]:
-    """Each planned string column every part lists the values of
-    (:mod:`auger.scan.cache_values`) → its frame metadata: how many distinct values it has
-    in them all (:data:`VALUES_METADATA`)."""
+    """Each planned string column (``stored``: :func:`_stored_strings`) every part lists the
+    values of (:mod:`auger.scan.cache_values`) → its frame metadata: how many distinct values
+    it has in them all (:data:`VALUES_METADATA`)."""
     listed = [few_values(kv) for kv in notes]
     out: dict[str, dict[str, Any]] = {}
-    for column, held in _stored_strings(planned, reads).items():
+    for column, held in stored.items():
         found = [values.get(held) for values in listed]
         if found and all(v is not None for v in found):
             count = len(frozenset().union(*(v for v in found if v is not None)))
@@ -432,14 +437,15 @@ def _value_counts(
 
 
 def _ascii_strings(
-    planned: PlannedScan, reads: Mapping[str, str], notes: Sequence[Mapping[str, str]]
+    stored: Mapping[str, str], notes: Sequence[Mapping[str, str]]
 ) -> dict[str, dict[str, Any]]:
-    """Each planned string column every part lists as ASCII text alone
-    (:mod:`auger.scan.cache_ascii`) → its frame metadata (:data:`ASCII_METADATA`)."""
+    """Each planned string column (``stored``: :func:`_stored_strings`) every part lists as
+    ASCII text alone (:mod:`auger.scan.cache_ascii`) → its frame metadata
+    (:data:`ASCII_METADATA`)."""
     listed = [ascii_columns(kv) for kv in notes]
     return {
         column: {ASCII_METADATA: True}
-        for column, held in _stored_strings(planned, reads).items()
+        for column, held in stored.items()
         if listed and all(held in names for names in listed)
     }
 
