@@ -437,6 +437,33 @@ def test_lengths_of_ascii_text_count_bytes(cc: Connection, data_dir: Path) -> No
     assert beside == _run(cc, query, cache=False)[1] and beside[4][1] == got[4][1] + 1
 
 
+def test_files_larger_than_the_cache_get_no_entries(cc: Connection, data_dir: Path) -> None:
+    """Files whose bytes (those not cached yet) pass ``auger.cache.max_bytes`` are answered as
+    with the cache off and not built: their entries would push out every other one and the
+    cache past its bound. The query's messages say so and what to change."""
+    d = data_dir / "cache_too_big"
+    d.mkdir(exist_ok=True)
+    (d / "a.csvh").write_text("k,v\n" + "".join(f"k{i % 3},{i}\n" for i in range(500)))
+    query = "SELECT k, SUM(CAST(v AS BIGINT)) AS s FROM dfs.data.`cache_too_big` GROUP BY k"
+    cur = cc.cursor()
+    cur.execute("ALTER SESSION SET `auger.cache.max_bytes` = 1000")
+    for _ in range(2):
+        cur.execute(query)
+        rows = cur.fetchall()
+        wait_for_builds()
+        assert sum(s["files_from_cache"] for s in cur.scan_statistics) == 0
+        assert any("Raise auger.cache.max_bytes" in w for w in cur.warnings), cur.warnings
+    assert sorted(rows) == [("k0", 41583), ("k1", 41750), ("k2", 41417)]
+    cur.execute("ALTER SESSION SET `auger.cache.max_bytes` = 1000000")
+    cur.execute(query)
+    assert not any("max_bytes" in w for w in cur.warnings)
+    cur.fetchall()
+    wait_for_builds()
+    cur.execute(query)
+    assert sorted(cur.fetchall()) == sorted(rows)
+    assert sum(s["files_from_cache"] for s in cur.scan_statistics) == 1
+
+
 def test_an_unreadable_part_offers_no_typed_copy(tmp_path: Path) -> None:
     """A part whose footer cannot be read answers no cast (and fails no query: the frame
     builder then declines the parts, and the data source reads the files)."""

@@ -196,7 +196,17 @@ def cached_frame(
                 ),
             )
         frames.append(parsed)
-        schedule_build(spark, planned, table, misses, location, max_bytes(options))
+        limit = max_bytes(options)
+        raw = sum(f.size for f in misses)
+        if is_uri(location) or raw <= limit:
+            schedule_build(spark, planned, table, misses, location, limit)
+        elif note is not None:
+            # their entries would push out every other one, and the cache past its bound
+            note(
+                f"The raw-file cache keeps no entries for {spec.table or 'the table'}: its "
+                f"{len(misses)} file(s) not cached yet hold {raw} bytes, more than "
+                f"auger.cache.max_bytes ({limit}). Raise auger.cache.max_bytes to keep them"
+            )
     if typed is not None:
         typed.update(casts)
     out = frames[0]
