@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,6 +39,20 @@ print(json.dumps({
     "parts": len(list(Path(cache).rglob("*.parquet"))),
 }))
 """
+
+
+def _fresh(script: str, *args: str) -> dict[str, Any]:
+    """What ``script`` printed last (JSON), run with ``args`` in a fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    got: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return got
 
 
 def _write(fmt: str, root: Path) -> int:
@@ -73,15 +88,7 @@ def test_a_cache_build_imports_no_pandas(fmt: str, tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
     rows = _write(fmt, data)
-    done = subprocess.run(
-        [sys.executable, "-c", _BUILD, fmt, str(data), str(tmp_path / "cache")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    got = json.loads(done.stdout.strip().splitlines()[-1])
+    got = _fresh(_BUILD, fmt, str(data), str(tmp_path / "cache"))
     assert got == {"before": False, "after": False, "rows": rows, "parts": 1}
 
 
@@ -121,13 +128,5 @@ def test_a_scan_with_implicit_and_missing_columns_imports_no_pandas(
     for sub in ("y2024", "y2025"):
         (tmp_path / sub).mkdir()
         rows += _write(fmt, tmp_path / sub)
-    done = subprocess.run(
-        [sys.executable, "-c", _SCAN, fmt, str(tmp_path), json.dumps(columns)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    got = json.loads(done.stdout.strip().splitlines()[-1])
+    got = _fresh(_SCAN, fmt, str(tmp_path), json.dumps(columns))
     assert got == {"before": False, "after": False, "rows": rows, "dirs": ["y2024", "y2025"]}
