@@ -464,6 +464,22 @@ def test_files_larger_than_the_cache_get_no_entries(cc: Connection, data_dir: Pa
     assert sum(s["files_from_cache"] for s in cur.scan_statistics) == 1
 
 
+def test_only_a_query_that_runs_builds_entries(cc: Connection, data_dir: Path) -> None:
+    """EXPLAIN plans the scan over the files and builds nothing; the query itself does."""
+    d = data_dir / "cache_explained"
+    d.mkdir(exist_ok=True)
+    (d / "a.csvh").write_text("k,v\n" + "".join(f"k{i % 3},{i}\n" for i in range(100)))
+    query = "SELECT k, COUNT(*) AS n FROM dfs.data.`cache_explained` GROUP BY k"
+    assert "HashAgg" in _plan(cc, query)
+    wait_for_builds()
+    cur = cc.cursor()
+    for cached in (0, 1):
+        cur.execute(query)
+        assert sorted(cur.fetchall()) == [("k0", 34), ("k1", 33), ("k2", 33)]
+        assert sum(s["files_from_cache"] for s in cur.scan_statistics) == cached
+        wait_for_builds()
+
+
 def test_an_unreadable_part_offers_no_typed_copy(tmp_path: Path) -> None:
     """A part whose footer cannot be read answers no cast (and fails no query: the frame
     builder then declines the parts, and the data source reads the files)."""

@@ -130,9 +130,12 @@ def cached_frame(
     reports: list[ScanReport] | None = None,
     typed: dict[tuple[str, str], str] | None = None,
     note: Callable[[str], None] | None = None,
+    build: bool = True,
 ) -> Any:
     """The scan's frame with the raw-file cache, or None (the cache does not apply); its
     reports go to ``reports``, and ``note`` hears why a cache that is on cannot be used.
+    ``build``: the query runs now, and the entries of the files it parses are built after its
+    answer (not for a query only explained, or planned for a CTAS or a catalog command).
 
     ``typed``: when given, the frame also delivers, after the planned columns, ``CAST(<column>
     AS <target>)`` of each string column that the cached files' typed copies answer
@@ -196,23 +199,37 @@ def cached_frame(
                 ),
             )
         frames.append(parsed)
-        limit = max_bytes(options)
-        raw = sum(f.size for f in misses)
-        if is_uri(location) or raw <= limit:
-            schedule_build(spark, planned, table, misses, location, limit)
-        elif note is not None:
-            # their entries would push out every other one, and the cache past its bound
-            note(
-                f"The raw-file cache keeps no entries for {spec.table or 'the table'}: its "
-                f"{len(misses)} file(s) not cached yet hold {raw} bytes, more than "
-                f"auger.cache.max_bytes ({limit}). Raise auger.cache.max_bytes to keep them"
-            )
+        if build:
+            _build_after(spark, planned, table, misses, location, max_bytes(options), note)
     if typed is not None:
         typed.update(casts)
     out = frames[0]
     for other in frames[1:]:
         out = out.union(other)
     return out
+
+
+def _build_after(
+    spark: Any,
+    planned: PlannedScan,
+    table: str,
+    misses: Sequence[FileSplit],
+    location: str,
+    limit: int,
+    note: Callable[[str], None] | None,
+) -> None:
+    """The entries of ``misses`` built after the answer, unless their files hold more bytes
+    than a local cache may (``limit``): their entries would push out every other one, and the
+    cache past its bound."""
+    raw = sum(f.size for f in misses)
+    if is_uri(location) or raw <= limit:
+        schedule_build(spark, planned, table, misses, location, limit)
+    elif note is not None:
+        note(
+            f"The raw-file cache keeps no entries for {planned.spec.table or 'the table'}: its "
+            f"{len(misses)} file(s) not cached yet hold {raw} bytes, more than "
+            f"auger.cache.max_bytes ({limit}). Raise auger.cache.max_bytes to keep them"
+        )
 
 
 def _entries_frame(

@@ -39,8 +39,9 @@ def scan_frame(
         spark: the session.
         planned: the scan.
         options: the session's options.
-        small_here: whether a scan of a few small files may be read now, on the driver (for a
-            query about to run; not for one only explained or stored as a plan).
+        small_here: whether the query runs now (not one only explained or stored as a plan):
+            a scan of a few small files may then be read on the driver, and the raw-file
+            cache's entries of the files it parses are built after the answer.
         reports: the statement's scan reports, where this scan adds its own (None: nobody
             will read it).
         kept: the engine's kept frames of small whole-file reads (None: keep none).
@@ -68,6 +69,7 @@ def scan_frame(
         return small
 
     # text and JSON files kept in the raw-file cache: Spark's Parquet reader over the entries
-    if (cached := cached_frame(spark, planned, options, reports, typed, note)) is not None:
+    cached = cached_frame(spark, planned, options, reports, typed, note, build=small_here)
+    if cached is not None:
         return cached
     return datasource_frame(spark, planned, reports)
