@@ -130,3 +130,41 @@ def test_a_scan_with_implicit_and_missing_columns_imports_no_pandas(
         rows += _write(fmt, tmp_path / sub)
     got = _fresh(_SCAN, fmt, str(tmp_path), json.dumps(columns))
     assert got == {"before": False, "after": False, "rows": rows, "dirs": ["y2024", "y2025"]}
+
+
+#: A provided schema's conversions of text: numbers with blanks and defaults, BOOLEAN, and a
+#: NOT NULL VARCHAR with a default.
+_CONVERT = """
+import json, struct, sys
+import pyarrow as pa
+from auger.scan.conflicts import ErrorContext
+from auger.scan.provided import text_converter
+from auger.types.arrow import field_to_arrow
+from auger.types.schema_text import parse_schema
+
+before = "pandas" in sys.modules
+schema = parse_schema(
+    "(`n` INT NOT NULL DEFAULT '7', `b` BOOLEAN, `s` VARCHAR NOT NULL DEFAULT 'x', `i` INT)"
+)
+offsets = struct.pack("<5i", 0, 1, 1, 2, 3)  # "1", "", " ", "0"
+text = pa.Array.from_buffers(pa.string(), 4, [None, pa.py_buffer(offsets), pa.py_buffer(b"1 0")])
+out = {}
+for col in schema:
+    convert = text_converter(col, field_to_arrow(col).type)
+    out[col.name] = convert(text, ErrorContext("File: a.csv")).to_pylist()
+print(json.dumps({"before": before, "after": "pandas" in sys.modules, "out": out}))
+"""
+
+
+def test_provided_schema_conversions_import_no_pandas() -> None:
+    got = _fresh(_CONVERT)
+    assert got == {
+        "before": False,
+        "after": False,
+        "out": {
+            "n": [1, 7, 7, 0],  # blanks take the default
+            "b": [True, None, None, False],
+            "s": ["1", "", " ", "0"],
+            "i": [1, None, None, 0],
+        },
+    }

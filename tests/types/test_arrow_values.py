@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from auger.types.arrow_values import integer_scalar, null_scalar, text_scalar
+from auger.types.arrow_values import integer_scalar, null_scalar, text_array, text_scalar
 
 
 @pytest.mark.parametrize("dst", [pa.int8(), pa.int16(), pa.int32(), pa.int64()])
@@ -31,3 +31,9 @@ def test_text_and_null_scalars() -> None:
     assert text_scalar("12", pa.int32()).as_py() == 12
     null = null_scalar(pa.int32())
     assert null.type == pa.int32() and not null.is_valid
+
+
+@pytest.mark.parametrize("texts", [[], [""], ["a", "", "héllo", "日本"], ["x" * 1000] * 3])
+def test_text_array(texts: list[str]) -> None:
+    got = text_array(texts)
+    assert got.type == pa.string() and got.to_pylist() == texts and got.null_count == 0

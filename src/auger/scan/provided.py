@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from auger.scan.conflicts import ErrorContext, illegal_conversion
 from auger.types import ColumnMetadata, DataMode, MinorType
-from auger.types.arrow_values import null_scalar, text_scalar
+from auger.types.arrow_values import null_scalar, text_array, text_scalar
 from auger.types.java_format import strptime_pattern
 
 __all__ = [
@@ -47,10 +47,13 @@ _NATURAL_DEFAULTS: dict[MinorType, str] = {
 }
 
 #: Text Drill reads as true in a BOOLEAN column (any case); any other text is false, never an
-#: error (``on`` is true, ``foo`` false). Plain strings: an Arrow array of them is built only
-#: for a BOOLEAN column (pyarrow imports pandas on its first conversion of Python values, a
-#: quarter second a Spark worker need not pay for text it delivers as read).
+#: error (``on`` is true, ``foo`` false). An Arrow array of them is made from their bytes for a
+#: BOOLEAN column (:mod:`auger.types.arrow_values`: no pandas in a worker).
 _TRUE_TEXT = ("true", "t", "1", "y", "yes", "on")
+
+#: The empty string, made from its bytes: a Python value handed to a compute function would
+#: make pyarrow import pandas in a worker (see :mod:`auger.types.arrow_values`).
+_EMPTY = text_scalar("", pa.string())
 
 
 def needs_conversion(col: ColumnMetadata) -> bool:
@@ -111,10 +114,10 @@ def text_converter(col: ColumnMetadata, dst: pa.DataType) -> TextConverter | Non
         if pa.types.is_dictionary(arr.type):
             arr = arr.dictionary_decode()
         value = pc.utf8_trim_whitespace(arr.cast(pa.string()))
-        blanks = pc.or_kleene(pc.is_null(value), pc.equal(value, ""))
-        blanks = pc.fill_null(blanks, True)
+        # NULL or empty (never NULL itself: NULL OR x is true when x is NULL too)
+        blanks = pc.or_kleene(pc.is_null(value), pc.equal(value, _EMPTY))
         if blank is None:
-            blank = parse(pa.array([blank_text.strip()]), ctx)  # type: ignore[union-attr]
+            blank = parse(text_array([blank_text.strip()]), ctx)  # type: ignore[union-attr]
         if not pc.any(blanks).as_py():
             return parse(value, ctx)
         if pc.all(blanks).as_py():
@@ -128,7 +131,7 @@ def text_converter(col: ColumnMetadata, dst: pa.DataType) -> TextConverter | Non
 def _parser(col: ColumnMetadata, dst: pa.DataType) -> TextConverter:
     """Trimmed, non-blank text (nulls pass) → ``dst``, or Drill's illegal-conversion error."""
     if col.type is MinorType.BIT:
-        true_text = pa.array(_TRUE_TEXT, pa.string())
+        true_text = text_array(_TRUE_TEXT)
         return lambda arr, ctx: pc.is_in(pc.utf8_lower(arr), value_set=true_text).cast(dst)
     fmt = col.format
     if fmt and col.type in (MinorType.DATE, MinorType.TIMESTAMP):

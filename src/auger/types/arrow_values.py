@@ -11,13 +11,25 @@ they need here.
 
 from __future__ import annotations
 
+import itertools
 import struct
+from collections.abc import Sequence
 
 import pyarrow as pa
 
-__all__ = ["integer_scalar", "null_scalar", "text_scalar"]
+__all__ = ["integer_scalar", "null_scalar", "text_array", "text_scalar"]
 
 _INTEGER_FORMATS = {8: "<b", 16: "<h", 32: "<i", 64: "<q"}
+
+
+def text_array(texts: Sequence[str]) -> pa.Array:
+    """``texts`` as an Arrow string array."""
+    data = [t.encode("utf-8") for t in texts]
+    ends = list(itertools.accumulate((len(d) for d in data), initial=0))
+    offsets = pa.py_buffer(struct.pack(f"<{len(ends)}i", *ends))
+    return pa.Array.from_buffers(
+        pa.string(), len(data), [None, offsets, pa.py_buffer(b"".join(data))]
+    )
 
 
 def text_scalar(text: str | None, dst: pa.DataType) -> pa.Scalar:
@@ -25,10 +37,7 @@ def text_scalar(text: str | None, dst: pa.DataType) -> pa.Scalar:
     is NULL."""
     if text is None:
         return null_scalar(dst)
-    data = text.encode("utf-8")
-    offsets = pa.py_buffer(struct.pack("<ii", 0, len(data)))
-    one = pa.Array.from_buffers(pa.string(), 1, [None, offsets, pa.py_buffer(data)])
-    return one.cast(dst)[0]
+    return text_array([text]).cast(dst)[0]
 
 
 def integer_scalar(value: int, dst: pa.DataType) -> pa.Scalar:
