@@ -140,6 +140,7 @@ def main() -> int:
     print(f"uploaded {len(files)} objects in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
 
     config = {
+        "options": {"auger.cache.enabled": False},  # each query parses: the scan is measured
         "storage": {
             "dfs": {"workspaces": {"bench": {"location": str(local)}}},
             "s3": {

@@ -1,3 +1,5 @@
+from typing import Any
+
 import pytest
 
 from auger.errors import UserError
@@ -62,3 +64,42 @@ def test_a_non_admin_session_cannot_raise_what_the_server_caps() -> None:
     assert admin.get("auger.scan.local_bytes") == 10**9
     system.set("auger.scan.local_bytes", 5000)  # the cap is the system value as it is now
     bob.set("auger.scan.local_bytes", 5000)
+
+
+def test_an_engine_default_replaces_the_definition_and_reset_returns_to_it() -> None:
+    system = SystemOptions({}, {"auger.cache.enabled": False})
+    session = SessionOptions(system)
+    assert session.get("auger.cache.enabled") is False
+    row = next(v for v in session.values() if v.name == "auger.cache.enabled")
+    assert (row.value, row.default, row.scope) == (False, False, "BOOT")
+    system.set("auger.cache.enabled", True)
+    assert session.get("auger.cache.enabled") is True
+    system.reset("auger.cache.enabled")
+    assert session.get("auger.cache.enabled") is False
+    assert SessionOptions(SystemOptions()).get("auger.cache.enabled") is True
+
+
+@pytest.mark.parametrize(
+    ("config", "enabled"),
+    [
+        ({"spark": {"master": "local[2]"}}, True),
+        ({}, True),  # the embedded engine's default master is local
+        ({"spark": {"master": "spark://head:7077"}}, False),
+        ({"spark": {"master": "sc://localhost:15002"}}, False),
+        ({"spark": {"master": "yarn"}, "options": {"auger.cache.location": "s3a://b/c"}}, True),
+        ({"spark": {"master": "local[2]"}, "options": {"auger.cache.enabled": False}}, False),
+    ],
+)
+def test_the_raw_file_cache_is_on_by_default_only_where_spark_runs_here(
+    config: dict[str, Any], enabled: bool
+) -> None:
+    """A directory on this machine is not a cluster's executors': there the cache waits for a
+    location they reach. Nothing here starts Spark (the engine starts it on first use)."""
+    from auger.engine import Engine
+
+    engine = Engine(config)
+    try:
+        session = engine.open_session("tester")
+        assert session.options.get("auger.cache.enabled") is enabled
+    finally:
+        engine.shutdown()

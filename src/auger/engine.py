@@ -41,7 +41,7 @@ from auger.config import (
 from auger.errors import UserError
 from auger.formats.registry import known_formats
 from auger.options import SystemOptions
-from auger.scan.cache import LOCATION, cache_location
+from auger.scan.cache import ENABLED, LOCATION, cache_location
 from auger.session import UserSession
 from auger.spark.bootstrap import forget_dead_spark, get_spark, spark_alive, spark_is_running
 from auger.spark.kept_frames import KeptFrames
@@ -89,6 +89,21 @@ DRILL_PORTS: tuple[tuple[str, str | None], ...] = (
 )
 
 
+def _engine_defaults(config: Config) -> dict[str, Any]:
+    """Option defaults this engine's set-up decides.
+
+    The raw-file cache is on by default where Spark runs in this process (a ``local`` master):
+    its default location, in the state directory, is on the machine that reads and writes the
+    entries. Spark's executors on other machines (a cluster, or a Spark Connect server) could
+    not read entries there, so the cache stays off by default unless ``auger.cache.location``
+    is configured (a shared directory or an ``s3a://`` prefix).
+    """
+    location = str(dict(config.raw.get("options", {})).get(LOCATION) or "")
+    if config.spark_master.startswith("local") or location.strip():
+        return {}
+    return {ENABLED: False}
+
+
 class Engine:
     """A running auger: the unit that owns sessions and the Spark connection."""
 
@@ -99,7 +114,9 @@ class Engine:
         self.config = load_config(config)
         self.id = str(uuid.uuid4())
         self.identity = EngineIdentity.current(self.id)
-        self.system_options = SystemOptions(self.config.raw.get("options", {}))
+        self.system_options = SystemOptions(
+            self.config.raw.get("options", {}), _engine_defaults(self.config)
+        )
         #: paths no query of any session may reach (see :mod:`auger.storage.denied`)
         home = os.path.abspath(os.path.expanduser(state_dir()))
         self.denied_paths: tuple[DeniedPath, ...] = tuple(

@@ -213,7 +213,13 @@ _DEFINITIONS: tuple[OptionDefinition, ...] = (
     ),
     _d("auger.scan.json_force_python", "BOOLEAN", False, "Read JSON with the Python parser only"),
     _d("auger.scan.native_parquet", "BOOLEAN", True, "Parquet through Spark's reader if exact"),
-    _d("auger.cache.enabled", "BOOLEAN", False, "Keep what scans parse of raw files as Parquet"),
+    _d(
+        "auger.cache.enabled",
+        "BOOLEAN",
+        True,
+        "Keep what scans parse of raw files as Parquet (off by default on a cluster or Spark "
+        "Connect unless auger.cache.location is set)",
+    ),
     _d(
         "auger.cache.location",
         "VARCHAR",
@@ -250,13 +256,30 @@ def _lookup(name: str) -> OptionDefinition:
 
 
 class SystemOptions:
-    """Engine-wide option values (``ALTER SYSTEM``), thread-safe."""
+    """Engine-wide option values (``ALTER SYSTEM``), thread-safe.
 
-    def __init__(self, overrides: Mapping[str, Any] | None = None) -> None:
+    ``defaults``: the engine's own defaults where they differ from an option's definition (what
+    the engine's set-up decides, such as the raw-file cache being off where Spark runs on other
+    machines); ``ALTER SYSTEM RESET`` returns to them, and ``sys.options`` reports them.
+    """
+
+    def __init__(
+        self, overrides: Mapping[str, Any] | None = None, defaults: Mapping[str, Any] | None = None
+    ) -> None:
         self._values: dict[str, Any] = {}
+        self._defaults: dict[str, Any] = {}
         self._lock = threading.Lock()
+        for name, value in (defaults or {}).items():
+            d = _lookup(name)
+            self._defaults[d.name] = d.coerce(value)
         for name, value in (overrides or {}).items():
             self.set(name, value)
+
+    def default(self, name: str) -> Any:
+        """The value ``name`` has when nobody set it: the engine's default, else the
+        definition's."""
+        d = _lookup(name)
+        return self._defaults.get(d.name, d.default)
 
     def definition(self, name: str) -> OptionDefinition:
         return _lookup(name)
@@ -280,7 +303,9 @@ class SystemOptions:
     def get(self, name: str) -> Any:
         d = _lookup(name)
         with self._lock:
-            return self._values.get(d.name, d.default)
+            if d.name in self._values:
+                return self._values[d.name]
+        return self.default(d.name)
 
     def scope_of(self, name: str) -> str:
         return "SYSTEM" if _lookup(name).name in self._values else "BOOT"
@@ -338,7 +363,7 @@ class SessionOptions:
                 scope, value = "SESSION", self._values[d.name]
             else:
                 scope, value = self.system.scope_of(d.name), self.system.get(d.name)
-            yield OptionValue(d.name, d.kind, value, d.default, scope, d.scopes)
+            yield OptionValue(d.name, d.kind, value, self.system.default(d.name), scope, d.scopes)
 
     def snapshot(self, prefix: str = "") -> dict[str, Any]:
         """Current values of all options whose names start with ``prefix`` (for scan specs)."""
