@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from auger.scan.cache import complete_parts, entry_dir
+from auger.scan.cache import DISK_RESERVE, complete_parts, disk_room, entry_dir
 from auger.scan.cache_build import PartWriter
 from auger.scan.spec import FileSplit
 
@@ -318,3 +318,30 @@ def test_row_groups_are_sized_by_the_columns_holding_values(
     meta = pq.read_metadata(path)
     assert meta.num_rows == 10_000
     assert meta.num_row_groups == 2  # 5 batches of 14 KB of values each
+
+
+@pytest.mark.parametrize(
+    ("free", "room"),
+    [
+        (100 * 1024**3, 90 * 1024**3),  # a tenth of the free space stays free
+        (DISK_RESERVE + 1000, 1000),  # and never less than the reserve
+        (DISK_RESERVE // 2, 0),
+    ],
+)
+def test_entries_leave_free_space_on_their_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, free: int, room: int
+) -> None:
+    """The cache is on without being asked for, so its entries never fill the disk they share
+    with everything else; a location not made yet is measured on the disk it will be on."""
+    import shutil
+
+    asked: list[str] = []
+
+    def usage(path: str) -> object:
+        asked.append(path)
+        return shutil._ntuple_diskusage(10 * free, 9 * free, free)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(shutil, "disk_usage", usage)
+    assert disk_room(str(tmp_path / "not" / "made")) == room
+    assert asked == [str(tmp_path)]
+    assert disk_room("s3a://bucket/cache") is None

@@ -464,6 +464,35 @@ def test_files_larger_than_the_cache_get_no_entries(cc: Connection, data_dir: Pa
     assert sum(s["files_from_cache"] for s in cur.scan_statistics) == 1
 
 
+def test_a_disk_without_room_gets_no_entries(
+    cc: Connection, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the cache's disk has no room left (its reserve of free space), the query is
+    answered as with the cache off, builds nothing, and its messages say why and what to do;
+    once there is room, the next query builds."""
+    from auger.spark import cached_scan
+
+    d = data_dir / "cache_no_room"
+    d.mkdir(exist_ok=True)
+    (d / "a.csvh").write_text("k,v\n" + "".join(f"k{i % 2},{i}\n" for i in range(300)))
+    query = "SELECT k, SUM(CAST(v AS BIGINT)) AS s FROM dfs.data.`cache_no_room` GROUP BY k"
+    cur = cc.cursor()
+    monkeypatch.setattr(cached_scan, "disk_room", lambda location: 10)
+    cur.execute(query)
+    rows = sorted(cur.fetchall())
+    wait_for_builds()
+    assert any("has room for (10 bytes" in w for w in cur.warnings), cur.warnings
+    assert rows == [("k0", 22350), ("k1", 22500)]
+    monkeypatch.undo()
+    cur.execute(query)
+    assert sum(s["files_from_cache"] for s in cur.scan_statistics) == 0  # nothing was built
+    assert sorted(cur.fetchall()) == rows and not any("room" in w for w in cur.warnings)
+    wait_for_builds()
+    cur.execute(query)
+    assert sorted(cur.fetchall()) == rows
+    assert sum(s["files_from_cache"] for s in cur.scan_statistics) == 1
+
+
 def test_only_a_query_that_runs_builds_entries(cc: Connection, data_dir: Path) -> None:
     """EXPLAIN plans the scan over the files and builds nothing; the query itself does."""
     d = data_dir / "cache_explained"

@@ -61,6 +61,7 @@ __all__ = [
     "cache_location",
     "cached_column",
     "complete_parts",
+    "disk_room",
     "entry_dir",
     "evict",
     "part_name",
@@ -77,6 +78,8 @@ ENABLED = "auger.cache.enabled"
 LOCATION = "auger.cache.location"
 MAX_BYTES = "auger.cache.max_bytes"
 DEFAULT_MAX_BYTES = 10 * 1024**3
+#: Free bytes a local cache always leaves on its disk (:func:`disk_room`).
+DISK_RESERVE = 256 * 1024**2
 
 #: Session options that change how a scan is cut into tasks or where it runs, never what a
 #: reader produces: left out of the table key so that they do not split the cache.
@@ -221,6 +224,25 @@ def touch(entry: str) -> None:
         os.utime(entry)
     except OSError:
         pass
+
+
+def disk_room(location: str) -> int | None:
+    """Bytes new entries may take on a local location's disk; None for an object store.
+
+    The cache is a convenience on a disk it shares with temporary tables, Spark's shuffle files
+    and the user's own files, and it is on without being asked for: it never takes the last
+    tenth of the disk's free space, nor the last :data:`DISK_RESERVE` bytes of it.
+    """
+    if fs.is_uri(location):
+        return None
+    probe = os.path.abspath(location)
+    while not os.path.exists(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)  # the location is made by its first entry
+    try:
+        free = shutil.disk_usage(probe).free
+    except OSError:
+        return 0
+    return max(0, free - max(DISK_RESERVE, free // 10))
 
 
 def evict(location: str, limit: int, keep: frozenset[str] = frozenset()) -> int:

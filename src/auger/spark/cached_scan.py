@@ -36,6 +36,7 @@ from auger.scan.cache import (
     cache_location,
     cached_column,
     complete_parts,
+    disk_room,
     entry_dir,
     entry_schema,
     max_bytes,
@@ -219,16 +220,32 @@ def _build_after(
     note: Callable[[str], None] | None,
 ) -> None:
     """The entries of ``misses`` built after the answer, unless their files hold more bytes
-    than a local cache may (``limit``): their entries would push out every other one, and the
-    cache past its bound."""
-    raw = sum(f.size for f in misses)
-    if is_uri(location) or raw <= limit:
+    than a local cache may (``limit``: their entries would push out every other one, and the
+    cache past its bound) or than its disk has room for (:func:`disk_room`)."""
+    if is_uri(location):
         schedule_build(spark, planned, table, misses, location, limit)
-    elif note is not None:
+        return
+    raw = sum(f.size for f in misses)
+    room = disk_room(location) or 0
+    if raw <= limit and raw <= room:
+        schedule_build(spark, planned, table, misses, location, limit)
+        return
+    if note is None:
+        return
+    what = (
+        f"The raw-file cache keeps no entries for {planned.spec.table or 'the table'}: its "
+        f"{len(misses)} file(s) not cached yet hold {raw} bytes"
+    )
+    if raw > limit:
         note(
-            f"The raw-file cache keeps no entries for {planned.spec.table or 'the table'}: its "
-            f"{len(misses)} file(s) not cached yet hold {raw} bytes, more than "
-            f"auger.cache.max_bytes ({limit}). Raise auger.cache.max_bytes to keep them"
+            f"{what}, more than auger.cache.max_bytes ({limit}). Raise auger.cache.max_bytes "
+            "to keep them"
+        )
+    else:
+        note(
+            f"{what}, more than the disk of {location} has room for ({room} bytes: the cache "
+            "leaves a tenth of the free space, and at least 256 MiB, free). Free space there, or "
+            "set auger.cache.location to a larger disk"
         )
 
 
