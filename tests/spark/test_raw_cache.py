@@ -911,3 +911,36 @@ def test_frame_metadata_goes_on_columns_by_their_names_as_they_are(spark: Any) -
     assert told.columns == ["a.b", "c`d", "e"]
     assert [f.metadata for f in told.schema.fields] == [{"k": [1, 2]}, {"n": 3}, {}]
     assert told.collect()[0] == (1, "x", 2)
+
+
+def test_an_embedded_engine_caches_by_default_in_its_state_directory(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nobody turns it on: an engine on a local Spark keeps what its scans parsed under the
+    state directory, and the next query over the unchanged file reads it from there."""
+    from auger.engine import Engine
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("AUGER_HOME", str(home))
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "a.csv").write_text("".join(f"{i},n{i % 4}\n" for i in range(400)))
+    engine = Engine(
+        {
+            "spark": {"master": "local[2]"},
+            "storage": {"dfs": {"type": "file", "workspaces": {"w": {"location": str(tmp_path)}}}},
+            "options": {"auger.scan.local_bytes": 0, "auger.scan.local_answer_bytes": 0},
+        }
+    )
+    try:
+        cur = Connection(engine.open_session("tester")).cursor()
+        query = "SELECT columns[1] AS n, COUNT(*) AS c FROM dfs.w.`d` GROUP BY columns[1]"
+        cur.execute(query)
+        first = sorted(cur.fetchall())
+        assert sum(s["files_from_cache"] for s in cur.scan_statistics) == 0
+        wait_for_builds()
+        cur.execute(query)
+        assert sorted(cur.fetchall()) == first == [(f"n{k}", 100) for k in range(4)]
+        assert sum(s["files_from_cache"] for s in cur.scan_statistics) == 1
+        assert list((home / "cache").rglob("*.parquet")), "no entry under the state directory"
+    finally:
+        engine.shutdown()
