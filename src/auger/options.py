@@ -305,7 +305,7 @@ class SystemOptions:
         with self._lock:
             if d.name in self._values:
                 return self._values[d.name]
-        return self.default(d.name)
+        return self._defaults.get(d.name, d.default)
 
     def scope_of(self, name: str) -> str:
         return "SYSTEM" if _lookup(name).name in self._values else "BOOT"

@@ -29,6 +29,7 @@ import pyarrow as pa
 from auger.formats.parquet import planning_footer
 from auger.formats.text.positions import compact_name, compact_position
 from auger.scan.cache import (
+    DISK_RESERVE,
     KEPT_POSITIONS,
     REST_COLUMN,
     CachePart,
@@ -222,30 +223,25 @@ def _build_after(
     """The entries of ``misses`` built after the answer, unless their files hold more bytes
     than a local cache may (``limit``: their entries would push out every other one, and the
     cache past its bound) or than its disk has room for (:func:`disk_room`)."""
-    if is_uri(location):
-        schedule_build(spark, planned, table, misses, location, limit)
-        return
     raw = sum(f.size for f in misses)
-    room = disk_room(location) or 0
-    if raw <= limit and raw <= room:
-        schedule_build(spark, planned, table, misses, location, limit)
-        return
-    if note is None:
-        return
-    what = (
-        f"The raw-file cache keeps no entries for {planned.spec.table or 'the table'}: its "
-        f"{len(misses)} file(s) not cached yet hold {raw} bytes"
-    )
-    if raw > limit:
-        note(
-            f"{what}, more than auger.cache.max_bytes ({limit}). Raise auger.cache.max_bytes "
-            "to keep them"
+    if is_uri(location):
+        why = None
+    elif raw > limit:
+        why = f"more than auger.cache.max_bytes ({limit}). Raise auger.cache.max_bytes to keep them"
+    elif raw > (room := disk_room(location) or 0):
+        why = (
+            f"more than the disk of {location} has room for ({room} bytes: the cache leaves a "
+            f"tenth of the free space, and at least {DISK_RESERVE // 1024**2} MiB, free). Free "
+            "space there, or set auger.cache.location to a larger disk"
         )
     else:
+        why = None
+    if why is None:
+        schedule_build(spark, planned, table, misses, location, limit)
+    elif note is not None:
         note(
-            f"{what}, more than the disk of {location} has room for ({room} bytes: the cache "
-            "leaves a tenth of the free space, and at least 256 MiB, free). Free space there, or "
-            "set auger.cache.location to a larger disk"
+            f"The raw-file cache keeps no entries for {planned.spec.table or 'the table'}: its "
+            f"{len(misses)} file(s) not cached yet hold {raw} bytes, {why}"
         )
 
 
