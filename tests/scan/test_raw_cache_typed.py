@@ -14,7 +14,16 @@ import pytest
 
 from auger.scan.cache import complete_parts, entry_dir
 from auger.scan.cache_build import ROW_GROUP_ROWS, PartWriter
-from auger.scan.cache_typed import TYPED_KEY, TypedCopies, TypedCopy, copy_name, typed_copies
+from auger.scan.cache_typed import (
+    KEY_KIND,
+    TYPED_KEY,
+    TypedCopies,
+    TypedCopy,
+    copy_name,
+    typed_copies,
+    value_code,
+)
+from auger.scan.cache_values import FEW_VALUES
 from auger.scan.spec import FileSplit
 
 
@@ -51,22 +60,55 @@ def _chosen(values: list[str | None]) -> list[str]:
     ],
 )
 def test_copies_only_for_plain_numbers(values: list[str | None], kind: str | None) -> None:
+    """Values of no number's or date's shape get a key copy (few of them), NULLs alone none."""
+    if kind is None and any(v is not None for v in values):
+        kind = KEY_KIND
     assert _chosen(values) == ([copy_name("s", kind)] if kind else [])
 
 
 def test_copy_values_range_and_a_later_group_that_breaks_it() -> None:
-    first = _table(i=["3", "-7", None], d=["1.25", "2", "x"], s=["a", "b", "c"])
+    first = _table(i=["3", "-7", None], d=["1.25", "2", "x"])
     copies = TypedCopies(first.schema)
-    assert copies.choose(first).names == [copy_name("i", "bigint")]
-    (values,) = copies.arrays(first)
+    assert copies.choose(first).names == [copy_name("i", "bigint"), copy_name("d", KEY_KIND)]
+    values, _ = copies.arrays(first)
     assert values.to_pylist() == [3, -7, None]
-    (later,) = copies.arrays(_table(i=["100", None, "1"], d=["1"] * 3, s=["d"] * 3))
+    later, _ = copies.arrays(_table(i=["100", None, "1"], d=["1"] * 3))
     assert later.to_pylist() == [100, None, 1]
     meta = copies.metadata()
-    assert json.loads(meta[TYPED_KEY]) == {"i": {"kind": "bigint", "low": -7, "high": 100}}
-    (broken,) = copies.arrays(_table(i=["4", "4.5", "6"], d=["1"] * 3, s=["e"] * 3))
+    assert json.loads(meta[TYPED_KEY]) == {
+        "i": {"kind": "bigint", "low": -7, "high": 100},
+        "d": {"kind": KEY_KIND},
+    }
+    broken, _ = copies.arrays(_table(i=["4", "4.5", "6"], d=["1"] * 3))
     assert broken.to_pylist() == [None, None, None]  # the copy is gone for the whole part
+    assert json.loads(copies.metadata()[TYPED_KEY]) == {"d": {"kind": KEY_KIND}}
+
+
+def test_key_copies_code_each_value_until_a_group_has_too_many() -> None:
+    """A string column of few values gets a key copy: each value's code, the same for the same
+    value in every group, distinct for distinct values, NULL for NULL; a row group with more
+    than FEW_VALUES values ends the copy for the part."""
+    first = _table(c=["red", "", None, "red", "grün", "it's"])
+    copies = TypedCopies(first.schema)
+    assert copies.choose(first).names == [copy_name("c", KEY_KIND)]
+    (codes,) = copies.arrays(first)
+    assert codes.to_pylist() == [
+        value_code(v) if v is not None else None for v in first.column("c").to_pylist()
+    ]
+    assert len({value_code(v) for v in ("red", "", "grün", "it's")}) == 4
+    assert all(2**61 <= value_code(v) < 2**62 for v in ("red", "", "grün"))  # BIGINT literals
+    (again,) = copies.arrays(_table(c=["blue", "red"]))
+    assert again.to_pylist() == [value_code("blue"), value_code("red")]
+    assert json.loads(copies.metadata()[TYPED_KEY]) == {"c": {"kind": KEY_KIND}}
+    (broken,) = copies.arrays(_table(c=[f"v{i}" for i in range(FEW_VALUES + 1)]))
+    assert broken.null_count == FEW_VALUES + 1
     assert copies.metadata() == {}
+    (after,) = copies.arrays(_table(c=["red"]))  # gone for the part
+    assert after.to_pylist() == [None]
+    many = _table(c=[f"v{i}" for i in range(FEW_VALUES + 1)])
+    assert TypedCopies(many.schema).choose(many).names == []  # too many in the first group
+    # a key copy answers no cast
+    assert not any(TypedCopy(KEY_KIND).answers(t) for t in ("DOUBLE", "BIGINT", "INT", "DATE"))
 
 
 def test_a_date_of_the_shape_that_is_no_day_drops_the_copy() -> None:

@@ -369,6 +369,51 @@ def test_string_extremes_grouped_by_a_column_of_few_values_run_without_a_sort(
     assert beside == _run(cc, few, cache=False)[1] and len(beside) == 7
 
 
+def test_grouped_by_a_text_column_of_few_values_groups_by_its_codes(
+    cc: Connection, data_dir: Path
+) -> None:
+    """A column of few values (blank, NULL, quoted, accented, differing in case alone) is
+    grouped by its key copy's codes where every file comes from the cache, with the same rows
+    and names as the cache off gives, in CSV with a header, a headerless file's position and
+    JSON; a file parsed beside the entries groups by the strings again."""
+    import json
+
+    d = data_dir / "cache_group_keys"
+    d.mkdir(exist_ok=True)
+    values = ["red", "Red", "", "it's", "grün", '"q,uoted"']
+    (d / "a.csvh").write_text("cat,n\n" + "".join(f"{values[i % 6]},{i}\n" for i in range(600)))
+    (d / "h.csv").write_text("".join(f"{i},{values[i % 6]}\n" for i in range(600)))
+    (d / "j.json").write_text(
+        "".join(
+            json.dumps({"cat": None if i % 7 == 0 else values[i % 6], "n": i}) + "\n"
+            for i in range(600)
+        )
+    )
+    key = "__auger_as_key__"
+    queries = {
+        "a.csvh": (
+            "SELECT cat, COUNT(*) AS k, SUM(CAST(n AS BIGINT)) AS s, MIN(cat) AS lo "
+            "FROM {t} WHERE cat <> 'Red' GROUP BY cat HAVING COUNT(*) > 1 ORDER BY cat"
+        ),
+        "h.csv": "SELECT columns[1] AS c, COUNT(*) AS k FROM {t} GROUP BY columns[1]",
+        "j.json": "SELECT UPPER(t.cat) AS u, COUNT(*) AS k FROM {t} t GROUP BY t.cat",
+    }
+    answers = {}
+    for name, sql in queries.items():
+        query = sql.format(t=f"dfs.data.`cache_group_keys/{name}`")
+        answers[name] = _same_three_ways(cc, query, files=1)
+        assert sum(r[1] for r in answers[name]) == (500 if name == "a.csvh" else 600)
+        plan = _plan(cc, query)
+        assert f"HashAgg(keys=[{key}" in plan, plan
+    assert ("it's", 100, sum(range(3, 600, 6)), "it's") in answers["a.csvh"]
+    assert (None, len(range(0, 600, 7))) in answers["j.json"]  # NULLs make a group of their own
+    (d / "b.csvh").write_text("cat,n\nred,1\n")  # parsed beside a.csvh's entry
+    both = "SELECT cat, COUNT(*) AS k FROM dfs.data.`cache_group_keys/*.csvh` GROUP BY cat"
+    assert key not in _plan(cc, both)
+    beside = _run(cc, both, cache=True)[1]
+    assert beside == _run(cc, both, cache=False)[1] and ("red", 101) in beside
+
+
 def test_string_extremes_grouped_by_a_json_map_member_of_few_values_run_without_a_sort(
     cc: Connection, data_dir: Path
 ) -> None:

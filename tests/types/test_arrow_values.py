@@ -5,7 +5,13 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from auger.types.arrow_values import integer_scalar, null_scalar, text_array, text_scalar
+from auger.types.arrow_values import (
+    integer_array,
+    integer_scalar,
+    null_scalar,
+    text_array,
+    text_scalar,
+)
 
 
 @pytest.mark.parametrize("dst", [pa.int8(), pa.int16(), pa.int32(), pa.int64()])
@@ -37,3 +43,9 @@ def test_text_and_null_scalars() -> None:
 def test_text_array(texts: list[str]) -> None:
     got = text_array(texts)
     assert got.type == pa.string() and got.to_pylist() == texts and got.null_count == 0
+
+
+@pytest.mark.parametrize("values", [[], [0], [1, -1, 2**63 - 1, -(2**63), 2**61 + 5]])
+def test_integer_array(values: list[int]) -> None:
+    got = integer_array(values)
+    assert got.type == pa.int64() and got.to_pylist() == values and got.null_count == 0

@@ -22,6 +22,15 @@ no ``0x``, no ``inf``: everything else makes the copy invalid for the whole part
   Spark reads no date of that range as one to rebase), a day that exists (pyarrow refuses
   2023-02-29 as Spark does). ``CAST(s AS DATE)`` only.
 
+A string column of few values that are not of those shapes (``category``) gets a copy of
+another kind, ``key``: each value's :func:`value_code`, an ``INT64`` that only that value
+has among the column's values. No cast reads it: a query grouped by the column groups by the
+copy instead (Spark's hash aggregate hashes a number faster than a string: 0.22 s against
+0.30 s for 6.5 M cached rows), and the group's string is looked up from its code
+(:mod:`auger.sql.planning.group_keys`). The copy holds while a row group has at most
+:data:`auger.scan.cache_values.FEW_VALUES` values; the values themselves are the part's
+footer list of them (:mod:`auger.scan.cache_values`).
+
 A part's copies are chosen from its first row group, and a later value of another shape
 invalidates that column's copy in the part. Which copies are valid, with their range, is the
 part's footer metadata :data:`TYPED_KEY` (written when the part is complete), so planning
@@ -32,6 +41,7 @@ Pure pyarrow, no Spark: the build tasks that write parts import it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -40,9 +50,15 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from auger.scan.cache_values import FEW_VALUES
+from auger.types.arrow_values import integer_array
+
 __all__ = [
     "ASCII_METADATA",
     "CAST_TARGETS",
+    "KEYS_METADATA",
+    "KEY_KIND",
+    "KEY_TARGET",
     "MEMBERS_METADATA",
     "RANGE_METADATA",
     "TYPED_KEY",
@@ -52,6 +68,7 @@ __all__ = [
     "copy_name",
     "typed_column",
     "typed_copies",
+    "value_code",
 ]
 
 #: The footer metadata key listing a part's valid typed copies (JSON: column → copy).
@@ -69,6 +86,14 @@ ASCII_METADATA = "auger.ascii"
 #: The metadata key of a map's frame column saying the same of its members: member name → the
 #: member's own metadata (:data:`RANGE_METADATA`, or this key for a map in the map)
 MEMBERS_METADATA = "auger.members"
+#: The metadata key of a frame column read from ``key`` copies: JSON ``[[code, value], ...]``,
+#: each value of the string column with its code (:mod:`auger.sql.planning.group_keys`)
+KEYS_METADATA = "auger.keys"
+#: The kind of copy that codes a string column of few values (see the module)
+KEY_KIND = "key"
+#: The target naming, among a scan's casts read from copies, the frame column of a ``key``
+#: copy (no ``CAST`` is written with it: no Spark type has this name)
+KEY_TARGET = "KEY"
 
 _INTEGRAL = r"^-?[0-9]{1,18}$"
 _DECIMAL = r"^-?[0-9]{1,18}(\.[0-9]{1,18})?$"
@@ -79,6 +104,7 @@ _KINDS: dict[str, tuple[pa.DataType, str]] = {
     "bigint": (pa.int64(), _INTEGRAL),
     "double": (pa.float64(), _DECIMAL),
     "date": (pa.date32(), _DATE),
+    KEY_KIND: (pa.int64(), ""),
 }
 
 #: The cast targets a copy can answer (Spark's type names), by the kinds that answer each.
@@ -90,6 +116,16 @@ CAST_TARGETS: dict[str, tuple[str, ...]] = {
 }
 
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+
+#: Codes lie in [2**61, 2**62): positive, and always a BIGINT literal in Spark SQL
+_CODE_BITS = 2**61
+
+
+def value_code(value: str) -> int:
+    """The ``key`` copy's code of a string: 61 bits of its BLAKE2b digest, the same in every
+    process and every build (a planner checks that a column's values have distinct codes)."""
+    digest = hashlib.blake2b(value.encode("utf-8"), digest_size=8).digest()
+    return _CODE_BITS | (int.from_bytes(digest, "big") & (_CODE_BITS - 1))
 
 
 def copy_name(column: str, kind: str) -> str:
@@ -141,9 +177,12 @@ def typed_copies(key_values: Mapping[str, str]) -> dict[str, TypedCopy]:
 
 
 def _shape_of(values: pa.Array, kind: str) -> bool:
-    """Whether every non-null value has the kind's shape (and at least one is there)."""
+    """Whether every non-null value has the kind's shape (and at least one is there): for a
+    ``key`` copy, at most :data:`FEW_VALUES` values."""
     if values.null_count == len(values):
         return False
+    if kind == KEY_KIND:
+        return len(pc.unique(values).drop_null()) <= FEW_VALUES
     matches = pc.match_substring_regex(values, _KINDS[kind][1])
     return bool(pc.all(matches).as_py())
 
@@ -151,12 +190,24 @@ def _shape_of(values: pa.Array, kind: str) -> bool:
 def _typed(values: pa.Array, kind: str) -> pa.Array | None:
     """The values as a copy of ``kind``, or None where one is not of its shape or is of the
     shape yet no value (a day that is not)."""
+    if kind == KEY_KIND:
+        return _codes(values)
     if values.null_count < len(values) and not _shape_of(values, kind):
         return None
     try:
         return pc.cast(values, _KINDS[kind][0])
     except pa.ArrowInvalid:
         return None
+
+
+def _codes(values: pa.Array) -> pa.Array | None:
+    """Each string's :func:`value_code` (NULL for NULL), computed once a distinct value; None
+    past :data:`FEW_VALUES` values."""
+    encoded = pc.dictionary_encode(values)
+    if len(encoded.dictionary) > FEW_VALUES:
+        return None
+    codes = integer_array([value_code(v) for v in encoded.dictionary.to_pylist()])
+    return pc.take(codes, encoded.indices)
 
 
 class TypedCopies:

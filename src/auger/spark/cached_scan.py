@@ -19,6 +19,7 @@ scan that only counts rows by weight; anything else stays on the data source, un
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -50,14 +51,18 @@ from auger.scan.cache_ascii import ascii_columns
 from auger.scan.cache_typed import (
     ASCII_METADATA,
     CAST_TARGETS,
+    KEY_KIND,
+    KEY_TARGET,
+    KEYS_METADATA,
     MEMBERS_METADATA,
     RANGE_METADATA,
     VALUES_METADATA,
     copy_name,
     typed_column,
     typed_copies,
+    value_code,
 )
-from auger.scan.cache_values import few_ranges, few_values
+from auger.scan.cache_values import FEW_VALUES, few_ranges, few_values
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.spark.cache_builds import schedule_build
 from auger.spark.datasource_read import datasource_frame
@@ -261,8 +266,11 @@ def _entries_frame(
     of the copies' values as its metadata (:data:`auger.scan.cache_typed.RANGE_METADATA`), as
     does an integer column, or a map's integer member, the parts give the range of (by
     :data:`auger.scan.cache_typed.MEMBERS_METADATA`), a string column the parts list the
-    values of how many it holds (:data:`auger.scan.cache_typed.VALUES_METADATA`), and a string
-    column every part lists as ASCII says so (:data:`auger.scan.cache_typed.ASCII_METADATA`)."""
+    values of how many it holds (:data:`auger.scan.cache_typed.VALUES_METADATA`), a string
+    column every part lists as ASCII says so (:data:`auger.scan.cache_typed.ASCII_METADATA`),
+    and the frame also delivers the codes of each string column every part has a ``key`` copy
+    of, named in ``casts`` by (column, :data:`auger.scan.cache_typed.KEY_TARGET`), with each
+    value and its code as metadata (:data:`auger.scan.cache_typed.KEYS_METADATA`)."""
 
     spec = planned.spec
     positional = positional_array(entry_schema(spec.cache_columns))
@@ -324,6 +332,15 @@ def _entries_frame(
             ):
                 for column, meta in facts.items():
                     told.setdefault(column, {}).update(meta)
+            # a string column of few values: what a GROUP BY of it groups by
+            for column, (copy, codes) in _answered_keys(stored, notes).items():
+                if copy.name not in schema:
+                    schema.add(copy)
+                    sources[copy.name] = ColumnSource.TABLE
+                name = typed_column(column, KEY_TARGET)
+                casts[(column, KEY_TARGET)] = name
+                selects.append(f"{_ident(copy.name)} AS {_ident(name)}")
+                told[name] = {KEYS_METADATA: json.dumps(sorted(codes.items()))}
         for (column, target), (copy, value, bounds) in answered.items():
             if copy.name not in schema:
                 schema.add(copy)
@@ -446,6 +463,8 @@ def _answered_casts(
         if None in found or len(kinds) != 1:
             continue  # a part without a valid copy, or parts with copies of different kinds
         kind = kinds.pop()
+        if kind not in _COPY_TYPES:
+            continue  # a key copy answers no cast (see _answered_keys)
         copy = ColumnMetadata(copy_name(held, kind), _COPY_TYPES[kind], DataMode.OPTIONAL)
         lows = [c.low for c in found if c is not None and c.low is not None]
         highs = [c.high for c in found if c is not None and c.high is not None]
@@ -457,6 +476,34 @@ def _answered_casts(
                     value = f"CAST({value} AS {target})"
                 bounds = (min(lows), max(highs)) if known and target in _INTEGERS else None
                 out[(column, target)] = (copy, value, bounds)
+    return out
+
+
+def _answered_keys(
+    stored: Mapping[str, str], notes: Sequence[Mapping[str, str]]
+) -> dict[str, tuple[ColumnMetadata, dict[int, str]]]:
+    """Each planned string column (``stored``: :func:`_stored_strings`) every part has a valid
+    ``key`` copy of, and lists the values of (:mod:`auger.scan.cache_typed`,
+    :mod:`auger.scan.cache_values`) → the copy read, and each value of the column by its code;
+    none where two of the values share a code, or where they are more than
+    :data:`FEW_VALUES` in all."""
+    copies = [typed_copies(kv) for kv in notes]
+    listed = [few_values(kv) for kv in notes]
+    out: dict[str, tuple[ColumnMetadata, dict[int, str]]] = {}
+    for column, held in stored.items():
+        if not copies or not all(
+            (c := part.get(held)) is not None and c.kind == KEY_KIND for part in copies
+        ):
+            continue
+        found = [values.get(held) for values in listed]
+        if not all(v is not None for v in found):
+            continue
+        values = frozenset().union(*(v for v in found if v is not None))
+        codes = {value_code(v): v for v in values}
+        if len(values) > FEW_VALUES or len(codes) != len(values):
+            continue
+        copy = ColumnMetadata(copy_name(held, KEY_KIND), MinorType.BIGINT, DataMode.OPTIONAL)
+        out[column] = (copy, codes)
     return out
 
 

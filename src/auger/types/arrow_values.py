@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import pyarrow as pa
 
-__all__ = ["integer_scalar", "null_scalar", "text_array", "text_scalar"]
+__all__ = ["integer_array", "integer_scalar", "null_scalar", "text_array", "text_scalar"]
 
 _INTEGER_FORMATS = {8: "<b", 16: "<h", 32: "<i", 64: "<q"}
 
@@ -38,6 +38,12 @@ def text_scalar(text: str | None, dst: pa.DataType) -> pa.Scalar:
     if text is None:
         return null_scalar(dst)
     return text_array([text]).cast(dst)[0]
+
+
+def integer_array(values: Sequence[int]) -> pa.Array:
+    """``values`` as an Arrow ``int64`` array (no NULL)."""
+    data = pa.py_buffer(struct.pack(f"<{len(values)}q", *values))
+    return pa.Array.from_buffers(pa.int64(), len(values), [None, data])
 
 
 def integer_scalar(value: int, dst: pa.DataType) -> pa.Scalar:
