@@ -375,7 +375,8 @@ def test_grouped_by_a_text_column_of_few_values_groups_by_its_codes(
     """A column of few values (blank, NULL, quoted, accented, differing in case alone) is
     grouped by its key copy's codes where every file comes from the cache, with the same rows
     and names as the cache off gives, in CSV with a header, a headerless file's position and
-    JSON; a file parsed beside the entries groups by the strings again."""
+    JSON (and ``SELECT DISTINCT`` of it); a file parsed beside the entries groups by the
+    strings again."""
     import json
 
     d = data_dir / "cache_group_keys"
@@ -405,6 +406,10 @@ def test_grouped_by_a_text_column_of_few_values_groups_by_its_codes(
         assert sum(r[1] for r in answers[name]) == (500 if name == "a.csvh" else 600)
         plan = _plan(cc, query)
         assert f"HashAgg(keys=[{key}" in plan, plan
+    distinct = "SELECT DISTINCT cat FROM dfs.data.`cache_group_keys/a.csvh` ORDER BY cat"
+    seen = sorted(r[0] for r in _same_three_ways(cc, distinct, files=1))
+    assert seen == sorted(["red", "Red", "", "it's", "grün", "q,uoted"])
+    assert f"HashAgg(keys=[{key}" in _plan(cc, distinct)
     assert ("it's", 100, sum(range(3, 600, 6)), "it's") in answers["a.csvh"]
     assert (None, len(range(0, 600, 7))) in answers["j.json"]  # NULLs make a group of their own
     (d / "b.csvh").write_text("cat,n\nred,1\n")  # parsed beside a.csvh's entry

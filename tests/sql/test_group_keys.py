@@ -62,6 +62,12 @@ def test_a_column_never_null_stays_never_null() -> None:
     assert "COALESCE" not in rewritten("SELECT c, COUNT(*) FROM t GROUP BY c")
 
 
+def test_select_distinct_of_columns_is_grouped_by_the_codes() -> None:
+    out = rewritten("SELECT DISTINCT t.c AS x, n FROM t WHERE n > 1 ORDER BY x")
+    assert "DISTINCT" not in out and f"GROUP BY `{KEY}`, n" in out, out
+    assert out.count("TRY_ELEMENT_AT(MAP(") == 1 and "WHERE n > 1" in out, out
+
+
 @pytest.mark.parametrize(
     "sql",
     [
@@ -74,7 +80,9 @@ def test_a_column_never_null_stays_never_null() -> None:
         "SELECT c, COUNT(*), RANK() OVER (ORDER BY COUNT(*)) FROM t GROUP BY c",
         "SELECT c, COUNT(*) FROM t JOIN v ON t.n = v.n GROUP BY c",
         "SELECT c, COUNT(*) FROM (SELECT * FROM t) GROUP BY c",
-        "SELECT DISTINCT c FROM t",
+        "SELECT DISTINCT u FROM t",
+        "SELECT DISTINCT UPPER(c) FROM t",
+        "SELECT DISTINCT COUNT(*) FROM t",
         "SELECT c FROM t",
     ],
 )

@@ -20,6 +20,8 @@ alone), and each group's string is its code's. Only the grouping and what is eva
 group changes: the column stays as it is in ``WHERE`` and in aggregates' arguments. The rule
 leaves a query alone where a name in ``HAVING`` or ``ORDER BY`` could mean a select alias (Spark
 resolves it to the alias first), and where windows or grouping sets see the groups otherwise.
+``SELECT DISTINCT`` of columns alone is the ``GROUP BY`` of them, and is run as one when it
+groups by codes.
 """
 
 from __future__ import annotations
@@ -44,7 +46,9 @@ def group_by_keys(tree: exp.Expression, schema: Callable[[], Any]) -> exp.Expres
     if not may_read_typed(tree):
         return tree
     group = tree.args.get("group")
-    if group is None or not group.expressions:
+    if group is None and (group := _distinct_as_group(tree)) is None:
+        return tree
+    if not group.expressions:
         return tree
     if any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals")):
         return tree
@@ -65,6 +69,9 @@ def group_by_keys(tree: exp.Expression, schema: Callable[[], Any]) -> exp.Expres
         codes[column] = (field.name, _lookup(field.name, pairs, source.nullable))
     if not codes or _alias_in_doubt(tree, set(codes)):
         return tree
+    if tree.args.get("group") is not group:  # SELECT DISTINCT, grouped by its select list
+        tree.set("distinct", None)
+        tree.set("group", group)
     for node in list(tree.find_all(exp.Column)):
         name = node.name.lower()
         if name not in codes or not is_table_column(node, table):
@@ -79,6 +86,18 @@ def group_by_keys(tree: exp.Expression, schema: Callable[[], Any]) -> exp.Expres
             else:
                 node.replace(out)
     return tree
+
+
+def _distinct_as_group(tree: exp.Expression) -> exp.Group | None:
+    """The ``GROUP BY`` that ``SELECT DISTINCT`` of columns alone is (Spark runs it as one),
+    not set on the tree; None for any other query."""
+    distinct = tree.args.get("distinct")
+    if distinct is None or distinct.args.get("on") is not None or tree.find(exp.AggFunc):
+        return None
+    columns = [item.this if isinstance(item, exp.Alias) else item for item in tree.expressions]
+    if not columns or not all(isinstance(c, exp.Column) for c in columns):
+        return None
+    return exp.Group(expressions=[c.copy() for c in columns])
 
 
 def _lookup(key: str, pairs: list[list[Any]], nullable: bool) -> exp.Expression:
