@@ -406,6 +406,13 @@ def test_grouped_by_a_text_column_of_few_values_groups_by_its_codes(
         assert sum(r[1] for r in answers[name]) == (500 if name == "a.csvh" else 600)
         plan = _plan(cc, query)
         assert f"HashAgg(keys=[{key}" in plan, plan
+    described = []  # the columns' types and nullability, too, are the same
+    for cache in (False, True):
+        cur = cc.cursor()
+        cur.execute(f"ALTER SESSION SET `auger.cache.enabled` = {str(cache).lower()}")
+        cur.execute(queries["h.csv"].format(t="dfs.data.`cache_group_keys/h.csv`")).fetchall()
+        described.append(cur.description)
+    assert described[0] == described[1]
     distinct = "SELECT DISTINCT cat FROM dfs.data.`cache_group_keys/a.csvh` ORDER BY cat"
     seen = sorted(r[0] for r in _same_three_ways(cc, distinct, files=1))
     assert seen == sorted(["red", "Red", "", "it's", "grün", "q,uoted"])

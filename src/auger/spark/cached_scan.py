@@ -324,6 +324,11 @@ def _entries_frame(
         answered = (
             _answered_casts(planned, reads, files, notes, stored) if notes is not None else {}
         )
+        # (column, target) -> the copy read, the frame column's value, its metadata
+        delivered: dict[tuple[str, str], tuple[ColumnMetadata, str, dict[str, Any]]] = {
+            key: (copy, value, {RANGE_METADATA: list(bounds)} if whole and bounds else {})
+            for key, (copy, value, bounds) in answered.items()
+        }
         if whole and notes is not None:
             for facts in (
                 _integer_ranges(planned, reads, notes),
@@ -334,22 +339,17 @@ def _entries_frame(
                     told.setdefault(column, {}).update(meta)
             # a string column of few values: what a GROUP BY of it groups by
             for column, (copy, codes) in _answered_keys(stored, notes).items():
-                if copy.name not in schema:
-                    schema.add(copy)
-                    sources[copy.name] = ColumnSource.TABLE
-                name = typed_column(column, KEY_TARGET)
-                casts[(column, KEY_TARGET)] = name
-                selects.append(f"{_ident(copy.name)} AS {_ident(name)}")
-                told[name] = {KEYS_METADATA: json.dumps(sorted(codes.items()))}
-        for (column, target), (copy, value, bounds) in answered.items():
+                keys = {KEYS_METADATA: json.dumps(sorted(codes.items()))}
+                delivered[(column, KEY_TARGET)] = (copy, _ident(copy.name), keys)
+        for (column, target), (copy, value, meta) in delivered.items():
             if copy.name not in schema:
                 schema.add(copy)
                 sources[copy.name] = ColumnSource.TABLE
             name = typed_column(column, target)
             casts[(column, target)] = name
             selects.append(f"{value} AS {_ident(name)}")
-            if whole and bounds is not None:
-                told[name] = {RANGE_METADATA: list(bounds)}
+            if meta:
+                told[name] = meta
     parquet = replace(
         spec,
         format_name="parquet",
