@@ -87,6 +87,9 @@ def test_an_engine_default_replaces_the_definition_and_reset_returns_to_it() -> 
         ({"spark": {"master": "spark://head:7077"}}, False),
         ({"spark": {"master": "sc://localhost:15002"}}, False),
         ({"spark": {"master": "yarn"}, "options": {"auger.cache.location": "s3a://b/c"}}, True),
+        # option names are read without regard to case, this one too
+        ({"spark": {"master": "yarn"}, "options": {"Auger.Cache.Location": "/shared/c"}}, True),
+        ({"spark": {"master": "yarn"}, "options": {"auger.cache.location": "  "}}, False),
         ({"spark": {"master": "local[2]"}, "options": {"auger.cache.enabled": False}}, False),
     ],
 )
