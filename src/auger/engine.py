@@ -98,9 +98,7 @@ def _engine_defaults(config: Config) -> dict[str, Any]:
     not read entries there, so the cache stays off by default unless ``auger.cache.location``
     is configured (a shared directory or an ``s3a://`` prefix).
     """
-    options = dict(config.raw.get("options", {}))
-    # option names are matched without regard to case, as everywhere else
-    location = next((str(v or "") for k, v in options.items() if k.lower() == LOCATION), "")
+    location = str(SystemOptions(config.raw.get("options", {})).get(LOCATION) or "")
     if config.spark_master.startswith("local") or location.strip():
         return {}
     return {ENABLED: False}

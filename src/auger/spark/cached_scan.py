@@ -330,15 +330,16 @@ def _entries_frame(
             for key, (copy, value, bounds) in answered.items()
         }
         if whole and notes is not None:
+            values = _listed_values(stored, notes)
             for facts in (
                 _integer_ranges(planned, reads, notes),
-                _value_counts(stored, notes),
+                {column: {VALUES_METADATA: len(v)} for column, v in values.items()},
                 _ascii_strings(stored, notes),
             ):
                 for column, meta in facts.items():
                     told.setdefault(column, {}).update(meta)
             # a string column of few values: what a GROUP BY of it groups by
-            for column, (copy, codes) in _answered_keys(stored, notes).items():
+            for column, (copy, codes) in _answered_keys(stored, notes, values).items():
                 keys = {KEYS_METADATA: json.dumps(sorted(codes.items()))}
                 delivered[(column, KEY_TARGET)] = (copy, _ident(copy.name), keys)
         for (column, target), (copy, value, meta) in delivered.items():
@@ -480,46 +481,42 @@ def _answered_casts(
 
 
 def _answered_keys(
-    stored: Mapping[str, str], notes: Sequence[Mapping[str, str]]
+    stored: Mapping[str, str],
+    notes: Sequence[Mapping[str, str]],
+    values: Mapping[str, frozenset[str]],
 ) -> dict[str, tuple[ColumnMetadata, dict[int, str]]]:
     """Each planned string column (``stored``: :func:`_stored_strings`) every part has a valid
-    ``key`` copy of, and lists the values of (:mod:`auger.scan.cache_typed`,
-    :mod:`auger.scan.cache_values`) → the copy read, and each value of the column by its code;
-    none where two of the values share a code, or where they are more than
+    ``key`` copy of (:mod:`auger.scan.cache_typed`), and whose values the parts list
+    (``values``: :func:`_listed_values`) → the copy read, and each value of the column by its
+    code; none where two of the values share a code, or where they are more than
     :data:`FEW_VALUES` in all."""
     copies = [typed_copies(kv) for kv in notes]
-    listed = [few_values(kv) for kv in notes]
     out: dict[str, tuple[ColumnMetadata, dict[int, str]]] = {}
     for column, held in stored.items():
-        if not copies or not all(
+        if column not in values or not all(
             (c := part.get(held)) is not None and c.kind == KEY_KIND for part in copies
         ):
             continue
-        found = [values.get(held) for values in listed]
-        if not all(v is not None for v in found):
-            continue
-        values = frozenset().union(*(v for v in found if v is not None))
-        codes = {value_code(v): v for v in values}
-        if len(values) > FEW_VALUES or len(codes) != len(values):
+        codes = {value_code(v): v for v in values[column]}
+        if len(values[column]) > FEW_VALUES or len(codes) != len(values[column]):
             continue
         copy = ColumnMetadata(copy_name(held, KEY_KIND), MinorType.BIGINT, DataMode.OPTIONAL)
         out[column] = (copy, codes)
     return out
 
 
-def _value_counts(
+def _listed_values(
     stored: Mapping[str, str], notes: Sequence[Mapping[str, str]]
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, frozenset[str]]:
     """Each planned string column (``stored``: :func:`_stored_strings`) every part lists the
-    values of (:mod:`auger.scan.cache_values`) → its frame metadata: how many distinct values
-    it has in them all (:data:`VALUES_METADATA`)."""
+    values of (:mod:`auger.scan.cache_values`) → its distinct values in them all: how many
+    the frame's metadata says (:data:`VALUES_METADATA`), the codes' lookup their strings."""
     listed = [few_values(kv) for kv in notes]
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, frozenset[str]] = {}
     for column, held in stored.items():
         found = [values.get(held) for values in listed]
         if found and all(v is not None for v in found):
-            count = len(frozenset().union(*(v for v in found if v is not None)))
-            out[column] = {VALUES_METADATA: count}
+            out[column] = frozenset().union(*(v for v in found if v is not None))
     return out
 
 

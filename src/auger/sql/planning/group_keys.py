@@ -33,7 +33,12 @@ from typing import Any
 from sqlglot import exp
 
 from auger.scan.cache_typed import KEY_TARGET, KEYS_METADATA, typed_column
-from auger.sql.planning.typed_casts import is_table_column, may_read_typed, table_name
+from auger.sql.planning.typed_casts import (
+    is_table_column,
+    may_read_typed,
+    other_aliases,
+    table_name,
+)
 
 __all__ = ["group_by_keys"]
 
@@ -67,7 +72,8 @@ def group_by_keys(tree: exp.Expression, schema: Callable[[], Any]) -> exp.Expres
             continue
         pairs = json.loads(field.metadata[KEYS_METADATA])
         codes[column] = (field.name, _lookup(field.name, pairs, source.nullable))
-    if not codes or _alias_in_doubt(tree, set(codes)):
+    # in HAVING and ORDER BY, such a column's name could be a select alias
+    if not codes or other_aliases(tree) & set(codes):
         return tree
     if tree.args.get("group") is not group:  # SELECT DISTINCT, grouped by its select list
         tree.set("distinct", None)
@@ -127,14 +133,3 @@ def _after_grouping(node: exp.Expression, tree: exp.Expression) -> bool:
             return False
         parent = parent.parent
     return parent is tree
-
-
-def _alias_in_doubt(tree: exp.Expression, columns: set[str]) -> bool:
-    """Whether a select alias other than the column itself has the name of one of
-    ``columns``: in ``HAVING`` and ``ORDER BY`` that name could be the alias."""
-    for item in tree.expressions:
-        if isinstance(item, exp.Alias) and item.alias.lower() in columns:
-            named = item.this
-            if not (isinstance(named, exp.Column) and named.name.lower() == item.alias.lower()):
-                return True
-    return False

@@ -26,7 +26,13 @@ from typing import TypeGuard
 
 from sqlglot import exp
 
-__all__ = ["is_table_column", "may_read_typed", "read_typed_casts", "table_name"]
+__all__ = [
+    "is_table_column",
+    "may_read_typed",
+    "other_aliases",
+    "read_typed_casts",
+    "table_name",
+]
 
 #: Where a cast may stand (between it and the SELECT) to be read from the frame: nodes that
 #: evaluate all their operands.
@@ -100,7 +106,7 @@ def read_typed_casts(tree: exp.Expression, casts: Mapping[tuple[str, str], str])
     if not casts or not may_read_typed(tree):
         return tree
     wanted = {(column.lower(), target): name for (column, target), name in casts.items()}
-    aliases = _aliases(tree)
+    aliases = other_aliases(tree)
     grouped: list[exp.Expression] | None = None  # what rows are grouped by, if they are
     if tree.args.get("group") is not None:
         grouped = list(tree.args["group"].expressions)
@@ -155,7 +161,7 @@ def _in_aggregate(node: exp.Expression) -> bool:
     return False
 
 
-def _aliases(tree: exp.Expression) -> set[str]:
+def other_aliases(tree: exp.Expression) -> set[str]:
     """The select list's aliases (lower-cased) that name something else than the column of
     that name (Drill's output names alias every column as itself: ``b AS b``)."""
     out = set()
