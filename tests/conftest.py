@@ -1,4 +1,5 @@
-"""Shared fixtures. Spark tests share one session-scoped SparkSession (``local[2]``, UI off).
+"""Shared fixtures. Spark tests share one session-scoped SparkSession (``local[2]``, UI off):
+one per test process (``make test`` runs two workers, ``pytest -n 2``, each its own).
 
 Any test that uses ``spark``, ``engine``, ``conn`` or ``session`` is marked ``spark``
 automatically, so ``pytest -m "not spark"`` runs the suite that needs no Java.
@@ -6,7 +7,9 @@ automatically, so ``pytest -m "not spark"`` runs the suite that needs no Java.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,17 +34,42 @@ SPARK_FIXTURES = {"spark", "engine", "conn", "session", "make_conn"}
 os.environ.setdefault("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1")
 
 
+def _start_spark() -> Any:
+    from auger.spark.bootstrap import get_spark
+
+    return get_spark("local[2]", {"spark.ui.enabled": "false"})
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if SPARK_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.spark)
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The shared SparkSession starts on a thread once the tests to run are known, if one of
+    them needs Java: its JVM's seconds then overlap the tests before the first that uses it
+    instead of delaying that one. The ``spark`` fixture finds the running session (or, if the
+    start failed, starts it again and fails there, in the test that needs it)."""
+    if session.config.option.collectonly:
+        return
+    if any(item.get_closest_marker("spark") for item in session.items):
+        threading.Thread(
+            target=_quietly(_start_spark), name="test-spark-start", daemon=True
+        ).start()
+
+
+def _quietly(start: Any) -> Any:
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            start()
+
+    return run
+
+
 @pytest.fixture(scope="session")
 def spark() -> Any:
-    from auger.spark.bootstrap import get_spark
-
-    return get_spark("local[2]", {"spark.ui.enabled": "false"})
+    return _start_spark()
 
 
 @pytest.fixture(scope="session")

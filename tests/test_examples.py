@@ -219,6 +219,7 @@ def test_registered_as_an_entry_point(monkeypatch: pytest.MonkeyPatch, logs: lis
     monkeypatch.setattr(registry, "_registered", {})
     monkeypatch.setattr(registry, "_instances", {})
     monkeypatch.setattr(registry, "_entry_points_loaded", False)
+    monkeypatch.setattr(registry, "_from_entry_points", set())
     monkeypatch.setattr(
         registry, "entry_points", lambda group: [ep] if group == "auger.formats" else []
     )

@@ -125,6 +125,10 @@ class Engine:
         )
         self._sessions: dict[str, UserSession] = {}
         self._lock = threading.RLock()  # re-entrant: a signal handler may run while held
+        # its own lock: starting Spark takes seconds, and shutting down (a server stopped
+        # while its Spark still starts) must not wait for it; the process ends, and the JVM
+        # it launched ends with it
+        self._spark_lock = threading.Lock()
         self.deny_cache_location(self.system_options.get("auger.cache.location"))
         self._spark: Any = None
         #: the DataFrames of small whole-file reads, kept for the next statement over the same
@@ -136,8 +140,8 @@ class Engine:
         #: server's queries, answers being streamed): see :meth:`busy`
         self._statements = 0
         self._busy_checks: list[Callable[[], bool]] = []
-        # its own lock: the engine's is held while Spark starts (seconds), and a statement
-        # that needs no Spark (ALTER SESSION) must not wait for that to count itself
+        # its own lock: a statement that needs no Spark (ALTER SESSION) must not wait for
+        # another's to count itself
         self._busy_lock = threading.Lock()
         self.closed = False
         #: the ports servers opened over this engine (none when it is only embedded): what
@@ -177,7 +181,7 @@ class Engine:
         spark = self._spark
         if spark is not None and self._spark_checked(spark):
             return spark
-        with self._lock:
+        with self._spark_lock:
             if self._spark is not None and not self._spark_checked(self._spark):
                 _log.error("Spark stopped under the engine; starting it again")
                 forget_dead_spark(self._spark)

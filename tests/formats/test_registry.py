@@ -67,6 +67,8 @@ def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(registry, "_registered", {})
     monkeypatch.setattr(registry, "_instances", {})
     monkeypatch.setattr(registry, "_entry_points_loaded", False)
+    monkeypatch.setattr(registry, "_from_entry_points", set())
+    monkeypatch.setattr(registry, "_shipped", {})
     yield
 
 
@@ -113,6 +115,21 @@ def test_duplicate_registration_is_an_error(fresh_registry: None) -> None:
         register_format("json", LinesFormat)
     unregister_format("lines")
     register_format("lines", LinesFormat())
+
+
+def test_a_name_registered_in_code_after_its_entry_point_is_shipped(
+    fresh_registry: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Workers find an entry point themselves, so it is not shipped; a plugin registered in
+    code under the name once the entry point's is unregistered is the driver's own, and is."""
+    monkeypatch.setattr(
+        registry, "entry_points", lambda group: [FakeEntryPoint("lines", LinesFormat)]
+    )
+    assert "lines" in known_formats()
+    assert registry.shipped_plugin("lines") == ""
+    unregister_format("lines")
+    register_format("lines", LinesFormat)
+    assert registry.shipped_plugin("lines") != ""
 
 
 def test_entry_point_shadowing_a_builtin_is_an_error(

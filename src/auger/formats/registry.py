@@ -69,9 +69,12 @@ def register_format(name: str, plugin: type[FormatPlugin] | FormatPlugin) -> Non
 
 
 def unregister_format(name: str) -> None:
-    """Forget a registered (non built-in) plugin; for tests and embedded re-configuration."""
+    """Forget a registered (non built-in) plugin; for tests and embedded re-configuration.
+    A plugin registered under the name later is that code's: shipped to the workers, even if
+    the name was an entry point's (which the workers would find instead)."""
     _registered.pop(name, None)
     _shipped.pop(name, None)
+    _from_entry_points.discard(name)
     if name not in _BUILTIN:
         _instances.pop(name, None)
 
