@@ -38,6 +38,7 @@ __all__ = [
     "parse_path",
     "parse_projection",
     "path_segment",
+    "quoted",
     "split_root",
 ]
 
@@ -138,12 +139,18 @@ def parse_path(text: str) -> list[PathSegment]:
     return segments
 
 
+def quoted(name: str) -> str:
+    """``name`` back-quoted, a back-quote in it doubled: one name, whatever it holds, in a
+    projected path and in Spark's SQL alike."""
+    return "`" + name.replace("`", "``") + "`"
+
+
 def path_segment(name: str) -> str:
     """``name`` as one segment of a projected path: as it is, or back-quoted when it holds a
     character a path gives meaning to (``.``, ``[``, ``]``, a back-quote) or white space at an
     end, so that the column `` `m.a` `` and the member ``m.a`` stay two paths."""
     if any(ch in name for ch in ".[]`") or name != name.strip():
-        return "`" + name.replace("`", "``") + "`"
+        return quoted(name)
     return name
 
 

@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 from auger.errors import UserError
 from auger.formats.skips import recording
 from auger.formats.text.positions import compact_name, compact_position
+from auger.projection import quoted
 from auger.scan.cache import (
     KEPT_POSITIONS,
     REST_COLUMN,
@@ -77,10 +78,6 @@ ROW_GROUP_BYTES = 6 * 1024 * 1024
 BUILD_BATCH_ROWS = 16 * 1024
 
 
-def _quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
 def widened_spec(spec: ScanSpec) -> ScanSpec:
     """The spec reading the query's columns and every column the cache keeps: the query's
     ``columns[n]`` positions (``__columns_<n>``) come from the whole ``columns`` array."""
@@ -114,7 +111,7 @@ def widened_spec(spec: ScanSpec) -> ScanSpec:
             for p in spec.projection
             if compact_position(p.strip("`")) is None and _root(p) not in whole
         ]
-        projection = (*plain, *(_quoted(c.name) for c in kept if _quoted(c.name) not in plain))
+        projection = (*plain, *(quoted(c.name) for c in kept if quoted(c.name) not in plain))
     return replace(
         spec,
         output_schema=out.to_text(),

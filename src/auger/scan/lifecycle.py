@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 import pyarrow as pa
 
 from auger.errors import ErrorKind, UserError
-from auger.projection import RequestedTuple
+from auger.projection import RequestedTuple, quoted
 from auger.resultset import DEFAULT_VECTOR_SIZE_LIMIT, LoaderOptions, ResultSetLoader
 from auger.scan.conflicts import ErrorContext
 from auger.scan.file_scan import ArrowFileScan, FrozenScan
@@ -97,7 +97,7 @@ def quote_name(name: str) -> str:
     """A column name as a projection path element (backticks where a dot or bracket would be
     read as structure)."""
     if any(ch in name for ch in ".[]`* ") or name != name.strip():
-        return "`" + name.replace("`", "``") + "`"
+        return quoted(name)
     return name
 
 

@@ -28,7 +28,13 @@ from auger.config import FormatConfig
 from auger.errors import UserError
 from auger.formats.conflicts import check_read
 from auger.formats.registry import shipped_plugin
-from auger.projection import RequestedTuple, is_consistent, path_segment, split_root
+from auger.projection import (
+    RequestedTuple,
+    is_consistent,
+    path_segment,
+    quoted,
+    split_root,
+)
 from auger.scan.cache import cache_enabled
 from auger.scan.conflicts import ErrorContext
 from auger.scan.implicit import (
@@ -260,13 +266,13 @@ def _table_projection(
         out = ["*"]
         for lname, name in requested.columns.items():
             if requested.uses_whole(lname) and lname not in table_schema and deliverable(lname):
-                out.append(_quoted(name))
+                out.append(quoted(name))
         return out
     paths: list[tuple[str, str]] = []  # (lower root, the path for the tracker)
     for path in requested.projection():
         name, rest = split_root(path)
         if deliverable(name.lower()):
-            paths.append((name.lower(), _quoted(name) + rest))
+            paths.append((name.lower(), quoted(name) + rest))
     if not check_types:
         parsed = RequestedTuple.parse(p for _, p in paths)
         loose = {
@@ -274,7 +280,7 @@ def _table_projection(
             for proj in parsed
             if (col := table_schema.column(proj.name)) is not None and not is_consistent(proj, col)
         }
-        whole = {root: _quoted(requested.columns.get(root, root)) for root in loose}
+        whole = {root: quoted(requested.columns.get(root, root)) for root in loose}
         paths = [(root, whole.get(root, p)) for root, p in paths]
     return list(dict.fromkeys(p for _, p in paths))
 
@@ -293,11 +299,6 @@ def _in_file_order(col: ColumnMetadata, table_col: ColumnMetadata) -> ColumnMeta
             ordered.append(_in_file_order(got, member))
     ordered.extend(mine.values())
     return col.with_children(ordered)
-
-
-def _quoted(name: str) -> str:
-    """A column name as a project-list segment, back-quoted so that any character is kept."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 #: The source tag of each implicit file column kind in a scan spec.

@@ -34,6 +34,7 @@ import pyarrow.flight as flight
 
 from auger.dbapi import Error, bind_parameters
 from auger.errors import UserError
+from auger.projection import quoted
 from auger.server import flight_catalog as catalog
 from auger.server.flight_auth import MIDDLEWARE_KEY, CallSession, FlightAuth, HandshakeHandler
 from auger.server.flight_errors import CANCELLED, flight_error
@@ -244,7 +245,7 @@ class FlightSqlServer(flight.FlightServerBase):  # type: ignore[misc]
     def _table_schema_reader(self, web: WebSession) -> Callable[[str, str], pa.Schema | None]:
         def read(schema_name: str, table_name: str) -> pa.Schema | None:
             parts = [p for p in schema_name.split(".") if p] + [table_name]
-            name = ".".join("`" + p.replace("`", "``") + "`" for p in parts)
+            name = ".".join(quoted(p) for p in parts)
             try:
                 result = web.session.execute(f"SELECT * FROM {name} LIMIT 0")
                 if result.table is not None:

@@ -29,6 +29,7 @@ import pyarrow as pa
 
 from auger.formats.parquet import planning_footer
 from auger.formats.text.positions import compact_name, compact_position
+from auger.projection import quoted
 from auger.scan.cache import (
     DISK_RESERVE,
     KEPT_POSITIONS,
@@ -199,9 +200,9 @@ def cached_frame(
         )
         if casts:  # the same columns as the entries give, by Spark's own cast of the strings
             parsed = parsed.selectExpr(
-                *(_ident(n) for n in planned.schema.names()),
+                *(quoted(n) for n in planned.schema.names()),
                 *(
-                    f"CAST({_ident(column)} AS {target}) AS {_ident(name)}"
+                    f"CAST({quoted(column)} AS {target}) AS {quoted(name)}"
                     for (column, target), name in casts.items()
                 ),
             )
@@ -283,7 +284,7 @@ def _entries_frame(
         if name not in schema:
             schema.add(ColumnMetadata(name, MinorType.VARCHAR, mode))
             sources[name] = ColumnSource.TABLE
-        return _ident(name)
+        return quoted(name)
 
     for col in planned.schema:
         source = spec.sources.get(col.name, ColumnSource.TABLE)
@@ -303,11 +304,11 @@ def _entries_frame(
                 value = read(compact_name(position))
             else:
                 value = f"get({read(REST_COLUMN, DataMode.REPEATED)}, {position - KEPT_POSITIONS})"
-            selects.append(f"{value} AS {_ident(col.name)}")
+            selects.append(f"{value} AS {quoted(col.name)}")
             continue
         schema.add(col)
         sources[col.name] = source
-        selects.append(_ident(col.name))
+        selects.append(quoted(col.name))
     projection = tuple(
         p for p in spec.projection if compact_position(p.strip("`")) is None and p != "columns"
     )
@@ -341,14 +342,14 @@ def _entries_frame(
             # a string column of few values: what a GROUP BY of it groups by
             for column, (copy, codes) in _answered_keys(stored, notes, values).items():
                 keys = {KEYS_METADATA: json.dumps(sorted(codes.items()))}
-                delivered[(column, KEY_TARGET)] = (copy, _ident(copy.name), keys)
+                delivered[(column, KEY_TARGET)] = (copy, quoted(copy.name), keys)
         for (column, target), (copy, value, meta) in delivered.items():
             if copy.name not in schema:
                 schema.add(copy)
                 sources[copy.name] = ColumnSource.TABLE
             name = typed_column(column, target)
             casts[(column, target)] = name
-            selects.append(f"{value} AS {_ident(name)}")
+            selects.append(f"{value} AS {quoted(name)}")
             if meta:
                 told[name] = meta
     parquet = replace(
@@ -378,7 +379,7 @@ def _entries_frame(
         if len(hits) == len(spec.files) or tasks_report(spark):
             paths = tuple(dict.fromkeys(f.path for f, _ in hits))
             report.add_local(TaskFacts(paths, _rows(files)))
-    if selects != [_ident(n) for n in schema.names()]:
+    if selects != [quoted(n) for n in schema.names()]:
         frame = frame.selectExpr(*selects)
     return _with_metadata(frame, told) if told else frame
 
@@ -472,7 +473,7 @@ def _answered_casts(
         known = len(lows) == len(highs) == len(found)
         for target in CAST_TARGETS:
             if all(c is not None and c.answers(target) for c in found):
-                value = _ident(copy.name)
+                value = quoted(copy.name)
                 if target != kind.upper():
                     value = f"CAST({value} AS {target})"
                 bounds = (min(lows), max(highs)) if known and target in _INTEGERS else None
@@ -583,7 +584,3 @@ def _rows(files: Sequence[FileSplit]) -> int:
         return footer_row_count(files)
     except Exception:
         return 0
-
-
-def _ident(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"

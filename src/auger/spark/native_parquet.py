@@ -46,6 +46,7 @@ from auger.formats.parquet import clear_footers, planning_footer
 from auger.formats.parquet_columns import COLUMN_MAPPING, PARTITION_VALUES
 from auger.formats.parquet_dates import auto_correct_dates
 from auger.formats.parquet_deletes import ROW_DELETES
+from auger.projection import quoted
 from auger.scan.implicit import implicit_value
 from auger.scan.missing import missing_value, planned_fill
 from auger.scan.plan import ROW_COUNT_COLUMN
@@ -308,7 +309,7 @@ def _rebuild(t: Any, tree: _Tree, value: str) -> str:
     members = []
     for f in t.fields:
         sub = tree.get(f.name.lower())
-        member = f"{value}.{_ident(f.name)}"
+        member = f"{value}.{quoted(f.name)}"
         if sub is None:
             member = _null(f.dataType)
         elif sub is not _WHOLE:
@@ -326,7 +327,7 @@ def _never_null(value: str, t: Any, depth: int = 0) -> str:
 
     if isinstance(t, T.StructType) and t.fields:
         members = ", ".join(
-            f"{_string(f.name)}, {_never_null(f'({value}).{_ident(f.name)}', f.dataType, depth)}"
+            f"{_string(f.name)}, {_never_null(f'({value}).{quoted(f.name)}', f.dataType, depth)}"
             for f in t.fields
         )
         return _declared_nullable(f"named_struct({members})")
@@ -349,8 +350,6 @@ def _declared_nullable(sql: str) -> str:
 # ----------------------------------------------------------------------------- SQL text
 # The frame is built from SQL expression strings: one Py4J call per column instead of one per
 # function, which is most of the planning time of a small query.
-def _ident(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def _string(value: str) -> str:
@@ -364,7 +363,7 @@ def _type_sql(t: Any) -> str:
     from pyspark.sql import types as T
 
     if isinstance(t, T.StructType):
-        members = ", ".join(f"{_ident(f.name)}: {_type_sql(f.dataType)}" for f in t.fields)
+        members = ", ".join(f"{quoted(f.name)}: {_type_sql(f.dataType)}" for f in t.fields)
         return f"STRUCT<{members}>"
     if isinstance(t, T.ArrayType):
         return f"ARRAY<{_type_sql(t.elementType)}>"
@@ -436,7 +435,7 @@ def _count_frame(spark: Any, planned: PlannedScan) -> Any:
     total = footer_row_count(planned.spec.files)
     if planned.spec.limit is not None:
         total = min(total, max(0, planned.spec.limit))
-    return spark.range(total).selectExpr(f"CAST(NULL AS STRING) AS {_ident(ROW_COUNT_COLUMN)}")
+    return spark.range(total).selectExpr(f"CAST(NULL AS STRING) AS {quoted(ROW_COUNT_COLUMN)}")
 
 
 def _missing_value(col: ColumnMetadata) -> tuple[bool, Any]:
@@ -545,7 +544,7 @@ def _scan_frame(
     for col in planned.schema:
         source = spec.sources.get(col.name, ColumnSource.TABLE)
         target = column_to_spark(col)
-        name = _ident(col.name)
+        name = quoted(col.name)
         if source == ColumnSource.TABLE:
             lname = col.name.lower()
             if any(lname in ft.int96 for ft in footers):
@@ -629,7 +628,7 @@ def _scan_frame(
 def _selected(frame: Any, selects: list[str], read_fields: list[Any]) -> Any:
     """The reader's frame projected to ``selects``, or as it is where they are its own columns
     as read: each projection is analysed by Spark again, 3-4 ms of every query's planning."""
-    if selects == [f"{_ident(f.name)} AS {_ident(f.name)}" for f in read_fields]:
+    if selects == [f"{quoted(f.name)} AS {quoted(f.name)}" for f in read_fields]:
         return frame
     return frame.selectExpr(*selects)
 
