@@ -836,7 +836,7 @@ def serve(
     finally:
         engine.unlisten(http)
         if flight_server is not None:
-            flight_server.shutdown()
+            flight_server.stop()
             if flight is not None:
                 engine.unlisten(flight)
     engine.shutdown()

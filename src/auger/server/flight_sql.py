@@ -21,8 +21,12 @@ execution per parameter row for updates.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import logging
+import os
 import secrets
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -51,6 +55,11 @@ if TYPE_CHECKING:
 __all__ = ["FlightSqlServer", "start_flight_server"]
 
 _log = logging.getLogger(__name__)
+
+#: Seconds a stopping server waits for its Flight calls to end. A client that stopped reading an
+#: answer (a paused BI tool, a process stopped in a debugger) holds its call open for as long as
+#: it likes, and gRPC's shutdown waits for every call: the server would never stop.
+STOP_WAIT = 10.0
 
 #: Rows per batch of an answer already on the server (DDL, metadata).
 _LOCAL_BATCH_ROWS = 65536
@@ -97,6 +106,28 @@ class FlightSqlServer(flight.FlightServerBase):  # type: ignore[misc]
         self._pending: dict[bytes, _Pending] = {}
         self._prepared: dict[bytes, _Prepared] = {}
         self._lock = threading.Lock()
+
+    def stop(self, wait: float = STOP_WAIT) -> bool:
+        """Stop serving: no new calls, and up to ``wait`` seconds for the running ones to end.
+
+        False when some were still running then. gRPC's shutdown has no bound of its own, so it
+        is left waiting on a thread of its own, and pyarrow runs it again when the process
+        exits (a server still running then may crash the interpreter): such a process ends
+        without its exit hooks instead, once the caller has cleaned up (see
+        :func:`_end_without_exit_hooks`)."""
+        done = threading.Thread(target=self.shutdown, name="auger-flight-stop", daemon=True)
+        done.start()
+        done.join(wait)
+        if not done.is_alive():
+            return True
+        _log.warning(
+            "Arrow Flight SQL: calls still open %g s after the server began to stop (a client "
+            "that stopped reading its answer); stopping without them",
+            wait,
+        )
+        # exit hooks run last registered first: this one before pyarrow's
+        atexit.register(_end_without_exit_hooks)
+        return False
 
     # ----- sessions
     def _web(self, context: Any) -> WebSession:
@@ -523,6 +554,18 @@ def _parameter_rows(reader: Any) -> list[tuple[Any, ...]]:
     table = reader.read_all()
     columns = [c.to_pylist() for c in table.columns]
     return [tuple(col[i] for col in columns) for i in range(table.num_rows)]
+
+
+def _end_without_exit_hooks() -> None:
+    """The process's last exit hook, once a Flight server could not stop: what is written is
+    flushed, and the process ends with status 0 (it stopped as asked) before pyarrow's own
+    hook waits for the calls that kept it (the server's sessions and files are already
+    cleaned up by then; the JVM that pyspark started ends with this process)."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)
 
 
 def start_flight_server(state: ServerState, host: str, port: int) -> FlightSqlServer:
