@@ -557,10 +557,11 @@ def _parameter_rows(reader: Any) -> list[tuple[Any, ...]]:
 
 
 def _end_without_exit_hooks() -> None:
-    """The process's last exit hook, once a Flight server could not stop: what is written is
-    flushed, and the process ends with status 0 (it stopped as asked) before pyarrow's own
-    hook waits for the calls that kept it (the server's sessions and files are already
-    cleaned up by then; the JVM that pyspark started ends with this process)."""
+    """An exit hook, registered once a Flight server could not stop and so run before the
+    others: what is written is flushed, and the process ends with status 0 (it stopped as
+    asked) before pyarrow's own hook waits for the calls that kept it. The server's sessions
+    and files are cleaned up by then, and the JVM that pyspark started ends with this
+    process; the hooks skipped have nothing left to do."""
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
