@@ -66,7 +66,7 @@ from auger.server.resources import (
 )
 from auger.server.server_options import register_server_options
 from auger.server.sessions import SessionStore
-from auger.server.settings import ServerSettings
+from auger.server.settings import STOP_WAIT, ServerSettings
 from auger.server.users import UserStore
 from auger.spark import jobs
 
@@ -817,6 +817,8 @@ def serve(
         port=settings.port,
         log_level="warning",
         timeout_keep_alive=30,
+        # requests still open then are cancelled (their queries with them): see STOP_WAIT
+        timeout_graceful_shutdown=int(STOP_WAIT),
         lifespan="on",
         h11_max_incomplete_event_size=64 * 1024,
         ssl_certfile=settings.tls_certificate or None,

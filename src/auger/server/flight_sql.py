@@ -45,6 +45,7 @@ from auger.server.flight_errors import CANCELLED, flight_error
 from auger.server.flight_watch import ClientWatch
 from auger.server.flightsql_messages import message, pack, unpack
 from auger.server.queries import CLIENT_GONE, USER_CANCEL
+from auger.server.settings import STOP_WAIT
 from auger.spark import jobs
 
 if TYPE_CHECKING:
@@ -55,11 +56,6 @@ if TYPE_CHECKING:
 __all__ = ["FlightSqlServer", "start_flight_server"]
 
 _log = logging.getLogger(__name__)
-
-#: Seconds a stopping server waits for its Flight calls to end. A client that stopped reading an
-#: answer (a paused BI tool, a process stopped in a debugger) holds its call open for as long as
-#: it likes, and gRPC's shutdown waits for every call: the server would never stop.
-STOP_WAIT = 10.0
 
 #: Rows per batch of an answer already on the server (DDL, metadata).
 _LOCAL_BATCH_ROWS = 65536

@@ -14,7 +14,13 @@ from typing import Any
 from auger.config import server_log_dir, server_profiles_dir, server_users_file
 from auger.errors import UserError
 
-__all__ = ["ServerSettings", "default_users_file"]
+__all__ = ["STOP_WAIT", "ServerSettings", "default_users_file"]
+
+#: Seconds a stopping server waits for the requests and Flight calls still open. A client that
+#: stopped reading an answer (a paused BI tool, a process stopped in a debugger) holds its
+#: request open for as long as it likes, and both uvicorn's graceful shutdown and gRPC's wait for
+#: every one: the server would never stop.
+STOP_WAIT = 10.0
 
 
 def default_users_file() -> str:
