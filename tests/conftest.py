@@ -54,17 +54,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if session.config.option.collectonly:
         return
     if any(item.get_closest_marker("spark") for item in session.items):
-        threading.Thread(
-            target=_quietly(_start_spark), name="test-spark-start", daemon=True
-        ).start()
+        threading.Thread(target=_start_spark_quietly, name="test-spark-start", daemon=True).start()
 
 
-def _quietly(start: Any) -> Any:
-    def run() -> None:
-        with contextlib.suppress(Exception):
-            start()
-
-    return run
+def _start_spark_quietly() -> None:
+    with contextlib.suppress(Exception):
+        _start_spark()
 
 
 @pytest.fixture(scope="session")

@@ -818,7 +818,7 @@ def serve(
         log_level="warning",
         timeout_keep_alive=30,
         # requests still open then are cancelled (their queries with them): see STOP_WAIT
-        timeout_graceful_shutdown=int(STOP_WAIT),
+        timeout_graceful_shutdown=STOP_WAIT,
         lifespan="on",
         h11_max_incomplete_event_size=64 * 1024,
         ssl_certfile=settings.tls_certificate or None,

@@ -103,19 +103,19 @@ class FlightSqlServer(flight.FlightServerBase):  # type: ignore[misc]
         self._prepared: dict[bytes, _Prepared] = {}
         self._lock = threading.Lock()
 
-    def stop(self, wait: float = STOP_WAIT) -> bool:
+    def stop(self, wait: float = STOP_WAIT) -> None:
         """Stop serving: no new calls, and up to ``wait`` seconds for the running ones to end.
 
-        False when some were still running then. gRPC's shutdown has no bound of its own, so it
-        is left waiting on a thread of its own, and pyarrow runs it again when the process
-        exits (a server still running then may crash the interpreter): such a process ends
-        without its exit hooks instead, once the caller has cleaned up (see
+        Calls still running then are left: gRPC's shutdown has no bound of its own, so it is
+        left waiting on a thread of its own, and pyarrow runs it again when the process exits
+        (a server still running then may crash the interpreter): such a process ends without
+        its exit hooks instead, once the caller has cleaned up (see
         :func:`_end_without_exit_hooks`)."""
         done = threading.Thread(target=self.shutdown, name="auger-flight-stop", daemon=True)
         done.start()
         done.join(wait)
         if not done.is_alive():
-            return True
+            return
         _log.warning(
             "Arrow Flight SQL: calls still open %g s after the server began to stop (a client "
             "that stopped reading its answer); stopping without them",
@@ -123,7 +123,6 @@ class FlightSqlServer(flight.FlightServerBase):  # type: ignore[misc]
         )
         # exit hooks run last registered first: this one before pyarrow's
         atexit.register(_end_without_exit_hooks)
-        return False
 
     # ----- sessions
     def _web(self, context: Any) -> WebSession:
@@ -566,7 +565,7 @@ def _end_without_exit_hooks() -> None:
 
 
 def start_flight_server(state: ServerState, host: str, port: int) -> FlightSqlServer:
-    """Start serving Flight SQL on ``host:port`` (a background gRPC server); ``shutdown()``
+    """Start serving Flight SQL on ``host:port`` (a background gRPC server); ``stop()``
     stops it. TLS is used when the settings name a certificate and its key."""
     settings = state.settings
     kwargs: dict[str, Any] = {}

@@ -20,7 +20,7 @@ __all__ = ["STOP_WAIT", "ServerSettings", "default_users_file"]
 #: stopped reading an answer (a paused BI tool, a process stopped in a debugger) holds its
 #: request open for as long as it likes, and both uvicorn's graceful shutdown and gRPC's wait for
 #: every one: the server would never stop.
-STOP_WAIT = 10.0
+STOP_WAIT = 10
 
 
 def default_users_file() -> str:
