@@ -263,6 +263,9 @@ def test_casts_to_numbers_read_the_typed_copies(cc: Connection, data_dir: Path) 
     # (Spark may fold the frame's cast into the query: the copies' own names are read)
     for copy in ("double____columns_1", "bigint____columns_0", "bigint____columns_2"):
         assert f"__auger_{copy}" in plan, plan
+    # the scan under the table's name and files, as without the cache, not the entry's Parquet
+    assert "Scan(table=[dfs.data.cache_typed/a.csv]" in plan, plan
+    assert "files=[a.csv]" in plan and "Scan parquet" not in plan, plan
     # grouped by the string itself: its cast outside an aggregate stays Spark's own
     by_string = (
         f"SELECT columns[2] AS s, CAST(columns[2] AS INT) AS i, COUNT(*) AS n FROM {table} "

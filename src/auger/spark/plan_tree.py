@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["PlanNode", "logical_tree", "output_ids", "physical_tree"]
+__all__ = ["PlanNode", "logical_tree", "output_ids", "physical_tree", "read_ids"]
 
 #: nodes that only wrap their one child for Spark's own execution machinery
 _PASS_THROUGH = frozenset(
@@ -144,3 +144,20 @@ def output_ids(df: Any) -> tuple[int, ...] | None:
     if qe is None:
         return None
     return tuple(int(a.exprId().id()) for a in _seq(qe.analyzed().output()))
+
+
+def read_ids(df: Any) -> tuple[int, ...] | None:
+    """The expression ids of ``df``'s output columns, then those of the relations it reads.
+
+    A DataFrame that builds its columns from what it reads (the raw-file cache's frame, whose
+    ``columns`` array or casts are made of the entries' own columns) gives its output new ids:
+    once Spark has pushed such a projection into the query, the physical scan outputs only the
+    relation's columns, and those ids are what tie it back to the DataFrame."""
+    qe = _query_execution(df)
+    if qe is None:
+        return None
+    analyzed = qe.analyzed()
+    ids = [int(a.exprId().id()) for a in _seq(analyzed.output())]
+    for leaf in _seq(analyzed.collectLeaves()):
+        ids += [int(a.exprId().id()) for a in _seq(leaf.output())]
+    return tuple(dict.fromkeys(ids))

@@ -15,8 +15,9 @@ and ``json`` the same tree (``graph``, leaves first, each operator naming its ``
 The tree is Spark's (physical, or optimised logical), each operator under Drill's name where
 Drill has one (a table of names below; others keep Spark's). Spark's node for a table names no
 table (a Python data source scan is ``BatchScan``), so each scan the planner builds is recorded
-while the query is planned, with the expression ids of its DataFrame's columns; the plan node
-whose output carries those ids is that scan, and is written with what auger planned for it:
+while the query is planned, with the expression ids of its DataFrame's columns and of the
+relations it reads (the raw-file cache's frame makes its columns of its entries' own); the plan
+node whose output carries those ids is that scan, and is written with what auger planned for it:
 the table, its files, the columns it reads, the filters Spark applies to its rows as they come
 out, and the files partition pruning left out. Under Spark Connect the plan cannot be walked:
 the tree is the Screen over the planned scans.
@@ -35,7 +36,7 @@ from typing import Any
 import pyarrow as pa
 
 from auger.scan.plan import PlannedScan, ScanTable
-from auger.spark.plan_tree import PlanNode, logical_tree, output_ids, physical_tree
+from auger.spark.plan_tree import PlanNode, logical_tree, output_ids, physical_tree, read_ids
 from auger.sql.recordings import PlannedTableScan
 from auger.sql.result import QueryResult
 
@@ -55,7 +56,7 @@ def scan_framed(
     neither an EXPLAIN nor a query profile wants them: then nothing is asked of Spark)."""
     if scans is None:
         return
-    ids = output_ids(frame) or ()
+    ids = read_ids(frame) or ()
     scans.append(PlannedTableScan(found.label, ids, planned, len(found.selection.files)))
 
 
