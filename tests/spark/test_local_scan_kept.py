@@ -14,7 +14,7 @@ import pytest
 from auger.dbapi import Connection
 from auger.engine import Engine
 from auger.spark import local_scan
-from auger.spark.kept_frames import KeptFrames
+from auger.spark.kept_frames import DERIVED_PER_FRAME, KeptFrames
 from auger.spark.scan_report import TaskFacts
 
 SQL = "SELECT k, COUNT(*) AS n, SUM(v) AS s FROM dfs.`{path}` GROUP BY k ORDER BY k"
@@ -232,3 +232,37 @@ def test_a_statement_over_a_kept_frame_registers_no_view_of_its_own(
     finally:
         other.shutdown()
     assert made[0] not in {t.name for t in spark.catalog.listTables()}
+
+
+def test_a_projection_of_a_kept_frame_is_kept_with_it() -> None:
+    """A frame made of a kept frame is made once and found again by what it is, with a view
+    of its own; a frame not kept gets a new one each time; the frames made of a kept frame
+    are bounded, and leave (their views dropped) with it."""
+    kept = KeptFrames(most_bytes=100)
+    spark, facts = _Session(), TaskFacts(("f",), 1)
+    parent, loose = _Frame(), _Frame()
+    kept.put(spark, "p", parent, facts, 60, view=True)
+    made: list[_Frame] = []
+
+    def make() -> _Frame:
+        made.append(_Frame())
+        return made[-1]
+
+    first = kept.derived(parent, "a, b", make)
+    assert kept.derived(parent, "a, b", make) is first and made == [first]
+    (view,) = first.views
+    assert kept.view_names() == {*parent.views, view}
+    with kept.views_of({"t0": first}) as views:
+        assert views == {"t0": view}
+    other = kept.derived(parent, "a", make)
+    assert other is not first and len(made) == 2
+    assert kept.derived(loose, "a, b", make) is not kept.derived(loose, "a, b", make)
+    assert made[-1].views == [] and len(made) == 4  # not kept: made each time, no view
+    for n in range(DERIVED_PER_FRAME - 1):  # "a, b" is the oldest: it goes past the bound
+        kept.derived(parent, f"c{n}", make)
+    assert spark.dropped == [view]
+    assert kept.derived(parent, "a, b", make) is not first
+    kept.put(spark, "q", _Frame(), facts, 60)  # past the bound: the parent leaves
+    views_made = {v for f in made for v in f.views} - {view}
+    assert set(spark.dropped) == {view, *parent.views, *views_made}
+    assert kept.derived(parent, "a", make) is not other  # no longer kept

@@ -1004,3 +1004,50 @@ def test_an_embedded_engine_caches_by_default_in_its_state_directory(
         assert list((home / "cache").rglob("*.parquet")), "no entry under the state directory"
     finally:
         engine.shutdown()
+
+
+# ------------------------------------------------------------------- kept frames
+def test_a_repeated_query_plans_over_the_frame_the_last_one_built(
+    cc: Connection, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A query over the same entries again reads them through the frame the last one built
+    (not built again), with the same answer and scan figures; a query reading another cast of
+    them has a frame of its own, and a changed file is read from its new entry, never through
+    the frame kept over the old one."""
+    from auger.spark import cached_scan
+
+    d = data_dir / "cache_kept"
+    d.mkdir(exist_ok=True)
+    path = d / "a.csvh"
+    path.write_text("k,v,w\n" + "".join(f"k{i % 3},{i},{i * 2}\n" for i in range(30)))
+    built: list[int] = []
+    real = cached_scan._entries_frame
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        built.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cached_scan, "_entries_frame", counted)
+    sql = "SELECT k, COUNT(*) AS n, SUM(CAST(v AS INT)) AS s FROM dfs.data.`cache_kept` GROUP BY k"
+    want = [("k0", 10, 135), ("k1", 10, 145), ("k2", 10, 155)]
+    assert _run(cc, sql, cache=True)[1:] == (want, 0)  # parsed, its entry built after
+    cur = cc.cursor()
+    stats = []
+    for _ in range(3):
+        cur.execute(sql)
+        assert sorted(cur.fetchall()) == want
+        stats.append(cur.scan_statistics)
+    assert len(built) == 1, built
+    assert stats[0] == stats[1] == stats[2] and stats[0][0]["files_from_cache"] == 1
+    assert stats[0][0]["rows_read"] == 30
+    other = sql.replace("CAST(v AS INT)", "CAST(w AS INT)")
+    assert _run(cc, other, cache=True)[1:] == (
+        [("k0", 10, 270), ("k1", 10, 290), ("k2", 10, 310)],
+        1,
+    )
+    assert len(built) == 2
+    path.write_text("k,v,w\nk0,1000,0\n")
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    assert _run(cc, sql, cache=True)[1:] == ([("k0", 1, 1000)], 0)  # its new entry built after
+    assert _run(cc, sql, cache=True)[1:] == ([("k0", 1, 1000)], 1)
+    assert len(built) == 3

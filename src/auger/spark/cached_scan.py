@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -67,6 +67,8 @@ from auger.scan.cache_values import FEW_VALUES, few_ranges, few_values
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.spark.cache_builds import schedule_build
 from auger.spark.datasource_read import datasource_frame
+from auger.spark.handles import is_connect
+from auger.spark.kept_frames import PLAN_FRAME_BYTES
 from auger.spark.native_parquet import file_limit, footer_row_count, parquet_files_frame
 from auger.spark.object_store import hadoop_reads
 from auger.spark.scan_report import TaskFacts, start_report, tasks_report
@@ -75,6 +77,7 @@ from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 if TYPE_CHECKING:
     from auger.scan.plan import PlannedScan
+    from auger.spark.kept_frames import KeptFrames
     from auger.spark.scan_report import ScanReport
 
 __all__ = ["cached_frame", "unreadable_location"]
@@ -139,11 +142,14 @@ def cached_frame(
     typed: dict[tuple[str, str], str] | None = None,
     note: Callable[[str], None] | None = None,
     build: bool = True,
+    kept: KeptFrames | None = None,
 ) -> Any:
     """The scan's frame with the raw-file cache, or None (the cache does not apply); its
     reports go to ``reports``, and ``note`` hears why a cache that is on cannot be used.
     ``build``: the query runs now, and the entries of the files it parses are built after its
     answer (not for a query only explained, or planned for a CTAS or a catalog command).
+    ``kept``: the engine's kept frames, where the frame over the entries is kept for the next
+    statement over the same parts (None: built anew).
 
     ``typed``: when given, the frame also delivers, after the planned columns, ``CAST(<column>
     AS <target>)`` of each string column that the cached files' typed copies answer
@@ -178,17 +184,18 @@ def cached_frame(
     frames = []
     casts: dict[tuple[str, str], str] = {}
     if hits:
-        frame = _entries_frame(
-            spark,
-            planned,
-            reads,
-            hits,
-            reports,
-            casts if typed is not None else None,
-            whole=not misses,
-        )
-        if frame is None:
+        read = _entries_read(spark, planned, reads, hits, typed is not None, not misses, kept)
+        if read is None:
             return None  # the entries cannot give the planned types: the data source reads
+        frame, facts = read
+        casts.update(facts.casts)
+        report = start_report(spark, spec, reports, on_driver=True)
+        if report is not None:
+            report.from_cache += len(hits)
+            # the files and rows read, unless the files parsed beside them cannot say theirs
+            # (a partial figure would be wrong rather than unknown)
+            if not misses or tasks_report(spark):
+                report.add_local(facts.task)
         for f, parts in zip(spec.files, found, strict=True):
             if parts:
                 touch(entry_dir(table, f))
@@ -251,12 +258,74 @@ def _build_after(
         )
 
 
+@dataclass(frozen=True)
+class _EntriesFacts:
+    """What a frame over entries comes with: the casts it delivers, by (column, target) (see
+    :func:`_entries_frame`), and what its read gives the statement's scan report."""
+
+    casts: Mapping[tuple[str, str], str]
+    task: TaskFacts
+
+
+def _entries_read(
+    spark: Any,
+    planned: PlannedScan,
+    reads: Mapping[str, str],
+    hits: Sequence[tuple[FileSplit, list[CachePart]]],
+    typed: bool,
+    whole: bool,
+    kept: KeptFrames | None,
+) -> tuple[Any, _EntriesFacts] | None:
+    """The frame over the hit files' parts (:func:`_entries_frame`, with the casts when
+    ``typed``) and its facts; None when the entries cannot give the planned types.
+
+    Kept in ``kept`` for the next statement over the same parts: a part is never written
+    again once published (a changed file has another entry), so the same parts, planned the
+    same way, give the same frame, and a repeated query saves building it (reading the
+    Parquet files' schema, the projections, the metadata: a third of a warm cached query's
+    planning) and has its temporary view. An entry evicted since is not found by the lookup
+    that gives the parts, and so is never read through a kept frame."""
+    key = _entries_key(planned, hits, typed, whole) if kept is not None else None
+    if kept is not None and key is not None and (found := kept.get(spark, key)) is not None:
+        frame, facts = found
+        return frame, facts
+    casts: dict[tuple[str, str], str] = {}
+    frame = _entries_frame(spark, planned, reads, hits, casts if typed else None, whole)
+    if frame is None:
+        return None
+    parts = [FileSplit(p.path, p.size, p.mtime) for _, ps in hits for p in ps]
+    paths = tuple(dict.fromkeys(f.path for f, _ in hits))
+    facts = _EntriesFacts(casts, TaskFacts(paths, _rows(parts)))
+    if kept is not None and key is not None:
+        kept.put(spark, key, frame, facts, PLAN_FRAME_BYTES, view=not is_connect(spark))
+    return frame, facts
+
+
+def _entries_key(
+    planned: PlannedScan,
+    hits: Sequence[tuple[FileSplit, list[CachePart]]],
+    typed: bool,
+    whole: bool,
+) -> str:
+    """What a kept frame over entries is found by: how the scan is planned (its spec without
+    the files, its schema), whether it delivers casts and covers all the scan's files, and
+    each hit file with its parts (paths, sizes, modification times)."""
+    spec = planned.spec
+    files = [
+        "\0".join(
+            [f.path, str(f.size), repr(f.mtime), *(f"{p.path}\0{p.size}\0{p.mtime!r}" for p in ps)]
+        )
+        for f, ps in hits
+    ]
+    head = ["raw-file cache entries", f"typed={typed} whole={whole}", planned.schema.to_text()]
+    return "\n".join([*head, replace(spec, files=()).to_json(), *files])
+
+
 def _entries_frame(
     spark: Any,
     planned: PlannedScan,
     reads: Mapping[str, str],
     hits: Sequence[tuple[FileSplit, list[CachePart]]],
-    reports: list[ScanReport] | None,
     casts: dict[tuple[str, str], str] | None = None,
     whole: bool = False,
 ) -> Any:
@@ -371,14 +440,6 @@ def _entries_frame(
     )
     if frame is None:
         return None
-    report = start_report(spark, spec, reports, on_driver=True)
-    if report is not None:
-        report.from_cache += len(hits)
-        # the files and rows read, unless the files parsed beside them cannot say theirs (a
-        # partial figure would be wrong rather than unknown)
-        if len(hits) == len(spec.files) or tasks_report(spark):
-            paths = tuple(dict.fromkeys(f.path for f, _ in hits))
-            report.add_local(TaskFacts(paths, _rows(files)))
     if selects != [quoted(n) for n in schema.names()]:
         frame = frame.selectExpr(*selects)
     return _with_metadata(frame, told) if told else frame

@@ -44,7 +44,8 @@ def scan_frame(
             cache's entries of the files it parses are built after the answer.
         reports: the statement's scan reports, where this scan adds its own (None: nobody
             will read it).
-        kept: the engine's kept frames of small whole-file reads (None: keep none).
+        kept: the engine's kept frames of small whole-file reads and of scans over raw-file
+            cache entries (None: keep none).
         typed: when given, a scan over raw-file cache entries may also deliver casts of its
             string columns to numbers read from the entries' typed copies, which this then
             names (see :func:`auger.spark.cached_scan.cached_frame`).
@@ -69,7 +70,9 @@ def scan_frame(
         return small
 
     # text and JSON files kept in the raw-file cache: Spark's Parquet reader over the entries
-    cached = cached_frame(spark, planned, options, reports, typed, note, build=small_here)
+    cached = cached_frame(
+        spark, planned, options, reports, typed, note, build=small_here, kept=kept
+    )
     if cached is not None:
         return cached
     return datasource_frame(spark, planned, reports)

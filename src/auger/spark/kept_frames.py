@@ -1,5 +1,6 @@
 """The DataFrames of recent small whole-file reads, kept for the next statement over the same
-files (see :mod:`auger.spark.local_scan`).
+files (see :mod:`auger.spark.local_scan`), and of recent scans over raw-file cache entries (see
+:mod:`auger.spark.cached_scan`), kept for the next statement over the same parts.
 
 Each :class:`~auger.engine.Engine` owns one :class:`KeptFrames` and empties it when it shuts
 down; statements reach it through their context (``StatementContext.kept_frames``). Two
@@ -11,6 +12,11 @@ when it is kept. ``spark.sql(query, frame=...)`` registers and drops a view of e
 is given around every query, which costs more than a small query's own analysis; a query
 over a kept frame names its view instead (:meth:`KeptFrames.views_of`). A view is dropped
 when its frame leaves, but never while a statement is analysing a query over it.
+
+The projection a statement applies to a scan's frame (a headerless file's ``columns[n]`` as
+plain columns) is kept with a kept frame too, view and all (:meth:`KeptFrames.derived`):
+made anew, it cost a warm query over the raw-file cache as much planning again as the frame
+itself.
 """
 
 from __future__ import annotations
@@ -19,26 +25,31 @@ import logging
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
-if TYPE_CHECKING:
-    from auger.spark.scan_report import TaskFacts
-
-__all__ = ["KEPT_FRAME_BYTES", "KeptFrames"]
+__all__ = ["DERIVED_PER_FRAME", "KEPT_FRAME_BYTES", "PLAN_FRAME_BYTES", "KeptFrames"]
 
 _log = logging.getLogger(__name__)
 
-#: The most Arrow bytes of whole-file reads whose frames one engine keeps, in all.
+#: The most Arrow bytes of whole-file reads whose frames one engine keeps, in all (a frame of
+#: no rows counting for :data:`PLAN_FRAME_BYTES`).
 KEPT_FRAME_BYTES = 32 * 1024 * 1024
+#: What a kept frame that holds no rows (a scan over files: its plan and the files' listing)
+#: counts for against :data:`KEPT_FRAME_BYTES`, so that the bound also bounds how many such
+#: frames are kept (512).
+PLAN_FRAME_BYTES = 64 * 1024
+#: The most frames made of one kept frame (:meth:`KeptFrames.derived`) kept with it.
+DERIVED_PER_FRAME = 8
 
 
 @dataclass(eq=False)
 class _Kept:
     frame: Any
-    facts: TaskFacts
+    #: what the frame's maker reports of it each time it is used (its read's facts)
+    facts: Any
     nbytes: int
     spark: Any
     #: the session's temporary view of the frame (None: the frame has none)
@@ -47,11 +58,14 @@ class _Kept:
     pins: int = 0
     #: no longer kept: the last statement to unpin it drops its view
     gone: bool = False
+    #: frames made of this one (the projections statements apply to it), by what they are
+    derived: OrderedDict[str, _Kept] = field(default_factory=OrderedDict)
 
 
 class KeptFrames:
-    """The DataFrames of recent small whole-file reads, by spec, least recently used dropped
-    first past ``most_bytes`` (:data:`KEPT_FRAME_BYTES`).
+    """The DataFrames of recent small whole-file reads, by spec, and of scans over raw-file
+    cache entries, by spec and parts; least recently used dropped first past ``most_bytes``
+    (:data:`KEPT_FRAME_BYTES`).
 
     Tied to one SparkSession (the JVM holds the rows of each kept frame): a frame asked for
     under another session empties it. A changed file has another spec (its size or modification
@@ -67,7 +81,7 @@ class KeptFrames:
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def get(self, spark: Any, key: str) -> tuple[Any, TaskFacts] | None:
+    def get(self, spark: Any, key: str) -> tuple[Any, Any] | None:
         """The frame and read facts kept for ``key`` under ``spark``, or None."""
         with self._lock:
             if spark is not self._owner:
@@ -79,10 +93,12 @@ class KeptFrames:
             return entry.frame, entry.facts
 
     def put(
-        self, spark: Any, key: str, frame: Any, facts: TaskFacts, nbytes: int, view: bool = False
+        self, spark: Any, key: str, frame: Any, facts: Any, nbytes: int, view: bool = False
     ) -> None:
-        """Keep ``frame`` (built from ``nbytes`` of Arrow data) under ``key``; with ``view``,
-        as a temporary view of ``spark`` too (a classic session's frame)."""
+        """Keep ``frame`` (built from ``nbytes`` of Arrow data, or :data:`PLAN_FRAME_BYTES`
+        for a frame of no rows) with ``facts`` (what its maker reports of it: a read's
+        :class:`~auger.spark.scan_report.TaskFacts`...) under ``key``; with ``view``, as a
+        temporary view of ``spark`` too (a classic session's frame)."""
         if nbytes > self.most_bytes:
             return
         entry = _Kept(frame, facts, nbytes, spark)
@@ -109,6 +125,41 @@ class KeptFrames:
                 left.append(dropped)
             views = self._leave(left)
         _drop_views(views)
+
+    def derived(self, frame: Any, what: str, make: Callable[[], Any]) -> Any:
+        """The frame ``make()`` makes of ``frame`` (the projection a statement applies to a
+        scan's frame), ``what`` saying what it is.
+
+        When ``frame`` is kept, so is the frame made of it, for as long as ``frame`` is (the
+        last :data:`DERIVED_PER_FRAME` of them), with a view of its own when ``frame`` has one:
+        the next statement that asks for the same projection neither makes it nor registers
+        a view of it."""
+        with self._lock:
+            entry = self._by_frame.get(id(frame))
+            if entry is None or entry.frame is not frame or entry.gone:
+                return make()
+            found = entry.derived.get(what)
+            if found is not None:
+                entry.derived.move_to_end(what)
+                return found.frame
+        made = make()
+        child = _Kept(made, entry.facts, 0, entry.spark)
+        if entry.view is not None:
+            child.view = f"kept{uuid.uuid4().hex[:16]}"
+            made.createOrReplaceTempView(child.view)
+        with self._lock:
+            if entry.gone or what in entry.derived:
+                # its frame left meanwhile, or another statement kept the same projection
+                views = self._leave([child])
+            else:
+                entry.derived[what] = child
+                self._by_frame[id(made)] = child
+                views = []
+                while len(entry.derived) > DERIVED_PER_FRAME:
+                    _, oldest = entry.derived.popitem(last=False)
+                    views += self._leave([oldest])
+        _drop_views(views)
+        return made
 
     @contextmanager
     def views_of(self, frames: Mapping[str, Any]) -> Iterator[dict[str, str]]:
@@ -156,12 +207,15 @@ class KeptFrames:
             entry.gone = True
             if entry.view is not None and entry.pins == 0:
                 views.append((entry.spark, entry.view))
+            views += self._leave(list(entry.derived.values()))  # they go with it
         return views
 
     def view_names(self) -> set[str]:
-        """The temporary views of the kept frames."""
+        """The temporary views of the kept frames, and of the frames made of them."""
         with self._lock:
-            return {e.view for e in self._entries.values() if e.view is not None}
+            kept = [*self._entries.values()]
+            kept += [d for e in self._entries.values() for d in e.derived.values()]
+            return {e.view for e in kept if e.view is not None}
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from sqlglot import exp
 
+from auger.projection import quoted
 from auger.scan.plan import ROW_COUNT_COLUMN, PlannedScan
 from auger.scan.spec import ColumnSource
 from auger.spark.frames import scan_frame
@@ -115,7 +117,10 @@ def plan_scans(plan: SelectPlan) -> None:
             frame = frame.drop(ROW_COUNT_COLUMN)
             plan.no_columns = True
         if planned.selects:
-            frame = frame.selectExpr(*planned.selects, *(f"`{c}`" for c in (typed or {}).values()))
+            selects = (*planned.selects, *(quoted(c) for c in (typed or {}).values()))
+            # kept with the frame it is made of, when that is kept (a projection costs a
+            # warm query more planning than its own analysis)
+            frame = kept.derived(frame, "\n".join(selects), partial(frame.selectExpr, *selects))
         plan.frames[n] = frame
 
 
