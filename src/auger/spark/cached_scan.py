@@ -68,7 +68,7 @@ from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.spark.cache_builds import schedule_build
 from auger.spark.datasource_read import datasource_frame
 from auger.spark.handles import is_connect
-from auger.spark.kept_frames import PLAN_FRAME_BYTES
+from auger.spark.kept_frames import LISTED_FILE_BYTES, PLAN_FRAME_BYTES
 from auger.spark.native_parquet import file_limit, footer_row_count, parquet_files_frame
 from auger.spark.object_store import hadoop_reads
 from auger.spark.scan_report import TaskFacts, start_report, tasks_report
@@ -297,7 +297,8 @@ def _entries_read(
     paths = tuple(dict.fromkeys(f.path for f, _ in hits))
     facts = _EntriesFacts(casts, TaskFacts(paths, _rows(parts)))
     if kept is not None and key is not None:
-        kept.put(spark, key, frame, facts, PLAN_FRAME_BYTES, view=not is_connect(spark))
+        size = PLAN_FRAME_BYTES + LISTED_FILE_BYTES * len(parts)
+        kept.put(spark, key, frame, facts, size, view=not is_connect(spark))
     return frame, facts
 
 

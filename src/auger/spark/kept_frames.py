@@ -30,17 +30,25 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DERIVED_PER_FRAME", "KEPT_FRAME_BYTES", "PLAN_FRAME_BYTES", "KeptFrames"]
+__all__ = [
+    "DERIVED_PER_FRAME",
+    "KEPT_FRAME_BYTES",
+    "LISTED_FILE_BYTES",
+    "PLAN_FRAME_BYTES",
+    "KeptFrames",
+]
 
 _log = logging.getLogger(__name__)
 
 #: The most Arrow bytes of whole-file reads whose frames one engine keeps, in all (a frame of
 #: no rows counting for :data:`PLAN_FRAME_BYTES`).
 KEPT_FRAME_BYTES = 32 * 1024 * 1024
-#: What a kept frame that holds no rows (a scan over files: its plan and the files' listing)
-#: counts for against :data:`KEPT_FRAME_BYTES`, so that the bound also bounds how many such
-#: frames are kept (512).
+#: What a kept frame that holds no rows (a scan over files: its plan) counts for against
+#: :data:`KEPT_FRAME_BYTES`, so that the bound also bounds how many such frames are kept (512),
+#: and what each file it lists adds (Spark keeps each one's status in the plan): a frame over
+#: 4,096 files counts 4 MiB more.
 PLAN_FRAME_BYTES = 64 * 1024
+LISTED_FILE_BYTES = 1024
 #: The most frames made of one kept frame (:meth:`KeptFrames.derived`) kept with it.
 DERIVED_PER_FRAME = 8
 
