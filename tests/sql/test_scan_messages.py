@@ -227,6 +227,33 @@ def test_skipped_records_are_reported_from_spark_tasks(conn: Any, data_dir: Path
         cur.execute("ALTER SESSION RESET `store.json.reader.skip_invalid_records`")
 
 
+@pytest.mark.spark
+def test_spark_tasks_report_skipped_records_and_what_they_read(conn: Any, data_dir: Path) -> None:
+    """Files read by Spark's tasks (none read on the driver, none from the raw-file cache)
+    report their skipped records and figures as a read on the driver does, also where Spark
+    found the installed ``auger`` data source by itself (the test run's own install)."""
+    table = _bad_json(data_dir)
+    cur = conn.cursor()
+    settings = {
+        "store.json.reader.skip_invalid_records": "true",
+        "auger.scan.local_bytes": "0",
+        "auger.cache.enabled": "false",
+    }
+    for name, value in settings.items():
+        cur.execute(f"ALTER SESSION SET `{name}` = {value}")
+    try:
+        cur.execute(f"SELECT id FROM {table} ORDER BY id")
+        assert cur.fetchall() == [(1,), (2,), (3,), (4,)]
+        assert [text for _, text in cur.messages] == [
+            f"Skipped 2 invalid records of bad.json in {table} (lines 2, 4)"
+        ]
+        stats = cur.scan_statistics[0]
+        assert (stats["files_read"], stats["rows_read"], stats["records_skipped"]) == (2, 4, 2)
+    finally:
+        for name in settings:
+            cur.execute(f"ALTER SESSION RESET `{name}`")
+
+
 def test_skipped_records_of_a_driver_side_limit_scan(
     conn: Any, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -486,6 +486,7 @@ def _connect(master: str, conf: Mapping[str, str] | None) -> Any:
         real: Any = builder.getOrCreate()
         _quiet_python_logging()
         real.dataSource.register(_data_source_class())
+        real.dataSource.register(_planned_source_class())
         real.registerProgressHandler(_on_progress)
     except Exception as exc:
         raise UserError.system(
@@ -562,6 +563,7 @@ def _register_data_source(spark: Any) -> None:
         return
     if not _known_statically(spark):
         spark.dataSource.register(_data_source_class())
+    spark.dataSource.register(_planned_source_class())  # see its class
     try:  # also when joining a session someone else built
         spark.conf.set("spark.sql.python.filterPushdown.enabled", "true")
     except Exception:
@@ -588,6 +590,13 @@ def _data_source_class() -> Any:
     from auger.spark.datasource import AugerDataSource
 
     return AugerDataSource
+
+
+def _planned_source_class() -> Any:
+    # deferred: loads pyspark, pyarrow and more (heavy)
+    from auger.spark.datasource import PlannedScanSource
+
+    return PlannedScanSource
 
 
 def _first_line(exc: BaseException) -> str:

@@ -2,7 +2,9 @@
 
 Two ways in:
 
-- the planner passes a serialized :class:`~auger.scan.spec.ScanSpec` as option ``spec``;
+- the planner passes a serialized :class:`~auger.scan.spec.ScanSpec` as option ``spec``, to
+  the same source under a name of its own (:data:`PLANNED_SOURCE`, see
+  :class:`PlannedScanSource`);
 - plain PySpark users write ``spark.read.format("auger").option("format", "csv").load(path)``,
   and the spec is planned here from the path and the options.
 
@@ -28,7 +30,16 @@ from auger.formats.registry import get_format, install_shipped
 from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.types.spark import schema_to_spark, spark_arrow_schema
 
-__all__ = ["AugerDataSource", "AugerReader", "FilesPartition"]
+__all__ = [
+    "PLANNED_SOURCE",
+    "AugerDataSource",
+    "AugerReader",
+    "FilesPartition",
+    "PlannedScanSource",
+]
+
+#: The name auger's planner reads its scans through (:class:`PlannedScanSource`)
+PLANNED_SOURCE = "auger_planned"
 
 
 class FilesPartition(InputPartition):  # type: ignore[misc]
@@ -99,6 +110,23 @@ def _pushdown_wanted(options: Any) -> bool:
     if flag is not None:
         return str(flag).strip().lower() in ("true", "1", "yes")
     return bool(options.get("spec"))
+
+
+class PlannedScanSource(AugerDataSource):
+    """The ``auger`` data source under the name the planner reads through
+    (:data:`PLANNED_SOURCE`), which the engine registers from Python in every session it uses.
+
+    Spark registers ``auger`` by itself where auger is installed (the ``pyspark_auger``
+    module), but a data source Spark registered that way hands its tasks' accumulator updates
+    to nobody: the facts each task reports (files and rows read, records skipped with their
+    lines) never reached the driver, and a file read by Spark's tasks skipped its bad records
+    without a word. Registered from Python, the source's tasks report to the driver's
+    accumulator. Under a name of its own, registering it never replaces the ``auger`` Spark
+    found, which Spark would warn about in a user's session."""
+
+    @classmethod
+    def name(cls) -> str:
+        return PLANNED_SOURCE
 
 
 class AugerReader(DataSourceReader):  # type: ignore[misc]

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from auger.scan.spec import ScanSpec
+from auger.spark.datasource import PLANNED_SOURCE
 from auger.spark.scan_report import ScanReport, start_report
 from auger.storage.parquet_footers import kept_footer_bytes
 from auger.types.spark import schema_to_spark
@@ -24,7 +25,7 @@ def datasource_frame(
 ) -> Any:
     """The scan framework inside Spark: the ``auger`` Python data source with the spec (and,
     when the statement wants ``reports``, where its tasks report what they read)."""
-    reader = spark.read.format("auger").schema(schema_to_spark(planned.schema))
+    reader = spark.read.format(PLANNED_SOURCE).schema(schema_to_spark(planned.schema))
     report = start_report(spark, planned.spec, reports)
     if report is not None and report.token is not None:
         reader = reader.option("report", report.token)

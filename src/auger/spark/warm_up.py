@@ -31,6 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyarrow import csv
 
+from auger.spark.datasource import PLANNED_SOURCE
 from auger.spark.handles import is_connect
 from auger.spark.jobs import jobs_outside, to_arrow
 
@@ -132,7 +133,8 @@ def warm_python_workers(spark: Any, lines: int = WARM_UP_LINES) -> None:
         for slot in range(slots):
             _warm_up_file(Path(root) / f"warm-{slot}.csv", lines)
         spark.sparkContext.setJobGroup(WARM_UP_GROUP, "start Spark's Python workers", True)
-        frame = spark.read.format("auger").option("format", "csv").load(root)
+        # the source the planner reads through (its Python function is the one to warm)
+        frame = spark.read.format(PLANNED_SOURCE).option("format", "csv").load(root)
         typed = frame.selectExpr("columns[3] AS k", "CAST(columns[1] AS DOUBLE) AS d")
         typed.groupBy("k").agg({"d": "sum", "k": "count"}).collect()
 
