@@ -285,10 +285,9 @@ def _entries_read(
     Parquet files' schema, the projections, the metadata: a third of a warm cached query's
     planning) and has its temporary view. An entry evicted since is not found by the lookup
     that gives the parts, and so is never read through a kept frame."""
-    key = _entries_key(planned, hits, typed, whole) if kept is not None else None
-    if kept is not None and key is not None and (found := kept.get(spark, key)) is not None:
-        frame, facts = found
-        return frame, facts
+    key = _entries_key(planned, hits, typed, whole)
+    if kept is not None and (found := kept.get(spark, key)) is not None:
+        return found
     casts: dict[tuple[str, str], str] = {}
     frame = _entries_frame(spark, planned, reads, hits, casts if typed else None, whole)
     if frame is None:
@@ -296,7 +295,7 @@ def _entries_read(
     parts = [FileSplit(p.path, p.size, p.mtime) for _, ps in hits for p in ps]
     paths = tuple(dict.fromkeys(f.path for f, _ in hits))
     facts = _EntriesFacts(casts, TaskFacts(paths, _rows(parts)))
-    if kept is not None and key is not None:
+    if kept is not None:
         size = PLAN_FRAME_BYTES + LISTED_FILE_BYTES * len(parts)
         kept.put(spark, key, frame, facts, size, view=not is_connect(spark))
     return frame, facts
