@@ -143,7 +143,7 @@ def output_ids(df: Any) -> tuple[int, ...] | None:
     qe = _query_execution(df)
     if qe is None:
         return None
-    return tuple(int(a.exprId().id()) for a in _seq(qe.analyzed().output()))
+    return tuple(_ids(qe.analyzed()))
 
 
 def read_ids(df: Any) -> tuple[int, ...] | None:
@@ -157,7 +157,12 @@ def read_ids(df: Any) -> tuple[int, ...] | None:
     if qe is None:
         return None
     analyzed = qe.analyzed()
-    ids = [int(a.exprId().id()) for a in _seq(analyzed.output())]
+    ids = _ids(analyzed)
     for leaf in _seq(analyzed.collectLeaves()):
-        ids += [int(a.exprId().id()) for a in _seq(leaf.output())]
+        ids += _ids(leaf)
     return tuple(dict.fromkeys(ids))
+
+
+def _ids(plan: Any) -> list[int]:
+    """The expression ids of a (JVM) plan's output columns, in order."""
+    return [int(a.exprId().id()) for a in _seq(plan.output())]
