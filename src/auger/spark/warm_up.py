@@ -197,12 +197,14 @@ def _rounds(spark: Any, busy: Callable[[], bool], rounds: int, run: Callable[[],
     return done
 
 
-#: Rounds of the small query :func:`compile_small_queries` runs (about 2 s of idle time on two
-#: cores). Measured on two cores, a GROUP BY over a small file 15 s after Spark's start took
-#: 1.1-1.3 s with no warm-up, 0.4-0.5 s after a warm-up read alone, 0.19-0.26 s after 30
-#: rounds as well (60 did no better). The queries after it are not faster for it: the JVM
-#: compiles each query's own generated code as that query repeats.
-COMPILE_ROUNDS = 30
+#: Rounds of the small query :func:`compile_small_queries` runs (about 10 s of idle time on two
+#: cores; a query that arrives waits for one round at most). Spark's analyser, planner and
+#: scheduler run once a query, so the JVM compiles their code only over the first hundred or so
+#: queries of a session, whatever their shape. Measured on two cores with a GROUP BY over
+#: cp.`employee.json` 45 s after Spark's start: after 30 rounds, the first such query took
+#: 270-370 ms and the median of the next twenty 79-85 ms; after 150 rounds, 190-250 ms and
+#: 54-58 ms (100 and 200 rounds did no better than 150).
+COMPILE_ROUNDS = 150
 
 #: The temporary view the small query reads while the warm-up runs.
 _WARM_UP_VIEW = "auger_warm_up_rows"
