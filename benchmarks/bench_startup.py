@@ -13,7 +13,8 @@ Figures (wall time, medians over ``--runs``; nothing is asserted):
   ``cp.`employee.json``` (p50), against DuckDB's Python API on the same file; the GROUP BY
   again once the session has run 30 of them (the JVM is still compiling Spark's code over
   the first dozens of queries). ``--idle S`` waits S seconds after the first statement, as
-  a notebook's user would: the engine then warms Spark up (``auger.spark.warm_up``).
+  a notebook's user would: the engine then warms Spark up (``auger.spark.warm_up``; about
+  20 s on two cores, so ``--idle 30`` gives the figures of a warmed-up session).
 
     python benchmarks/bench_startup.py               # everything (a few minutes: three JVMs)
     python benchmarks/bench_startup.py --no-cold     # warm figures only
