@@ -275,6 +275,13 @@ def test_casts_to_numbers_read_the_typed_copies(cc: Connection, data_dir: Path) 
     where = f"SELECT columns[0] FROM {table} WHERE CAST(columns[1] AS DOUBLE) > 0.2"
     assert _same_three_ways(cc, where, files=1) == [("-20",), ("42",)]
     assert "__auger_double____columns_1" in _plan(cc, where)
+    # in a grouped query too: WHERE filters the rows before they are grouped
+    grouped_where = (
+        f"SELECT columns[3] AS k, COUNT(*) AS n FROM {table} "
+        f"WHERE CAST(columns[1] AS DOUBLE) > 0.2 GROUP BY columns[3]"
+    )
+    assert _same_three_ways(cc, grouped_where, files=1) == [("y", 2)]
+    assert "__auger_double____columns_1" in _plan(cc, grouped_where)
     # past INT's range: the copy does not answer, and Spark's cast fails as without the cache
     too_big = f"SELECT SUM(CAST(columns[0] AS INT)) FROM {table}"
     off, on = _error_kinds(cc, too_big, (False, True))

@@ -34,6 +34,13 @@ READ = [
         "ORDER BY CAST(a AS INT)",
         "SELECT `a_int` AS q, MAX(`b_bigint`) AS `EXPR$1` FROM t GROUP BY `a_int` ORDER BY `a_int`",
     ),
+    # WHERE filters the rows before they are grouped: its casts are decided on their own
+    ("SELECT k, COUNT(*) FROM t WHERE CAST(a AS INT) > 1 GROUP BY k", "WHERE `a_int` > 1"),
+    ("SELECT DISTINCT k FROM t WHERE CAST(a AS INT) > 1", "WHERE `a_int` > 1"),
+    (
+        "SELECT a, CAST(a AS INT) FROM t WHERE CAST(a AS INT) > 1 GROUP BY a",
+        "`a`, CAST(a AS INT) AS `EXPR$1` FROM t WHERE `a_int` > 1",
+    ),
 ]
 
 #: queries whose casts stay
@@ -44,6 +51,7 @@ KEPT = [
     "SELECT COALESCE(CAST(a AS DOUBLE), 0) FROM t",
     "SELECT * FROM t WHERE a <> 'x' AND CAST(a AS INT) > 3",
     "SELECT SUM(CAST(a AS DOUBLE)) FILTER (WHERE a <> 'x') FROM t",
+    "SELECT k, SUM(CAST(a AS DOUBLE)) FILTER (WHERE CAST(a AS INT) > 1) FROM t GROUP BY k",
     "SELECT TRY_CAST(a AS DOUBLE) FROM t",
     "SELECT NULLIF(CAST(a AS INT), 0) FROM t",
     # not a target a copy answers, or not the column

@@ -102,7 +102,8 @@ def read_typed_casts(tree: exp.Expression, casts: Mapping[tuple[str, str], str])
     another would no longer match. In a grouped query a cast outside an aggregate is replaced
     only when the same cast is itself a ``GROUP BY`` expression (``GROUP BY a`` allows
     ``CAST(a AS INT)`` in the select list, and would not allow the frame's column); ``SELECT
-    DISTINCT`` groups by its select list."""
+    DISTINCT`` groups by its select list. ``WHERE`` filters the rows before they are grouped and
+    is matched with nothing, so a cast there is decided on its own."""
     if not casts or not may_read_typed(tree):
         return tree
     wanted = {(column.lower(), target): name for (column, target), name in casts.items()}
@@ -116,9 +117,15 @@ def read_typed_casts(tree: exp.Expression, casts: Mapping[tuple[str, str], str])
     keys = {_key(e, table) for e in grouped or ()}
     found: dict[tuple[str, str], list[exp.Cast]] = {}
     refused: set[tuple[str, str]] = set()
+    # what is read from the frame: casts in WHERE, each decided on its own, then the others
+    replaced: list[tuple[exp.Cast, tuple[str, str]]] = []
     for node in list(tree.find_all(exp.Cast)):
         key = _key(node, table)
         if key is None or key not in wanted:
+            continue
+        if node.find_ancestor(exp.Where) is not None:
+            if _every_row(node):
+                replaced.append((node, key))
             continue
         found.setdefault(key, []).append(node)
         column = node.this
@@ -129,14 +136,14 @@ def read_typed_casts(tree: exp.Expression, casts: Mapping[tuple[str, str], str])
         ):
             refused.add(key)
     for key, nodes in found.items():
-        if key in refused:
-            continue
-        for node in nodes:
-            column = node.this
-            out = exp.column(exp.to_identifier(wanted[key], quoted=True))
-            if column.table:
-                out.set("table", exp.to_identifier(column.table, quoted=True))
-            node.replace(out)
+        if key not in refused:
+            replaced.extend((node, key) for node in nodes)
+    for node, key in replaced:
+        column = node.this
+        out = exp.column(exp.to_identifier(wanted[key], quoted=True))
+        if column.table:
+            out.set("table", exp.to_identifier(column.table, quoted=True))
+        node.replace(out)
     return tree
 
 
