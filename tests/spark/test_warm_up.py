@@ -8,9 +8,11 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
+from auger.spark import warm_up
 from auger.spark.warm_up import (
     WARM_UP_GROUP,
     compile_parquet_reads,
@@ -264,3 +266,81 @@ def test_the_parquet_reads_stop_as_soon_as_the_engine_is_busy(spark: Any) -> Non
     looks = iter([False] + [True] * 100)
     ran = _on_a_thread(lambda: compile_parquet_reads(spark, lambda: next(looks), rows=2000))
     assert ran == 1
+
+
+class _Workers:
+    """Spark's side of the warm-up's read, faked: the read's job runs at once, or, with
+    ``query``, a query's job starts beside it and the read's job then runs until its group is
+    cancelled. ``spark.read`` answers every step of building the read, and its ``collect``
+    runs that job."""
+
+    def __init__(self, query: bool) -> None:
+        self.query = query
+        self.query_running = False
+        self.cancelled = threading.Event()
+        self.groups: list[str] = []
+        self.sparkContext = self
+        self.defaultParallelism = 2
+        self.read = self
+
+    def __getattr__(self, step: str) -> Any:  # format, option, load, selectExpr, ...
+        return lambda *args, **kwargs: self
+
+    # the SparkContext
+    def statusTracker(self) -> Any:
+        return self
+
+    def setJobGroup(self, group: str, description: str, interrupt: bool) -> None:
+        self.groups.append(group)
+
+    def cancelJobGroup(self, group: str) -> None:
+        self.cancelled.set()
+
+    # the status tracker
+    def getJobIdsForGroup(self, group: str) -> list[int]:
+        return [1]
+
+    def getActiveJobsIds(self) -> list[int]:
+        return [1, 2] if self.query_running else [1]
+
+    # the read's job
+    def collect(self) -> list[Any]:
+        if not self.query:
+            return []
+        self.query_running = True
+        deadline = time.monotonic() + 10
+        while not self.cancelled.is_set() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        raise RuntimeError("Job 1 cancelled part of cancelled job group")
+
+
+def test_the_workers_read_gives_way_to_a_query_that_starts_while_it_runs() -> None:
+    """A query's job starting during the read cancels the read's job (the query does not wait
+    for the task slots the read holds while the workers start); with no query it runs to its
+    end."""
+    spark = _Workers(query=True)
+    started = time.monotonic()
+    assert warm_python_workers(spark, 10) is False
+    assert spark.cancelled.is_set() and time.monotonic() - started < 5
+    assert spark.groups == [WARM_UP_GROUP]
+    quiet = _Workers(query=False)
+    assert warm_python_workers(quiet, 10) is True
+    assert not quiet.cancelled.is_set()
+
+
+def test_the_warm_up_ends_when_its_workers_read_gave_way(monkeypatch: Any) -> None:
+    """After giving way to a query the warm-up runs nothing more: the query has the cores."""
+    later: list[str] = []
+    monkeypatch.setattr(warm_up, "wait_until_idle", lambda spark, busy: True)
+    monkeypatch.setattr(warm_up, "warm_python_workers", lambda spark: False)
+    monkeypatch.setattr(
+        warm_up, "compile_parquet_reads", lambda spark, busy: later.append("parquet") or 0
+    )
+    monkeypatch.setattr(
+        warm_up, "compile_small_queries", lambda spark, busy: later.append("small") or 0
+    )
+    assert warm_up.warm_when_idle(object(), lambda: False)
+    assert later == []
+    monkeypatch.setattr(warm_up, "warm_python_workers", lambda spark: True)
+    assert warm_up.warm_when_idle(object(), lambda: False)
+    assert later == ["parquet", "small"]

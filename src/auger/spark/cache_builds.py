@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from auger.scan.cache import complete_parts, entry_dir, evict
 from auger.scan.spec import ColumnSource, FileSplit
 from auger.spark.datasource_read import datasource_frame
-from auger.spark.jobs import jobs_outside
+from auger.spark.jobs import run_giving_way
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
 
 if TYPE_CHECKING:
@@ -140,9 +140,6 @@ def schedule_build(
 #: query over them (which schedules them again).
 MAX_YIELDS = 5
 
-#: How often a running build looks for a user's job to give way to.
-YIELD_POLL_S = 0.05
-
 #: Builds that gave way to a user's job since the process started (the tests read it).
 yields = 0
 
@@ -190,39 +187,12 @@ def _missing(job: PlannedScan) -> PlannedScan | None:
 
 def _run_giving_way(spark: Any, job: PlannedScan) -> bool:
     """Run the build's job; False when it was cancelled to give way to a user's job."""
-    sc = spark.sparkContext
-    tracker = sc.statusTracker()
-    done = threading.Event()
-    gave_way = threading.Event()
-
-    def watch() -> None:
-        try:
-            while not done.wait(YIELD_POLL_S):
-                if gave_way.is_set():
-                    # a job the build submits after the cancel (it was still being planned
-                    # then) is cancelled too: it would hold the cores ahead of the user's
-                    active = set(tracker.getActiveJobsIds())
-                    if active & set(tracker.getJobIdsForGroup(JOB_GROUP)):
-                        sc.cancelJobGroup(JOB_GROUP)
-                elif jobs_outside(tracker, JOB_GROUP):
-                    gave_way.set()
-                    sc.cancelJobGroup(JOB_GROUP)
-        except Exception as exc:  # Spark stopping under the build: the build's job fails too
-            _log.debug("raw-file cache build stopped watching for users' jobs: %s", exc)
-
-    watcher = threading.Thread(target=watch, name="auger-cache-build-watch", daemon=True)
-    sc.setJobGroup(JOB_GROUP, "auger: raw-file cache entries", True)
-    watcher.start()
-    try:
-        datasource_frame(spark, job).write.format("noop").mode("overwrite").save()
-    except Exception:
-        if gave_way.is_set():
-            return False
-        raise
-    finally:
-        done.set()
-        watcher.join()
-    return not gave_way.is_set()
+    return run_giving_way(
+        spark,
+        JOB_GROUP,
+        "auger: raw-file cache entries",
+        lambda: datasource_frame(spark, job).write.format("noop").mode("overwrite").save(),
+    )
 
 
 #: How long Spark must have run no stage before a build starts: the statement that scheduled

@@ -47,6 +47,7 @@ __all__ = [
     "job_group",
     "jobs_outside",
     "keep_cancelling",
+    "run_giving_way",
     "running_stages",
     "stream_schema",
     "to_arrow",
@@ -163,6 +164,52 @@ def jobs_outside(tracker: Any, group: str) -> set[int]:
     listed as active: it is not counted."""
     active = set(tracker.getActiveJobsIds())
     return active - set(tracker.getJobIdsForGroup(group)) if active else active
+
+
+#: How often a background job looks for a user's job to give way to.
+YIELD_POLL_S = 0.05
+
+
+def run_giving_way(spark: Any, group: str, description: str, run: Callable[[], Any]) -> bool:
+    """``run()`` (Spark jobs of a classic session, on this thread) in job group ``group``,
+    cancelled as soon as a job outside the group runs: a background job (a raw-file cache
+    build, the warm-up) holds task slots a user's job would otherwise wait for. True when
+    ``run()`` ended by itself; False when it gave way (its failure is then the cancel's, and is
+    not raised).
+
+    A job of the group submitted after the cancel (it was still being planned then) is
+    cancelled too, rather than let it hold the cores ahead of the user's job."""
+    sc = spark.sparkContext
+    tracker = sc.statusTracker()
+    done = threading.Event()
+    gave_way = threading.Event()
+
+    def watch() -> None:
+        try:
+            while not done.wait(YIELD_POLL_S):
+                if gave_way.is_set():
+                    active = set(tracker.getActiveJobsIds())
+                    if active & set(tracker.getJobIdsForGroup(group)):
+                        sc.cancelJobGroup(group)
+                elif jobs_outside(tracker, group):
+                    gave_way.set()
+                    sc.cancelJobGroup(group)
+        except Exception as exc:  # Spark stopping under the group: its job fails too
+            _log.debug("%s stopped watching for users' jobs: %s", group, exc)
+
+    watcher = threading.Thread(target=watch, name=f"{group}-watch", daemon=True)
+    sc.setJobGroup(group, description, True)
+    watcher.start()
+    try:
+        run()
+    except Exception:
+        if gave_way.is_set():
+            return False
+        raise
+    finally:
+        done.set()
+        watcher.join()
+    return not gave_way.is_set()
 
 
 def running_stages(group: str) -> list[tuple[int, int, int]]:

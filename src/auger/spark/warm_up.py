@@ -13,7 +13,9 @@ Only when idle: a warm-up next to a query competes with it for the cores and, Sp
 being served in order, could make it wait for a job it did not ask for (``auger demo``, whose
 queries follow the server's start at once, measured 1.7 s slower with an eager warm-up). So a
 script whose statements follow each other never warms up, and one that ends during the warm-up
-ends as it would without it (the warm-up's thread is a daemon; Spark stops under its job).
+ends as it would without it (the warm-up's thread is a daemon; Spark stops under its job). A
+query that comes while the workers are being started does not wait for them either: its own
+job cancels the warm-up's, and the warm-up ends there.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from pyarrow import csv
 
 from auger.spark.datasource import PLANNED_SOURCE
 from auger.spark.handles import is_connect
-from auger.spark.jobs import jobs_outside, to_arrow
+from auger.spark.jobs import jobs_outside, run_giving_way, to_arrow
 
 __all__ = [
     "COMPILE_ROUNDS",
@@ -115,7 +117,7 @@ def _warm_up_file(path: Path, lines: int) -> None:
     csv.write_csv(table, path, csv.WriteOptions(include_header=False, quoting_style="none"))
 
 
-def warm_python_workers(spark: Any, lines: int = WARM_UP_LINES) -> None:
+def warm_python_workers(spark: Any, lines: int = WARM_UP_LINES) -> bool:
     """Read a few megabytes of CSV through the ``auger`` data source, a file per task slot,
     and group them, so that Spark has started the Python processes a scan needs (one worker
     per slot) and has compiled what a scan and an aggregate run at volume (a classic session:
@@ -125,18 +127,27 @@ def warm_python_workers(spark: Any, lines: int = WARM_UP_LINES) -> None:
     Measured on two cores, 15-20 s after Spark's start, a first GROUP BY over 300 MB of CSV
     took 2.3-2.5 s after a warm-up over one tiny file and 1.8-2.0 s after this one (1.3-1.45 s
     once warm); over 10 MB, 4.5 s with no warm-up, 1.3 s after the tiny file and 0.9 s after
-    this one. It costs about 1.2 s of idle time."""
+    this one. It costs about 1.2 s of idle time.
+
+    Whether it ran to its end: a query's job that starts meanwhile cancels it."""
     if is_connect(spark):
-        return
+        return False
     slots = min(max(1, int(spark.sparkContext.defaultParallelism)), 4)
     with tempfile.TemporaryDirectory(prefix="auger-warm-up-") as root:
         for slot in range(slots):
             _warm_up_file(Path(root) / f"warm-{slot}.csv", lines)
-        spark.sparkContext.setJobGroup(WARM_UP_GROUP, "start Spark's Python workers", True)
-        # the source the planner reads through (its Python function is the one to warm)
-        frame = spark.read.format(PLANNED_SOURCE).option("format", "csv").load(root)
-        typed = frame.selectExpr("columns[3] AS k", "CAST(columns[1] AS DOUBLE) AS d")
-        typed.groupBy("k").agg({"d": "sum", "k": "count"}).collect()
+
+        def read() -> None:
+            # the source the planner reads through (its Python function is the one to warm)
+            frame = spark.read.format(PLANNED_SOURCE).option("format", "csv").load(root)
+            typed = frame.selectExpr("columns[3] AS k", "CAST(columns[1] AS DOUBLE) AS d")
+            typed.groupBy("k").agg({"d": "sum", "k": "count"}).collect()
+
+        # its tasks hold Spark's task slots for seconds, most of it waiting for the workers to
+        # start: a query that comes meanwhile cancels it rather than wait (measured on two
+        # cores, a query over cached files sent 2 s into it took 5.7 s, and 2.7-3.9 s with it
+        # cancelled; 3.1-3.2 s with no warm-up)
+        return run_giving_way(spark, WARM_UP_GROUP, "start Spark's Python workers", read)
 
 
 #: Rows of each Parquet file :func:`compile_parquet_reads` groups (about 12 MB), one file per
@@ -188,7 +199,8 @@ def compile_parquet_reads(
 
 def _rounds(spark: Any, busy: Callable[[], bool], rounds: int, run: Callable[[], Any]) -> int:
     """``run()`` up to ``rounds`` times, each while neither ``busy()`` nor a job outside the
-    warm-up runs (a query that arrives waits for one round at most); how many rounds ran."""
+    warm-up runs (a query that arrives waits for one round at most: a round is short, and the
+    query is quicker for the code it compiled); how many rounds ran."""
     tracker = spark.sparkContext.statusTracker()
     done = 0
     while done < rounds and not busy() and not jobs_outside(tracker, WARM_UP_GROUP):
@@ -242,7 +254,9 @@ def warm_when_idle(spark: Any, busy: Callable[[], bool]) -> bool:
         if not wait_until_idle(spark, busy):
             return False
         started = time.monotonic()
-        warm_python_workers(spark)
+        if not warm_python_workers(spark):
+            _log.info("the warm-up gave way to a query")
+            return True
         _log.info("Spark's Python workers started in %.1f s", time.monotonic() - started)
         started = time.monotonic()
         rounds = compile_parquet_reads(spark, busy)
