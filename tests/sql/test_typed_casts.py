@@ -52,6 +52,8 @@ KEPT = [
     "SELECT * FROM t WHERE a <> 'x' AND CAST(a AS INT) > 3",
     "SELECT SUM(CAST(a AS DOUBLE)) FILTER (WHERE a <> 'x') FROM t",
     "SELECT k, SUM(CAST(a AS DOUBLE)) FILTER (WHERE CAST(a AS INT) > 1) FROM t GROUP BY k",
+    # an aggregate's FILTER (WHERE ...) is not the query's WHERE: its cast refuses the others
+    "SELECT MAX(CAST(a AS INT)), COUNT(*) FILTER (WHERE CAST(a AS INT) > 1) FROM t",
     "SELECT TRY_CAST(a AS DOUBLE) FROM t",
     "SELECT NULLIF(CAST(a AS INT), 0) FROM t",
     # not a target a copy answers, or not the column

@@ -119,11 +119,13 @@ def read_typed_casts(tree: exp.Expression, casts: Mapping[tuple[str, str], str])
     refused: set[tuple[str, str]] = set()
     # what is read from the frame: casts in WHERE, each decided on its own, then the others
     replaced: list[tuple[exp.Cast, tuple[str, str]]] = []
+    where = tree.args.get("where")
     for node in list(tree.find_all(exp.Cast)):
         key = _key(node, table)
         if key is None or key not in wanted:
             continue
-        if node.find_ancestor(exp.Where) is not None:
+        # the query's own WHERE (an aggregate's FILTER (WHERE ...) is decided with the rest)
+        if where is not None and node.find_ancestor(exp.Where) is where:
             if _every_row(node):
                 replaced.append((node, key))
             continue
