@@ -1,11 +1,13 @@
-"""Stand-ins shared by tests that need no Spark: job groups as far as cancelling goes, and an
-engine whose sessions only open and close."""
+"""Stand-ins shared by tests that need no Spark: job groups as far as cancelling goes, an
+engine whose sessions only open and close, and a count of a function's calls."""
 
 from __future__ import annotations
 
 import threading
 import time
 from typing import Any
+
+import pytest
 
 
 class FakeJobs:
@@ -46,3 +48,16 @@ class FakeSession:
 class FakeEngine:
     def open_session(self, user: str, admin: bool = True) -> Any:
         return FakeSession(user)
+
+
+def count_calls(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[int]:
+    """``owner.name`` replaced by itself counting its calls: the list gets a 1 for each."""
+    calls: list[int] = []
+    real = getattr(owner, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls

@@ -16,6 +16,7 @@ from auger.engine import Engine
 from auger.spark import local_scan
 from auger.spark.kept_frames import DERIVED_PER_FRAME, KeptFrames
 from auger.spark.scan_report import TaskFacts
+from tests.fakes import count_calls
 
 SQL = "SELECT k, COUNT(*) AS n, SUM(v) AS s FROM dfs.`{path}` GROUP BY k ORDER BY k"
 
@@ -27,15 +28,7 @@ def _write(path: Path, rows: list[tuple[str, int]], mtime: float) -> None:
 
 def _reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the driver-side reads of whole files."""
-    calls: list[int] = []
-    real = local_scan._driver_read
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(local_scan, "_driver_read", counted)
-    return calls
+    return count_calls(monkeypatch, local_scan, "_driver_read")
 
 
 def test_a_second_statement_reuses_the_frame_and_reports_the_same(

@@ -23,6 +23,7 @@ from auger.dbapi import Connection, Error
 from auger.scan.cache import complete_parts, evict, part_name
 from auger.scan.spec import FileSplit
 from auger.spark.cache_builds import wait_for_builds
+from tests.fakes import count_calls
 from tests.formats.bad_input import cases, counted_together, write_corpus
 
 
@@ -1027,14 +1028,7 @@ def test_a_repeated_query_plans_over_the_frame_the_last_one_built(
     d.mkdir(exist_ok=True)
     path = d / "a.csvh"
     path.write_text("k,v,w\n" + "".join(f"k{i % 3},{i},{i * 2}\n" for i in range(30)))
-    built: list[int] = []
-    real = cached_scan._entries_frame
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        built.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(cached_scan, "_entries_frame", counted)
+    built = count_calls(monkeypatch, cached_scan, "_entries_frame")
     sql = "SELECT k, COUNT(*) AS n, SUM(CAST(v AS INT)) AS s FROM dfs.data.`cache_kept` GROUP BY k"
     want = [("k0", 10, 135), ("k1", 10, 145), ("k2", 10, 155)]
     assert _run(cc, sql, cache=True)[1:] == (want, 0)  # parsed, its entry built after
