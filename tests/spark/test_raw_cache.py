@@ -212,6 +212,40 @@ def test_changed_and_added_files_are_read_again_alone(cc: Connection, data_dir: 
     assert rows == [("a", 11), ("b", 2), ("c", 5)] and cached == 3
 
 
+def test_row_counts_come_from_the_entries(cc: Connection, data_dir: Path) -> None:
+    """A query that only counts rows reads no column of the entries: Spark's reader counts
+    their rows. Headerless and header text (blank lines, a header alone) and JSON, with the
+    implicit and partition columns a count may filter and group by; a changed file is
+    counted again from the raw file, the others from their entries."""
+    d = data_dir / "cache_counted"
+    for table, files in {
+        "csv": {"x/a.csv": "1,a\n\n2,b\n3\n", "y/b.csv": "4\n5,e\n"},
+        "csvh": {"x/a.csvh": "k,v\n1,2\n\n3,4\n5,6\n", "y/b.csvh": "k,v\n"},
+        "json": {"x/a.json": '{"a": 1}\n{}\n\n{"b": [1, 2]}\n', "y/b.json": '{"a": 2}\n'},
+    }.items():
+        for name, text in files.items():
+            (d / table / name).parent.mkdir(parents=True, exist_ok=True)
+            (d / table / name).write_text(text)
+    counts = {}
+    for table in ("csv", "csvh", "json"):
+        src = f"dfs.data.`cache_counted/{table}`"
+        counts[table] = _same_three_ways(cc, f"SELECT COUNT(*) AS n FROM {src}", files=2)
+        grouped = f"SELECT dir0, filename, COUNT(*) AS n FROM {src} GROUP BY dir0, filename"
+        by_file = _same_three_ways(cc, grouped, files=2)
+        assert sum(n for *_, n in by_file) == counts[table][0][0]
+        filtered = f"SELECT COUNT(1) AS n FROM {src} WHERE dir0 = 'y'"
+        in_y = sum(n for dir0, _, n in by_file if dir0 == "y")
+        assert _same_three_ways(cc, filtered, files=1) == [(in_y,)]
+    assert counts == {"csv": [(5,)], "csvh": [(3,)], "json": [(4,)]}
+    table = "dfs.data.`cache_counted/csv`"
+    assert "FileScan parquet" in _plan(cc, f"SELECT COUNT(*) FROM {table}")
+    with open(d / "csv" / "x" / "a.csv", "a") as fh:
+        fh.write("6,f\n")  # an appended line
+    _bump(d / "csv" / "x" / "a.csv")
+    _, rows, cached = _run(cc, f"SELECT COUNT(*) AS n FROM {table}", cache=True)
+    assert (rows, cached) == ([(6,)], 1)
+
+
 def test_file_read_in_byte_ranges(cc: Connection, data_dir: Path, cache_dir: Path) -> None:
     """A big text file read by several tasks (line-aligned byte ranges): its entry is their
     parts together, each line once."""

@@ -13,8 +13,10 @@ For a planned text or JSON scan (:mod:`auger.scan.cache` holds the layout and th
 * the two frames are one union, in the planned schema.
 
 The branch is taken only where the entry holds every table column the query reads with the
-same Drill type, and never for a pushed LIMIT (a few rows: the entry would be cut short) or a
-scan that only counts rows by weight; anything else stays on the data source, unchanged.
+same Drill type, and never for a pushed LIMIT (a few rows: the entry would be cut short);
+anything else stays on the data source, unchanged. A scan that only counts rows by weight
+(:mod:`auger.sql.planning.row_counts`) reads no column of the entries: Spark's reader counts
+their rows from the parts' row groups, each of weight one.
 """
 
 from __future__ import annotations
@@ -89,8 +91,6 @@ def _reads(planned: PlannedScan) -> dict[str, str] | None:
     """Each table column of the scan → how it is read from an entry; None: not cacheable."""
     spec = planned.spec
     if not spec.cache_columns or spec.limit is not None or spec.format_type == "parquet":
-        return None
-    if ColumnSource.ROWS in spec.sources.values():
         return None
     if any(f.is_range or f.row_groups is not None for f in spec.files):
         return None
@@ -374,6 +374,9 @@ def _entries_frame(
             else:
                 value = f"get({read(REST_COLUMN, DataMode.REPEATED)}, {position - KEPT_POSITIONS})"
             selects.append(f"{value} AS {quoted(col.name)}")
+            continue
+        if source == ColumnSource.ROWS:  # a counted row: the entries hold one row a row
+            selects.append(f"CAST(1 AS BIGINT) AS {quoted(col.name)}")
             continue
         schema.add(col)
         sources[col.name] = source
