@@ -254,6 +254,33 @@ def test_spark_tasks_report_skipped_records_and_what_they_read(conn: Any, data_d
             cur.execute(f"ALTER SESSION RESET `{name}`")
 
 
+@pytest.mark.spark
+@pytest.mark.parametrize("local_bytes", ["4194304", "0"], ids=["on the driver", "in tasks"])
+def test_rows_read_by_a_count_are_the_rows_counted(
+    conn: Any, data_dir: Path, local_bytes: str
+) -> None:
+    """A query that only counts rows reads one weighted row a batch: the scan still read
+    every row of its files, and says so."""
+    root = data_dir / "counted_rows"
+    if not root.exists():
+        root.mkdir()
+        for n in range(2):
+            lines = "".join(f"{i},x{i}\n" for i in range(5000 + n))
+            (root / f"p{n}.csvh").write_text("a,b\n" + lines)
+    cur = conn.cursor()
+    settings = {"auger.scan.local_bytes": local_bytes, "auger.cache.enabled": "false"}
+    for name, value in settings.items():
+        cur.execute(f"ALTER SESSION SET `{name}` = {value}")
+    try:
+        cur.execute("SELECT COUNT(*) FROM dfs.data.counted_rows")
+        assert cur.fetchall() == [(10_001,)]
+        stats = cur.scan_statistics[0]
+        assert (stats["files_read"], stats["rows_read"]) == (2, 10_001)
+    finally:
+        for name in settings:
+            cur.execute(f"ALTER SESSION RESET `{name}`")
+
+
 def test_skipped_records_of_a_driver_side_limit_scan(
     conn: Any, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

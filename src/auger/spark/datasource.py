@@ -194,7 +194,7 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
         from auger.scan.run import run_scan
 
         # deferred: keeps start-up light (import auger, the CLI, Spark's workers)
-        from auger.spark.scan_report import TaskFacts, add_task_facts
+        from auger.spark.scan_report import TaskFacts, add_task_facts, rows_of
 
         target = spark_arrow_schema(self.spark_schema)
         files = getattr(partition, "files", None) or []
@@ -212,7 +212,7 @@ class AugerReader(DataSourceReader):  # type: ignore[misc]
             with recording() as skipped:
                 for batch in scan(self.spec, files, batch_rows, target):
                     produced = True
-                    rows += batch.num_rows
+                    rows += rows_of(self.spec, batch)
                     yield batch
             if self.report:
                 paths = tuple(dict.fromkeys(f.path for f in files))

@@ -42,7 +42,7 @@ import pyarrow as pa
 from auger.formats.skips import recording
 from auger.scan.run import run_scan
 from auger.spark.handles import is_connect
-from auger.spark.scan_report import TaskFacts, start_report
+from auger.spark.scan_report import TaskFacts, rows_of, start_report
 from auger.storage.read_budget import BudgetExceeded, budget
 from auger.storage.uncompressed import uncompressed_estimate
 from auger.types.spark import schema_to_spark, spark_arrow_schema
@@ -212,7 +212,7 @@ def _driver_read(
                 return None
         else:
             batches = list(run_scan(spec, None, batch_rows, target))
-    facts = TaskFacts(files, sum(b.num_rows for b in batches), skipped)
+    facts = TaskFacts(files, sum(rows_of(spec, b) for b in batches), skipped)
     _report(planned, facts, reports)
     return pa.Table.from_batches(batches, schema=target), facts
 

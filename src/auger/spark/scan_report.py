@@ -27,13 +27,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from auger.scan.spec import FileSplit, ScanSpec
+from auger.scan.spec import ColumnSource, FileSplit, ScanSpec
 from auger.storage.bounded_cache import BoundedCache
 
 __all__ = [
     "ScanReport",
     "TaskFacts",
     "add_task_facts",
+    "rows_of",
     "start_report",
     "tasks_report",
 ]
@@ -58,6 +59,20 @@ class TaskFacts:
     files: tuple[str, ...] = ()
     rows: int = 0
     skipped: dict[str, tuple[int, list[int]]] = field(default_factory=dict)
+
+
+def rows_of(spec: ScanSpec, batch: Any) -> int:
+    """The rows of the files a scan batch stands for: its rows, or, where the scan only counts
+    them (a weight column, :class:`~auger.scan.spec.ColumnSource` ``ROWS``: one row a batch),
+    the sum of its weights."""
+    weights = [name for name, source in spec.sources.items() if source == ColumnSource.ROWS]
+    if not weights or batch.num_rows == 0:
+        return int(batch.num_rows)
+    # deferred: pyarrow's compute functions load on first use
+    import pyarrow.compute as pc
+
+    total = pc.sum(batch.column(batch.schema.get_field_index(weights[0]))).as_py()
+    return int(total or 0)
 
 
 Entries = dict[int, dict[tuple[Any, ...], TaskFacts]]
