@@ -464,9 +464,22 @@ def test_grouped_by_a_text_column_of_few_values_groups_by_its_codes(
     assert f"HashAgg(keys=[{key}" in _plan(cc, distinct)
     assert ("it's", 100, sum(range(3, 600, 6)), "it's") in answers["a.csvh"]
     assert (None, len(range(0, 600, 7))) in answers["j.json"]  # NULLs make a group of their own
+    counted = {  # distinct values counted by their codes: NULL is no value
+        "j.json": "SELECT COUNT(DISTINCT cat) AS k, COUNT(DISTINCT cat, n) AS kn FROM {t}",
+        "a.csvh": "SELECT MOD(CAST(n AS INT), 4) AS m, COUNT(DISTINCT cat) FROM {t} GROUP BY 1",
+    }
+    for name, sql in counted.items():
+        query = sql.format(t=f"dfs.data.`cache_group_keys/{name}`")
+        answers[name] = _same_three_ways(cc, query, files=1)
+        plan = _plan(cc, query)
+        assert f"{key}cat" in plan and "count(distinct cat)" not in plan, plan
+    assert answers["j.json"] == [(6, 600 - len(range(0, 600, 7)))]
+    assert answers["a.csvh"] == [(0, 3), (1, 3), (2, 3), (3, 3)]
     (d / "b.csvh").write_text("cat,n\nred,1\n")  # parsed beside a.csvh's entry
     both = "SELECT cat, COUNT(*) AS k FROM dfs.data.`cache_group_keys/*.csvh` GROUP BY cat"
     assert key not in _plan(cc, both)
+    all_counted = "SELECT COUNT(DISTINCT cat) AS k FROM dfs.data.`cache_group_keys/*.csvh`"
+    assert key not in _plan(cc, all_counted) and _run(cc, all_counted, True)[1] == [(6,)]
     beside = _run(cc, both, cache=True)[1]
     assert beside == _run(cc, both, cache=False)[1] and ("red", 101) in beside
 

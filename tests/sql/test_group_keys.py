@@ -88,3 +88,31 @@ def test_select_distinct_of_columns_is_grouped_by_the_codes() -> None:
 )
 def test_left_as_it_is(sql: str) -> None:
     assert "TRY_ELEMENT_AT" not in rewritten(sql)
+
+
+def test_distinct_values_are_counted_by_their_codes() -> None:
+    out = rewritten("SELECT COUNT(DISTINCT c) AS k, COUNT(c) AS m FROM t WHERE c <> 'red'")
+    assert f"COUNT(DISTINCT `{KEY}`) AS k" in out, out
+    assert "COUNT(c) AS m" in out and "WHERE c <> 'red'" in out, out
+    out = rewritten("SELECT n, COUNT(DISTINCT t.c), COUNT(DISTINCT u) FROM t GROUP BY n")
+    assert f"COUNT(DISTINCT `{KEY}`)" in out and "COUNT(DISTINCT u)" in out, out
+    assert "GROUP BY n" in out and "TRY_ELEMENT_AT" not in out, out
+    out = rewritten("SELECT c, COUNT(DISTINCT r, n) FROM t GROUP BY c")
+    assert f"GROUP BY `{KEY}`" in out and f"COUNT(DISTINCT `{REQUIRED_KEY}`, n)" in out, out
+    assert out.count("TRY_ELEMENT_AT(MAP(") == 1, out
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT COUNT(DISTINCT u) FROM t",  # no codes
+        "SELECT COUNT(DISTINCT UPPER(c)) FROM t",  # not the column itself
+        "SELECT APPROX_COUNT_DISTINCT(c) FROM t",  # an estimate of the values themselves
+        "SELECT COUNT(c), MAX(c) FROM t",
+        "SELECT n AS c, COUNT(DISTINCT c) FROM t GROUP BY n ORDER BY c",  # c: the alias
+        "SELECT COUNT(DISTINCT c) FROM (SELECT * FROM t)",
+        "SELECT COUNT(DISTINCT c) OVER (PARTITION BY n) FROM t",
+    ],
+)
+def test_counts_left_as_they_are(sql: str) -> None:
+    assert KEY not in rewritten(sql)
