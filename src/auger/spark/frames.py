@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from auger.spark.kept_frames import KeptFrames
     from auger.spark.scan_report import ScanReport
 
-__all__ = ["scan_frame"]
+__all__ = ["reads_again_cheaply", "scan_frame"]
 
 
 def scan_frame(
@@ -76,3 +76,25 @@ def scan_frame(
     if cached is not None:
         return cached
     return datasource_frame(spark, planned, reports)
+
+
+def reads_again_cheaply(frame: Any) -> bool:
+    """Whether reading ``frame`` a second time costs little: every source of its plan is
+    Parquet files read by Spark's own reader (a Parquet table, the raw-file cache's entries)
+    or rows held on the driver, and none a scan that parses files (the ``auger`` data source).
+    False where that cannot be told (Spark Connect's frames have no plan here)."""
+    jdf = getattr(frame, "_jdf", None)
+    if jdf is None:
+        return False
+    try:
+        leaves = jdf.queryExecution().analyzed().collectLeaves()
+        for i in range(leaves.size()):
+            leaf = leaves.apply(i)
+            kind = leaf.getClass().getSimpleName()
+            if kind == "LocalRelation":
+                continue
+            if kind != "LogicalRelation" or leaf.relation().fileFormat().toString() != "Parquet":
+                return False
+        return True
+    except Exception:  # a plan of another shape: read once
+        return False

@@ -10,6 +10,7 @@ from sqlglot import exp
 
 from auger.spark.errors import unwrap_spark_error
 from auger.spark.frame_sql import sql_over_frames
+from auger.spark.frames import reads_again_cheaply
 from auger.sql.frontend.translate import to_spark_sql
 from auger.sql.planning.ascii_lengths import count_ascii_bytes
 from auger.sql.planning.compact_columns import read_positions_directly
@@ -17,6 +18,7 @@ from auger.sql.planning.few_groups import hash_string_extremes
 from auger.sql.planning.group_keys import group_by_keys
 from auger.sql.planning.local_answer import LocalAnswer
 from auger.sql.planning.select_plan import SelectPlan
+from auger.sql.planning.top_rows import bound_first_rows
 from auger.sql.planning.typed_casts import read_typed_casts
 
 __all__ = ["run_spark_sql"]
@@ -46,7 +48,8 @@ def _finish(plan: SelectPlan, tree: exp.Expression) -> exp.Expression:
     """The Spark tree reading what the one table's frame delivers ready: ``columns[n]`` as
     its own column, then casts to numbers or dates from the raw-file cache's typed copies; a
     string MIN or MAX over few groups then kept off Spark's sort, the LENGTH of ASCII text
-    counted in bytes, and a string column of few values grouped by its codes."""
+    counted in bytes, a string column of few values grouped by its codes; last, the first rows
+    of a sorted query found by their key before their other columns are read."""
     if len(plan.tables) != 1:
         return tree
     if 0 in plan.direct_positions:
@@ -54,7 +57,8 @@ def _finish(plan: SelectPlan, tree: exp.Expression) -> exp.Expression:
     tree = read_typed_casts(tree, plan.typed_casts.get(0, {}))
     tree = hash_string_extremes(tree, lambda: plan.frames[0].schema)
     tree = count_ascii_bytes(tree, lambda: plan.frames[0].schema)
-    return group_by_keys(tree, lambda: plan.frames[0].schema)
+    tree = group_by_keys(tree, lambda: plan.frames[0].schema)
+    return bound_first_rows(tree, lambda: reads_again_cheaply(plan.frames[0]))
 
 
 def _no_columns(rows: int) -> Any:
