@@ -78,7 +78,8 @@ def main() -> None:
     location = root / f"cache-explore-{time.time_ns()}"
     cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{location}'")
     for ds in ("csvh", "json"):  # the first query over the files: their entries after it
-        cur.execute(f"SELECT COUNT(*) FROM {_sources(ds, paths[ds])[0]}").fetchall()
+        first = f"SELECT category, COUNT(*) FROM {_sources(ds, paths[ds])[0]} GROUP BY category"
+        cur.execute(first).fetchall()
         wait_for_builds()
     duck = duckdb.connect()
     print(
