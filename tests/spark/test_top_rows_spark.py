@@ -70,12 +70,15 @@ def test_the_engine_bounds_what_it_reads_again_cheaply(
     cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{tmp_path / 'cache'}'")
     cur.execute("ALTER SESSION SET `auger.cache.enabled` = true")
     cur.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
+    import auger.sql.planning.rules.run_spark_sql as rules
+
+    small = "SELECT * FROM dfs.data.`top_rows/t.parquet` ORDER BY amount DESC, id LIMIT 7"
+    assert "scalarsubquery()" not in _plan(conn, small)  # too small to repay a second job
+    monkeypatch.setattr(rules, "MIN_BYTES", 1)
     queries = [
         "SELECT * FROM {t} ORDER BY amount DESC, id LIMIT 7",
         "SELECT id, name FROM {t} WHERE id % 2 = 1 ORDER BY amount NULLS FIRST, id LIMIT 400",
     ]
-    import auger.sql.planning.rules.run_spark_sql as rules
-
     for name in ("t.parquet", "t.json"):
         for query in queries:
             sql = query.format(t=f"dfs.data.`top_rows/{name}`")
@@ -90,5 +93,8 @@ def test_the_engine_bounds_what_it_reads_again_cheaply(
         assert len(bounded) == 400 and bounded[:300] == nulls
     cur.execute("ALTER SESSION SET `auger.cache.enabled` = false")
     parsed = "SELECT * FROM dfs.data.`top_rows/t.json` ORDER BY amount DESC, id LIMIT 7"
+    assert "scalarsubquery()" not in _plan(conn, parsed)
+    assert cur.execute(parsed).fetchall()[0][1] == 999
+    cur.execute("ALTER SESSION RESET `auger.scan.local_bytes`")  # rows held on the driver
     assert "scalarsubquery()" not in _plan(conn, parsed)
     assert cur.execute(parsed).fetchall()[0][1] == 999

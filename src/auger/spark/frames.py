@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from auger.spark.kept_frames import KeptFrames
     from auger.spark.scan_report import ScanReport
 
-__all__ = ["reads_again_cheaply", "scan_frame"]
+__all__ = ["parquet_bytes", "scan_frame"]
 
 
 def scan_frame(
@@ -78,23 +78,25 @@ def scan_frame(
     return datasource_frame(spark, planned, reports)
 
 
-def reads_again_cheaply(frame: Any) -> bool:
-    """Whether reading ``frame`` a second time costs little: every source of its plan is
-    Parquet files read by Spark's own reader (a Parquet table, the raw-file cache's entries)
-    or rows held on the driver, and none a scan that parses files (the ``auger`` data source).
-    False where that cannot be told (Spark Connect's frames have no plan here)."""
+def parquet_bytes(frame: Any) -> int | None:
+    """The bytes of the Parquet files ``frame`` reads, where every source of its plan is
+    Parquet files read by Spark's own reader (a Parquet table, the raw-file cache's entries);
+    None where one is anything else (a scan that parses files, rows held on the driver) or
+    that cannot be told (Spark Connect's frames have no plan here)."""
     jdf = getattr(frame, "_jdf", None)
     if jdf is None:
-        return False
+        return None
     try:
         leaves = jdf.queryExecution().analyzed().collectLeaves()
+        total = 0
         for i in range(leaves.size()):
             leaf = leaves.apply(i)
-            kind = leaf.getClass().getSimpleName()
-            if kind == "LocalRelation":
-                continue
-            if kind != "LogicalRelation" or leaf.relation().fileFormat().toString() != "Parquet":
-                return False
-        return True
-    except Exception:  # a plan of another shape: read once
-        return False
+            if leaf.getClass().getSimpleName() != "LogicalRelation":
+                return None
+            relation = leaf.relation()
+            if relation.fileFormat().toString() != "Parquet":
+                return None
+            total += int(relation.sizeInBytes())
+        return total
+    except Exception:  # a plan of another shape
+        return None

@@ -10,7 +10,7 @@ from sqlglot import exp
 
 from auger.spark.errors import unwrap_spark_error
 from auger.spark.frame_sql import sql_over_frames
-from auger.spark.frames import reads_again_cheaply
+from auger.spark.frames import parquet_bytes
 from auger.sql.frontend.translate import to_spark_sql
 from auger.sql.planning.ascii_lengths import count_ascii_bytes
 from auger.sql.planning.compact_columns import read_positions_directly
@@ -18,7 +18,7 @@ from auger.sql.planning.few_groups import hash_string_extremes
 from auger.sql.planning.group_keys import group_by_keys
 from auger.sql.planning.local_answer import LocalAnswer
 from auger.sql.planning.select_plan import SelectPlan
-from auger.sql.planning.top_rows import bound_first_rows
+from auger.sql.planning.top_rows import MIN_BYTES, bound_first_rows
 from auger.sql.planning.typed_casts import read_typed_casts
 
 __all__ = ["run_spark_sql"]
@@ -58,7 +58,7 @@ def _finish(plan: SelectPlan, tree: exp.Expression) -> exp.Expression:
     tree = hash_string_extremes(tree, lambda: plan.frames[0].schema)
     tree = count_ascii_bytes(tree, lambda: plan.frames[0].schema)
     tree = group_by_keys(tree, lambda: plan.frames[0].schema)
-    return bound_first_rows(tree, lambda: reads_again_cheaply(plan.frames[0]))
+    return bound_first_rows(tree, lambda: (parquet_bytes(plan.frames[0]) or -1) >= MIN_BYTES)
 
 
 def _no_columns(rows: int) -> Any:
