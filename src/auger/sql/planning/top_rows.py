@@ -27,8 +27,8 @@ next of the query itself. The subquery has the query's own ``WHERE``, and only t
 query with groups, aggregates, ``DISTINCT``, windows or ``OFFSET``, a ``LIMIT`` past
 :data:`MAX_ROWS`, a first key that is not arithmetic of the table's columns (a function call
 could be non-deterministic or costly, a cast of text costs more than reading it again), a query
-that reads no column besides its key, and a table whose files are parsed (reading them twice
-would parse them twice).
+that reads no column besides its key, and a table whose files are parsed or a view that joins,
+groups or sorts (reading it twice would parse, join, group or sort twice).
 """
 
 from __future__ import annotations
