@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from auger.spark.kept_frames import KeptFrames
     from auger.spark.scan_report import ScanReport
 
-__all__ = ["parquet_bytes", "scan_frame"]
+__all__ = ["scan_frame"]
 
 
 def scan_frame(
@@ -76,36 +76,3 @@ def scan_frame(
     if cached is not None:
         return cached
     return datasource_frame(spark, planned, reports)
-
-
-#: What a frame read again cheaply may be made of over its Parquet files: no join, aggregate
-#: or sort, which a second read would run again.
-_READ_AGAIN = frozenset({"Project", "Filter", "SubqueryAlias", "View", "LogicalRelation"})
-
-
-def parquet_bytes(frame: Any) -> int | None:
-    """The bytes of the Parquet files ``frame`` reads, where its plan is Spark's own reader of
-    Parquet files (a Parquet table, the raw-file cache's entries) under projections and filters
-    alone; None where it is anything else (a scan that parses files, rows held on the driver, a
-    view that joins or groups) or cannot be told (Spark Connect's frames have no plan here)."""
-    jdf = getattr(frame, "_jdf", None)
-    if jdf is None:
-        return None
-    try:
-        total = 0
-        nodes = [jdf.queryExecution().analyzed()]
-        while nodes:
-            node = nodes.pop()
-            kind = node.getClass().getSimpleName()
-            if kind not in _READ_AGAIN:
-                return None
-            if kind == "LogicalRelation":
-                relation = node.relation()
-                if relation.fileFormat().toString() != "Parquet":
-                    return None
-                total += int(relation.sizeInBytes())
-            children = node.children()
-            nodes.extend(children.apply(i) for i in range(children.size()))
-        return total
-    except Exception:  # a plan of another shape
-        return None

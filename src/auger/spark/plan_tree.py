@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["PlanNode", "logical_tree", "output_ids", "physical_tree", "read_ids"]
+__all__ = ["PlanNode", "logical_tree", "output_ids", "parquet_bytes", "physical_tree", "read_ids"]
 
 #: nodes that only wrap their one child for Spark's own execution machinery
 _PASS_THROUGH = frozenset(
@@ -166,3 +166,35 @@ def read_ids(df: Any) -> tuple[int, ...] | None:
 def _ids(plan: Any) -> list[int]:
     """The expression ids of a (JVM) plan's output columns, in order."""
     return [int(a.exprId().id()) for a in _seq(plan.output())]
+
+
+#: What a frame read again cheaply may be made of over its Parquet files: no join, aggregate
+#: or sort, which a second read would run again.
+_READ_AGAIN = frozenset({"Project", "Filter", "SubqueryAlias", "View", "LogicalRelation"})
+
+
+def parquet_bytes(df: Any) -> int | None:
+    """The bytes of the Parquet files ``df`` reads, where its plan is Spark's own reader of
+    Parquet files (a Parquet table, the raw-file cache's entries) under projections and filters
+    alone; None where it is anything else (a scan that parses files, rows held on the driver, a
+    view that joins or groups) or cannot be told (Spark Connect's frames have no plan here)."""
+    qe = _query_execution(df)
+    if qe is None:
+        return None
+    try:
+        total = 0
+        nodes = [qe.analyzed()]
+        while nodes:
+            node = nodes.pop()
+            kind = node.getClass().getSimpleName()
+            if kind not in _READ_AGAIN:
+                return None
+            if kind == "LogicalRelation":
+                relation = node.relation()
+                if relation.fileFormat().toString() != "Parquet":
+                    return None
+                total += int(relation.sizeInBytes())
+            nodes.extend(_seq(node.children()))
+        return total
+    except Exception:  # a plan of another shape
+        return None

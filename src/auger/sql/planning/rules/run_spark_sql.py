@@ -10,7 +10,7 @@ from sqlglot import exp
 
 from auger.spark.errors import unwrap_spark_error
 from auger.spark.frame_sql import sql_over_frames
-from auger.spark.frames import parquet_bytes
+from auger.spark.plan_tree import parquet_bytes
 from auger.sql.frontend.translate import to_spark_sql
 from auger.sql.planning.ascii_lengths import count_ascii_bytes
 from auger.sql.planning.compact_columns import read_positions_directly
