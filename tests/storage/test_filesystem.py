@@ -3,12 +3,15 @@ against a local S3-compatible server."""
 
 from __future__ import annotations
 
+import array
+import gc
 import gzip
 import io
 import os
 import socket
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 
 import pyarrow as pa
@@ -336,3 +339,40 @@ def test_unreadable_timeout_settings_are_validation_errors(key: str, value: str)
 )
 def test_relpath_by_text_agrees_with_the_general_one(path: str, start: str) -> None:
     assert fs.relpath(path, start) == os.path.relpath(path, start)
+
+
+def test_owned_reads_hold_no_python_object_and_close_the_source() -> None:
+    """pyarrow's streaming readers drop blocks on their own threads, where a block still
+    holding what a Python source returned needs the GIL (fatal while the interpreter exits):
+    a block read through ``arrow_owned_reads`` is a copy, and closing the stream closes the
+    source and lets it go."""
+    given: list[weakref.ref[array.array[int]]] = []
+
+    class Source(io.RawIOBase):
+        def __init__(self) -> None:
+            super().__init__()
+            self._data = io.BytesIO(bytes(range(256)) * 4096)
+
+        def readable(self) -> bool:
+            return True
+
+        def read(self, n: int = -1) -> array.array[int]:  # type: ignore[override]
+            out = array.array("B", self._data.read(n))
+            given.append(weakref.ref(out))
+            return out
+
+    source = Source()
+    stream = fs.arrow_owned_reads(source)
+    blocks = [stream.read_buffer(1 << 18) for _ in range(5)]
+    gc.collect()
+    assert [b.size for b in blocks] == [1 << 18] * 4 + [0]
+    assert b"".join(b.to_pybytes() for b in blocks) == bytes(range(256)) * 4096
+    assert len(given) == 5
+    assert [w() for w in given] == [None] * 5  # each block holds a copy
+    held = weakref.ref(source)
+    del source
+    gc.collect()
+    assert held() is not None  # the stream reads from it until closed
+    stream.close()
+    gc.collect()
+    assert held() is None

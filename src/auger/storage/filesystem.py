@@ -40,6 +40,7 @@ __all__ = [
     "FileInfo",
     "FileSystemConfig",
     "arrow_input_stream",
+    "arrow_owned_reads",
     "basename",
     "config_for_plugin",
     "delete_dir",
@@ -801,6 +802,28 @@ def arrow_input_stream(path: str, compression: str | None = "detect") -> Any:
         # a read whose decompressed bytes are being counted (see read_budget)
         return pa.PythonFile(io.BufferedReader(_Charged(stream)), mode="r")
     return stream
+
+
+def arrow_owned_reads(source: Any) -> Any:
+    """``source``, a Python file-like object, as a pyarrow input stream whose every read is
+    copied into memory pyarrow owns, for pyarrow's streaming CSV and JSON readers.
+
+    Those readers read ahead and parse on pyarrow's own threads. Read straight from a Python
+    object, a block refers to a Python ``bytes``, and whichever thread drops the block's last
+    reference must take the GIL to release it: that can be one of pyarrow's threads, after the
+    reader was closed, while the interpreter is already exiting, and Python 3.11 then ends the
+    thread in a way C++ turns into ``std::terminate`` (the process aborts after printing its
+    answer). Copied blocks hold no Python object; the copy costs little beside the parse (a
+    buffer smaller than a block makes each read one copy, straight into the block)."""
+    # deferred: loads pyarrow (heavy)
+    import pyarrow as pa  # loaded with the readers that use it
+
+    return pa.BufferedInputStream(pa.PythonFile(source, mode="r"), _OWNED_BUFFER)
+
+
+#: the buffer of :func:`arrow_owned_reads`: smaller than the readers' blocks, so that a block's
+#: read goes straight into the block
+_OWNED_BUFFER = 64 << 10
 
 
 class _Charged(io.RawIOBase):

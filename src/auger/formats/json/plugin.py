@@ -36,7 +36,7 @@ from auger.formats.json.projector import ProjectedStream, projector_available
 from auger.formats.json.stream import JsonStream, lone_surrogate
 from auger.formats.skips import SKIPPED_KEY, report_skipped
 from auger.storage import read_budget
-from auger.storage.filesystem import arrow_input_stream
+from auger.storage.filesystem import arrow_input_stream, arrow_owned_reads
 from auger.storage.splits import FileSplit
 from auger.types import TupleSchema
 from auger.types.arrow import schema_to_arrow
@@ -538,6 +538,7 @@ class JsonFormat(FormatPlugin):
         source: _Watch | ProjectedStream
         inner = _member_names(target)
         watch: _Watch | None = None
+        owned: pa.NativeFile | None = None
         # members the sample did not show may matter (see _late_members, _whole_maps):
         # pyarrow then infers any member the schema lacks, and finding one sends the file
         # to the Python path, which says where a value is in one
@@ -550,8 +551,9 @@ class JsonFormat(FormatPlugin):
                 source = ProjectedStream(raw, [*target.names, *sorted(late or ())], block)
             else:
                 source = _Watch(raw, [*target.names, *inner])
+            owned = arrow_owned_reads(source)
             reader = pajson.open_json(
-                source,
+                owned,
                 read_options=pajson.ReadOptions(block_size=block, use_threads=True),
                 parse_options=pajson.ParseOptions(
                     explicit_schema=target,
@@ -560,6 +562,8 @@ class JsonFormat(FormatPlugin):
                 ),
             )
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
+            if owned is not None:
+                owned.close()
             raise _Fallback(str(exc)) from exc
         try:
             while True:
@@ -593,7 +597,7 @@ class JsonFormat(FormatPlugin):
             close = getattr(reader, "close", None) if reader is not None else None
             if close is not None:
                 close()
-            source.close()
+            owned.close()  # closes the source, and pyarrow's threads no longer refer to it
 
     # ----------------------------------------------------------------- Python path
     def _python_batches(

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from auger.formats.text.text_options import MAX_FIELDS, TextOptions
-from auger.storage.filesystem import arrow_input_stream
+from auger.storage.filesystem import arrow_input_stream, arrow_owned_reads
 
 __all__ = ["BLOCK_SIZE", "NeedsFallback", "arrow_possible", "arrow_tables"]
 
@@ -362,6 +362,7 @@ def arrow_tables(
     except (OSError, pa.ArrowException) as exc:
         raise NeedsFallback(str(exc)) from exc
     watch = _Watch(raw, o)
+    owned = arrow_owned_reads(watch)
     reader: pacsv.CSVStreamingReader | None = None
     try:
         read = pacsv.ReadOptions(
@@ -388,7 +389,7 @@ def arrow_tables(
             check_utf8=True,
         )
         try:
-            reader = pacsv.open_csv(watch, read, parse, convert)
+            reader = pacsv.open_csv(owned, read, parse, convert)
         except (pa.ArrowInvalid, pa.ArrowKeyError, KeyError, OSError, EOFError) as exc:
             raise NeedsFallback(str(exc)) from exc
         if watch.suspect:
@@ -424,7 +425,7 @@ def arrow_tables(
         close = getattr(reader, "close", None) if reader is not None else None
         if close is not None:
             close()
-        watch.close()
+        owned.close()  # closes the watch, and pyarrow's threads no longer refer to it
 
 
 def _check_sizes(batch: pa.RecordBatch, o: TextOptions) -> None:
