@@ -394,12 +394,48 @@ def _collected(df: Any) -> pa.Table:
     try:
         with _load_from_socket((port, secret), ArrowCollectSerializer()) as stream:
             batches = list(stream)
-    finally:
-        with unwrap_spark_exception():
-            server.getResult()  # the job's failure, raised as pyspark raises it
+    except BaseException:
+        _raise_served_failure(df, server)
+        raise
+    with unwrap_spark_exception():
+        # the whole stream was read: its serving thread is ending, and has its result
+        server.getResult()
     if not batches:
         return schema.empty_table()
     return pa.Table.from_batches(batches).cast(schema)
+
+
+#: How long a collect whose stream Python failed to read waits for the JVM's account of it
+SERVED_FAILURE_WAIT_S = 10
+
+
+def _raise_served_failure(df: Any, server: Any) -> None:
+    """Raise the JVM's failure of a collect whose stream Python failed to read (the job's
+    failure, as pyspark raises it), if the JVM reports one within
+    :data:`SERVED_FAILURE_WAIT_S`; return otherwise, for the caller to raise its own error.
+
+    Spark's serving thread records a result only once Python has connected to it: when Python
+    never connected (the connection or its authentication failed, or came after the server's
+    15 seconds) or the thread died of an error of the JVM's own, an unbounded ``getResult()``
+    waits forever, and with it the statement and the JVM thread of its py4j connection, so
+    that the next call on that connection hangs too."""
+    # deferred: loads pyspark (heavy)
+    from py4j.java_gateway import is_instance_of
+    from py4j.protocol import Py4JJavaError
+
+    # deferred: loads pyspark (heavy)
+    from pyspark.errors.exceptions.captured import unwrap_spark_exception
+
+    sc = df.sparkSession.sparkContext
+    wait = sc._jvm.scala.concurrent.duration.Duration.create(SERVED_FAILURE_WAIT_S, "seconds")
+    try:
+        with unwrap_spark_exception():
+            server.getResult(wait)
+    except Py4JJavaError as exc:
+        if is_instance_of(sc._gateway, exc.java_exception, "java.util.concurrent.TimeoutException"):
+            _log.warning("Spark's result server never answered a collect Python failed to read")
+            return
+        raise
 
 
 #: The SQL conf object of a classic session (``spark._jconf`` is two round trips each time; the
