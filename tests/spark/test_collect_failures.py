@@ -1,5 +1,6 @@
-"""A collect whose result stream Python fails to read ends with an error, never hangs: Spark's
-serving thread has no result to give when Python never connected to it."""
+"""A collect never hangs waiting for the result of Spark's serving thread, which has none when
+Python never connected to it or the thread died of a JVM error: a failed read ends with its
+error, a whole answer stands."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def test_a_collect_python_never_connected_to_fails_instead_of_hanging(
 ) -> None:
     import pyspark.util
 
-    monkeypatch.setattr(jobs, "SERVED_FAILURE_WAIT_S", 1, raising=False)
+    monkeypatch.setattr(jobs, "SERVED_RESULT_WAIT_S", 1, raising=False)
 
     @contextmanager
     def refused(sock_info: Any, serializer: Any) -> Iterator[Any]:
@@ -73,3 +74,39 @@ def test_the_jobs_failure_is_still_the_error_raised(spark: Any) -> None:
     ended, got = _in_thread(lambda: jobs._collected(df), 120)
     assert ended
     assert isinstance(got, Exception) and "id passed ten" in str(got)
+
+
+class _Served:
+    """``df`` whose collect is served as Spark serves it, with the result (``getResult``) of
+    another server: one never connected to, whose thread ends with no result (as a thread that
+    died of a JVM error after serving a whole answer)."""
+
+    def __init__(self, df: Any, orphan: Any) -> None:
+        self._df, self._orphan = df, orphan
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._df, name)
+
+    @property
+    def _jdf(self) -> Any:
+        served = self._df._jdf.collectAsArrowToPython()
+        orphan = self._orphan
+
+        class Jdf:
+            def collectAsArrowToPython(self) -> list[Any]:
+                return [served[0], served[1], orphan]
+
+        return Jdf()
+
+
+def test_a_whole_answer_stands_when_its_server_gives_no_result(
+    spark: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(jobs, "SERVED_RESULT_WAIT_S", 1)
+    orphan = spark.sql("SELECT 1 AS one FROM range(3)")._jdf.collectAsArrowToPython()[2]
+    df = _Served(spark.sql("SELECT id FROM range(1000)"), orphan)
+    ended, got = _in_thread(lambda: jobs._collected(df), 60)
+    assert ended, "the collect hung waiting for Spark's result server"
+    assert isinstance(got, pa.Table), got
+    assert sorted(got.column("id").to_pylist()) == list(range(1000))
+    assert "ended without a result after serving a whole answer" in caplog.text

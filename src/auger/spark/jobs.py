@@ -377,9 +377,6 @@ def _collected(df: Any) -> pa.Table:
     of names and of values for them, a dozen round trips), and Spark's call site (a label in its
     UI) is not set around the job."""
     # deferred: loads pyspark (heavy)
-    from pyspark.errors.exceptions.captured import unwrap_spark_exception
-
-    # deferred: loads pyspark (heavy)
     from pyspark.sql.pandas.serializers import ArrowCollectSerializer
 
     # deferred: loads pyspark (heavy)
@@ -395,47 +392,64 @@ def _collected(df: Any) -> pa.Table:
         with _load_from_socket((port, secret), ArrowCollectSerializer()) as stream:
             batches = list(stream)
     except BaseException:
-        _raise_served_failure(df, server)
+        _served_result(df, server)  # the job's failure, when the JVM has one to say
         raise
-    with unwrap_spark_exception():
-        # the whole stream was read: its serving thread is ending, and has its result
-        server.getResult()
+    if not _served_result(df, server):
+        # the stream was whole (its batches' order comes last): the serving thread died after
+        # it was written (an error of the JVM's own, in its log), and the answer stands
+        _log.warning("Spark's result server ended without a result after serving a whole answer")
     if not batches:
         return schema.empty_table()
     return pa.Table.from_batches(batches).cast(schema)
 
 
-#: How long a collect whose stream Python failed to read waits for the JVM's account of it
-SERVED_FAILURE_WAIT_S = 10
+#: How long a collect waits for its serving thread's result once the stream has ended or failed
+SERVED_RESULT_WAIT_S = 10
 
 
-def _raise_served_failure(df: Any, server: Any) -> None:
-    """Raise the JVM's failure of a collect whose stream Python failed to read (the job's
-    failure, as pyspark raises it), if the JVM reports one within
-    :data:`SERVED_FAILURE_WAIT_S`; return otherwise, for the caller to raise its own error.
+def _served_result(df: Any, server: Any) -> bool:
+    """Wait for the result of a collect's serving thread once Python is done with its stream:
+    raise the job's failure as pyspark raises it; False when no result came within
+    :data:`SERVED_RESULT_WAIT_S`.
 
-    Spark's serving thread records a result only once Python has connected to it: when Python
-    never connected (the connection or its authentication failed, or came after the server's
-    15 seconds) or the thread died of an error of the JVM's own, an unbounded ``getResult()``
-    waits forever, and with it the statement and the JVM thread of its py4j connection, so
-    that the next call on that connection hangs too."""
-    # deferred: loads pyspark (heavy)
+    Spark's serving thread records a result only once Python has connected to it, and only if
+    it ends by an exception Scala counts as non-fatal: when Python never connected (the
+    connection or its authentication failed, or came after the server's 15 seconds) or the
+    thread died of an error such as the JVM's ``OutOfMemoryError`` (seen while Spark compiled
+    the code of a very wide query), an unbounded ``getResult()`` waits forever, and with it the
+    statement and the JVM thread of its py4j connection, whose next call then hangs too."""
+    # deferred: loads py4j with pyspark (heavy)
     from py4j.java_gateway import is_instance_of
+
+    # deferred: loads py4j with pyspark (heavy)
     from py4j.protocol import Py4JJavaError
 
     # deferred: loads pyspark (heavy)
     from pyspark.errors.exceptions.captured import unwrap_spark_exception
 
     sc = df.sparkSession.sparkContext
-    wait = sc._jvm.scala.concurrent.duration.Duration.create(SERVED_FAILURE_WAIT_S, "seconds")
     try:
         with unwrap_spark_exception():
-            server.getResult(wait)
+            server.getResult(_result_wait(sc))
     except Py4JJavaError as exc:
         if is_instance_of(sc._gateway, exc.java_exception, "java.util.concurrent.TimeoutException"):
-            _log.warning("Spark's result server never answered a collect Python failed to read")
-            return
+            return False
         raise
+    return True
+
+
+#: The JVM's ``Duration`` of :data:`SERVED_RESULT_WAIT_S` seconds, by SparkContext and seconds
+#: (making one is five round trips; one context lives at a time)
+RESULT_WAITS: BoundedCache[int, tuple[Any, int, Any]] = BoundedCache("result waits", 1)
+
+
+def _result_wait(sc: Any) -> Any:
+    found = RESULT_WAITS.get(id(sc))
+    if found is None or found[0] is not sc or found[1] != SERVED_RESULT_WAIT_S:
+        duration = sc._jvm.scala.concurrent.duration.Duration
+        found = (sc, SERVED_RESULT_WAIT_S, duration.create(SERVED_RESULT_WAIT_S, "seconds"))
+        RESULT_WAITS.put(id(sc), found)
+    return found[2]
 
 
 #: The SQL conf object of a classic session (``spark._jconf`` is two round trips each time; the
