@@ -395,22 +395,29 @@ def _collected(df: Any) -> pa.Table:
         _served_result(df, server)  # the job's failure, when the JVM has one to say
         raise
     if not _served_result(df, server):
-        # the stream was whole (its batches' order comes last): the serving thread died after
-        # it was written (an error of the JVM's own, in its log), and the answer stands
-        _log.warning("Spark's result server ended without a result after serving a whole answer")
+        # the stream looked whole, yet the serving thread died: Spark ends the stream in a
+        # ``finally``, so a thread killed by a JVM error while the job ran still sends an end,
+        # after none or some of the rows
+        raise UserError.system(
+            "Spark's driver failed while it served the answer (its serving thread ended "
+            "without a result: an error of the JVM, such as running out of memory, is in the "
+            "driver's log)",
+            ["The rows it sent may be incomplete; none are returned"],
+        )
     if not batches:
         return schema.empty_table()
     return pa.Table.from_batches(batches).cast(schema)
 
 
 #: How long a collect waits for its serving thread's result once the stream has ended or failed
-SERVED_RESULT_WAIT_S = 10
+#: (the thread has it within milliseconds unless it died)
+SERVED_RESULT_WAIT_S = 60
 
 
 def _served_result(df: Any, server: Any) -> bool:
     """Wait for the result of a collect's serving thread once Python is done with its stream:
     raise the job's failure as pyspark raises it; False when no result came within
-    :data:`SERVED_RESULT_WAIT_S`.
+    :data:`SERVED_RESULT_WAIT_S` (the thread died).
 
     Spark's serving thread records a result only once Python has connected to it, and only if
     it ends by an exception Scala counts as non-fatal: when Python never connected (the
