@@ -41,27 +41,34 @@ def test_a_collect_python_never_connected_to_fails_instead_of_hanging(
     import pyspark.util
 
     monkeypatch.setattr(jobs, "SERVED_RESULT_WAIT_S", 1, raising=False)
+    real = pyspark.util._load_from_socket
+    refusing: list[threading.Thread] = []  # the test's thread alone: others collect as ever
 
     @contextmanager
-    def refused(sock_info: Any, serializer: Any) -> Iterator[Any]:
+    def refused() -> Iterator[Any]:
         raise ConnectionRefusedError("no connection to the result server")
         yield  # a generator, as pyspark's is
 
+    def load(sock_info: Any, serializer: Any) -> Any:
+        if threading.current_thread() in refusing:
+            return refused()
+        return real(sock_info, serializer)
+
+    monkeypatch.setattr(pyspark.util, "_load_from_socket", load)
     df = spark.sql("SELECT id, id % 7 AS k FROM range(5000)")
-    with monkeypatch.context() as m:
-        m.setattr(pyspark.util, "_load_from_socket", refused)
 
-        def collect_then_again() -> Any:
-            try:
-                jobs._collected(df)
-            except ConnectionRefusedError as exc:
-                failed = exc
-            else:
-                raise AssertionError("the collect did not fail")
-            m.undo()  # the next statement on the same connection gets its answer
-            return failed, jobs._collected(df)
+    def collect_then_again() -> Any:
+        refusing.append(threading.current_thread())
+        try:
+            jobs._collected(df)
+        except ConnectionRefusedError as exc:
+            failed = exc
+        else:
+            raise AssertionError("the collect did not fail")
+        refusing.clear()  # the next statement on the same connection gets its answer
+        return failed, jobs._collected(df)
 
-        ended, got = _in_thread(collect_then_again, 60)
+    ended, got = _in_thread(collect_then_again, 60)
     assert ended, "the collect hung waiting for Spark's result server"
     assert not isinstance(got, BaseException), got
     failed, table = got
