@@ -117,3 +117,30 @@ def test_decimal_error_mapping_without_spark() -> None:
     # an unrelated out-of-range text keeps Spark's words rather than a made-up value
     other = unwrap_spark_error(RuntimeError("[NUMERIC_VALUE_OUT_OF_RANGE] something else"))
     assert "overflows" not in other.message
+
+
+def test_a_failure_passed_between_spark_threads_says_its_cause() -> None:
+    from auger.errors import ErrorKind
+    from auger.spark.errors import unwrap_spark_error
+
+    text = (
+        "An error occurred while calling o417.getResult.\n"
+        ": org.apache.spark.SparkException: Exception thrown in awaitResult: \n"
+        "\tat org.apache.spark.util.SparkThreadUtils$.awaitResult(SparkThreadUtils.scala:56)\n"
+        "\tat org.apache.spark.security.SocketAuthServer.getResult(SocketAuthServer.scala:126)\n"
+        "Caused by: org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 "
+        "in stage 3.0 failed 1 times, most recent failure: Lost task 0.0 in stage 3.0 (TID 3) "
+        "(host executor driver): java.io.IOException: No space left on device\n"
+        "\tat org.apache.spark.scheduler.DAGScheduler.failJobAndIndependentStages(x.scala:1)\n"
+    )
+
+    class Py4JJavaError(Exception):  # py4j's, as its name tells auger
+        pass
+
+    err = unwrap_spark_error(Py4JJavaError(text))
+    assert err.kind is ErrorKind.SYSTEM
+    assert err.message.startswith("Job aborted due to stage failure: Task 0 in stage 3.0")
+    assert err.message.endswith("java.io.IOException: No space left on device")
+    # without a cause told, the wrapper's words stay
+    alone = unwrap_spark_error(Py4JJavaError(text.split("Caused by")[0]))
+    assert "awaitResult" in alone.message

@@ -829,9 +829,15 @@ def unwrap_spark_error(exc: BaseException, statement: str | None = None) -> User
         return write
     if "Py4JJavaError" in type(exc).__name__ or "Py4J" in text[:200]:
         text = text.split("\n", 1)[-1]
+    if _AWAITED in text[:500] and _CAUSED_BY in text:
+        # a failure Spark passed between threads (a collect's): its own words are the cause's
+        text = text.split(_CAUSED_BY, 1)[1]
     # a Java exception's message without its package path (``java.io.IOException: x`` → ``x``)
     message = _JAVA_PREFIX_RE.sub("", _clean(text))
     return UserError.system(message or "The statement failed")
 
 
+#: Spark's wrapper of a failure passed between threads, and where its cause is told
+_AWAITED = "Exception thrown in awaitResult"
+_CAUSED_BY = "Caused by: "
 _JAVA_PREFIX_RE = re.compile(r"^:?\s*(?:[a-z][\w$]*\.)+[\w$]*(?:Exception|Error):\s*")
