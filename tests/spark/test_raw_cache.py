@@ -10,6 +10,7 @@ small, and such scans skip the cache.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -1026,6 +1027,46 @@ def test_frame_metadata_goes_on_columns_by_their_names_as_they_are(spark: Any) -
     assert told.columns == ["a.b", "c`d", "e"]
     assert [f.metadata for f in told.schema.fields] == [{"k": [1, 2]}, {"n": 3}, {}]
     assert told.collect()[0] == (1, "x", 2)
+
+
+def test_frame_metadata_leaves_struct_columns_as_they_are(spark: Any) -> None:
+    """Told columns beside a struct get their metadata by a select, which leaves the struct
+    as it is (``DataFrame.to`` would rebuild it member by member)."""
+    from auger.spark.cached_scan import _with_metadata
+
+    frame = spark.sql(
+        "SELECT named_struct('n', named_struct('n', id)) AS s, 'x' AS `a.b` FROM range(2)"
+    )
+    told = _with_metadata(frame, {"a.b": {"k": [1, 2]}})
+    assert told.columns == ["s", "a.b"]
+    assert [f.metadata for f in told.schema.fields] == [{}, {"k": [1, 2]}]
+    assert told.schema["s"].dataType == frame.schema["s"].dataType
+    top = told._jdf.queryExecution().analyzed().toString().splitlines()[0]
+    assert "named_struct" not in top, top  # s is passed through, not rebuilt
+    assert [tuple(r) for r in told.collect()] == [(((0,),), "x"), (((1,),), "x")]
+
+
+def test_a_struct_nested_63_deep_beside_told_columns_reads_from_the_cache(
+    cc: Connection, data_dir: Path
+) -> None:
+    """JSON nested as deep as its reader allows, beside a text column of few values (whose
+    count of values the frame tells Spark): the struct was rebuilt at every depth from the
+    projection below, quadratic code whose compilation took the driver's whole heap."""
+    d = data_dir / "cache_deep"
+    d.mkdir(exist_ok=True)
+    deep: Any = 1
+    for _ in range(62):  # 63 levels with the record's own
+        deep = {"n": deep}
+    (d / "deep.json").write_text(json.dumps({"e": "thé", "n": deep}) + "\n")
+    flat = [{"c": {"d": "xéy"}, "e": e} for e in ("café", "thé", "café")]
+    (d / "flat.json").write_text("".join(json.dumps(r) + "\n" for r in flat))
+    sql = f"SELECT c, e, n, filename FROM dfs.data.`{d.name}`"
+    names, want, _ = _run(cc, sql, cache=False)
+    assert _run(cc, sql, cache=True)[:2] == (names, want)  # the entries are built after it
+    plan = _plan(cc, sql)
+    assert "isnull" not in plan and len(plan) < 50_000, len(plan)
+    got_names, got, cached = _run(cc, sql, cache=True)
+    assert (got_names, got, cached) == (names, want, 2)
 
 
 def test_an_embedded_engine_caches_by_default_in_its_state_directory(

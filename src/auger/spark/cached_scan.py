@@ -450,9 +450,16 @@ def _entries_frame(
 
 def _with_metadata(frame: Any, told: Mapping[str, Mapping[str, Any]]) -> Any:
     """``frame`` with metadata on the columns ``told`` names (by their names as they are:
-    ``withMetadata`` would read ``a.b`` as a member of ``a``). One ``DataFrame.to`` of the
-    frame's own schema with that metadata: a select aliasing each column took four times as
-    long to plan (6 ms against 1.4 ms for three columns), every query from the cache."""
+    ``withMetadata`` would read ``a.b`` as a member of ``a``).
+
+    One ``DataFrame.to`` of the frame's own schema with that metadata: a select aliasing each
+    column took four times as long to plan (6 ms against 1.4 ms for three columns), every query
+    from the cache. But ``to`` rebuilds every struct column, member by member, even one whose
+    type it leaves as it is, and Spark then writes the struct the frame's projection built into
+    each member of that rebuild: a struct nested 64 deep (JSON's nesting limit) made code whose
+    compilation took the driver's whole heap (``OutOfMemoryError`` after 80 s). A frame with a
+    struct anywhere in its columns is therefore given its metadata by one select, the told
+    columns aliased with theirs and the others as they are."""
     # deferred: loads pyspark (heavy)
     from pyspark.sql import types as T
 
@@ -462,7 +469,33 @@ def _with_metadata(frame: Any, told: Mapping[str, Mapping[str, Any]]) -> Any:
         else f
         for f in frame.schema.fields
     ]
-    return frame.to(T.StructType(fields))
+    if not any(_holds_struct(f.dataType) for f in frame.schema.fields):
+        return frame.to(T.StructType(fields))
+    # deferred: loads pyspark (heavy)
+    from pyspark.sql import functions as F
+
+    return frame.select(
+        *(
+            F.col(quoted(f.name)).alias(f.name, metadata=f.metadata)
+            if f.name in told
+            else F.col(quoted(f.name))
+            for f in fields
+        )
+    )
+
+
+def _holds_struct(t: Any) -> bool:
+    """Whether a struct is in the type, at any depth (in arrays and maps too)."""
+    # deferred: loads pyspark (heavy)
+    from pyspark.sql import types as T
+
+    if isinstance(t, T.StructType):
+        return True
+    if isinstance(t, T.ArrayType):
+        return _holds_struct(t.elementType)
+    if isinstance(t, T.MapType):
+        return _holds_struct(t.keyType) or _holds_struct(t.valueType)
+    return False
 
 
 def _stored_strings(planned: PlannedScan, reads: Mapping[str, str]) -> dict[str, str]:
