@@ -347,6 +347,20 @@ def test_casts_to_numbers_read_the_typed_copies(cc: Connection, data_dir: Path) 
         "2024-03-01",
     ]
     assert "__auger_date__day" in _plan(cc, named)
+    # under * too: the table's columns, as with the cache off (names, types), no copy among them
+    star = (
+        "SELECT * FROM dfs.data.`cache_typed/c.csvh` WHERE CAST(n AS INT) > 1 "
+        "ORDER BY CAST(`day` AS DATE) DESC LIMIT 5"
+    )
+    assert _same_three_ways(cc, star, files=1) == [("1999-12-31", "2"), ("2024-03-01", "3")]
+    assert "__auger_date__day" in _plan(cc, star) and "__auger_bigint__n" in _plan(cc, star)
+    described = []
+    for cache in (False, True):
+        cur = cc.cursor()
+        cur.execute(f"ALTER SESSION SET `auger.cache.enabled` = {str(cache).lower()}")
+        assert len(cur.execute(f"{star.replace('LIMIT 5', 'LIMIT 1')}").fetchall()) == 1
+        described.append(cur.description)
+    assert described[0] == described[1] and [d[0] for d in described[0]] == ["day", "n"]
 
 
 def test_string_extremes_over_few_groups_run_without_a_sort(cc: Connection, data_dir: Path) -> None:

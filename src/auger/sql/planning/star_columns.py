@@ -14,8 +14,9 @@ from sqlglot import exp
 __all__ = ["spell_out_star"]
 
 
-def spell_out_star(node: exp.Table, alias: str, visible: list[str]) -> None:
-    """Replace the ``*`` (or ``alias.*``) that reads ``node`` by its ``visible`` columns.
+def spell_out_star(node: exp.Table, alias: str, visible: list[str]) -> bool:
+    """Replace the ``*`` (or ``alias.*``) that reads ``node`` by its ``visible`` columns;
+    whether there was one.
 
     Only the SELECT whose FROM (or JOIN) is this table is touched: a ``*`` over a subquery
     shows what the subquery selected, implicit columns included. A bare ``*`` over a join is
@@ -23,7 +24,7 @@ def spell_out_star(node: exp.Table, alias: str, visible: list[str]) -> None:
     """
     select = node.parent.parent if node.parent is not None else None
     if not isinstance(select, exp.Select) or not visible:
-        return
+        return False
     joined = bool(select.args.get("joins"))
     columns = [exp.column(name, table=alias, quoted=True) for name in visible]
     items: list[exp.Expression] = []
@@ -42,3 +43,4 @@ def spell_out_star(node: exp.Table, alias: str, visible: list[str]) -> None:
             items.append(item)
     if changed:
         select.set("expressions", items)
+    return changed

@@ -93,13 +93,15 @@ def plan_scans(plan: SelectPlan) -> None:
             if answer is not None:
                 plan.answer = answer
                 return
-        if star and not rows_only:
-            _hide_implicit_from_star(node, planned)
+        # casts of cached text columns to numbers or dates, read from the entries' typed copies
+        # (delivered after the table's columns, which a ``*`` would show)
+        casts = n_tables == 1 and not plan.counting and may_read_typed(plan.tree)
+        spell = casts and plan.tree.find(exp.Cast) is not None
+        spelled = star and not rows_only and _hide_implicit_from_star(node, planned, spell)
         # small files are read here only for a query that runs now (not for EXPLAIN)
         kept = plan.statement.engine.kept_frames
-        # casts of cached text columns to numbers or dates, read from the entries' typed copies
         typed: dict[tuple[str, str], str] | None = None
-        if n_tables == 1 and not star and not plan.counting and may_read_typed(plan.tree):
+        if casts and (not star or spelled):
             typed = plan.typed_casts.setdefault(n, {})
         frame = scan_frame(
             plan.spark,
@@ -124,13 +126,16 @@ def plan_scans(plan: SelectPlan) -> None:
         plan.frames[n] = frame
 
 
-def _hide_implicit_from_star(node: exp.Table, planned: PlannedScan) -> None:
-    """The scan delivers implicit columns the query names; Drill's ``*`` does not show them."""
+def _hide_implicit_from_star(node: exp.Table, planned: PlannedScan, always: bool) -> bool:
+    """The ``*`` spelled out as the table's own columns where the scan delivers implicit
+    columns the query names (Drill's ``*`` does not show them), or ``always`` (the frame may
+    deliver more columns after the table's); whether it was."""
     sources = planned.spec.sources
     names = planned.schema.names()
-    if any(sources.get(n) in ColumnSource.IMPLICIT for n in names):
+    if always or any(sources.get(n) in ColumnSource.IMPLICIT for n in names):
         visible = [n for n in names if sources.get(n) not in ColumnSource.IMPLICIT]
-        spell_out_star(node, table_alias(node), visible)
+        return spell_out_star(node, table_alias(node), visible)
+    return False
 
 
 def _local_answer(
