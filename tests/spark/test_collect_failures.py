@@ -1,6 +1,6 @@
-"""A collect never hangs waiting for the result of Spark's serving thread, which has none when
-Python never connected to it or the thread died of a JVM error: a failed read ends with its
-error, and so does a stream whose thread gave no result."""
+"""A collect or a streamed result never hangs waiting for the result of Spark's serving thread,
+which has none when Python never connected to it or the thread died of a JVM error: a failed
+read ends with its error, and so does a stream whose thread gave no result."""
 
 from __future__ import annotations
 
@@ -119,4 +119,42 @@ def test_an_answer_whose_server_gives_no_result_is_an_error(
     assert ended, "the collect hung waiting for Spark's result server"
     assert isinstance(got, UserError), got
     assert got.kind is ErrorKind.SYSTEM
+    assert "failed while it served the answer" in got.message
+
+
+def test_a_streamed_results_failure_is_the_error_raised(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[Any] = []
+    real = jobs._ServedFailure.getResult
+
+    def get_result(self: Any) -> None:
+        asked.append(self)
+        real(self)
+
+    monkeypatch.setattr(jobs._ServedFailure, "getResult", get_result)
+    df = spark.sql(
+        "SELECT assert_true(id < 10, 'id passed ten') AS a FROM range(0, 50, 1, 5) ORDER BY id"
+    )
+
+    def stream() -> Any:
+        return list(jobs.BatchStream(df, "collect-failures-stream", "a failing stream"))
+
+    ended, got = _in_thread(stream, 120)
+    assert ended
+    assert isinstance(got, Exception) and "id passed ten" in str(got), got
+    assert len(asked) == 1  # pyspark's reader asked the bounded server for the failure
+
+
+def test_a_streamed_results_server_without_a_result_is_an_error(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After telling Python of a failure, a thread that died of a JVM error has no result:
+    the stream ends with an error, not a wait for ever (nor an end as if the rows had)."""
+    monkeypatch.setattr(jobs, "SERVED_RESULT_WAIT_S", 1)
+    df = spark.sql("SELECT 1 AS one FROM range(3)")
+    orphan = df._jdf.collectAsArrowToPython()[2]
+    ended, got = _in_thread(lambda: jobs._ServedFailure(df, orphan).getResult(), 60)
+    assert ended
+    assert isinstance(got, UserError) and got.kind is ErrorKind.SYSTEM, got
     assert "failed while it served the answer" in got.message

@@ -398,12 +398,7 @@ def _collected(df: Any) -> pa.Table:
         # the stream looked whole, yet the serving thread died: Spark ends the stream in a
         # ``finally``, so a thread killed by a JVM error while the job ran still sends an end,
         # after none or some of the rows
-        raise UserError.system(
-            "Spark's driver failed while it served the answer (its serving thread ended "
-            "without a result: an error of the JVM, such as running out of memory, is in the "
-            "driver's log)",
-            ["The rows it sent may be incomplete; none are returned"],
-        )
+        raise _serving_died()
     if not batches:
         return schema.empty_table()
     return pa.Table.from_batches(batches).cast(schema)
@@ -443,6 +438,32 @@ def _served_result(df: Any, server: Any) -> bool:
             return False
         raise
     return True
+
+
+def _serving_died() -> UserError:
+    """The error of a result whose serving thread in the JVM died with no result to give."""
+    return UserError.system(
+        "Spark's driver failed while it served the answer (its serving thread ended without a "
+        "result: an error of the JVM, such as running out of memory, is in the driver's log)",
+        ["The rows it sent may be incomplete; none are returned"],
+    )
+
+
+class _ServedFailure:
+    """The serving thread of a streamed result (``toLocalIteratorAndServe``), as pyspark's
+    socket reader asks it for the failure it told Python of: that failure, raised as pyspark
+    raises it, or :func:`_serving_died`'s error, never an unbounded wait. The thread answers
+    with a failure only for an exception Scala counts as non-fatal; after an error of the
+    JVM's own (``OutOfMemoryError``) it has none, and pyspark's ``getResult()`` would wait for
+    ever, and if it returned, the stream would end there as if the rows had."""
+
+    def __init__(self, df: Any, server: Any) -> None:
+        self._df = df
+        self._server = server
+
+    def getResult(self) -> None:  # the JVM server's method, as pyspark calls it
+        _served_result(self._df, self._server)
+        raise _serving_died()
 
 
 #: The JVM's ``Duration`` of :data:`SERVED_RESULT_WAIT_S` seconds, by SparkContext and seconds
@@ -711,7 +732,8 @@ class BatchStream:
         sc._jvm.org.apache.spark.sql.SparkSession.setActiveSession(df.sparkSession._jsparkSession)
         with job_group(group, description):
             jrdd = df._jdf.toArrowBatchRdd()
-            sock_info = sc._jvm.PythonRDD.toLocalIteratorAndServe(jrdd, True)
+            served = sc._jvm.PythonRDD.toLocalIteratorAndServe(jrdd, True)
+        sock_info = (served[0], served[1], _ServedFailure(df, served[2]))
         self._frames = _local_iterator_from_socket(sock_info, NoOpSerializer())
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
