@@ -456,10 +456,10 @@ def _with_metadata(frame: Any, told: Mapping[str, Mapping[str, Any]]) -> Any:
     column took four times as long to plan (6 ms against 1.4 ms for three columns), every query
     from the cache. But ``to`` rebuilds every struct column, member by member, even one whose
     type it leaves as it is, and Spark then writes the struct the frame's projection built into
-    each member of that rebuild: a struct nested 64 deep (JSON's nesting limit) made code whose
-    compilation took the driver's whole heap (``OutOfMemoryError`` after 80 s). A frame with a
-    struct anywhere in its columns is therefore given its metadata by one select, the told
-    columns aliased with theirs and the others as they are."""
+    each member of that rebuild: a struct nested as deep as JSON's reader allows (63 levels) made
+    code whose compilation took the driver's whole heap (``OutOfMemoryError`` after 80 s). A
+    frame with a struct anywhere in its columns is therefore given its metadata by one select,
+    the told columns aliased with theirs and the others as they are."""
     # deferred: loads pyspark (heavy)
     from pyspark.sql import types as T
 

@@ -418,8 +418,9 @@ def _served_result(df: Any, server: Any) -> bool:
     it ends by an exception Scala counts as non-fatal: when Python never connected (the
     connection or its authentication failed, or came after the server's 15 seconds) or the
     thread died of an error such as the JVM's ``OutOfMemoryError`` (seen while Spark compiled
-    the code of a very wide query), an unbounded ``getResult()`` waits forever, and with it the
-    statement and the JVM thread of its py4j connection, whose next call then hangs too."""
+    the code of a struct rebuilt at 63 levels), an unbounded ``getResult()`` waits for ever,
+    and with it the statement and the JVM thread of its py4j connection, whose next call then
+    hangs too."""
     # deferred: loads py4j with pyspark (heavy)
     from py4j.java_gateway import is_instance_of
 
