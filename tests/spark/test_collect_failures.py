@@ -14,6 +14,7 @@ import pytest
 
 from auger.errors import ErrorKind, UserError
 from auger.spark import jobs
+from tests.fakes import count_calls
 
 pytestmark = pytest.mark.spark
 
@@ -125,14 +126,7 @@ def test_an_answer_whose_server_gives_no_result_is_an_error(
 def test_a_streamed_results_failure_is_the_error_raised(
     spark: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    asked: list[Any] = []
-    real = jobs._ServedFailure.getResult
-
-    def get_result(self: Any) -> None:
-        asked.append(self)
-        real(self)
-
-    monkeypatch.setattr(jobs._ServedFailure, "getResult", get_result)
+    asked = count_calls(monkeypatch, jobs._ServedFailure, "getResult")
     df = spark.sql(
         "SELECT assert_true(id < 10, 'id passed ten') AS a FROM range(0, 50, 1, 5) ORDER BY id"
     )
