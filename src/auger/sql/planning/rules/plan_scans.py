@@ -97,7 +97,7 @@ def plan_scans(plan: SelectPlan) -> None:
         # (delivered after the table's columns, which a ``*`` would show)
         casts = n_tables == 1 and not plan.counting and may_read_typed(plan.tree)
         spell = casts and plan.tree.find(exp.Cast) is not None
-        spelled = star and not rows_only and _hide_implicit_from_star(node, planned, spell)
+        spelled = star and not rows_only and _spell_out_visible_star(node, planned, spell)
         # small files are read here only for a query that runs now (not for EXPLAIN)
         kept = plan.statement.engine.kept_frames
         typed: dict[tuple[str, str], str] | None = None
@@ -126,7 +126,7 @@ def plan_scans(plan: SelectPlan) -> None:
         plan.frames[n] = frame
 
 
-def _hide_implicit_from_star(node: exp.Table, planned: PlannedScan, always: bool) -> bool:
+def _spell_out_visible_star(node: exp.Table, planned: PlannedScan, always: bool) -> bool:
     """The ``*`` spelled out as the table's own columns where the scan delivers implicit
     columns the query names (Drill's ``*`` does not show them), or ``always`` (the frame may
     deliver more columns after the table's); whether it was."""
