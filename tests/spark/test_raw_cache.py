@@ -594,6 +594,47 @@ def test_files_larger_than_the_cache_get_no_entries(cc: Connection, data_dir: Pa
     assert sum(s["files_from_cache"] for s in cur.scan_statistics) == 1
 
 
+def test_a_build_on_a_local_spark_gives_way_without_cancelling_its_tasks(
+    cc: Connection, data_dir: Path, spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build's tasks see its stop signal in Spark's Python workers and end by themselves:
+    the build's job succeeds (a cancelled one fails), no part of a file it did not read whole
+    is published, and the next build, with no user's job beside it, writes the entries."""
+    from auger.spark import cache_builds
+    from auger.spark import jobs as spark_jobs
+
+    d = data_dir / "cache_give_way"
+    d.mkdir(exist_ok=True)
+    for f in range(2):  # half a second of building each
+        records = (json.dumps({"id": f * 10**6 + i, "s": f"v{i % 5}"}) for i in range(100_000))
+        (d / f"f{f}.json").write_text("\n".join(records) + "\n")
+    query = "SELECT s, COUNT(*) AS n FROM dfs.data.`cache_give_way` GROUP BY s"
+    want = [(f"v{k}", 40_000) for k in range(5)]
+    tracker = spark.sparkContext.statusTracker()
+    earlier = set(tracker.getJobIdsForGroup(cache_builds.JOB_GROUP))
+    yields = cache_builds.yields
+    monkeypatch.setattr(cache_builds, "MAX_YIELDS", 0)
+    monkeypatch.setattr(spark_jobs, "jobs_outside", lambda tracker, group: {-1})  # a user's
+    cur = cc.cursor()
+    cur.execute(query)
+    assert sorted(cur.fetchall()) == want
+    wait_for_builds()
+    assert cache_builds.yields == yields + 1
+    ran = set(tracker.getJobIdsForGroup(cache_builds.JOB_GROUP)) - earlier
+    assert ran and {tracker.getJobInfo(i).status for i in ran} == {"SUCCEEDED"}
+    cur.execute(query)  # its build gives way again
+    assert sorted(cur.fetchall()) == want
+    assert sum(s["files_from_cache"] for s in cur.scan_statistics) == 0  # no entry published
+    wait_for_builds()
+    monkeypatch.undo()
+    cur.execute(query)
+    assert sorted(cur.fetchall()) == want
+    wait_for_builds()
+    cur.execute(query)
+    assert sorted(cur.fetchall()) == want
+    assert sum(s["files_from_cache"] for s in cur.scan_statistics) == 2
+
+
 def test_a_disk_without_room_gets_no_entries(
     cc: Connection, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -827,13 +868,18 @@ def test_a_build_waits_for_the_statements_job_to_start(monkeypatch: pytest.Monke
 
 class _Jobs:
     """Spark's side of a build, faked: the build's job runs until ``user_job`` is set (then
-    Spark sees a user's job beside it) or until ``finish`` is set."""
+    Spark sees a user's job beside it) or until ``finish`` is set. On a local ``master`` its
+    tasks end by themselves once the build's stop signal exists, where ``honour_stop``."""
 
-    def __init__(self) -> None:
+    def __init__(self, master: str = "local[2]", honour_stop: bool = True) -> None:
+        self.master = master
+        self.honour_stop = honour_stop
         self.user_job = threading.Event()
         self.finish = threading.Event()
         self.cancelled = threading.Event()
+        self.stopped = threading.Event()
         self.groups: list[str] = []
+        self.signal = ""  # the stop signal the build's job was given
 
     # the SparkContext
     def statusTracker(self) -> _Jobs:
@@ -859,6 +905,9 @@ class _Jobs:
     # the build's job
     def run(self) -> None:
         while not (self.cancelled.is_set() or self.finish.is_set()):
+            if self.honour_stop and self.signal and os.path.exists(self.signal):
+                self.stopped.set()
+                return
             time.sleep(0.01)
         if self.cancelled.is_set():
             raise RuntimeError("Job 1 cancelled part of cancelled job group")
@@ -884,6 +933,7 @@ def _fake_build(monkeypatch: pytest.MonkeyPatch, jobs: _Jobs) -> Any:
 
     def frame(spark: Any, job: Any) -> Frame:
         read.append([f.path for f in job.spec.files])
+        jobs.signal = job.spec.build_stop
         return Frame()
 
     class Spark:
@@ -895,8 +945,11 @@ def _fake_build(monkeypatch: pytest.MonkeyPatch, jobs: _Jobs) -> Any:
 
 
 def test_a_build_gives_way_to_a_users_job(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A user's job appearing while a build's job runs cancels the build's job group; the build
-    reports it gave way instead of failing. With no user's job it runs to its end."""
+    """A user's job appearing while a build's job runs on a local Spark makes the build create
+    its stop signal, and its tasks end by themselves: nothing is cancelled (a cancelled task's
+    Python worker is killed in the middle of its work), and the signal is removed after the
+    run. The build reports it gave way instead of failing. With no user's job it runs to its
+    end."""
     from auger.scan.plan import PlannedScan
     from auger.scan.spec import ScanSpec
     from auger.spark import cache_builds
@@ -908,29 +961,64 @@ def test_a_build_gives_way_to_a_users_job(monkeypatch: pytest.MonkeyPatch) -> No
     job = PlannedScan(spec, TupleSchema())
     jobs.user_job.set()
     assert cache_builds._run_giving_way(spark, job) is False
-    assert jobs.cancelled.is_set() and jobs.groups == [cache_builds.JOB_GROUP]
+    assert jobs.stopped.is_set() and not jobs.cancelled.is_set()
+    assert jobs.groups == [cache_builds.JOB_GROUP]
+    assert jobs.signal and not os.path.exists(jobs.signal)
     jobs2 = _Jobs()
     spark2, read2 = _fake_build(monkeypatch, jobs2)
     jobs2.finish.set()
     assert cache_builds._run_giving_way(spark2, job) is True
-    assert not jobs2.cancelled.is_set()
+    assert not (jobs2.cancelled.is_set() or jobs2.stopped.is_set())
+    assert jobs2.signal != jobs.signal and not os.path.exists(jobs2.signal)
     assert read == read2 == [["/d/a.json"]]
 
 
-def test_a_build_job_submitted_after_giving_way_is_cancelled_too(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("master", ["spark://head:7077", "local[2]"])
+def test_a_build_that_cannot_be_stopped_is_cancelled(
+    monkeypatch: pytest.MonkeyPatch, master: str
 ) -> None:
-    """The build's job may still be being planned when a user's job appears: cancelling its
-    group then cancels nothing, so the build cancels again once its job is submitted, rather
-    than let it hold the cores ahead of the user's job."""
+    """A cluster's executors cannot see the driver's files: the build's job gets no signal and
+    is cancelled at once. On a local Spark, tasks still running a moment after the signal
+    (:data:`auger.spark.jobs.STOP_WAIT_S`) are cancelled."""
     from auger.scan.plan import PlannedScan
     from auger.scan.spec import ScanSpec
     from auger.spark import cache_builds
+    from auger.spark import jobs as spark_jobs
+    from auger.types import TupleSchema
+
+    monkeypatch.setattr(spark_jobs, "STOP_WAIT_S", 0.3)
+    jobs = _Jobs(master, honour_stop=False)  # tasks that go on, as a cluster's would
+    spark, _ = _fake_build(monkeypatch, jobs)
+    spec = ScanSpec("json", "json", {}, "/d", (FileSplit("/d/a.json", 10, 1.0),), "", {})
+    jobs.user_job.set()
+    t0 = time.monotonic()
+    assert cache_builds._run_giving_way(spark, PlannedScan(spec, TupleSchema())) is False
+    took = time.monotonic() - t0
+    assert jobs.cancelled.is_set() and not jobs.stopped.is_set()
+    if master.startswith("local"):
+        assert jobs.signal and not os.path.exists(jobs.signal) and took >= 0.3
+    else:
+        assert jobs.signal == ""
+
+
+@pytest.mark.parametrize("master", ["spark://head:7077", "local[2]"])
+def test_a_build_job_submitted_after_giving_way_is_cancelled_too(
+    monkeypatch: pytest.MonkeyPatch, master: str
+) -> None:
+    """The build's job may still be being planned when a user's job appears: cancelling its
+    group (or, on a local Spark, its stop signal's wait) then stops nothing, so the build
+    cancels the job once it is submitted and still runs, rather than let it hold the cores
+    ahead of the user's job."""
+    from auger.scan.plan import PlannedScan
+    from auger.scan.spec import ScanSpec
+    from auger.spark import cache_builds
+    from auger.spark import jobs as spark_jobs
     from auger.types import TupleSchema
 
     class Late(_Jobs):
         def __init__(self) -> None:
-            super().__init__()
+            super().__init__(master, honour_stop=False)
+            self.user_job.set()
             self.cancels = 0
             self.submitted = threading.Event()
 
@@ -943,8 +1031,7 @@ def test_a_build_job_submitted_after_giving_way_is_cancelled_too(
             return [1, 2] if self.submitted.is_set() else [2]
 
         def run(self) -> None:
-            while not self.cancels:  # planned while the user's job 2 starts
-                time.sleep(0.01)
+            time.sleep(0.5)  # planned while the user's job 2 starts
             self.submitted.set()
             deadline = time.monotonic() + 10
             while not self.cancelled.is_set() and time.monotonic() < deadline:
@@ -952,12 +1039,14 @@ def test_a_build_job_submitted_after_giving_way_is_cancelled_too(
             if self.cancelled.is_set():
                 raise RuntimeError("Job 1 cancelled part of cancelled job group")
 
+    monkeypatch.setattr(spark_jobs, "STOP_WAIT_S", 0.2)
     jobs = Late()
     spark, _ = _fake_build(monkeypatch, jobs)
     spec = ScanSpec("json", "json", {}, "/d", (FileSplit("/d/a.json", 10, 1.0),), "", {})
     t0 = time.monotonic()
     assert cache_builds._run_giving_way(spark, PlannedScan(spec, TupleSchema())) is False
-    assert jobs.cancels >= 2 and time.monotonic() - t0 < 5
+    assert jobs.cancelled.is_set() and time.monotonic() - t0 < 5
+    assert jobs.cancels >= (1 if master.startswith("local") else 2)
 
 
 def test_a_build_that_gave_way_builds_only_the_entries_still_missing(

@@ -11,11 +11,20 @@ A part is published (renamed from its hidden temporary name) only when its split
 the end without a skipped record: a LIMIT that stopped early, a failed read or a skip option
 that dropped lines (whose message the next query must say again) leave no entry. Any failure to
 write (a full disk, a location that cannot be written) drops the part and never the query.
+
+A build's tasks end by themselves when the build gives way to a user's query
+(:func:`stop_asked`, checked before each batch): the task ends as a task that read its rows,
+the part it was writing is dropped, and its Python worker goes back to Spark's pool for the
+query. Cancelling the job instead kills the worker in the middle of a write (its
+``BrokenPipeError`` traceback printed on the user's console) and makes the query start new
+ones: a 300 MB JSON query took 1.8-2.2 s that way, against 1.3-1.4 s, and 1.15 s with no
+build at all.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -55,6 +64,7 @@ __all__ = [
     "dictionary_columns",
     "entry_arrow_schema",
     "entry_batch",
+    "stop_asked",
     "widened_spec",
 ]
 
@@ -371,6 +381,8 @@ def building_scan(
     plain = replace(spec, cache_build="", cache_columns="")
     planned = {f.path: f for f in spec.files}
     for split in files:
+        if stop_asked(spec):
+            return
         file = planned.get(split.path)
         if file is None or file.is_range:  # not a file the driver planned: no entry
             yield from run_scan(plain, [split], batch_rows, target)
@@ -382,6 +394,8 @@ def building_scan(
             with recording() as skipped:
                 rows = max(batch_rows, BUILD_BATCH_ROWS)
                 for batch in run_scan(wide, [split], rows, wide_target):
+                    if stop_asked(spec):
+                        return  # the part is dropped below: its split was not read whole
                     part.write(entry_batch(batch, part_schema))
                     sent += batch.num_rows
                     yield _query_batch(batch, target)
@@ -396,6 +410,12 @@ def building_scan(
                 part.publish()
             else:
                 part.abandon()
+
+
+def stop_asked(spec: ScanSpec) -> bool:
+    """Whether the build that runs ``spec`` asked its tasks to stop (its signal file exists: a
+    stat per batch of at least :data:`BUILD_BATCH_ROWS` rows)."""
+    return bool(spec.build_stop) and os.path.exists(spec.build_stop)
 
 
 def _rest(batches: Iterator[pa.RecordBatch], skip: int) -> Iterator[pa.RecordBatch]:

@@ -77,6 +77,9 @@ class ScanSpec:
             the table is not cached.
         cache_build: the cache directory of the table's key, when the scan's tasks also write
             the entries of the files they read (:mod:`auger.scan.cache_build`); else empty.
+        build_stop: a build's stop signal: a local path whose appearance asks its tasks to end
+            at their next batch, so that the build gives way to a user's query without its
+            Python workers being killed (:mod:`auger.spark.cache_builds`); else empty.
     """
 
     format_name: str
@@ -98,6 +101,7 @@ class ScanSpec:
     footers: Mapping[str, str] = field(default_factory=dict)
     cache_columns: str = ""
     cache_build: str = ""
+    build_stop: str = ""
 
     def schema(self) -> TupleSchema:
         return parse_schema(self.output_schema) if self.output_schema else TupleSchema()

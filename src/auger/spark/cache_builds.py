@@ -16,11 +16,14 @@ fails a query; the files are parsed again by the next query, which schedules ano
 A build gives way to users' queries: Spark runs jobs first in, first out, so a query whose job
 starts while a build's tasks hold the cores would wait for the build (on a fresh session the
 build may even start first, while the statement is still being planned). So while its job
-runs, the build watches Spark for any job outside its own group; on seeing one it cancels its
+runs, the build watches Spark for any job outside its own group; on seeing one it stops its
 job (the parts already published stay, a cut part is never published) and waits for quiet
-again, then builds the entries still missing, at most :data:`MAX_YIELDS` times. Its job may
-still be being planned when the user's job appears (cancelling the group then cancels
-nothing), so it goes on cancelling until its run returns.
+again, then builds the entries still missing, at most :data:`MAX_YIELDS` times. With a local
+Spark it stops by a signal its tasks see at their next batch, so that their Python workers stay
+alive for the user's query (:mod:`auger.scan.cache_build`); what still runs a moment later, and
+a cluster's tasks at once, are cancelled. Its job may still be being planned when the user's
+job appears (cancelling the group then cancels nothing), so it goes on cancelling until its
+run returns.
 
 One builder per process: its thread, queue and the entries under way belong to the process's
 one SparkContext, which every engine of the process shares.
@@ -28,13 +31,18 @@ one SparkContext, which every engine of the process shares.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import queue
+import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from auger.scan.cache import complete_parts, entry_dir, evict
@@ -186,13 +194,37 @@ def _missing(job: PlannedScan) -> PlannedScan | None:
 
 
 def _run_giving_way(spark: Any, job: PlannedScan) -> bool:
-    """Run the build's job; False when it was cancelled to give way to a user's job."""
-    return run_giving_way(
-        spark,
-        JOB_GROUP,
-        "auger: raw-file cache entries",
-        lambda: datasource_frame(spark, job).write.format("noop").mode("overwrite").save(),
-    )
+    """Run the build's job; False when it gave way to a user's job.
+
+    With a local Spark its tasks are given a stop signal (``ScanSpec.build_stop``, a file
+    created to give way), which they see at their next batch; executors elsewhere cannot see
+    the driver's files, and their tasks are cancelled."""
+    signal = ""
+    if str(spark.sparkContext.master).startswith("local"):
+        signal = os.path.join(tempfile.gettempdir(), f"auger-build-stop-{uuid.uuid4().hex}")
+        job = replace(job, spec=replace(job.spec, build_stop=signal))
+    try:
+        return run_giving_way(
+            spark,
+            JOB_GROUP,
+            "auger: raw-file cache entries",
+            lambda: datasource_frame(spark, job).write.format("noop").mode("overwrite").save(),
+            stop=partial(_signal, signal) if signal else None,
+        )
+    finally:
+        if signal:
+            with contextlib.suppress(OSError):
+                os.remove(signal)
+
+
+def _signal(path: str) -> None:
+    """Create the stop signal ``path`` (the build's job is cancelled a moment later when its
+    tasks did not end: a signal that could not be created is only logged)."""
+    try:
+        with open(path, "x"):
+            pass
+    except OSError as exc:
+        _log.debug("raw-file cache build: no stop signal at %s: %s", path, exc)
 
 
 #: How long Spark must have run no stage before a build starts: the statement that scheduled
