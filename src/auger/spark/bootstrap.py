@@ -301,6 +301,19 @@ def worker_defaults() -> dict[str, str]:
     return {f"spark.executorEnv.{ARROW_POOL_VARIABLE}": "jemalloc"}
 
 
+#: Spark's Python daemon for a local master: pyspark's, with a cancelled task's worker ending
+#: quietly (:mod:`auger.spark.worker_daemon`)
+DAEMON_MODULE = "auger.spark.worker_daemon"
+
+
+def daemon_defaults(master: str) -> dict[str, str]:
+    """Spark's Python daemon module, unless ``[spark] conf`` says otherwise: auger's, with a
+    local master only. A local master's workers run this Python, which has auger; an executor
+    elsewhere may start its daemon where auger cannot be imported (a cluster ships auger with
+    the job's files), and every Python task would fail there."""
+    return {"spark.python.daemon.module": DAEMON_MODULE} if master.startswith("local") else {}
+
+
 #: The largest driver heap (MB) and the most cores for which the JVM's collector is the serial
 #: one (:func:`driver_java_options`)
 SERIAL_GC_HEAP_MB = 2048
@@ -390,7 +403,8 @@ def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -
                 .config("spark.python.worker.faulthandler.enabled", "true")
                 .config("spark.sql.python.filterPushdown.enabled", "true")
             )
-            for key, value in {**MEMORY_DEFAULTS, **worker_defaults(), **(conf or {})}.items():
+            defaults = {**MEMORY_DEFAULTS, **worker_defaults(), **daemon_defaults(master)}
+            for key, value in {**defaults, **(conf or {})}.items():
                 builder = builder.config(key, value)
             try:
                 with jvm_notice_filtered():  # no "Using incubator modules" at every start
