@@ -262,6 +262,38 @@ def test_a_part_keeps_dictionaries_for_columns_whose_values_repeat(tmp_path: Pat
     assert back.column("few").to_pylist() == [f"c{i % 3}" for i in range(rows)] * 3
 
 
+def test_a_column_of_a_few_big_values_among_small_ones_is_written_plain(tmp_path: Path) -> None:
+    """Two values repeat over the rows, but one of them is 2 MB: more than a dictionary page
+    holds, so the column is written plain, as a column of distinct values is; a column of
+    the same repeats in small values keeps its dictionary. The part is compressed with LZ4
+    (Parquet's LZ4_RAW) and reads back the same."""
+    from auger.scan.cache_build import DICTIONARY_BYTES, dictionary_columns
+
+    big = "x" * (2 * 1024 * 1024)
+    assert len(big) > DICTIONARY_BYTES
+    rows = 400
+    table = pa.table(
+        {
+            "s": [big if i % 100 == 0 else "short" for i in range(rows)],
+            "k": [f"k{i % 2}" for i in range(rows)],
+            "b": pa.array([b"y" * len(big) if i % 100 == 0 else b"z" for i in range(rows)]),
+        }
+    )
+    assert dictionary_columns(table) == ["k"]
+    writer = PartWriter(str(tmp_path), FileSplit("/data/big.json", 100, 1.5), table.schema)
+    for batch in table.to_batches():
+        writer.write(batch)
+    writer.publish()
+    (path,) = list(tmp_path.rglob("*.parquet"))
+    meta = pq.read_metadata(path)
+    columns = {meta.schema.column(i).path: meta.row_group(0).column(i) for i in range(3)}
+    assert "RLE_DICTIONARY" not in columns["s"].encodings
+    assert "RLE_DICTIONARY" not in columns["b"].encodings
+    assert "RLE_DICTIONARY" in columns["k"].encodings
+    assert {c.compression for c in columns.values()} == {"LZ4"}
+    assert pq.read_table(path).select(["s", "k", "b"]).equals(table)
+
+
 def test_a_part_lists_its_columns_of_ascii_text(tmp_path: Path) -> None:
     """Across row groups: a column of ASCII text (NULLs aside), and one of NULLs alone, is
     listed; one with another character in any group is not, nor a number; unreadable metadata
