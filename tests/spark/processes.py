@@ -1,6 +1,6 @@
 """Helpers for tests that start Spark (or auger) processes of their own and drive them from a
-client script in another process: ports, waiting for a listener, stopping a process group, and
-reading the client's ``RESULT {json}`` line."""
+client script in another process: ports, waiting for a listener, stopping a process group,
+reading the client's ``RESULT {json}`` line, and a script on an embedded engine of its own."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import pytest
 
 from ..server.helpers import free_port
 
-__all__ = ["free_port", "listening", "run_client", "stop_group", "wait_until"]
+__all__ = ["free_port", "listening", "run_client", "run_embedded", "stop_group", "wait_until"]
 
 
 def listening(port: int) -> bool:
@@ -79,3 +79,24 @@ def run_client(
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     assert lines, proc.stdout[-3000:] + proc.stderr[-3000:]
     return dict(json.loads(lines[-1][len("RESULT ") :]))
+
+
+def run_embedded(
+    script: str, tmp_path: Path, *args: str, master: str = "local[2]", warm_up: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` with ``args`` in a fresh interpreter whose auger has a config of
+    ``master`` alone, its own state directory under ``tmp_path``, and the idle warm-up on or
+    off (tests of what a process prints and how it ends); its output is captured."""
+    config = tmp_path / "auger.toml"
+    config.write_text(f'[spark]\nmaster = "{master}"\n')
+    path = tmp_path / "embedded.py"
+    path.write_text(script)
+    env = {
+        **os.environ,
+        "AUGER_CONFIG": str(config),
+        "AUGER_HOME": str(tmp_path / "home"),
+        "AUGER_WARM_UP": "1" if warm_up else "0",
+    }
+    return subprocess.run(
+        [sys.executable, str(path), *args], capture_output=True, text=True, env=env, timeout=300
+    )

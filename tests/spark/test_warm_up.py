@@ -4,9 +4,6 @@ tested on a made-up clock, the read on Spark, the whole in a process of its own.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -20,6 +17,7 @@ from auger.spark.warm_up import (
     wait_until_idle,
     warm_python_workers,
 )
+from tests.spark.processes import run_embedded
 
 
 class _Spark:
@@ -200,19 +198,7 @@ with auger.connect() as conn:
 
 
 def test_an_embedded_engine_warms_up_and_its_process_still_ends_cleanly(tmp_path: Path) -> None:
-    config = tmp_path / "auger.toml"
-    config.write_text('[spark]\nmaster = "local[1]"\n')
-    script = tmp_path / "embedded.py"
-    script.write_text(_EMBEDDED)
-    env = {
-        **os.environ,
-        "AUGER_CONFIG": str(config),
-        "AUGER_HOME": str(tmp_path / "home"),
-        "AUGER_WARM_UP": "1",
-    }
-    done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300
-    )
+    done = run_embedded(_EMBEDDED, tmp_path, master="local[1]", warm_up=True)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip() == "warming"
     assert "Traceback" not in done.stderr

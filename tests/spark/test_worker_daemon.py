@@ -7,9 +7,6 @@ cancelled. With a local master auger runs Spark's daemon as :mod:`auger.spark.wo
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +14,7 @@ import pytest
 
 from auger.spark import worker_daemon
 from auger.spark.bootstrap import DAEMON_MODULE, daemon_defaults
+from tests.spark.processes import run_embedded
 
 
 def test_a_closed_socket_ends_a_worker_as_work_done() -> None:
@@ -89,23 +87,7 @@ def test_a_cancelled_scan_prints_no_worker_traceback(tmp_path: Path) -> None:
     with data.open("w") as out:  # 85 MB
         for i in range(1_500_000):
             out.write(json.dumps({"id": i, "s": f"v{i % 3}", "pad": "x" * 20}) + "\n")
-    config = tmp_path / "auger.toml"
-    config.write_text('[spark]\nmaster = "local[2]"\n')
-    script = tmp_path / "cancelled.py"
-    script.write_text(_CANCELLED)
-    env = {
-        **os.environ,
-        "AUGER_CONFIG": str(config),
-        "AUGER_HOME": str(tmp_path / "home"),
-        "AUGER_WARM_UP": "0",
-    }
-    done = subprocess.run(
-        [sys.executable, str(script), str(data)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    done = run_embedded(_CANCELLED, tmp_path, str(data))
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.strip().splitlines()
     assert lines[:2] == ["EXECUTION ERROR: Query cancelled by the user"] * 2, done.stdout
