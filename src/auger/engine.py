@@ -25,6 +25,7 @@ import logging
 import os
 import signal
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from types import FrameType
@@ -43,7 +44,13 @@ from auger.formats.registry import known_formats
 from auger.options import SystemOptions
 from auger.scan.cache import ENABLED, LOCATION, cache_location
 from auger.session import UserSession
-from auger.spark.bootstrap import forget_dead_spark, get_spark, spark_alive, spark_is_running
+from auger.spark.bootstrap import (
+    forget_dead_spark,
+    get_spark,
+    is_local_master,
+    spark_alive,
+    spark_is_running,
+)
 from auger.spark.kept_frames import KeptFrames
 from auger.storage import filesystem as fs
 from auger.storage.denied import DeniedPath
@@ -99,7 +106,7 @@ def _engine_defaults(config: Config) -> dict[str, Any]:
     is configured (a shared directory or an ``s3a://`` prefix).
     """
     location = str(SystemOptions(config.raw.get("options", {})).get(LOCATION) or "")
-    if config.spark_master.startswith("local") or location.strip():
+    if is_local_master(config.spark_master) or location.strip():
         return {}
     return {ENABLED: False}
 
@@ -139,6 +146,7 @@ class Engine:
         #: statements of this engine's sessions running now, and what else keeps it busy (a
         #: server's queries, answers being streamed): see :meth:`busy`
         self._statements = 0
+        self._last_statement = time.monotonic()
         self._busy_checks: list[Callable[[], bool]] = []
         # its own lock: a statement that needs no Spark (ALTER SESSION) must not wait for
         # another's to count itself
@@ -192,7 +200,7 @@ class Engine:
                 # the engine
                 # a local Spark this engine starts (a cluster's executors would not see the
                 # warm-up's file; Spark Connect's server warms its own)
-                warm = self.config.spark_master.startswith("local") and not spark_is_running()
+                warm = is_local_master(self.config.spark_master) and not spark_is_running()
                 self._spark = get_spark(self.config.spark_master, self.config.spark_conf)
                 if warm:
                     self._warm_up(self._spark)
@@ -202,15 +210,23 @@ class Engine:
         """Start Spark's Python workers once this engine is idle (see
         :mod:`auger.spark.warm_up`): only after the engine started the process's Spark, so
         the first scan through the data source of a notebook, a shell or a server does not
-        wait for them, while a process that ends right after its answer never starts it."""
+        wait for them, while a process that ends right after its answer never starts it;
+        then keep them from Spark's idle limit while the engine waits for statements (see
+        :mod:`auger.spark.keep_warm`)."""
         # deferred: the warm-up (and its tempfile use) loads only once Spark has started
-        from auger.spark.warm_up import warm_up_enabled, warm_when_idle
+        from auger.spark import keep_warm, warm_up
 
-        if not warm_up_enabled():
+        if not warm_up.warm_up_enabled():
             return
-        threading.Thread(
-            target=warm_when_idle, args=(spark, self.busy), name="auger-warm-up", daemon=True
-        ).start()
+
+        def warm_and_keep() -> None:
+            warm_up.warm_when_idle(spark, self.busy)
+            # then keep the workers it started while a person is between queries
+            keep_warm.keep_workers_warm(
+                spark, self.busy, self.idle_seconds, lambda: self.closed or self._spark is not spark
+            )
+
+        threading.Thread(target=warm_and_keep, name="auger-warm-up", daemon=True).start()
 
     # ----- busy or idle
     @contextlib.contextmanager
@@ -223,6 +239,7 @@ class Engine:
         finally:
             with self._busy_lock:
                 self._statements -= 1
+                self._last_statement = time.monotonic()
 
     def add_busy_check(self, check: Callable[[], bool]) -> None:
         """Also count the engine busy while ``check()`` is true (a server's running queries,
@@ -236,6 +253,14 @@ class Engine:
         if self.closed or self._statements:
             return True
         return any(check() for check in list(self._busy_checks))
+
+    def idle_seconds(self) -> float:
+        """Seconds since the engine's last statement ended (or since it started); 0 while
+        one runs."""
+        with self._busy_lock:
+            if self._statements:
+                return 0.0
+            return time.monotonic() - self._last_statement
 
     @staticmethod
     def _spark_checked(spark: Any) -> bool:

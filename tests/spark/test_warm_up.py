@@ -116,6 +116,7 @@ def test_an_engine_that_starts_spark_warms_its_workers_when_idle(
     engine: Any, monkeypatch: Any
 ) -> None:
     import auger.engine as engine_module
+    import auger.spark.keep_warm as keep_warm_module
     import auger.spark.warm_up as warm_up_module
     from auger.engine import Engine
 
@@ -126,20 +127,32 @@ def test_an_engine_that_starts_spark_warms_its_workers_when_idle(
     monkeypatch.setattr(engine_module, "get_spark", lambda master, conf: "a fresh spark")
     monkeypatch.setattr(Engine, "_spark_checked", staticmethod(lambda spark: True))
 
+    kept: list[Any] = []
+
     def warm(spark: Any, busy: Any) -> bool:
         started.append((spark, busy))
-        called.set()
         return True
 
+    def keep(spark: Any, busy: Any, idle_for: Any, ended: Any) -> int:
+        kept.append((spark, busy, idle_for, ended))
+        called.set()
+        return 0
+
     monkeypatch.setattr(warm_up_module, "warm_when_idle", warm)
+    monkeypatch.setattr(keep_warm_module, "keep_workers_warm", keep)
     fresh = Engine(engine.config.raw)
     try:
         assert fresh.spark == "a fresh spark"
         assert fresh.spark == "a fresh spark"  # once per start
         assert called.wait(30)
+        # warmed up, then its workers kept for as long as this engine runs that Spark
         assert started == [("a fresh spark", fresh.busy)]
+        [(spark, busy, idle_for, ended)] = kept
+        assert (spark, busy, idle_for) == ("a fresh spark", fresh.busy, fresh.idle_seconds)
+        assert not ended()
     finally:
         fresh.shutdown()
+    assert ended()
 
 
 def test_an_engine_started_with_the_warm_up_switched_off_does_not_warm_up(

@@ -45,6 +45,7 @@ __all__ = [
     "forget_dead_spark",
     "get_spark",
     "interrupt_tag",
+    "is_local_master",
     "package_zip",
     "ship_package",
     "spark_alive",
@@ -306,12 +307,19 @@ def worker_defaults() -> dict[str, str]:
 DAEMON_MODULE = "auger.spark.worker_daemon"
 
 
+def is_local_master(master: str) -> bool:
+    """Whether Spark's ``master`` runs its executors on this machine (``local``, ``local[4]``,
+    ``local-cluster[...]``): they see this machine's files and run this Python. The one test
+    of it, for the engine's defaults, the warm-up and the raw-file cache's builds."""
+    return str(master).startswith("local")
+
+
 def daemon_defaults(master: str) -> dict[str, str]:
     """Spark's Python daemon module, unless ``[spark] conf`` says otherwise: auger's, with a
     local master only. A local master's workers run this Python, which has auger; an executor
     elsewhere may start its daemon where auger cannot be imported (a cluster ships auger with
     the job's files), and every Python task would fail there."""
-    return {"spark.python.daemon.module": DAEMON_MODULE} if master.startswith("local") else {}
+    return {"spark.python.daemon.module": DAEMON_MODULE} if is_local_master(master) else {}
 
 
 #: The largest driver heap (MB) and the most cores for which the JVM's collector is the serial
@@ -413,9 +421,9 @@ def get_spark(master: str = "local[*]", conf: Mapping[str, str] | None = None) -
                 raise UserError.system(f"Spark could not start: {_first_line(exc)}") from exc
             active.sparkContext.setLogLevel("OFF")
             _quiet_python_logging()
-            if master.startswith("local"):
+            if is_local_master(master):
                 _write_without_checksums(active)
-            if not master.startswith("local"):
+            else:
                 ship_package(active)
         _register_data_source(active)
         return active

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from auger.scan.cache import complete_parts, entry_dir, evict
 from auger.scan.spec import ColumnSource, FileSplit
+from auger.spark.bootstrap import is_local_master
 from auger.spark.datasource_read import datasource_frame
 from auger.spark.jobs import run_giving_way
 from auger.types import ColumnMetadata, DataMode, MinorType, TupleSchema
@@ -200,7 +201,7 @@ def _run_giving_way(spark: Any, job: PlannedScan) -> bool:
     created to give way), which they see at their next batch; executors elsewhere cannot see
     the driver's files, and their tasks are cancelled."""
     signal = ""
-    if str(spark.sparkContext.master).startswith("local"):
+    if is_local_master(spark.sparkContext.master):
         signal = os.path.join(tempfile.gettempdir(), f"auger-build-stop-{uuid.uuid4().hex}")
         job = replace(job, spec=replace(job.spec, build_stop=signal))
     try:

@@ -7,7 +7,8 @@ a few small files once they run. A server, a shell or a notebook usually has tim
 before the first such scan: once the engine has started Spark and nothing has run for a
 moment, it reads a few megabytes of CSV through the data source, groups a few Parquet files
 (the reader every query answered from the raw-file cache goes through), then runs a few small
-queries (:meth:`auger.engine.Engine._warm_up`).
+queries (:meth:`auger.engine.Engine._warm_up`). Spark stops those workers again after a
+minute with nothing to do; :mod:`auger.spark.keep_warm` keeps them while the engine is idle.
 
 Only when idle: a warm-up next to a query competes with it for the cores and, Spark's jobs
 being served in order, could make it wait for a job it did not ask for (``auger demo``, whose

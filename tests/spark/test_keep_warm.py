@@ -1,0 +1,130 @@
+"""An engine keeps Spark's Python workers from Spark's idle minute while a person is between
+queries: when to read is tested on a made-up clock, the read itself on Spark."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from auger.spark.keep_warm import (
+    KEEP_EVERY_S,
+    KEEP_FOR_S,
+    KEEP_WARM_GROUP,
+    keep_workers_warm,
+    touch_python_workers,
+)
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class _Spark:
+    """A session whose status tracker says whether a job runs, by ``running(now)``."""
+
+    def __init__(self, clock: _Clock, running: Any = lambda now: False) -> None:
+        self.clock = clock
+        self.running = running
+        self.sparkContext = self
+
+    def statusTracker(self) -> Any:
+        return self
+
+    def getActiveJobsIds(self) -> list[int]:
+        return [3] if self.running(self.clock.now) else []
+
+
+def _run(
+    spark: _Spark,
+    clock: _Clock,
+    until: float,
+    busy: Any = lambda now: False,
+    last_statement: float = 0.0,
+    touch: Any = None,
+) -> list[float]:
+    """The times of the touches ``keep_workers_warm`` makes until ``until`` on ``clock``."""
+    touches: list[float] = []
+
+    def touched(session: Any) -> None:
+        assert session is spark
+        touches.append(clock.now)
+
+    keep_workers_warm(
+        spark,
+        lambda: busy(clock.now),
+        lambda: clock.now - last_statement,
+        lambda: clock.now >= until,
+        touch or touched,
+        clock,
+        clock.sleep,
+    )
+    return touches
+
+
+def test_an_idle_engine_reads_every_so_often_within_sparks_minute() -> None:
+    clock = _Clock()
+    touches = _run(_Spark(clock), clock, until=200.0)
+    assert touches == pytest.approx([40.0, 80.0, 120.0, 160.0, 200.0])
+    assert KEEP_EVERY_S < 60.0  # Spark stops workers idle for a minute
+
+
+def test_no_read_while_a_statement_or_a_job_runs() -> None:
+    clock = _Clock()
+    # a statement runs from 35 to 50 s, a job (a cache build, say) from 85 to 95 s
+    touches = _run(
+        _Spark(clock, running=lambda now: 85.0 <= now < 95.0),
+        clock,
+        until=140.0,
+        busy=lambda now: 35.0 <= now < 50.0,
+    )
+    # each read waits for the engine to be quiet, and the next one counts from it
+    assert touches == pytest.approx([50.0, 95.0, 135.0])
+
+
+def test_the_workers_are_let_go_long_after_the_last_statement() -> None:
+    clock = _Clock()
+    last = 100.0
+    touches = _run(_Spark(clock), clock, until=last + KEEP_FOR_S + 200.0, last_statement=last)
+    assert touches  # kept while the person may come back
+    assert max(touches) <= last + KEEP_FOR_S
+    assert min(touches) == pytest.approx(KEEP_EVERY_S)
+
+
+def test_a_failing_read_ends_the_loop() -> None:
+    clock = _Clock()
+
+    def failing(spark: Any) -> None:
+        raise RuntimeError("Spark stopped")
+
+    never = lambda: False  # noqa: E731
+    touched = keep_workers_warm(
+        _Spark(clock), never, lambda: 0.0, never, failing, clock, clock.sleep
+    )
+    assert touched == 0
+    assert clock.now == pytest.approx(KEEP_EVERY_S)
+
+
+def test_the_read_plans_and_reads_through_the_data_source_in_its_own_group(spark: Any) -> None:
+    out: list[int] = []
+    # on a thread of its own, as the engine runs it (job groups are set per thread)
+    thread = threading.Thread(target=lambda: out.append(touch_python_workers(spark)))
+    started = time.monotonic()
+    thread.start()
+    thread.join(timeout=120)
+    assert not thread.is_alive()
+    assert out == [2]
+    tracker = spark.sparkContext.statusTracker()
+    jobs = list(tracker.getJobIdsForGroup(KEEP_WARM_GROUP))
+    assert jobs
+    assert all(tracker.getJobInfo(j).status == "SUCCEEDED" for j in jobs)
+    assert time.monotonic() - started < 60
