@@ -1,5 +1,6 @@
 """Stand-ins shared by tests that need no Spark: job groups as far as cancelling goes, an
-engine whose sessions only open and close, and a count of a function's calls."""
+engine whose sessions only open and close, a clock that moves only when slept on, and a count
+of a function's calls."""
 
 from __future__ import annotations
 
@@ -48,6 +49,20 @@ class FakeSession:
 class FakeEngine:
     def open_session(self, user: str, admin: bool = True) -> Any:
         return FakeSession(user)
+
+
+class FakeClock:
+    """A monotonic clock (call it) whose time moves only by :meth:`sleep`: a loop that polls
+    and sleeps runs at once, and the times it acted at are exact."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
 
 
 def count_calls(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[int]:

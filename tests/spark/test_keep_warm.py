@@ -16,23 +16,13 @@ from auger.spark.keep_warm import (
     keep_workers_warm,
     touch_python_workers,
 )
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
+from tests.fakes import FakeClock
 
 
 class _Spark:
     """A session whose status tracker says whether a job runs, by ``running(now)``."""
 
-    def __init__(self, clock: _Clock, running: Any = lambda now: False) -> None:
+    def __init__(self, clock: FakeClock, running: Any = lambda now: False) -> None:
         self.clock = clock
         self.running = running
         self.sparkContext = self
@@ -46,7 +36,7 @@ class _Spark:
 
 def _run(
     spark: _Spark,
-    clock: _Clock,
+    clock: FakeClock,
     until: float,
     busy: Any = lambda now: False,
     last_statement: float = 0.0,
@@ -72,14 +62,14 @@ def _run(
 
 
 def test_an_idle_engine_reads_every_so_often_within_sparks_minute() -> None:
-    clock = _Clock()
+    clock = FakeClock()
     touches = _run(_Spark(clock), clock, until=200.0)
     assert touches == pytest.approx([40.0, 80.0, 120.0, 160.0, 200.0])
     assert KEEP_EVERY_S < 60.0  # Spark stops workers idle for a minute
 
 
 def test_no_read_while_a_statement_or_a_job_runs() -> None:
-    clock = _Clock()
+    clock = FakeClock()
     # a statement runs from 35 to 50 s, a job (a cache build, say) from 85 to 95 s
     touches = _run(
         _Spark(clock, running=lambda now: 85.0 <= now < 95.0),
@@ -92,7 +82,7 @@ def test_no_read_while_a_statement_or_a_job_runs() -> None:
 
 
 def test_the_workers_are_let_go_long_after_the_last_statement() -> None:
-    clock = _Clock()
+    clock = FakeClock()
     last = 100.0
     touches = _run(_Spark(clock), clock, until=last + KEEP_FOR_S + 200.0, last_statement=last)
     assert touches  # kept while the person may come back
@@ -101,7 +91,7 @@ def test_the_workers_are_let_go_long_after_the_last_statement() -> None:
 
 
 def test_a_failing_read_ends_the_loop() -> None:
-    clock = _Clock()
+    clock = FakeClock()
 
     def failing(spark: Any) -> None:
         raise RuntimeError("Spark stopped")

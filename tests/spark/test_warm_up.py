@@ -17,6 +17,7 @@ from auger.spark.warm_up import (
     wait_until_idle,
     warm_python_workers,
 )
+from tests.fakes import FakeClock
 from tests.spark.processes import run_embedded
 
 
@@ -34,19 +35,8 @@ class _Spark:
         return self.jobs.pop(0) if len(self.jobs) > 1 else self.jobs[0]
 
 
-class _Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.now += seconds
-
-
 def test_idle_means_no_job_and_no_query_for_a_quiet_spell() -> None:
-    clock = _Clock()
+    clock = FakeClock()
     # a job runs for the first three looks, then none
     spark = _Spark([[1], [1], [1], []])
     queries = iter([False] * 8 + [True] + [False] * 1000)  # one query comes in the quiet spell
@@ -56,7 +46,7 @@ def test_idle_means_no_job_and_no_query_for_a_quiet_spell() -> None:
 
 
 def test_a_server_never_idle_gives_up_warming() -> None:
-    clock = _Clock()
+    clock = FakeClock()
     assert not wait_until_idle(_Spark([[7]]), lambda: False, 1.0, 10.0, clock, clock.sleep)
     assert 10.0 <= clock.now <= 10.5
 
