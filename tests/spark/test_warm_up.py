@@ -66,9 +66,14 @@ def test_an_engine_is_busy_while_a_statement_runs_or_a_check_says_so(engine: Any
     fresh = Engine(engine.config.raw)
     try:
         assert not fresh.busy()
+        time.sleep(0.05)
+        before = fresh.idle_seconds()
+        assert before >= 0.05  # since the engine started
         with fresh.running_statement():
             assert fresh.busy()
+            assert fresh.idle_seconds() == 0.0
         assert not fresh.busy()
+        assert 0.0 < fresh.idle_seconds() < before  # counted again from the statement's end
         serving = threading.Event()
         fresh.add_busy_check(serving.is_set)
         serving.set()
