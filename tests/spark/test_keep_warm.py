@@ -38,25 +38,25 @@ def _run(
     spark: _Spark,
     clock: FakeClock,
     until: float,
-    busy: Any = lambda now: False,
-    last_statement: float = 0.0,
-    touch: Any = None,
+    statements: list[tuple[float, float]] = [(-10.0, 0.0)],  # noqa: B006 - never changed
 ) -> list[float]:
-    """The times of the touches ``keep_workers_warm`` makes until ``until`` on ``clock``."""
+    """The times of the touches ``keep_workers_warm`` makes until ``until`` on ``clock``, for
+    an engine whose statements ran over the ``(start, end)`` spells given."""
     touches: list[float] = []
 
     def touched(session: Any) -> None:
         assert session is spark
         touches.append(clock.now)
 
+    def busy() -> bool:
+        return any(start <= clock.now < end for start, end in statements)
+
+    def idle_for() -> float:
+        ended = [end for _, end in statements if end <= clock.now]
+        return 0.0 if busy() or not ended else clock.now - max(ended)
+
     keep_workers_warm(
-        spark,
-        lambda: busy(clock.now),
-        lambda: clock.now - last_statement,
-        lambda: clock.now >= until,
-        touch or touched,
-        clock,
-        clock.sleep,
+        spark, busy, idle_for, lambda: clock.now >= until, touched, clock, clock.sleep
     )
     return touches
 
@@ -75,19 +75,29 @@ def test_no_read_while_a_statement_or_a_job_runs() -> None:
         _Spark(clock, running=lambda now: 85.0 <= now < 95.0),
         clock,
         until=140.0,
-        busy=lambda now: 35.0 <= now < 50.0,
+        statements=[(-10.0, 0.0), (35.0, 50.0)],
     )
-    # each read waits for the engine to be quiet, and the next one counts from it
-    assert touches == pytest.approx([50.0, 95.0, 135.0])
+    # each read waits for the engine to be quiet (a second after a statement), and the next
+    # one counts from it
+    assert touches == pytest.approx([51.0, 95.0, 135.0])
+
+
+def test_statements_one_after_the_other_never_wait_for_a_read() -> None:
+    clock = FakeClock()
+    # a script: a statement every second, half a second apart
+    script = [(k + 0.2, k + 0.7) for k in range(300)]
+    touches = _run(_Spark(clock), clock, until=400.0, statements=script)
+    # none while it runs; once it ended, a second of quiet, then every 40 s again
+    assert touches == pytest.approx([301.0, 341.0, 381.0])
 
 
 def test_the_workers_are_let_go_long_after_the_last_statement() -> None:
     clock = FakeClock()
     last = 100.0
-    touches = _run(_Spark(clock), clock, until=last + KEEP_FOR_S + 200.0, last_statement=last)
+    touches = _run(_Spark(clock), clock, until=last + KEEP_FOR_S + 200.0, statements=[(0, last)])
     assert touches  # kept while the person may come back
     assert max(touches) <= last + KEEP_FOR_S
-    assert min(touches) == pytest.approx(KEEP_EVERY_S)
+    assert min(touches) == pytest.approx(last + 1.0)  # while the statement ran: none
 
 
 def test_a_failing_read_ends_the_loop() -> None:
@@ -98,7 +108,7 @@ def test_a_failing_read_ends_the_loop() -> None:
 
     never = lambda: False  # noqa: E731
     touched = keep_workers_warm(
-        _Spark(clock), never, lambda: 0.0, never, failing, clock, clock.sleep
+        _Spark(clock), never, lambda: 5.0, never, failing, clock, clock.sleep
     )
     assert touched == 0
     assert clock.now == pytest.approx(KEEP_EVERY_S)

@@ -30,6 +30,7 @@ from typing import Any
 
 from auger.spark.datasource import PLANNED_SOURCE
 from auger.spark.handles import is_connect
+from auger.spark.warm_up import QUIET_S
 
 __all__ = [
     "KEEP_EVERY_S",
@@ -73,7 +74,9 @@ def keep_workers_warm(
 ) -> int:
     """Until ``ended()``: :func:`touch_python_workers` once :data:`KEEP_EVERY_S` passed since
     the last touch (or the call), when neither ``busy()`` nor a Spark job runs and
-    ``idle_for()`` (seconds since the engine's last statement) is at most :data:`KEEP_FOR_S`.
+    ``idle_for()`` (seconds since the engine's last statement) is between
+    :data:`auger.spark.warm_up.QUIET_S` and :data:`KEEP_FOR_S`: a script's statements, one
+    after the other, never wait for a touch.
     How many touches ran. A failing touch (Spark stopped under it) ends the loop: an engine
     that starts Spark again warms the new one up itself."""
     if is_connect(spark):
@@ -82,7 +85,8 @@ def keep_workers_warm(
     last = clock()
     while not ended():
         sleep(LOOK_S)
-        if clock() - last < KEEP_EVERY_S or idle_for() > KEEP_FOR_S:
+        idle = idle_for()
+        if clock() - last < KEEP_EVERY_S or not QUIET_S <= idle <= KEEP_FOR_S:
             continue
         if busy() or _jobs_running(spark):
             continue
