@@ -16,8 +16,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote, urlparse
 
-__all__ = ["PlanNode", "logical_tree", "output_ids", "parquet_bytes", "physical_tree", "read_ids"]
+__all__ = [
+    "ParquetLineage",
+    "PlanNode",
+    "logical_tree",
+    "output_ids",
+    "parquet_bytes",
+    "parquet_lineage",
+    "physical_tree",
+    "read_ids",
+]
 
 #: nodes that only wrap their one child for Spark's own execution machinery
 _PASS_THROUGH = frozenset(
@@ -196,5 +206,68 @@ def parquet_bytes(df: Any) -> int | None:
                 total += int(relation.sizeInBytes())
             nodes.extend(_seq(node.children()))
         return total
+    except Exception:  # a plan of another shape
+        return None
+
+
+@dataclass(frozen=True)
+class ParquetLineage:
+    """Where columns of a frame come from in the Parquet files it reads.
+
+    Attributes:
+        files: the local paths of the files, in Spark's order.
+        columns: each frame column asked for → (the files' column, the Spark type it is cast
+            to, or None where the frame delivers the files' column as it is).
+    """
+
+    files: tuple[str, ...]
+    columns: dict[str, tuple[str, str | None]]
+
+
+def parquet_lineage(df: Any, names: list[str]) -> ParquetLineage | None:
+    """Which column of ``df``'s Parquet files each of ``names`` is, read as it is or through a
+    cast, by the optimised plan of ``df`` narrowed to those columns: one projection over Spark's
+    Parquet reader of local files. None for any other plan (a filter, a union, a column
+    computed otherwise, a partition column, a file that is not local) or under Spark Connect."""
+    jdf = getattr(df, "_jdf", None)
+    if jdf is None:
+        return None
+    try:
+        cols = [df[f"`{n.replace('`', '``')}`"] for n in names]
+        plan = df.select(*cols)._jdf.queryExecution().optimizedPlan()
+        node = plan
+        exprs = None
+        if node.getClass().getSimpleName() == "Project":
+            exprs = _seq(node.projectList())
+            node = node.child()
+        if node.getClass().getSimpleName() != "LogicalRelation":
+            return None
+        relation = node.relation()
+        if relation.fileFormat().toString() != "Parquet":
+            return None
+        partitions = {str(f.name()) for f in _seq(relation.partitionSchema().toSeq())}
+        if exprs is None:
+            exprs = _seq(node.output())
+        columns: dict[str, tuple[str, str | None]] = {}
+        for name, expr in zip(names, exprs, strict=True):
+            target = None
+            kind = expr.getClass().getSimpleName()
+            if kind == "Alias":
+                expr = expr.child()
+                kind = expr.getClass().getSimpleName()
+            if kind == "Cast":
+                target = str(expr.dataType().simpleString())
+                expr = expr.child()
+                kind = expr.getClass().getSimpleName()
+            if kind != "AttributeReference" or str(expr.name()) in partitions:
+                return None
+            columns[name] = (str(expr.name()), target)
+        files = []
+        for uri in list(relation.location().inputFiles()):
+            parsed = urlparse(str(uri))
+            if parsed.scheme != "file":
+                return None
+            files.append(unquote(parsed.path))
+        return ParquetLineage(tuple(files), columns)
     except Exception:  # a plan of another shape
         return None

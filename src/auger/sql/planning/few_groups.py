@@ -36,7 +36,7 @@ from sqlglot import exp
 from auger.scan.cache_typed import MEMBERS_METADATA, RANGE_METADATA, VALUES_METADATA
 from auger.sql.planning.typed_casts import is_table_column, may_read_typed, table_name
 
-__all__ = ["FALLBACK_GROUPS", "hash_string_extremes"]
+__all__ = ["FALLBACK_GROUPS", "hash_string_extremes", "key_values"]
 
 #: Spark's default ``spark.sql.objectHashAggregate.sortBased.fallbackThreshold``: the groups its
 #: object hash aggregate keeps in a task's hash map before it sorts the rest.
@@ -73,7 +73,7 @@ def hash_string_extremes(tree: exp.Expression, schema: Callable[[], Any]) -> exp
     fields = {f.name.lower(): f for f in schema().fields}
     groups = 1
     for key in group.expressions:
-        values = _key_values(key, table, fields)
+        values = key_values(key, table, fields)
         if values is None:
             return tree
         groups *= values + 1  # and NULL
@@ -87,7 +87,7 @@ def hash_string_extremes(tree: exp.Expression, schema: Callable[[], Any]) -> exp
     return tree
 
 
-def _key_values(key: exp.Expression, table: str | None, fields: dict[str, Any]) -> int | None:
+def key_values(key: exp.Expression, table: str | None, fields: dict[str, Any]) -> int | None:
     """How many values (NULL aside) a ``GROUP BY`` key holds at most: a column of the table,
     or a member of its map (``m.qty``, ``t.m.qty``), by its frame column's metadata; None:
     unknown."""

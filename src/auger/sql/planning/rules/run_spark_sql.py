@@ -14,6 +14,7 @@ from auger.spark.plan_tree import parquet_bytes
 from auger.sql.frontend.translate import to_spark_sql
 from auger.sql.planning.ascii_lengths import count_ascii_bytes
 from auger.sql.planning.compact_columns import read_positions_directly
+from auger.sql.planning.extreme_bounds import bound_extremes, frame_sample
 from auger.sql.planning.few_groups import hash_string_extremes
 from auger.sql.planning.group_keys import group_by_keys
 from auger.sql.planning.local_answer import LocalAnswer
@@ -46,8 +47,9 @@ def run_spark_sql(plan: SelectPlan) -> None:
 
 def _finish(plan: SelectPlan, tree: exp.Expression) -> exp.Expression:
     """The Spark tree reading what the one table's frame delivers ready: ``columns[n]`` as
-    its own column, then casts to numbers or dates from the raw-file cache's typed copies; a
-    string MIN or MAX over few groups then kept off Spark's sort, the LENGTH of ASCII text
+    its own column, then casts to numbers or dates from the raw-file cache's typed copies; the
+    rows of a text MIN or MAX that cannot hold an extreme filtered out, and such an aggregate
+    over few groups kept off Spark's sort, the LENGTH of ASCII text
     counted in bytes, a string column of few values grouped by its codes; last, the first rows
     of a sorted query found by their key before their other columns are read."""
     if len(plan.tables) != 1:
@@ -55,6 +57,7 @@ def _finish(plan: SelectPlan, tree: exp.Expression) -> exp.Expression:
     if 0 in plan.direct_positions:
         tree = read_positions_directly(tree, plan.direct_positions[0])
     tree = read_typed_casts(tree, plan.typed_casts.get(0, {}))
+    tree = bound_extremes(tree, lambda: plan.frames[0].schema, frame_sample(plan.frames[0]))
     tree = hash_string_extremes(tree, lambda: plan.frames[0].schema)
     tree = count_ascii_bytes(tree, lambda: plan.frames[0].schema)
     tree = group_by_keys(tree, lambda: plan.frames[0].schema)
