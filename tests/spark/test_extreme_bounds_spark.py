@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from auger.spark.cache_builds import wait_for_builds
+from auger.spark.plan_tree import parquet_lineage
 from auger.sql.frontend.parser import parse_statement
 from auger.sql.frontend.translate import to_spark_sql
 from tests.sql.test_extreme_bounds import BOUNDED, ROWS, SCHEMA, rewritten
@@ -76,6 +77,8 @@ def test_the_engine_bounds_parquet_it_reads(
     pq.write_table(table, d / "t.parquet", row_group_size=500)
     lines = "".join(f"{i},{i % 5},n{i:05d}\n" for i in ids)
     (d / "t.csv").write_text(lines)
+    objects = "".join(f'{{"id": {i}, "m": {{"qty": {i % 5}}}, "name": "n{i:05d}"}}\n' for i in ids)
+    (d / "t.json").write_text(objects)
     conn = make_conn()
     cur = conn.cursor()
     cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{tmp_path / 'cache'}'")
@@ -120,3 +123,44 @@ def test_the_engine_bounds_parquet_it_reads(
     assert cur.scan_statistics[0]["files_from_cache"] == 1
     plan = _plan(conn, sql)
     assert "'n03995'" in plan and " IN (" not in plan and "IS NULL" not in plan, plan
+    # and cached JSON grouped by a member of its objects
+    sql = (
+        "SELECT t.m.qty AS q, MAX(id) AS m, MAX(name) AS x "
+        "FROM dfs.data.`extreme_bounds/t.json` t GROUP BY t.m.qty"
+    )
+    assert sorted(cur.execute(sql).fetchall()) == want
+    wait_for_builds()
+    assert sorted(cur.execute(sql).fetchall()) == want
+    assert cur.scan_statistics[0]["files_from_cache"] == 1
+    plan = _plan(conn, sql)
+    assert "'n03995'" in plan and " IN (" not in plan and "IS NULL" not in plan, plan
+
+
+def test_lineage_of_columns_members_and_integer_casts(spark: Any, tmp_path: Path) -> None:
+    struct = pa.struct([("qty", pa.int64()), ("tag", pa.string())])
+    table = pa.table(
+        {"id": [1, 2], "m": pa.array([{"qty": 1, "tag": "a"}, None], struct), "s": ["x", "y"]}
+    )
+    pq.write_table(table, tmp_path / "a.parquet")
+    df = spark.read.parquet(str(tmp_path / "a.parquet"))
+    frame = df.selectExpr(
+        "id AS ident",
+        "CAST(id AS INT) AS small",
+        "CASE WHEN m IS NOT NULL THEN named_struct('qty', m.qty) END AS m",
+        "s",
+        "upper(s) AS loud",
+    )
+    got = parquet_lineage(frame, [("ident",), ("small",), ("m", "qty"), ("S",)])
+    assert got is not None and got.files == (str(tmp_path / "a.parquet"),)
+    assert got.sources == {
+        ("ident",): ("id", (), None),
+        ("small",): ("id", (), "int"),
+        ("m", "qty"): ("m", ("qty",), None),
+        ("S",): ("s", (), None),
+    }
+    assert parquet_lineage(frame, [("loud",)]) is None  # computed
+    assert parquet_lineage(frame.where("id > 1"), [("s",)]) is None  # filtered
+    assert parquet_lineage(frame.union(frame), [("s",)]) is None
+    assert parquet_lineage(frame, [("nope",)]) is None
+    other = df.selectExpr("CASE WHEN s IS NOT NULL THEN m.qty END AS q")  # NULL by another
+    assert parquet_lineage(other, [("q",)]) is None

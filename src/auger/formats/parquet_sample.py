@@ -19,7 +19,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-__all__ = ["FOOTER_FILES", "SAMPLE_FILES", "SAMPLE_ROWS", "extreme_rows", "never_null"]
+__all__ = [
+    "FOOTER_FILES",
+    "SAMPLE_FILES",
+    "SAMPLE_ROWS",
+    "extreme_rows",
+    "never_null_leaves",
+]
 
 #: The files a sample reads at most, evenly spaced in the set.
 SAMPLE_FILES = 8
@@ -81,32 +87,54 @@ def _row_group(metadata: Any, column: int | None, largest: bool) -> int:
     return where
 
 
-#: The most files whose footers :func:`never_null` reads.
+#: The most files whose footers :func:`never_null_leaves` reads.
 FOOTER_FILES = 64
 
 
-def never_null(files: Sequence[str], columns: Sequence[str]) -> set[str]:
-    """Those of ``columns`` that no row of ``files`` holds NULL in, by every row group's
-    statistics; none when the files are more than :data:`FOOTER_FILES` or a footer cannot
-    tell (a missing column, a row group without a null count)."""
+def never_null_leaves(files: Sequence[str], roots: Sequence[str]) -> set[tuple[str, ...]]:
+    """The paths under ``roots`` (a root column, or a member of its structs at any depth, as
+    the column's name then the members') that no row of ``files`` holds NULL at, by every row
+    group's statistics (a leaf's null count counts the rows whose struct is NULL too); none
+    when the files are more than :data:`FOOTER_FILES`. A path a footer cannot tell of (a row
+    group without a null count, a name with a dot, which Parquet's dotted paths would confuse)
+    is left out."""
     if not files or len(files) > FOOTER_FILES:
         return set()
-    out = set(columns)
+    out: set[tuple[str, ...]] | None = None
     try:
         for path in files:
-            meta = pq.ParquetFile(path).metadata
+            parquet = pq.ParquetFile(path)
+            meta = parquet.metadata
+            arrow = parquet.schema_arrow
             leaves = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
-            for column in list(out):
-                leaf = leaves.get(column)
-                if leaf is None or not all(
-                    _no_nulls(meta.row_group(g).column(leaf).statistics)
-                    for g in range(meta.num_row_groups)
-                ):
-                    out.discard(column)
+            found = set()
+            for root in roots:
+                if root not in arrow.names or "." in root:
+                    continue
+                for parts in _paths((root,), arrow.field(root).type):
+                    leaf = leaves.get(".".join(parts))
+                    if leaf is not None and all(
+                        _no_nulls(meta.row_group(g).column(leaf).statistics)
+                        for g in range(meta.num_row_groups)
+                    ):
+                        found.add(parts)
+            out = found if out is None else out & found
             if not out:
                 break
     except (OSError, pa.ArrowException):
         return set()
+    return out or set()
+
+
+def _paths(parts: tuple[str, ...], t: pa.DataType) -> list[tuple[str, ...]]:
+    """The path of a column of type ``t`` and those of its structs' members at any depth,
+    but none through a member whose name has a dot."""
+    out = [parts]
+    if pa.types.is_struct(t):
+        for i in range(t.num_fields):
+            field = t.field(i)
+            if "." not in field.name:
+                out.extend(_paths((*parts, field.name), field.type))
     return out
 
 

@@ -212,30 +212,39 @@ def parquet_bytes(df: Any) -> int | None:
 
 @dataclass(frozen=True)
 class ParquetLineage:
-    """Where columns of a frame come from in the Parquet files it reads.
+    """Where columns of a frame, or members of its structs, come from in the Parquet files it
+    reads.
 
     Attributes:
         files: the local paths of the files, in Spark's order.
-        columns: each frame column asked for → (the files' column, the Spark type it is cast
-            to, or None where the frame delivers the files' column as it is).
+        sources: each path asked for (a frame column, then members of its structs) → the
+            files' column, the members of its structs it reads (by their names in the files),
+            and the Spark type it is cast to (None: delivered as it is).
     """
 
     files: tuple[str, ...]
-    columns: dict[str, tuple[str, str | None]]
+    sources: dict[tuple[str, ...], tuple[str, tuple[str, ...], str | None]]
 
 
-def parquet_lineage(df: Any, names: list[str]) -> ParquetLineage | None:
-    """Which column of ``df``'s Parquet files each of ``names`` is, read as it is or through a
-    cast, by the optimised plan of ``df`` narrowed to those columns: one projection over Spark's
-    Parquet reader of local files. None for any other plan (a filter, a union, a column
-    computed otherwise, a partition column, a file that is not local) or under Spark Connect."""
+def parquet_lineage(df: Any, paths: list[tuple[str, ...]]) -> ParquetLineage | None:
+    """Which column of ``df``'s Parquet files (or member of its structs) each of ``paths`` is,
+    read as it is or through a cast, by the optimised plan of ``df`` narrowed to those paths:
+    one projection over Spark's Parquet reader of local files. A member Spark reads as NULL
+    where its struct is (``CASE WHEN m IS NOT NULL THEN m.qty END``, as a frame that rebuilds
+    a struct of the members it reads gives it) is that member. None for any other plan (a
+    filter, a union, a value computed otherwise, a partition column, a file that is not
+    local) or under Spark Connect."""
     jdf = getattr(df, "_jdf", None)
     if jdf is None:
         return None
     try:
-        cols = [df[f"`{n.replace('`', '``')}`"] for n in names]
-        plan = df.select(*cols)._jdf.queryExecution().optimizedPlan()
-        node = plan
+        cols = []
+        for path in paths:
+            col = df[f"`{path[0].replace('`', '``')}`"]
+            for member in path[1:]:
+                col = col[member]
+            cols.append(col)
+        node = df.select(*cols)._jdf.queryExecution().optimizedPlan()
         exprs = None
         if node.getClass().getSimpleName() == "Project":
             exprs = _seq(node.projectList())
@@ -248,26 +257,68 @@ def parquet_lineage(df: Any, names: list[str]) -> ParquetLineage | None:
         partitions = {str(f.name()) for f in _seq(relation.partitionSchema().toSeq())}
         if exprs is None:
             exprs = _seq(node.output())
-        columns: dict[str, tuple[str, str | None]] = {}
-        for name, expr in zip(names, exprs, strict=True):
-            target = None
-            kind = expr.getClass().getSimpleName()
-            if kind == "Alias":
-                expr = expr.child()
-                kind = expr.getClass().getSimpleName()
-            if kind == "Cast":
-                target = str(expr.dataType().simpleString())
-                expr = expr.child()
-                kind = expr.getClass().getSimpleName()
-            if kind != "AttributeReference" or str(expr.name()) in partitions:
+        # the relation's own names: an attribute resolved in another case is named as asked
+        named = {int(a.exprId().id()): str(a.name()) for a in _seq(node.output())}
+        sources = {}
+        for path, expr in zip(paths, exprs, strict=True):
+            source = _source(expr, named)
+            if source is None or source[0] in partitions:
                 return None
-            columns[name] = (str(expr.name()), target)
+            sources[path] = source
         files = []
         for uri in list(relation.location().inputFiles()):
             parsed = urlparse(str(uri))
             if parsed.scheme != "file":
                 return None
             files.append(unquote(parsed.path))
-        return ParquetLineage(tuple(files), columns)
+        return ParquetLineage(tuple(files), sources)
     except Exception:  # a plan of another shape
         return None
+
+
+def _source(expr: Any, named: dict[int, str]) -> tuple[str, tuple[str, ...], str | None] | None:
+    """(column, members, cast type) of a (JVM) expression that reads a column of the relation
+    (``named``: its columns' names by expression id), a member of its structs, or an integer
+    cast of either; None for any other."""
+    if _kind(expr) == "Alias":
+        expr = expr.child()
+    target = None
+    if _kind(expr) == "Cast":
+        target = str(expr.dataType().simpleString())
+        expr = expr.child()
+    read = _read(expr, named)
+    return None if read is None else (read[0], read[1], target)
+
+
+def _read(expr: Any, named: dict[int, str]) -> tuple[str, tuple[str, ...]] | None:
+    """(column, members) of a (JVM) expression that reads a column or a member of its structs
+    (NULL where a struct on the way is); None for any other."""
+    kind = _kind(expr)
+    if kind == "AttributeReference":
+        name = named.get(int(expr.exprId().id()))
+        return None if name is None else (name, ())
+    if kind == "GetStructField":
+        inner = _read(expr.child(), named)
+        return None if inner is None else (inner[0], (*inner[1], str(expr.extractFieldName())))
+    if kind == "CaseWhen":
+        branches = _seq(expr.branches())
+        other = expr.elseValue()
+        if len(branches) != 1 or (other.isDefined() and not _is_null(other.get())):
+            return None
+        when, then = branches[0]._1(), branches[0]._2()
+        if _kind(when) != "IsNotNull":
+            return None
+        struct, value = _read(when.child(), named), _read(then, named)
+        if struct is None or value is None or struct[0] != value[0]:
+            return None
+        # NULL where a struct on the member's way is NULL, as the member is anyway
+        return value if value[1][: len(struct[1])] == struct[1] else None
+    return None
+
+
+def _kind(expr: Any) -> str:
+    return str(expr.getClass().getSimpleName())
+
+
+def _is_null(expr: Any) -> bool:
+    return _kind(expr) == "Literal" and expr.value() is None

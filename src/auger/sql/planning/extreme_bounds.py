@@ -10,7 +10,7 @@ aggregate for nothing: it is below its group's maximum.
 
 So where the table's frame reads Parquet files (a Parquet table, the raw-file cache's
 entries) of :data:`~auger.sql.planning.top_rows.MIN_BYTES` at least, the planner reads a
-sample of them (:func:`auger.formats.parquet_sample.end_row_groups`), takes each group's
+sample of them (:func:`auger.formats.parquet_sample.extreme_rows`), takes each group's
 extremes in it, and adds to the query a filter the generated code runs on every row::
 
     WHERE id >= <bound of id> OR name >= <bound of name>
@@ -20,14 +20,17 @@ A ``MAX``'s bound is the least of the seen groups' maxima (a ``MIN``'s, ``<=`` t
 their minima). Why the answer is the query's own: a group seen in the sample has a maximum at
 least as large as the one seen, which is at least the bound, so the rows holding its maximum of
 each column pass the filter (and with them the group); a group not seen, or whose key is NULL,
-passes whole. A row that passes for one column only adds to the others a value that is not
-theirs extreme. A group whose sample holds a NULL extreme (all its sampled values NULL) counts
-as not seen. Rows of a NULL value never hold a ``MIN`` or ``MAX``.
+passes whole. A row that passes by one column's bound gives the other aggregates a value of
+its own group, which is within that group's extremes. A group whose sample holds a NULL extreme
+(all its sampled values NULL) counts as not seen. Rows of a NULL value never hold a ``MIN`` or
+``MAX``. Where the groups seen are all the keys can make, and no key is ever NULL, the terms
+for the others go (see :func:`_every_group_seen`).
 
 Applied to one SELECT over one table with no ``WHERE`` (the sample would have to be filtered as
 the query is), ``DISTINCT``, window, function auger does not know (it may aggregate), grouping
 sets or aggregate ``FILTER``; every aggregate a ``MIN`` or ``MAX`` of a column, one at least of
-text; every ``GROUP BY`` key a column or an integer cast of one; integer and text values only
+text; every ``GROUP BY`` key a column, a member of a struct column (``t.m.qty``) or an integer
+cast of a column; integer and text values only
 (a float's NaN and a timestamp's zone are compared differently by pyarrow and Spark), text
 in Spark's default collation (byte by byte, as pyarrow compares it), and at most
 :data:`MAX_KEYS` groups seen.
@@ -35,7 +38,7 @@ in Spark's default collation (byte by byte, as pyarrow compares it), and at most
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,13 +46,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from sqlglot import exp
 
-from auger.formats.parquet_sample import extreme_rows, never_null
+from auger.formats.parquet_sample import extreme_rows, never_null_leaves
 from auger.spark.plan_tree import parquet_bytes, parquet_lineage
-from auger.sql.planning.few_groups import key_values
+from auger.sql.planning.few_groups import key_path, key_values
 from auger.sql.planning.top_rows import MIN_BYTES
 from auger.sql.planning.typed_casts import is_table_column, may_read_typed, table_name
 
-__all__ = ["MAX_KEYS", "Sample", "bound_extremes", "frame_sample"]
+__all__ = ["MAX_KEYS", "Sample", "Sampler", "bound_extremes", "frame_sample"]
 
 #: The most groups whose keys the filter lists: the groups of a query this helps are few.
 MAX_KEYS = 1024
@@ -60,17 +63,35 @@ class Sample:
     """Rows of a table's frame, and what its files say of all its rows.
 
     Attributes:
-        rows: the frame's columns asked for, of rows near the extremes asked for.
-        never_null: those columns no row of the table holds NULL in.
+        rows: the values of each path asked for (a frame column, then members of its
+            structs), of rows near the extremes asked for.
+        never_null: the paths asked for (lower-cased) that no row of the table holds NULL at,
+            a member's struct included.
     """
 
-    rows: pa.Table
-    never_null: frozenset[str]
+    rows: Mapping[tuple[str, ...], Any]
+    never_null: frozenset[tuple[str, ...]]
 
 
-#: A sample gives a frame's columns by name, from rows near the extremes it is told of
-#: ((column, True) for a ``MAX``, False for a ``MIN``); None: no sample.
-Sampler = Callable[[Sequence[str], Sequence[tuple[str, bool]]], Sample | None]
+@dataclass(frozen=True)
+class _Key:
+    """A ``GROUP BY`` key the rule takes.
+
+    Attributes:
+        expr: the key as the query groups by it.
+        path: the frame column it reads, then the members of its structs.
+        cast: the integer type it casts the column to, if it does.
+    """
+
+    expr: exp.Expression
+    path: tuple[str, ...]
+    cast: pa.DataType | None
+
+
+#: A sample gives the values of paths of a frame (a column, then members of its structs), from
+#: rows near the extremes it is told of ((column, True) for a ``MAX``, False for a ``MIN``);
+#: None: no sample.
+Sampler = Callable[[Sequence[tuple[str, ...]], Sequence[tuple[str, bool]]], Sample | None]
 
 #: Spark's default collation: text ordered and compared by its UTF-8 bytes.
 _BINARY = "UTF8_BINARY"
@@ -99,11 +120,10 @@ def bound_extremes(
     fields = {f.name.lower(): f for f in schema().fields}
     if not any(_is_text(fields, column) for _, column in extremes):
         return tree
-    named = [_key_column(k).name for k in keys] + [c for _, c in extremes]
-    if not all(_binary_order(fields, name) for name in named):
+    paths = [k.path for k in keys] + [(c,) for _, c in extremes]
+    if not all(_binary_order(fields, path[0]) for path in paths):
         return tree
-    names = list(dict.fromkeys(named))
-    found = sample(names, [(column, is_max) for is_max, column in extremes])
+    found = sample(list(dict.fromkeys(paths)), [(column, m) for m, column in extremes])
     if found is None:
         return tree
     try:
@@ -120,9 +140,10 @@ def bound_extremes(
             side(this=exp.column(exp.to_identifier(column, quoted=True)), expression=value)
         )
     if keys and not _every_group_seen(keys, len(seen), table_name(tree), fields, found):
-        terms.extend(exp.Is(this=k.copy(), expression=exp.Null()) for k in keys)
+        exprs = [k.expr for k in keys]
+        terms.extend(exp.Is(this=e.copy(), expression=exp.Null()) for e in exprs)
         this: exp.Expression = (
-            keys[0].copy() if len(keys) == 1 else exp.Tuple(expressions=[k.copy() for k in keys])
+            exprs[0].copy() if len(exprs) == 1 else exp.Tuple(expressions=[e.copy() for e in exprs])
         )
         terms.append(exp.Not(this=exp.Paren(this=exp.In(this=this, expressions=seen))))
     tree.set("where", exp.Where(this=exp.or_(*terms)))
@@ -131,27 +152,37 @@ def bound_extremes(
 
 def frame_sample(frame: Any) -> Sampler:
     """The sampler of a table's frame: rows near the extremes in the Parquet files it reads, when
-    it reads :data:`MIN_BYTES` of them at least and each column asked for is one of theirs, or
-    an integer cast of one (:func:`auger.spark.plan_tree.parquet_lineage`)."""
+    it reads :data:`MIN_BYTES` of them at least and each path asked for is one of their columns
+    or a member of one, or an integer cast of either
+    (:func:`auger.spark.plan_tree.parquet_lineage`)."""
 
-    def read(names: Sequence[str], extremes: Sequence[tuple[str, bool]]) -> Sample | None:
+    def read(
+        paths: Sequence[tuple[str, ...]], extremes: Sequence[tuple[str, bool]]
+    ) -> Sample | None:
         if (parquet_bytes(frame) or -1) < MIN_BYTES:
             return None
         collation = frame.sparkSession.conf.get("spark.sql.session.collation.default", _BINARY)
         if str(collation).upper() != _BINARY:
             return None  # the filter's literals would compare otherwise
-        lineage = parquet_lineage(frame, list(names))
+        lineage = parquet_lineage(frame, list(paths))
         if lineage is None:
             return None
-        stored = list(dict.fromkeys(lineage.columns[n][0] for n in names))
-        ends = [(lineage.columns[n][0], up) for n, up in extremes]
+        sources = lineage.sources
+        stored = list(dict.fromkeys(sources[p][0] for p in paths))
+        ends = [(sources[(column,)][0], up) for column, up in extremes]
+        if any(sources[(column,)][1] for column, _ in extremes):
+            return None  # an extreme of a column the frame reads from a struct
         table = extreme_rows(lineage.files, stored, ends)
         if table is None:
             return None
-        out = {}
-        for name in names:
-            column, target = lineage.columns[name]
+        rows = {}
+        for path in paths:
+            column, members, target = sources[path]
             values = table[column]
+            for member in members:
+                if not pa.types.is_struct(values.type) or values.type.get_field_index(member) < 0:
+                    return None
+                values = pc.struct_field(values, [values.type.get_field_index(member)])
             if target is not None:
                 to = _INTEGERS.get(target.upper())
                 if to is None or not pa.types.is_integer(values.type):
@@ -160,15 +191,20 @@ def frame_sample(frame: Any) -> Sampler:
                     values = pc.cast(values, to)  # safe: a value out of range fails
                 except pa.ArrowInvalid:
                     return None
-            out[name] = values
-        kept = never_null(lineage.files, stored)
-        return Sample(pa.table(out), frozenset(n for n in names if lineage.columns[n][0] in kept))
+            rows[path] = values
+        leaves = never_null_leaves(lineage.files, stored)
+        kept = {
+            tuple(p.lower() for p in path)
+            for path in paths
+            if (sources[path][0], *sources[path][1]) in leaves
+        }
+        return Sample(rows, frozenset(kept))
 
     return read
 
 
 def _every_group_seen(
-    keys: Sequence[exp.Expression], seen: int, table: str | None, fields: Any, found: Sample
+    keys: Sequence[_Key], seen: int, table: str | None, fields: Any, found: Sample
 ) -> bool:
     """Whether the sample saw every group the query makes: no key is ever NULL, and the groups
     seen are as many as the keys' values can make (their frame columns' metadata says how many
@@ -179,9 +215,9 @@ def _every_group_seen(
     skipped."""
     groups = 1
     for key in keys:
-        if not is_table_column(key, table) or key.name not in found.never_null:
+        if key.cast is not None or tuple(p.lower() for p in key.path) not in found.never_null:
             return False
-        values = key_values(key, table, fields)
+        values = key_values(key.expr, table, fields)
         if values is None:
             return False
         groups *= values
@@ -201,7 +237,7 @@ def _binary_order(fields: dict[str, Any], name: str) -> bool:
     return field is None or getattr(field.dataType, "collation", _BINARY) == _BINARY
 
 
-def _shape(tree: exp.Expression) -> tuple[list[exp.Expression], list[tuple[bool, str]]] | None:
+def _shape(tree: exp.Expression) -> tuple[list[_Key], list[tuple[bool, str]]] | None:
     """The query's ``GROUP BY`` keys and its extremes as (is a MAX, column), where the query
     has the module's shape; else None."""
     if not may_read_typed(tree) or tree.args.get("where") is not None:
@@ -210,12 +246,16 @@ def _shape(tree: exp.Expression) -> tuple[list[exp.Expression], list[tuple[bool,
         return None
     table = table_name(tree)
     group = tree.args.get("group")
-    keys: list[exp.Expression] = []
+    keys: list[_Key] = []
     if group is not None:
         if any(v for k, v in group.args.items() if k != "expressions"):
             return None  # ROLLUP, CUBE, GROUPING SETS, ALL: more groupings than the keys say
-        keys = list(group.expressions)
-        if not keys or not all(is_table_column(_key_column(k), table) for k in keys):
+        for expr in group.expressions:
+            key = _key(expr, table)
+            if key is None:
+                return None
+            keys.append(key)
+        if not keys:
             return None
     extremes: list[tuple[bool, str]] = []
     for node in tree.find_all(exp.AggFunc):
@@ -230,31 +270,36 @@ def _shape(tree: exp.Expression) -> tuple[list[exp.Expression], list[tuple[bool,
     return (keys, extremes) if extremes else None
 
 
-def _key_column(key: exp.Expression) -> exp.Expression:
-    """The column of a ``GROUP BY`` key: itself, or what its integer cast casts."""
-    if isinstance(key, exp.Cast) and not key.args.get("safe") and key.to.sql("spark") in _INTEGERS:
-        return key.this
-    return key
+def _key(expr: exp.Expression, table: str | None) -> _Key | None:
+    """A ``GROUP BY`` key as the rule takes it: a column, a member of its structs (``m.qty``),
+    or an integer cast of a column; None for anything else."""
+    if isinstance(expr, exp.Cast):
+        to = _INTEGERS.get(expr.to.sql("spark"))
+        if expr.args.get("safe") or to is None or not is_table_column(expr.this, table):
+            return None
+        return _Key(expr, (expr.this.name,), to)
+    path = key_path(expr, table)
+    return None if path is None else _Key(expr, tuple(path), None)
 
 
 def _bounds(
-    table: pa.Table, keys: Sequence[exp.Expression], extremes: Sequence[tuple[bool, str]]
+    rows: Mapping[tuple[str, ...], Any], keys: Sequence[_Key], extremes: Sequence[tuple[bool, str]]
 ) -> tuple[list[exp.Expression], list[exp.Expression]] | None:
     """Each extreme's bound as a literal and the keys of the groups seen (as literals, tuples of
     them for several keys), by the module's rules; None where the sample says nothing."""
-    columns: dict[str, pa.ChunkedArray] = {}
+    columns: dict[str, Any] = {}
     for i, key in enumerate(keys):
-        values = table[_key_column(key).name]
-        if isinstance(key, exp.Cast) and _key_column(key) is not key:
+        values = rows[key.path]
+        if key.cast is not None:
             if not pa.types.is_integer(values.type):
                 return None  # Spark's cast of text reads more than pyarrow's does
             try:
-                values = pc.cast(values, _INTEGERS[key.to.sql("spark")])
+                values = pc.cast(values, key.cast)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 return None
         columns[f"k{i}"] = values
     for j, (_, column) in enumerate(extremes):
-        columns[f"x{j}"] = table[column]
+        columns[f"x{j}"] = rows[(column,)]
     if not all(_comparable(v.type) for v in columns.values()):
         return None
     data = pa.table(columns)

@@ -36,7 +36,7 @@ from sqlglot import exp
 from auger.scan.cache_typed import MEMBERS_METADATA, RANGE_METADATA, VALUES_METADATA
 from auger.sql.planning.typed_casts import is_table_column, may_read_typed, table_name
 
-__all__ = ["FALLBACK_GROUPS", "hash_string_extremes", "key_values"]
+__all__ = ["FALLBACK_GROUPS", "hash_string_extremes", "key_path", "key_values"]
 
 #: Spark's default ``spark.sql.objectHashAggregate.sortBased.fallbackThreshold``: the groups its
 #: object hash aggregate keeps in a task's hash map before it sorts the rest.
@@ -91,7 +91,7 @@ def key_values(key: exp.Expression, table: str | None, fields: dict[str, Any]) -
     """How many values (NULL aside) a ``GROUP BY`` key holds at most: a column of the table,
     or a member of its map (``m.qty``, ``t.m.qty``), by its frame column's metadata; None:
     unknown."""
-    path = _path(key, table)
+    path = key_path(key, table)
     field = fields.get(path[0].lower()) if path else None
     if path is None or field is None:
         return None
@@ -104,7 +104,7 @@ def key_values(key: exp.Expression, table: str | None, fields: dict[str, Any]) -
     return _values(metadata)
 
 
-def _path(key: exp.Expression, table: str | None) -> list[str] | None:
+def key_path(key: exp.Expression, table: str | None) -> list[str] | None:
     """A column of the table, then the members of its maps the key names (Spark reads a name's
     first part as the table when it names it, as a column otherwise); None: not a column."""
     if is_table_column(key, table):
