@@ -161,9 +161,11 @@ def frame_sample(frame: Any) -> Sampler:
     ) -> Sample | None:
         if (parquet_bytes(frame) or -1) < MIN_BYTES:
             return None
-        collation = frame.sparkSession.conf.get("spark.sql.session.collation.default", _BINARY)
-        if str(collation).upper() != _BINARY:
+        conf = frame.sparkSession.conf
+        if str(conf.get("spark.sql.session.collation.default", _BINARY)).upper() != _BINARY:
             return None  # the filter's literals would compare otherwise
+        if str(conf.get("spark.sql.parser.escapedStringLiterals", "false")).lower() == "true":
+            return None  # the filter's literals would read otherwise
         lineage = parquet_lineage(frame, list(paths))
         if lineage is None:
             return None
