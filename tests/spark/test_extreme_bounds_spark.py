@@ -16,6 +16,7 @@ from auger.spark.cache_builds import wait_for_builds
 from auger.spark.plan_tree import parquet_lineage
 from auger.sql.frontend.parser import parse_statement
 from auger.sql.frontend.translate import to_spark_sql
+from tests.spark.plans import explained
 from tests.sql.test_extreme_bounds import BOUNDED, ROWS, SCHEMA, rewritten
 
 pytestmark = pytest.mark.spark
@@ -53,12 +54,6 @@ def test_bounded_query_answers_as_the_query_whatever_the_sample(
     assert bounded >= 4
 
 
-def _plan(conn: Any, sql: str) -> str:
-    cur = conn.cursor()
-    cur.execute(f"EXPLAIN PLAN FOR {sql}")
-    return "\n".join(str(v) for row in cur.fetchall() for v in row)
-
-
 def test_the_engine_bounds_parquet_it_reads(
     make_conn: Any, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -89,7 +84,7 @@ def test_the_engine_bounds_parquet_it_reads(
 
     parquet = "dfs.data.`extreme_bounds/t.parquet`"
     small = f"SELECT q, MAX(name) AS x FROM {parquet} GROUP BY q"
-    assert "n03999" not in _plan(conn, small)  # too small to repay the sample
+    assert "n03999" not in explained(conn, small)  # too small to repay the sample
     monkeypatch.setattr(bounds, "MIN_BYTES", 1)
     queries = [
         (small, "'n03993'"),  # the least of the groups' largest in the last row group
@@ -97,12 +92,12 @@ def test_the_engine_bounds_parquet_it_reads(
         (f"SELECT MAX(name) AS x, MIN(name) AS y FROM {parquet}", "'n03999'"),
     ]
     for sql, bound in queries:
-        plan = _plan(conn, sql)
+        plan = explained(conn, sql)
         assert " >= " in plan and bound in plan, plan
         got = sorted(cur.execute(sql).fetchall(), key=str)
         with monkeypatch.context() as m:
             m.setattr(rules, "bound_extremes", lambda tree, schema, sample: tree)
-            assert " >= " not in _plan(conn, sql)
+            assert " >= " not in explained(conn, sql)
             assert got == sorted(cur.execute(sql).fetchall(), key=str), sql
     maxima: dict[Any, str] = {}
     for _, q, name in zip(*table.to_pydict().values(), strict=True):
@@ -113,35 +108,29 @@ def test_the_engine_bounds_parquet_it_reads(
     spark = conn.session.engine.spark
     spark.conf.set("spark.sql.parser.escapedStringLiterals", "true")
     try:
-        assert " >= " not in _plan(conn, small)
+        assert " >= " not in explained(conn, small)
     finally:
         spark.conf.unset("spark.sql.parser.escapedStringLiterals")
-    assert " >= " in _plan(conn, small)
-    # cached CSV: every key's value seen, no key NULL (by the entries' footers), so the filter
-    # is of the extremes alone, which Spark's reader also checks against row groups
-    csv = "dfs.data.`extreme_bounds/t.csv`"
-    sql = (
+    assert " >= " in explained(conn, small)
+    # cached CSV by a cast of a column and cached JSON by a member of its objects: every key's
+    # value seen, no key NULL (by the entries' footers), so the filter is of the extremes
+    # alone, which Spark's reader also checks against row groups
+    csv = (
         "SELECT CAST(columns[1] AS INT) AS q, MAX(CAST(columns[0] AS BIGINT)) AS m, "
-        f"MAX(columns[2]) AS x FROM {csv} GROUP BY CAST(columns[1] AS INT)"
+        "MAX(columns[2]) AS x FROM dfs.data.`extreme_bounds/t.csv` GROUP BY CAST(columns[1] AS INT)"
     )
-    want = [(q, 3995 + q, f"n{3995 + q:05d}") for q in range(5)]
-    assert sorted(cur.execute(sql).fetchall()) == want
-    wait_for_builds()
-    assert sorted(cur.execute(sql).fetchall()) == want
-    assert cur.scan_statistics[0]["files_from_cache"] == 1
-    plan = _plan(conn, sql)
-    assert "'n03995'" in plan and " IN (" not in plan and "IS NULL" not in plan, plan
-    # and cached JSON grouped by a member of its objects
-    sql = (
+    json = (
         "SELECT t.m.qty AS q, MAX(id) AS m, MAX(name) AS x "
         "FROM dfs.data.`extreme_bounds/t.json` t GROUP BY t.m.qty"
     )
-    assert sorted(cur.execute(sql).fetchall()) == want
-    wait_for_builds()
-    assert sorted(cur.execute(sql).fetchall()) == want
-    assert cur.scan_statistics[0]["files_from_cache"] == 1
-    plan = _plan(conn, sql)
-    assert "'n03995'" in plan and " IN (" not in plan and "IS NULL" not in plan, plan
+    want = [(q, 3995 + q, f"n{3995 + q:05d}") for q in range(5)]
+    for sql in (csv, json):
+        assert sorted(cur.execute(sql).fetchall()) == want
+        wait_for_builds()
+        assert sorted(cur.execute(sql).fetchall()) == want
+        assert cur.scan_statistics[0]["files_from_cache"] == 1
+        plan = explained(conn, sql)
+        assert "'n03995'" in plan and " IN (" not in plan and "IS NULL" not in plan, plan
 
 
 def test_lineage_of_columns_members_and_integer_casts(spark: Any, tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from auger.scan.spec import FileSplit
 from auger.spark.cache_builds import wait_for_builds
 from tests.fakes import count_calls
 from tests.formats.bad_input import cases, counted_together, write_corpus
+from tests.spark.plans import explained
 
 
 def _key(row: Any) -> str:
@@ -239,7 +240,7 @@ def test_row_counts_come_from_the_entries(cc: Connection, data_dir: Path) -> Non
         assert _same_three_ways(cc, filtered, files=1) == [(in_y,)]
     assert counts == {"csv": [(5,)], "csvh": [(3,)], "json": [(4,)]}
     table = "dfs.data.`cache_counted/csv`"
-    assert "FileScan parquet" in _plan(cc, f"SELECT COUNT(*) FROM {table}")
+    assert "FileScan parquet" in explained(cc, f"SELECT COUNT(*) FROM {table}")
     with open(d / "csv" / "x" / "a.csv", "a") as fh:
         fh.write("6,f\n")  # an appended line
     _bump(d / "csv" / "x" / "a.csv")
@@ -269,12 +270,6 @@ def test_file_read_in_byte_ranges(cc: Connection, data_dir: Path, cache_dir: Pat
 
 
 # ------------------------------------------------------------------- typed copies
-def _plan(conn: Connection, sql: str) -> str:
-    cur = conn.cursor()
-    cur.execute(f"EXPLAIN PLAN FOR {sql}")
-    return "\n".join(str(v) for row in cur.fetchall() for v in row)
-
-
 def test_casts_to_numbers_read_the_typed_copies(cc: Connection, data_dir: Path) -> None:
     """Casts of text columns to numbers give the strings' own numbers from the entries' typed
     copies (tricky decimals, 18 digits, leading zeros, rows too short), and the copies are
@@ -295,7 +290,7 @@ def test_casts_to_numbers_read_the_typed_copies(cc: Connection, data_dir: Path) 
     )
     rows = _same_three_ways(cc, sql, files=1)
     assert rows[0][:5] == ("x", 2, 0.1 - 0.30000000000000004, 999999999999999999, 0)
-    plan = _plan(cc, sql)
+    plan = explained(cc, sql)
     # (Spark may fold the frame's cast into the query: the copies' own names are read)
     for copy in ("double____columns_1", "bigint____columns_0", "bigint____columns_2"):
         assert f"__auger_{copy}" in plan, plan
@@ -310,19 +305,19 @@ def test_casts_to_numbers_read_the_typed_copies(cc: Connection, data_dir: Path) 
     assert len(_same_three_ways(cc, by_string, files=1)) == 4
     where = f"SELECT columns[0] FROM {table} WHERE CAST(columns[1] AS DOUBLE) > 0.2"
     assert _same_three_ways(cc, where, files=1) == [("-20",), ("42",)]
-    assert "__auger_double____columns_1" in _plan(cc, where)
+    assert "__auger_double____columns_1" in explained(cc, where)
     # in a grouped query too: WHERE filters the rows before they are grouped
     grouped_where = (
         f"SELECT columns[3] AS k, COUNT(*) AS n FROM {table} "
         f"WHERE CAST(columns[1] AS DOUBLE) > 0.2 GROUP BY columns[3]"
     )
     assert _same_three_ways(cc, grouped_where, files=1) == [("y", 2)]
-    assert "__auger_double____columns_1" in _plan(cc, grouped_where)
+    assert "__auger_double____columns_1" in explained(cc, grouped_where)
     # past INT's range: the copy does not answer, and Spark's cast fails as without the cache
     too_big = f"SELECT SUM(CAST(columns[0] AS INT)) FROM {table}"
     off, on = _error_kinds(cc, too_big, (False, True))
     assert off == on
-    assert "__auger_" not in _plan(cc, too_big)
+    assert "__auger_" not in explained(cc, too_big)
     # a header file whose column has an empty value: no copy, the strings are cast
     header = "SELECT name, CAST(amount AS DOUBLE) * 2 AS a FROM dfs.data.`cache_typed/b.csvh`"
     with pytest.raises(Error):
@@ -332,28 +327,28 @@ def test_casts_to_numbers_read_the_typed_copies(cc: Connection, data_dir: Path) 
         "WHERE amount <> ''"
     )
     assert _same_three_ways(cc, ok, files=1) == [("u", 2.2), ("v", -6.0)]
-    assert "__auger_" not in _plan(cc, ok)
+    assert "__auger_" not in explained(cc, ok)
     # dates
     days = (
         "SELECT MAX(CAST(`day` AS DATE)) AS m, COUNT(*) AS n FROM dfs.data.`cache_typed/c.csvh` "
         "WHERE CAST(`day` AS DATE) > DATE '2000-01-01'"
     )
     assert [(str(m), n) for m, n in _same_three_ways(cc, days, files=1)] == [("2024-03-01", 2)]
-    assert "__auger_date__day" in _plan(cc, days)
+    assert "__auger_date__day" in explained(cc, days)
     named = "SELECT CAST(`day` AS DATE) AS `day` FROM dfs.data.`cache_typed/c.csvh` ORDER BY `day`"
     assert [str(d) for (d,) in _same_three_ways(cc, named, files=1)] == [
         "1999-12-31",
         "2024-02-29",
         "2024-03-01",
     ]
-    assert "__auger_date__day" in _plan(cc, named)
+    assert "__auger_date__day" in explained(cc, named)
     # under * too: the table's columns, as with the cache off (names, types), no copy among them
     star = (
         "SELECT * FROM dfs.data.`cache_typed/c.csvh` WHERE CAST(n AS INT) > 1 "
         "ORDER BY CAST(`day` AS DATE) DESC LIMIT 5"
     )
     assert _same_three_ways(cc, star, files=1) == [("1999-12-31", "2"), ("2024-03-01", "3")]
-    assert "__auger_date__day" in _plan(cc, star) and "__auger_bigint__n" in _plan(cc, star)
+    assert "__auger_date__day" in explained(cc, star) and "__auger_bigint__n" in explained(cc, star)
     described = []
     for cache in (False, True):
         cur = cc.cursor()
@@ -382,16 +377,16 @@ def test_string_extremes_over_few_groups_run_without_a_sort(cc: Connection, data
     )
     rows = _same_three_ways(cc, few, files=1)
     assert len(rows) == 7 and sum(r[4] for r in rows) == 2001
-    plan = _plan(cc, few)
+    plan = explained(cc, few)
     assert "HashAgg" in plan and "StreamAgg" not in plan and "collect_list" in plan, plan
     many = (
         f"SELECT CAST(columns[3] AS INT) AS q, MAX(columns[2]) AS x FROM {table} "
         f"GROUP BY CAST(columns[3] AS INT)"
     )
     assert len(_same_three_ways(cc, many, files=1)) == 301
-    assert "StreamAgg" in _plan(cc, many)
+    assert "StreamAgg" in explained(cc, many)
     (d / "b.csv").write_text("3,9,zzz,1\n")  # parsed beside a.csv's entry
-    assert "StreamAgg" in _plan(cc, few)
+    assert "StreamAgg" in explained(cc, few)
     beside = _run(cc, few, cache=True)[1]
     assert beside == _run(cc, few, cache=False)[1]
     assert "zzz" in {r[1] for r in beside} and len(beside) == 7
@@ -418,13 +413,13 @@ def test_string_extremes_grouped_by_a_column_of_few_values_run_without_a_sort(
     )
     rows = _same_three_ways(cc, few, files=1)
     assert len(rows) == 6 and sum(r[3] for r in rows) == 3000
-    plan = _plan(cc, few)
+    plan = explained(cc, few)
     assert "HashAgg" in plan and "StreamAgg" not in plan, plan
     many = f"SELECT name, MAX(category) AS c FROM {table} GROUP BY name"
     assert len(_same_three_ways(cc, many, files=1)) == 3000
-    assert "StreamAgg" in _plan(cc, many)
+    assert "StreamAgg" in explained(cc, many)
     (d / "b.csvh").write_text("category,name\ncat9,zzz\n")  # parsed beside a.csvh's entry
-    assert "StreamAgg" in _plan(cc, few)
+    assert "StreamAgg" in explained(cc, few)
     beside = _run(cc, few, cache=True)[1]
     assert beside == _run(cc, few, cache=False)[1] and len(beside) == 7
 
@@ -464,7 +459,7 @@ def test_grouped_by_a_text_column_of_few_values_groups_by_its_codes(
         query = sql.format(t=f"dfs.data.`cache_group_keys/{name}`")
         answers[name] = _same_three_ways(cc, query, files=1)
         assert sum(r[1] for r in answers[name]) == (500 if name == "a.csvh" else 600)
-        plan = _plan(cc, query)
+        plan = explained(cc, query)
         assert f"HashAgg(keys=[{key}" in plan, plan
     described = []  # the columns' types and nullability, too, are the same
     for cache in (False, True):
@@ -476,7 +471,7 @@ def test_grouped_by_a_text_column_of_few_values_groups_by_its_codes(
     distinct = "SELECT DISTINCT cat FROM dfs.data.`cache_group_keys/a.csvh` ORDER BY cat"
     seen = sorted(r[0] for r in _same_three_ways(cc, distinct, files=1))
     assert seen == sorted(["red", "Red", "", "it's", "grün", "q,uoted"])
-    assert f"HashAgg(keys=[{key}" in _plan(cc, distinct)
+    assert f"HashAgg(keys=[{key}" in explained(cc, distinct)
     assert ("it's", 100, sum(range(3, 600, 6)), "it's") in answers["a.csvh"]
     assert (None, len(range(0, 600, 7))) in answers["j.json"]  # NULLs make a group of their own
     counted = {  # distinct values counted by their codes: NULL is no value
@@ -486,15 +481,15 @@ def test_grouped_by_a_text_column_of_few_values_groups_by_its_codes(
     for name, sql in counted.items():
         query = sql.format(t=f"dfs.data.`cache_group_keys/{name}`")
         answers[name] = _same_three_ways(cc, query, files=1)
-        plan = _plan(cc, query)
+        plan = explained(cc, query)
         assert f"{key}cat" in plan and "count(distinct cat)" not in plan, plan
     assert answers["j.json"] == [(6, 600 - len(range(0, 600, 7)))]
     assert answers["a.csvh"] == [(0, 3), (1, 3), (2, 3), (3, 3)]
     (d / "b.csvh").write_text("cat,n\nred,1\n")  # parsed beside a.csvh's entry
     both = "SELECT cat, COUNT(*) AS k FROM dfs.data.`cache_group_keys/*.csvh` GROUP BY cat"
-    assert key not in _plan(cc, both)
+    assert key not in explained(cc, both)
     all_counted = "SELECT COUNT(DISTINCT cat) AS k FROM dfs.data.`cache_group_keys/*.csvh`"
-    assert key not in _plan(cc, all_counted) and _run(cc, all_counted, True)[1] == [(6,)]
+    assert key not in explained(cc, all_counted) and _run(cc, all_counted, True)[1] == [(6,)]
     beside = _run(cc, both, cache=True)[1]
     assert beside == _run(cc, both, cache=False)[1] and ("red", 101) in beside
 
@@ -524,16 +519,16 @@ def test_string_extremes_grouped_by_a_json_map_member_of_few_values_run_without_
     )
     rows = _same_three_ways(cc, few, files=1)
     assert len(rows) == 10 and sum(r[3] for r in rows) == 3000  # 9 values and NULL
-    plan = _plan(cc, few)
+    plan = explained(cc, few)
     assert "HashAgg" in plan and "StreamAgg" not in plan and "collect_list" in plan, plan
     both = f"SELECT q, m.qty AS k, MAX(name) AS x FROM {table} GROUP BY q, m.qty"
     assert len(_same_three_ways(cc, both, files=1)) == 4 * 9 + 2  # a NULL in row 5, in row 6
-    assert "StreamAgg" not in _plan(cc, both)
+    assert "StreamAgg" not in explained(cc, both)
     many = f"SELECT t.m.id AS i, MAX(name) AS x FROM {table} t GROUP BY t.m.id"
     assert len(_same_three_ways(cc, many, files=1)) == 3000
-    assert "StreamAgg" in _plan(cc, many)
+    assert "StreamAgg" in explained(cc, many)
     (d / "b.json").write_text('{"id": 1, "name": "zzz", "q": 1, "m": {"qty": 2}}\n')
-    assert "StreamAgg" in _plan(cc, few)
+    assert "StreamAgg" in explained(cc, few)
     beside = _run(cc, few, cache=True)[1]
     assert beside == _run(cc, few, cache=False)[1] and len(beside) == 10
 
@@ -559,10 +554,10 @@ def test_lengths_of_ascii_text_count_bytes(cc: Connection, data_dir: Path) -> No
     )
     got = _same_three_ways(cc, query, files=1)
     assert [r[0] for r in got] == list(range(41, 50)) and max(r[2] for r in got) == 6
-    plan = _plan(cc, query).lower()
+    plan = explained(cc, query).lower()
     assert "octet_length(s" in plan and "octet_length(u" not in plan, plan
     (d / "b.json").write_text('{"id": -1, "s": "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy"}\n')
-    assert "octet_length" not in _plan(cc, query).lower()
+    assert "octet_length" not in explained(cc, query).lower()
     beside = _run(cc, query, cache=True)[1]
     assert beside == _run(cc, query, cache=False)[1] and beside[4][1] == got[4][1] + 1
 
@@ -670,7 +665,7 @@ def test_only_a_query_that_runs_builds_entries(cc: Connection, data_dir: Path) -
     d.mkdir(exist_ok=True)
     (d / "a.csvh").write_text("k,v\n" + "".join(f"k{i % 3},{i}\n" for i in range(100)))
     query = "SELECT k, COUNT(*) AS n FROM dfs.data.`cache_explained` GROUP BY k"
-    assert "HashAgg" in _plan(cc, query)
+    assert "HashAgg" in explained(cc, query)
     wait_for_builds()
     cur = cc.cursor()
     for cached in (0, 1):
@@ -1166,7 +1161,7 @@ def test_a_struct_nested_63_deep_beside_told_columns_reads_from_the_cache(
     sql = f"SELECT c, e, n, filename FROM dfs.data.`{d.name}`"
     names, want, _ = _run(cc, sql, cache=False)
     assert _run(cc, sql, cache=True)[:2] == (names, want)  # the entries are built after it
-    plan = _plan(cc, sql)
+    plan = explained(cc, sql)
     assert "isnull" not in plan and len(plan) < 50_000, len(plan)
     got_names, got, cached = _run(cc, sql, cache=True)
     assert (got_names, got, cached) == (names, want, 2)

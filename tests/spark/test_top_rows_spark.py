@@ -14,6 +14,7 @@ import pytest
 from auger.spark.cache_builds import wait_for_builds
 from auger.sql.frontend.parser import parse_statement
 from auger.sql.frontend.translate import to_spark_sql
+from tests.spark.plans import explained
 from tests.sql.test_top_rows import BOUNDED, rewritten
 
 pytestmark = pytest.mark.spark
@@ -44,12 +45,6 @@ def test_bounded_query_answers_as_the_query(spark: Any, view: Any, sql: str) -> 
     assert spark.sql(rewritten(sql)).collect() == want
 
 
-def _plan(conn: Any, sql: str) -> str:
-    cur = conn.cursor()
-    cur.execute(f"EXPLAIN PLAN FOR {sql}")
-    return "\n".join(str(v) for row in cur.fetchall() for v in row)
-
-
 def test_the_engine_bounds_what_it_reads_again_cheaply(
     make_conn: Any, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -73,7 +68,7 @@ def test_the_engine_bounds_what_it_reads_again_cheaply(
     import auger.sql.planning.rules.run_spark_sql as rules
 
     small = "SELECT * FROM dfs.data.`top_rows/t.parquet` ORDER BY amount DESC, id LIMIT 7"
-    assert "scalarsubquery()" not in _plan(conn, small)  # too small to repay a second job
+    assert "scalarsubquery()" not in explained(conn, small)  # too small to repay a second job
     monkeypatch.setattr(rules, "MIN_BYTES", 1)
     queries = [
         "SELECT * FROM {t} ORDER BY amount DESC, id LIMIT 7",
@@ -85,7 +80,7 @@ def test_the_engine_bounds_what_it_reads_again_cheaply(
             bounded = cur.execute(sql).fetchall()
             wait_for_builds()  # the JSON file's entry, read from the next query on
             bounded = cur.execute(sql).fetchall()
-            assert "scalarsubquery()" in _plan(conn, sql), sql
+            assert "scalarsubquery()" in explained(conn, sql), sql
             with monkeypatch.context() as m:
                 m.setattr(rules, "bound_first_rows", lambda tree, cheap: tree)
                 assert bounded == cur.execute(sql).fetchall(), sql
@@ -102,7 +97,7 @@ def test_the_engine_bounds_what_it_reads_again_cheaply(
     ]:
         cur.execute(f"CREATE OR REPLACE VIEW dfs.tmp.`{name}` AS {select}")
         sql = f"SELECT * FROM dfs.tmp.`{name}` ORDER BY amount DESC LIMIT 3"
-        bounded_view = "scalarsubquery()" in _plan(conn, sql)
+        bounded_view = "scalarsubquery()" in explained(conn, sql)
         assert bounded_view == (name == "top_rows_plain"), name
         got = [r[1 if name == "top_rows_plain" else 0] for r in cur.execute(sql).fetchall()]
         with monkeypatch.context() as m:
@@ -112,8 +107,8 @@ def test_the_engine_bounds_what_it_reads_again_cheaply(
         cur.execute(f"DROP VIEW dfs.tmp.`{name}`")
     cur.execute("ALTER SESSION SET `auger.cache.enabled` = false")
     parsed = "SELECT * FROM dfs.data.`top_rows/t.json` ORDER BY amount DESC, id LIMIT 7"
-    assert "scalarsubquery()" not in _plan(conn, parsed)
+    assert "scalarsubquery()" not in explained(conn, parsed)
     assert cur.execute(parsed).fetchall()[0][1] == 999
     cur.execute("ALTER SESSION RESET `auger.scan.local_bytes`")  # rows held on the driver
-    assert "scalarsubquery()" not in _plan(conn, parsed)
+    assert "scalarsubquery()" not in explained(conn, parsed)
     assert cur.execute(parsed).fetchall()[0][1] == 999
