@@ -16,7 +16,7 @@ from auger.spark.cache_builds import wait_for_builds
 from auger.spark.plan_tree import parquet_lineage
 from auger.sql.frontend.parser import parse_statement
 from auger.sql.frontend.translate import to_spark_sql
-from tests.spark.plans import explained
+from tests.spark.shared import cached_connection, explained
 from tests.sql.test_extreme_bounds import BOUNDED, ROWS, SCHEMA, rewritten
 
 pytestmark = pytest.mark.spark
@@ -74,11 +74,8 @@ def test_the_engine_bounds_parquet_it_reads(
     (d / "t.csv").write_text(lines)
     objects = "".join(f'{{"id": {i}, "m": {{"qty": {i % 5}}}, "name": "n{i:05d}"}}\n' for i in ids)
     (d / "t.json").write_text(objects)
-    conn = make_conn()
+    conn = cached_connection(make_conn, tmp_path / "cache")
     cur = conn.cursor()
-    cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{tmp_path / 'cache'}'")
-    cur.execute("ALTER SESSION SET `auger.cache.enabled` = true")
-    cur.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
     import auger.sql.planning.extreme_bounds as bounds
     import auger.sql.planning.rules.run_spark_sql as rules
 

@@ -26,7 +26,7 @@ from auger.scan.spec import FileSplit
 from auger.spark.cache_builds import wait_for_builds
 from tests.fakes import count_calls
 from tests.formats.bad_input import cases, counted_together, write_corpus
-from tests.spark.plans import explained
+from tests.spark.shared import cached_connection, explained
 
 
 def _key(row: Any) -> str:
@@ -41,12 +41,8 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def cc(make_conn: Any, cache_dir: Path) -> Iterator[Connection]:
     """A connection whose cache is on, in the test's own location."""
-    conn = make_conn()
-    cur = conn.cursor()
-    cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{cache_dir}'")
-    cur.execute("ALTER SESSION SET `auger.cache.enabled` = true")
-    cur.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
-    cur.execute("ALTER SESSION SET `auger.scan.local_answer_bytes` = 0")
+    conn = cached_connection(make_conn, cache_dir)
+    conn.cursor().execute("ALTER SESSION SET `auger.scan.local_answer_bytes` = 0")
     yield conn
 
 
@@ -727,11 +723,7 @@ def test_cache_location_is_denied(make_conn: Any, data_dir: Path) -> None:
     """A location a workspace reaches is still no query's to read."""
     inside = data_dir / "_cache_inside"  # hidden: the workspace's directory scans pass it over
     (data_dir / "cache_denied.csvh").write_text("a\n1\n")
-    conn = make_conn()
-    cur = conn.cursor()
-    cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{inside}'")
-    cur.execute("ALTER SESSION SET `auger.cache.enabled` = true")
-    cur.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
+    cur = cached_connection(make_conn, inside).cursor()
     assert cur.execute("SELECT a FROM dfs.data.`cache_denied.csvh`").fetchall() == [("1",)]
     wait_for_builds()
     assert any(p.suffix == ".parquet" for p in inside.rglob("*"))

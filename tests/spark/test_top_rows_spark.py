@@ -14,7 +14,7 @@ import pytest
 from auger.spark.cache_builds import wait_for_builds
 from auger.sql.frontend.parser import parse_statement
 from auger.sql.frontend.translate import to_spark_sql
-from tests.spark.plans import explained
+from tests.spark.shared import cached_connection, explained
 from tests.sql.test_top_rows import BOUNDED, rewritten
 
 pytestmark = pytest.mark.spark
@@ -60,11 +60,8 @@ def test_the_engine_bounds_what_it_reads_again_cheaply(
         for i, a in zip(ids, amounts, strict=True)
     )
     (d / "t.json").write_text(lines)
-    conn = make_conn()
+    conn = cached_connection(make_conn, tmp_path / "cache")
     cur = conn.cursor()
-    cur.execute(f"ALTER SESSION SET `auger.cache.location` = '{tmp_path / 'cache'}'")
-    cur.execute("ALTER SESSION SET `auger.cache.enabled` = true")
-    cur.execute("ALTER SESSION SET `auger.scan.local_bytes` = 0")
     import auger.sql.planning.rules.run_spark_sql as rules
 
     small = "SELECT * FROM dfs.data.`top_rows/t.parquet` ORDER BY amount DESC, id LIMIT 7"
