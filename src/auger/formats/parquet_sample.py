@@ -48,19 +48,19 @@ def extreme_rows(
     tables = []
     try:
         for index in chosen:
-            parquet = pq.ParquetFile(files[index])
-            names = parquet.schema_arrow.names
-            if any(c not in names for c in columns):
-                return None
-            groups = parquet.metadata.num_row_groups
-            meta = parquet.metadata
-            leaves = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
-            picked = {_row_group(meta, leaves.get(c), up) for c, up in extremes}
-            for group in sorted(g for g in picked if 0 <= g < groups):
-                batches = parquet.iter_batches(SAMPLE_ROWS, row_groups=[group], columns=columns)
-                batch = next(batches, None)
-                if batch is not None:
-                    tables.append(pa.Table.from_batches([batch]))
+            with pq.ParquetFile(files[index]) as parquet:
+                names = parquet.schema_arrow.names
+                if any(c not in names for c in columns):
+                    return None
+                groups = parquet.metadata.num_row_groups
+                meta = parquet.metadata
+                leaves = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
+                picked = {_row_group(meta, leaves.get(c), up) for c, up in extremes}
+                for group in sorted(g for g in picked if 0 <= g < groups):
+                    batches = parquet.iter_batches(SAMPLE_ROWS, row_groups=[group], columns=columns)
+                    batch = next(batches, None)
+                    if batch is not None:
+                        tables.append(pa.Table.from_batches([batch]))
         if not tables:
             return None
         return pa.concat_tables(tables, promote_options="permissive")
@@ -103,24 +103,24 @@ def never_null_leaves(files: Sequence[str], roots: Sequence[str]) -> set[tuple[s
     out: set[tuple[str, ...]] | None = None
     try:
         for path in files:
-            parquet = pq.ParquetFile(path)
-            meta = parquet.metadata
-            arrow = parquet.schema_arrow
-            leaves = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
-            found = set()
-            for root in roots:
-                if root not in arrow.names or "." in root:
-                    continue
-                for parts in _paths((root,), arrow.field(root).type):
-                    leaf = leaves.get(".".join(parts))
-                    if leaf is not None and all(
-                        _no_nulls(meta.row_group(g).column(leaf).statistics)
-                        for g in range(meta.num_row_groups)
-                    ):
-                        found.add(parts)
-            out = found if out is None else out & found
-            if not out:
-                break
+            with pq.ParquetFile(path) as parquet:
+                meta = parquet.metadata
+                arrow = parquet.schema_arrow
+                leaves = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
+                found = set()
+                for root in roots:
+                    if root not in arrow.names or "." in root:
+                        continue
+                    for parts in _paths((root,), arrow.field(root).type):
+                        leaf = leaves.get(".".join(parts))
+                        if leaf is not None and all(
+                            _no_nulls(meta.row_group(g).column(leaf).statistics)
+                            for g in range(meta.num_row_groups)
+                        ):
+                            found.add(parts)
+                out = found if out is None else out & found
+                if not out:
+                    break
     except (OSError, pa.ArrowException):
         return set()
     return out or set()
