@@ -30,7 +30,7 @@ from typing import Any
 
 from auger.spark.datasource import PLANNED_SOURCE
 from auger.spark.handles import is_connect
-from auger.spark.warm_up import QUIET_S
+from auger.spark.warm_up import QUIET_S, anything_running
 
 __all__ = [
     "KEEP_EVERY_S",
@@ -88,7 +88,7 @@ def keep_workers_warm(
         idle = idle_for()
         if clock() - last < KEEP_EVERY_S or not QUIET_S <= idle <= KEEP_FOR_S:
             continue
-        if busy() or _jobs_running(spark):
+        if anything_running(spark, busy):
             continue
         try:
             touch(spark)
@@ -98,7 +98,3 @@ def keep_workers_warm(
         touched += 1
         last = clock()
     return touched
-
-
-def _jobs_running(spark: Any) -> bool:
-    return len(spark.sparkContext.statusTracker().getActiveJobsIds()) > 0

@@ -42,6 +42,7 @@ __all__ = [
     "COMPILE_ROUNDS",
     "ENV_SWITCH",
     "WARM_UP_GROUP",
+    "anything_running",
     "compile_parquet_reads",
     "compile_small_queries",
     "wait_until_idle",
@@ -72,6 +73,12 @@ PATIENCE_S = 120.0
 POLL_S = 0.2
 
 
+def anything_running(spark: Any, busy: Callable[[], bool]) -> bool:
+    """Whether the engine is busy (``busy()``: its statements, a server's answers) or Spark runs
+    a job, anyone's: what an idle chore of the engine waits out."""
+    return busy() or len(spark.sparkContext.statusTracker().getActiveJobsIds()) > 0
+
+
 def wait_until_idle(
     spark: Any,
     busy: Callable[[], bool],
@@ -82,12 +89,11 @@ def wait_until_idle(
 ) -> bool:
     """Whether Spark ran no job and ``busy()`` stayed false for ``quiet`` seconds in a row
     before ``patience`` seconds passed."""
-    tracker = spark.sparkContext.statusTracker()
     start = clock()
     calm_since: float | None = None
     while True:
         now = clock()
-        if busy() or len(tracker.getActiveJobsIds()) > 0:
+        if anything_running(spark, busy):
             calm_since = None
         elif calm_since is None:
             calm_since = now
