@@ -52,11 +52,10 @@ def extreme_rows(
                 names = parquet.schema_arrow.names
                 if any(c not in names for c in columns):
                     return None
-                groups = parquet.metadata.num_row_groups
                 meta = parquet.metadata
-                leaves = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
+                leaves = _leaves(meta)
                 picked = {_row_group(meta, leaves.get(c), up) for c, up in extremes}
-                for group in sorted(g for g in picked if 0 <= g < groups):
+                for group in sorted(g for g in picked if 0 <= g < meta.num_row_groups):
                     batches = parquet.iter_batches(SAMPLE_ROWS, row_groups=[group], columns=columns)
                     batch = next(batches, None)
                     if batch is not None:
@@ -66,6 +65,11 @@ def extreme_rows(
         return pa.concat_tables(tables, promote_options="permissive")
     except (OSError, pa.ArrowException):
         return None
+
+
+def _leaves(meta: Any) -> dict[str, int]:
+    """A footer's leaf columns by their dotted paths (``m.qty``): their indexes in a row group."""
+    return {meta.schema.column(i).path: i for i in range(meta.num_columns)}
 
 
 def _row_group(metadata: Any, column: int | None, largest: bool) -> int:
@@ -106,7 +110,7 @@ def never_null_leaves(files: Sequence[str], roots: Sequence[str]) -> set[tuple[s
             with pq.ParquetFile(path) as parquet:
                 meta = parquet.metadata
                 arrow = parquet.schema_arrow
-                leaves = {meta.schema.column(i).path: i for i in range(meta.num_columns)}
+                leaves = _leaves(meta)
                 found = set()
                 for root in roots:
                     if root not in arrow.names or "." in root:

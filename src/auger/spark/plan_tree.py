@@ -196,7 +196,7 @@ def parquet_bytes(df: Any) -> int | None:
         nodes = [qe.analyzed()]
         while nodes:
             node = nodes.pop()
-            kind = node.getClass().getSimpleName()
+            kind = _kind(node)
             if kind not in _READ_AGAIN:
                 return None
             if kind == "LogicalRelation":
@@ -246,10 +246,10 @@ def parquet_lineage(df: Any, paths: list[tuple[str, ...]]) -> ParquetLineage | N
             cols.append(col)
         node = df.select(*cols)._jdf.queryExecution().optimizedPlan()
         exprs = None
-        if node.getClass().getSimpleName() == "Project":
+        if _kind(node) == "Project":
             exprs = _seq(node.projectList())
             node = node.child()
-        if node.getClass().getSimpleName() != "LogicalRelation":
+        if _kind(node) != "LogicalRelation":
             return None
         relation = node.relation()
         if relation.fileFormat().toString() != "Parquet":

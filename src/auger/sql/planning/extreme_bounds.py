@@ -182,16 +182,15 @@ def frame_sample(frame: Any) -> Sampler:
             column, members, target = sources[path]
             values = table[column]
             for member in members:
-                if not pa.types.is_struct(values.type) or values.type.get_field_index(member) < 0:
+                index = (
+                    values.type.get_field_index(member) if pa.types.is_struct(values.type) else -1
+                )
+                if index < 0:
                     return None
-                values = pc.struct_field(values, [values.type.get_field_index(member)])
+                values = pc.struct_field(values, [index])
             if target is not None:
-                to = _INTEGERS.get(target.upper())
-                if to is None or not pa.types.is_integer(values.type):
-                    return None
-                try:
-                    values = pc.cast(values, to)  # safe: a value out of range fails
-                except pa.ArrowInvalid:
+                values = _integer_cast(values, _INTEGERS.get(target.upper()))
+                if values is None:
                     return None
             rows[path] = values
         leaves = never_null_leaves(lineage.files, stored)
@@ -293,11 +292,8 @@ def _bounds(
     for i, key in enumerate(keys):
         values = rows[key.path]
         if key.cast is not None:
-            if not pa.types.is_integer(values.type):
-                return None  # Spark's cast of text reads more than pyarrow's does
-            try:
-                values = pc.cast(values, key.cast)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            values = _integer_cast(values, key.cast)
+            if values is None:
                 return None
         columns[f"k{i}"] = values
     for j, (_, column) in enumerate(extremes):
@@ -328,6 +324,18 @@ def _bounds(
         values = [_literal(row[k]) for k in key_names]
         listed.append(values[0] if len(values) == 1 else exp.Tuple(expressions=values))
     return limits, listed
+
+
+def _integer_cast(values: Any, to: pa.DataType | None) -> Any:
+    """Integers cast to the integer type ``to`` as Spark casts them; None where ``to`` is
+    none, the values are not integers (Spark's cast of text reads more than pyarrow's does) or
+    one is out of ``to``'s range (pyarrow's cast is safe: it fails)."""
+    if to is None or not pa.types.is_integer(values.type):
+        return None
+    try:
+        return pc.cast(values, to)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
 
 
 def _comparable(t: pa.DataType) -> bool:
