@@ -401,26 +401,11 @@ def _collected(df: Any) -> pa.Table:
     # deferred: loads pyspark (heavy)
     from pyspark.sql.pandas.serializers import ArrowCollectSerializer
 
-    # deferred: loads pyspark (heavy)
-    from pyspark.util import _load_from_socket
-
     conf = _session_conf(df.sparkSession)
     large = conf.getConfString("spark.sql.execution.arrow.useLargeVarTypes") == "true"
     schema = _arrow_schema(df, large)
     served = df._jdf.collectAsArrowToPython()
-    # by index: unpacking a Java array asks its length again before every element
-    port, secret, server = served[0], served[1], served[2]
-    try:
-        with _load_from_socket((port, secret), ArrowCollectSerializer()) as stream:
-            batches = list(stream)
-    except BaseException:
-        _served_result(df, server)  # the job's failure, when the JVM has one to say
-        raise
-    if not _served_result(df, server):
-        # the stream looked whole, yet the serving thread died: Spark ends the stream in a
-        # ``finally``, so a thread killed by a JVM error while the job ran still sends an end,
-        # after none or some of the rows
-        raise _serving_died()
+    batches = list(_served_frames(df, served, ArrowCollectSerializer()))
     if not batches:
         return schema.empty_table()
     return pa.Table.from_batches(batches).cast(schema)
@@ -470,6 +455,31 @@ def _serving_died() -> UserError:
         "result: an error of the JVM, such as running out of memory, is in the driver's log)",
         ["The rows it sent may be incomplete; none are returned"],
     )
+
+
+def _served_frames(df: Any, served: Any, serializer: Any) -> Iterator[Any]:
+    """What Spark serves in one stream (a collect's ``[port, secret, server]``), read as it
+    comes; then the serving thread's result: its failure, raised as pyspark raises it, or
+    :func:`_serving_died`'s error when it has none. Closing the generator early closes the
+    socket, which ends the serving."""
+    # deferred: loads pyspark (heavy)
+    from pyspark.util import _load_from_socket
+
+    # by index: unpacking a Java array asks its length again before every element
+    port, secret, server = served[0], served[1], served[2]
+    try:
+        with _load_from_socket((port, secret), serializer) as stream:
+            yield from stream
+    except GeneratorExit:
+        raise  # closed by the reader: no result is waited for
+    except BaseException:
+        _served_result(df, server)  # the job's failure, when the JVM has one to say
+        raise
+    if not _served_result(df, server):
+        # the stream looked whole, yet the serving thread died: Spark ends the stream in a
+        # ``finally``, so a thread killed by a JVM error while the job ran still sends an end,
+        # after none or some of the rows
+        raise _serving_died()
 
 
 class _ServedFailure:
@@ -711,7 +721,10 @@ class BatchStream:
     Spark turns each partition into Arrow IPC batches (``toArrowBatchRdd``) and serves them to
     Python through the same local-iterator protocol as ``DataFrame.toLocalIterator``: a job per
     partition, run only when the previous partition has been consumed (with one partition of
-    prefetch). Under Spark Connect the server streams the batches as the query produces them.
+    prefetch). A result of one partition is collected and served in one buffered stream
+    instead: the driver holds that partition either way, and the protocol's unbuffered small
+    writes wait over TCP for Python's delayed acknowledgements, up to 40 ms a partition. Under
+    Spark Connect the server streams the batches as the query produces them.
     ``batches_read`` counts what has been pulled so far. A result whose rows Spark already
     holds on the driver (constants, a small scan read there) is served from those rows, with no
     job.
@@ -755,6 +768,14 @@ class BatchStream:
         sc._jvm.org.apache.spark.sql.SparkSession.setActiveSession(df.sparkSession._jsparkSession)
         with job_group(group, description):
             jrdd = df._jdf.toArrowBatchRdd()
+            if jrdd.getNumPartitions() == 1:
+                # the local-iterator protocol writes a partition's flag, lengths and bytes
+                # unbuffered: over TCP the second write waits for Python's delayed
+                # acknowledgement of the first (up to 40 ms on Linux), most of a small result's
+                # time; a collect is written through a buffer
+                served = sc._jvm.PythonRDD.collectAndServe(jrdd)
+                self._frames = _served_frames(df, served, NoOpSerializer())
+                return
             served = sc._jvm.PythonRDD.toLocalIteratorAndServe(jrdd, True)
         sock_info = (served[0], served[1], _ServedFailure(df, served[2]))
         self._frames = _local_iterator_from_socket(sock_info, NoOpSerializer())
