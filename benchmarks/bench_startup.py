@@ -13,9 +13,12 @@ Figures (wall time, medians over ``--runs``; nothing is asserted):
   ``cp.`employee.json``` (p50), against DuckDB's Python API on the same file; the GROUP BY's
   rows iterated (the partition-by-partition stream the REST API serves answers from); the GROUP
   BY again once the session has run 30 of them (the JVM is still compiling Spark's code over
-  the first dozens of queries). ``--idle S`` waits S seconds after the first statement, as
-  a notebook's user would: the engine then warms Spark up (``auger.spark.warm_up``; about
-  20 s on two cores, so ``--idle 30`` gives the figures of a warmed-up session).
+  the first dozens of queries). A repeated statement over a small file runs the plan Spark
+  made for it before (``auger.spark.plan_reuse``); a GROUP BY whose text differs each time (a
+  column's name) is planned each time, and is printed too. ``--idle S`` waits S seconds
+  after the first statement, as a notebook's user would: the engine then warms Spark up
+  (``auger.spark.warm_up``; about 20 s on two cores, so ``--idle 30`` gives the figures of a
+  warmed-up session).
 
     python benchmarks/bench_startup.py               # everything (a few minutes: three JVMs)
     python benchmarks/bench_startup.py --no-cold     # warm figures only
@@ -162,6 +165,12 @@ def dbapi_figures(runs: int, settled: int = 30, idle: float = 0.0) -> None:
         for _ in range(max(0, settled - done)):
             run(GROUP_BY)
         grouped_settled = median(lambda: run(GROUP_BY), runs)
+        # another text each time (the same rows, another name of a column): planned by Spark
+        # each time (another constant would also be new generated code for Spark to compile)
+        texts = iter(range(1, 10**6))
+        grouped_planned = median(
+            lambda: run(GROUP_BY.replace("AS n,", f"AS n{next(texts)},")), runs
+        )
     duck = duckdb.connect()
 
     def duck_run(sql: str) -> float:
@@ -188,6 +197,7 @@ def dbapi_figures(runs: int, settled: int = 30, idle: float = 0.0) -> None:
         None,
         "",
     )
+    row("  a GROUP BY of another text each time (planned)", grouped_planned, None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """Stand-ins shared by tests that need no Spark: job groups as far as cancelling goes, an
-engine whose sessions only open and close, a clock that moves only when slept on, and a count
-of a function's calls."""
+engine whose sessions only open and close, a clock that moves only when slept on, a count
+of a function's calls, and a frame and a session as far as temporary views go."""
 
 from __future__ import annotations
 
@@ -76,3 +76,24 @@ def count_calls(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[
 
     monkeypatch.setattr(owner, name, counted)
     return calls
+
+
+class ViewFrame:
+    """A frame that records the temporary views made of it."""
+
+    def __init__(self) -> None:
+        self.views: list[str] = []
+
+    def createOrReplaceTempView(self, name: str) -> None:
+        self.views.append(name)
+
+
+class ViewSession:
+    """A session that records the temporary views dropped from it."""
+
+    def __init__(self) -> None:
+        self.dropped: list[str] = []
+        self.catalog = self
+
+    def dropTempView(self, name: str) -> None:
+        self.dropped.append(name)

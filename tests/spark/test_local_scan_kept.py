@@ -16,6 +16,8 @@ from auger.engine import Engine
 from auger.spark import local_scan
 from auger.spark.kept_frames import DERIVED_PER_FRAME, KeptFrames
 from auger.spark.scan_report import TaskFacts
+from tests.fakes import ViewFrame as _Frame
+from tests.fakes import ViewSession as _Session
 from tests.fakes import count_calls
 
 SQL = "SELECT k, COUNT(*) AS n, SUM(v) AS s FROM dfs.`{path}` GROUP BY k ORDER BY k"
@@ -150,27 +152,6 @@ def test_each_engine_keeps_its_own_frames_and_drops_them_on_shutdown(
     with Connection(engine.open_session("tester")) as again:
         again.cursor().execute(sql)
     assert len(reads) == 2  # the shared engine's frame outlived the other engine
-
-
-class _Frame:
-    """A frame that records the views made of it."""
-
-    def __init__(self) -> None:
-        self.views: list[str] = []
-
-    def createOrReplaceTempView(self, name: str) -> None:
-        self.views.append(name)
-
-
-class _Session:
-    """A session that records the views dropped from it."""
-
-    def __init__(self) -> None:
-        self.dropped: list[str] = []
-        self.catalog = self
-
-    def dropTempView(self, name: str) -> None:
-        self.dropped.append(name)
 
 
 def test_a_kept_view_outlives_its_frame_only_while_a_query_over_it_is_analysed() -> None:

@@ -19,7 +19,10 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from auger.spark.plan_reuse import ReusedPlans
 
 __all__ = ["frame_names", "sql_over_frames"]
 
@@ -31,13 +34,19 @@ def frame_names(count: int) -> list[str]:
 
 
 def sql_over_frames(
-    spark: Any, sql: str, frames: Mapping[str, Any], views: Mapping[str, str] | None = None
+    spark: Any,
+    sql: str,
+    frames: Mapping[str, Any],
+    views: Mapping[str, str] | None = None,
+    plans: ReusedPlans | None = None,
 ) -> Any:
     """The DataFrame of ``sql``, whose tables named in ``frames`` are those DataFrames.
 
     ``views`` names, by table, the temporary views already registered for some of those
     frames (kept frames, see :mod:`auger.spark.kept_frames`): those tables are written as
-    their views, and only the others are bound for this query.
+    their views, and only the others are bound for this query. When every table is a view,
+    the DataFrame ``plans`` (None: none) kept for the same text is taken rather than planned
+    again, and a new one is offered to it (:mod:`auger.spark.plan_reuse`).
     """
     views = views or {}
     bound = {name: frame for name, frame in frames.items() if name not in views}
@@ -51,4 +60,11 @@ def sql_over_frames(
     if frames:
         names = re.compile(r"\b(" + "|".join(re.escape(name) for name in frames) + r")\b")
         text = names.sub(table, text)
-    return spark.sql(text, **bound)
+    if plans is None or bound:
+        return spark.sql(text, **bound)
+    found = plans.take(text)
+    if found is not None:
+        return found
+    frame = spark.sql(text)
+    plans.offer(text, views.values(), frame)
+    return frame

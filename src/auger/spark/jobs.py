@@ -36,6 +36,7 @@ import pyarrow as pa
 from auger.errors import UserError
 from auger.spark.bootstrap import connect_stages, interrupt_tag, tag_operations
 from auger.spark.handles import is_connect
+from auger.spark.plan_reuse import ran
 from auger.storage.bounded_cache import BoundedCache
 
 __all__ = [
@@ -384,13 +385,19 @@ def to_arrow(df: Any) -> pa.Table:
     are the same. A query without FROM (``SELECT 1``) is a projection of Spark's one empty row:
     its one row is computed here by the projection the job's task would run. Every other plan
     (and Spark Connect) takes ``toArrow``.
+
+    Whether the run gave the whole answer is told to the plans ``df`` may be kept by
+    (:func:`auger.spark.plan_reuse.ran`).
     """
-    table = _driver_table(df)
-    if table is not None:
-        return table
-    if is_connect(df.sparkSession):
-        return df.toArrow()
-    return _collected(df)
+    try:
+        table = _driver_table(df)
+        if table is None:
+            table = df.toArrow() if is_connect(df.sparkSession) else _collected(df)
+    except BaseException:
+        ran(df, False)
+        raise
+    ran(df, True)
+    return table
 
 
 def _collected(df: Any) -> pa.Table:
@@ -745,7 +752,17 @@ class BatchStream:
             raise NoArrowSchema(str(exc)) from exc
         self.batches_read = 0
         self.limit = limit
-        self._frames: Iterator[Any]
+        self._frames: Iterator[Any] = iter(())
+        #: the DataFrame whose run is not over yet (None once it ended): its plans are told
+        #: how it ended (:func:`auger.spark.plan_reuse.ran`)
+        self._running: Any = df
+        try:
+            self._start(df, group, description)
+        except BaseException:
+            self._ended(False)
+            raise
+
+    def _start(self, df: Any, group: str, description: str) -> None:
         if is_connect(df.sparkSession):
             self._frames = _connect_batches(df, self.schema, group, description)
             return
@@ -794,12 +811,26 @@ class BatchStream:
         close = getattr(frames, "close", None)
         if callable(close):
             close()
+        self._ended(False)
+
+    def _ended(self, whole: bool) -> None:
+        """The run is over, with the whole answer or not; said once."""
+        df, self._running = self._running, None
+        if df is not None:
+            ran(df, whole)
 
     def __next__(self) -> pa.RecordBatch:
         if self.limit is not None and self.limit.passed is not None:
             self.close()  # the last batch was cut at the limit: the rest is not wanted
             raise self.limit.passed
-        frame = next(self._frames)
+        try:
+            frame = next(self._frames)
+        except StopIteration:
+            self._ended(True)
+            raise
+        except BaseException:
+            self._ended(False)
+            raise
         if isinstance(frame, pa.RecordBatch):  # Spark Connect, or rows held on the driver
             batch = frame
         else:

@@ -17,6 +17,10 @@ The projection a statement applies to a scan's frame (a headerless file's ``colu
 plain columns) is kept with a kept frame too, view and all (:meth:`KeptFrames.derived`):
 made anew, it cost a warm query over the raw-file cache as much planning again as the frame
 itself.
+
+The DataFrames of statements over the views of small reads are kept here too
+(:attr:`KeptFrames.plans`, see :mod:`auger.spark.plan_reuse`), and leave with the frames they
+read.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+
+from auger.spark.plan_reuse import ReusedPlans
 
 __all__ = [
     "DERIVED_PER_FRAME",
@@ -62,6 +68,9 @@ class _Kept:
     spark: Any
     #: the session's temporary view of the frame (None: the frame has none)
     view: str | None = None
+    #: the frame's rows are held by the JVM (a small read, or a frame made of one), not read
+    #: from files when it runs
+    local: bool = False
     #: statements analysing a query over the view right now
     pins: int = 0
     #: no longer kept: the last statement to unpin it drops its view
@@ -88,6 +97,10 @@ class KeptFrames:
         self._by_frame: dict[int, _Kept] = {}
         self._bytes = 0
         self._lock = threading.Lock()
+        #: the entries by their view's name
+        self._by_view: dict[str, _Kept] = {}
+        #: statements' plans over the views of local frames (:mod:`auger.spark.plan_reuse`)
+        self.plans = ReusedPlans()
 
     def get(self, spark: Any, key: str) -> tuple[Any, Any] | None:
         """The frame and read facts kept for ``key`` under ``spark``, or None."""
@@ -101,15 +114,23 @@ class KeptFrames:
             return entry.frame, entry.facts
 
     def put(
-        self, spark: Any, key: str, frame: Any, facts: Any, nbytes: int, view: bool = False
+        self,
+        spark: Any,
+        key: str,
+        frame: Any,
+        facts: Any,
+        nbytes: int,
+        view: bool = False,
+        local: bool = False,
     ) -> None:
         """Keep ``frame`` (built from ``nbytes`` of Arrow data, or :data:`PLAN_FRAME_BYTES`
         for a frame of no rows) with ``facts`` (what its maker reports of it: a read's
         :class:`~auger.spark.scan_report.TaskFacts`...) under ``key``; with ``view``, as a
-        temporary view of ``spark`` too (a classic session's frame)."""
+        temporary view of ``spark`` too (a classic session's frame); ``local``: the frame's
+        rows are held by the JVM (a read on the driver), not read from files."""
         if nbytes > self.most_bytes:
             return
-        entry = _Kept(frame, facts, nbytes, spark)
+        entry = _Kept(frame, facts, nbytes, spark, local=local)
         if view:
             entry.view = f"kept{uuid.uuid4().hex[:16]}"
             frame.createOrReplaceTempView(entry.view)
@@ -126,6 +147,8 @@ class KeptFrames:
                 left.append(old)
             self._entries[key] = entry
             self._by_frame[id(frame)] = entry
+            if entry.view is not None:
+                self._by_view[entry.view] = entry
             self._bytes += nbytes
             while self._bytes > self.most_bytes:
                 _, dropped = self._entries.popitem(last=False)
@@ -151,7 +174,7 @@ class KeptFrames:
                 entry.derived.move_to_end(what)
                 return found.frame
         made = make()
-        child = _Kept(made, entry.facts, 0, entry.spark)
+        child = _Kept(made, entry.facts, 0, entry.spark, local=entry.local)
         if entry.view is not None:
             child.view = f"kept{uuid.uuid4().hex[:16]}"
             made.createOrReplaceTempView(child.view)
@@ -162,6 +185,8 @@ class KeptFrames:
             else:
                 entry.derived[what] = child
                 self._by_frame[id(made)] = child
+                if child.view is not None:
+                    self._by_view[child.view] = child
                 views = []
                 while len(entry.derived) > DERIVED_PER_FRAME:
                     _, oldest = entry.derived.popitem(last=False)
@@ -195,6 +220,19 @@ class KeptFrames:
                         done.append((entry.spark, entry.view))
             _drop_views(done)
 
+    def reusable_plans(self, views: Mapping[str, str]) -> ReusedPlans | None:
+        """The plans a query over ``views`` (the views :meth:`views_of` named for its
+        tables) may reuse: this engine's when every one is the view of a kept frame whose
+        rows the JVM holds, else None (none when there are no views)."""
+        if not views:
+            return None
+        with self._lock:
+            for view in views.values():
+                entry = self._by_view.get(view)
+                if entry is None or entry.gone or not entry.local:
+                    return None
+        return self.plans
+
     def clear(self) -> None:
         """Forget every kept frame, and drop their views (the engine that owns them shuts
         down; Spark stays for other engines)."""
@@ -203,6 +241,7 @@ class KeptFrames:
             self._entries.clear()
             self._bytes = 0
             self._owner = None
+        self.plans.clear()
         _drop_views(views)
 
     def _leave(self, entries: list[_Kept]) -> list[tuple[Any, str]]:
@@ -213,6 +252,10 @@ class KeptFrames:
             if self._by_frame.get(id(entry.frame)) is entry:
                 del self._by_frame[id(entry.frame)]
             entry.gone = True
+            if entry.view is not None:
+                if self._by_view.get(entry.view) is entry:
+                    del self._by_view[entry.view]
+                self.plans.forget([entry.view])
             if entry.view is not None and entry.pins == 0:
                 views.append((entry.spark, entry.view))
             views += self._leave(list(entry.derived.values()))  # they go with it

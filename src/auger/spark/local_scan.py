@@ -259,7 +259,7 @@ def small_input_frame(
     frame = _frame(spark, planned, table)
     if kept is not None and key is not None and not facts.skipped:
         # a read that skipped bad records is read again: its warnings come from the read
-        kept.put(spark, key, frame, facts, table.nbytes, view=not is_connect(spark))
+        kept.put(spark, key, frame, facts, table.nbytes, view=not is_connect(spark), local=True)
     return frame
 
 

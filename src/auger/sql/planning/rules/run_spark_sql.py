@@ -33,8 +33,12 @@ def run_spark_sql(plan: SelectPlan) -> None:
     try:
         # a kept frame is named by its view (see auger.spark.kept_frames), kept while the
         # query is analysed
-        with plan.statement.engine.kept_frames.views_of(frames) as views:
-            frame = sql_over_frames(plan.spark, sql, frames, views)
+        kept = plan.statement.engine.kept_frames
+        with kept.views_of(frames) as views:
+            # a query that runs now over kept small reads may run a plan made before
+            # (see auger.spark.plan_reuse); one that counts rows here runs no plan
+            plans = kept.reusable_plans(views) if plan.local and not plan.no_columns else None
+            frame = sql_over_frames(plan.spark, sql, frames, views, plans)
         if plan.local and plan.no_columns and not frame.columns:
             # Arrow batches without columns carry no row count, so Spark would ship no
             # rows: they are counted here and answered as rows of no columns
