@@ -259,3 +259,15 @@ def test_plans_leave_with_the_frames_they_read_and_are_bounded(plans_of_fakes: N
     for n in range(3):
         bounded.offer(f"q{n}", ["v"], _Frame())
     assert len(bounded) == 2 and bounded.take("q0") is None
+
+
+def test_a_plan_spark_cannot_look_at_is_planned_each_time() -> None:
+    # deferred: the module under test
+    from auger.spark import plan_reuse
+
+    plans = ReusedPlans()
+    frame = _Frame()  # no JVM plan to look at
+    plans.offer("q", ["v"], frame)
+    ran(frame, True)
+    assert plans.take("q") is None
+    assert plan_reuse._reusable(frame, lambda jvm: None) is False

@@ -32,6 +32,7 @@ the kept frames they read.
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
 from collections import OrderedDict
@@ -40,6 +41,8 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["KEPT_PLANS", "ReusedPlans", "ran"]
+
+_log = logging.getLogger(__name__)
 
 #: The most statements' plans one engine keeps.
 KEPT_PLANS = 64
@@ -160,10 +163,14 @@ def _reusable(frame: Any, current_like: Callable[[Any], Any]) -> bool:
     plan (subqueries included) is deterministic and holds nothing Spark's optimiser replaces
     by the value it has when it runs (the current time, date, user, database...), whose
     pattern ``current_like`` gives for a JVM."""
-    analyzed = frame._jdf.queryExecution().analyzed()
-    if not analyzed.deterministic():
+    try:
+        analyzed = frame._jdf.queryExecution().analyzed()
+        if not analyzed.deterministic():
+            return False
+        return not bool(analyzed.containsPattern(current_like(frame.sparkSession._jvm)))
+    except Exception:  # a plan Spark cannot say this of is planned each time
+        _log.debug("whether a plan may run again is not known", exc_info=True)
         return False
-    return not analyzed.containsPattern(current_like(frame.sparkSession._jvm))
 
 
 def _reset_metrics(frame: Any) -> None:
